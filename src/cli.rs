@@ -1,0 +1,353 @@
+//! What each command does, apart from argument parsing: open (and rebuild) the database, answer,
+//! and render a table or JSON. Every function returns the exit outcome.
+
+use crate::database::{Database, Layout, COMMITTED_TABLES};
+use crate::error::{Error, Result};
+use crate::ir::sexpr::read_one;
+use crate::ir::{Expr, Macros, Scope};
+use crate::semantics::{self, prove_equivalent, Env, Value, Verdict};
+use crate::spec::{load_dir, load_macros, Operand};
+use rusqlite::OptionalExtension;
+use serde::Serialize;
+use std::path::PathBuf;
+use std::rc::Rc;
+use std::time::Instant;
+
+/// How a command ended: success, or a well-formed negative answer (exit 1).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Outcome {
+    Success = 0,
+    Negative = 1,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Output {
+    Table,
+    Json,
+}
+
+/// Where the project lives and how to print.
+pub struct Context {
+    pub layout: Layout,
+    pub output: Output,
+}
+
+impl Context {
+    pub fn new(home: Option<PathBuf>, output: Output) -> Context {
+        let home = home.unwrap_or_else(|| PathBuf::from(env!("CARGO_MANIFEST_DIR")));
+        Context { layout: Layout::at(&home), output }
+    }
+
+    pub fn db(&self) -> Result<Database> {
+        self.layout.open()
+    }
+
+    fn print<T: Serialize>(&self, value: &T, table: impl FnOnce() -> String) {
+        match self.output {
+            Output::Json => println!("{}", serde_json::to_string_pretty(value).unwrap_or_default()),
+            Output::Table => print!("{}", table()),
+        }
+    }
+}
+
+/// Left-aligned columns under a header.
+pub fn render_table(headers: &[&str], rows: &[Vec<String>]) -> String {
+    let mut widths: Vec<usize> = headers.iter().map(|h| h.len()).collect();
+    for row in rows {
+        for (w, cell) in widths.iter_mut().zip(row) {
+            *w = (*w).max(cell.chars().count());
+        }
+    }
+    let line = |cells: Vec<&str>| {
+        let padded: Vec<String> = cells.iter().zip(&widths).map(|(c, w)| format!("{c:<w$}")).collect();
+        padded.join("  ").trim_end().to_string() + "\n"
+    };
+    let mut out = line(headers.to_vec());
+    for row in rows {
+        out += &line(row.iter().map(String::as_str).collect());
+    }
+    out
+}
+
+pub fn db_build(ctx: &Context) -> Result<Outcome> {
+    let start = Instant::now();
+    let specs = load_dir(&ctx.layout.specs)?;
+    let hash = ctx.layout.input_hash()?;
+    ctx.layout.build(&specs, &hash)?;
+    let ms = start.elapsed().as_secs_f64() * 1000.0;
+    #[derive(Serialize)]
+    struct Built {
+        instructions: usize,
+        families: usize,
+        idioms: usize,
+        ms: f64,
+        path: String,
+    }
+    let b = Built {
+        instructions: specs.instructions.len(),
+        families: specs.families.len(),
+        idioms: specs.idioms.len(),
+        ms,
+        path: ctx.layout.db.display().to_string(),
+    };
+    ctx.print(&b, || {
+        format!("built {} ({} instructions from {} families, {} idioms) in {:.0} ms\n", b.path, b.instructions, b.families, b.idioms, b.ms)
+    });
+    Ok(Outcome::Success)
+}
+
+pub fn db_export(ctx: &Context, dir: Option<PathBuf>) -> Result<Outcome> {
+    let dir = dir.unwrap_or_else(|| ctx.layout.tables.clone());
+    ctx.db()?.export_tables(&dir, COMMITTED_TABLES)?;
+    println!("exported {} tables to {}", COMMITTED_TABLES.len(), dir.display());
+    Ok(Outcome::Success)
+}
+
+pub fn db_import(ctx: &Context, dir: Option<PathBuf>) -> Result<Outcome> {
+    let dir = dir.unwrap_or_else(|| ctx.layout.tables.clone());
+    let present: Vec<&str> = COMMITTED_TABLES.iter().copied().filter(|t| dir.join(format!("{t}.csv")).exists()).collect();
+    ctx.db()?.import_tables(&dir, &present)?;
+    println!("imported {} tables from {}", present.len(), dir.display());
+    Ok(Outcome::Success)
+}
+
+pub fn db_stats(ctx: &Context) -> Result<Outcome> {
+    let stats = ctx.db()?.stats()?;
+    ctx.print(&stats, || {
+        let mut rows = Vec::new();
+        for isa in &stats.isas {
+            rows.push(vec![isa.name.clone(), "(all)".into(), isa.instructions.to_string(), isa.with_intrinsic.to_string()]);
+            for f in &isa.features {
+                rows.push(vec![String::new(), f.name.clone(), f.instructions.to_string(), f.with_intrinsic.to_string()]);
+            }
+        }
+        let counts = |m: &std::collections::BTreeMap<String, u64>| {
+            if m.is_empty() {
+                "none".to_string()
+            } else {
+                m.iter().map(|(k, v)| format!("{k} {v}")).collect::<Vec<_>>().join(", ")
+            }
+        };
+        render_table(&["isa", "feature", "instructions", "with intrinsic"], &rows)
+            + &format!(
+                "idioms: {}\nclasses: {}\nrules: {}\nvalidation: {}\n",
+                stats.idioms,
+                stats.classes,
+                counts(&stats.rules_by_status),
+                counts(&stats.validation_by_status)
+            )
+    });
+    Ok(Outcome::Success)
+}
+
+/// One instruction as stored.
+#[derive(Debug, Serialize)]
+pub struct InstructionRow {
+    pub name: String,
+    pub intrinsic: Option<String>,
+    pub asm: String,
+    pub isa: String,
+    pub feature: String,
+    pub family: String,
+    pub params: String,
+    pub operands: Vec<Operand>,
+    pub result_type: String,
+    pub semantics: String,
+    pub sem_hash: String,
+    pub latency: Option<f64>,
+    pub throughput: Option<f64>,
+    pub cost: f64,
+}
+
+const INSTRUCTION_QUERY: &str = "SELECT i.name, i.intrinsic, i.asm, s.name, f.name, fam.name, i.params, i.operands,
+    i.result_type, i.semantics, i.sem_hash, i.latency, i.throughput, i.cost
+    FROM instructions i JOIN isas s ON s.id = i.isa_id JOIN features f ON f.id = i.feature_id
+    JOIN families fam ON fam.id = i.family_id";
+
+fn instruction_row(r: &rusqlite::Row) -> rusqlite::Result<InstructionRow> {
+    let operands: String = r.get(7)?;
+    Ok(InstructionRow {
+        name: r.get(0)?,
+        intrinsic: r.get(1)?,
+        asm: r.get(2)?,
+        isa: r.get(3)?,
+        feature: r.get(4)?,
+        family: r.get(5)?,
+        params: r.get(6)?,
+        operands: serde_json::from_str(&operands).map_err(|e| {
+            rusqlite::Error::FromSqlConversionFailure(7, rusqlite::types::Type::Text, Box::new(e))
+        })?,
+        result_type: r.get(8)?,
+        semantics: r.get(9)?,
+        sem_hash: r.get(10)?,
+        latency: r.get(11)?,
+        throughput: r.get(12)?,
+        cost: r.get(13)?,
+    })
+}
+
+/// Looks an instruction up by name or intrinsic; unknown names get a suggestion.
+pub fn find_instruction(db: &Database, name: &str) -> Result<InstructionRow> {
+    let q = format!("{INSTRUCTION_QUERY} WHERE i.name = ?1 OR i.intrinsic = ?1 LIMIT 1");
+    if let Some(row) = db.conn().query_row(&q, [name], instruction_row).optional()? {
+        return Ok(row);
+    }
+    let mut stmt = db.conn().prepare("SELECT name FROM instructions")?;
+    let names: Vec<String> = stmt.query_map([], |r| r.get(0))?.collect::<rusqlite::Result<_>>()?;
+    let refs: Vec<&str> = names.iter().map(String::as_str).collect();
+    Err(Error::Usage(format!("unknown instruction '{name}'{}", crate::ir::parse::did_you_mean(name, &refs))))
+}
+
+impl InstructionRow {
+    /// The stored semantics, parsed back into IR.
+    pub fn semantics_expr(&self) -> Result<Rc<Expr>> {
+        let macros = Macros::default();
+        let mut scope = Scope::new(&macros);
+        scope.expr(&read_one(&self.semantics, &format!("semantics of {}", self.name))?)
+    }
+}
+
+pub fn show(ctx: &Context, name: &str) -> Result<Outcome> {
+    let row = find_instruction(&ctx.db()?, name)?;
+    ctx.print(&row, || {
+        let ops: Vec<String> = row
+            .operands
+            .iter()
+            .map(|o| match o.imm {
+                Some((lo, hi)) => format!("{}: imm {} in [{lo}, {hi}]", o.name, o.ty),
+                None => format!("{}: {}", o.name, o.ty),
+            })
+            .collect();
+        let cost = match (row.latency, row.throughput) {
+            (Some(l), Some(t)) => format!("latency {l}, throughput {t}"),
+            _ => format!("{}", row.cost),
+        };
+        let fields = [
+            ("name", row.name.clone()),
+            ("intrinsic", row.intrinsic.clone().unwrap_or_else(|| "-".into())),
+            ("asm", row.asm.clone()),
+            ("isa", row.isa.clone()),
+            ("feature", row.feature.clone()),
+            ("family", format!("{} [{}]", row.family, row.params)),
+            ("operands", ops.join(", ")),
+            ("result", row.result_type.clone()),
+            ("cost", cost),
+            ("semantics", row.semantics.clone()),
+        ];
+        fields.iter().map(|(k, v)| format!("{k:<10} {v}\n")).collect()
+    });
+    Ok(Outcome::Success)
+}
+
+pub fn list(ctx: &Context, isa: Option<&str>, feature: Option<&str>, grep: Option<&str>) -> Result<Outcome> {
+    let db = ctx.db()?;
+    let re = grep
+        .map(|g| regex::Regex::new(g).map_err(|e| Error::Usage(format!("--grep: {e}"))))
+        .transpose()?;
+    for (what, table, value) in [("ISA", "isas", isa), ("feature", "features", feature)] {
+        if let Some(v) = value {
+            let known: Vec<String> = db
+                .conn()
+                .prepare(&format!("SELECT name FROM {table}"))?
+                .query_map([], |r| r.get(0))?
+                .collect::<rusqlite::Result<_>>()?;
+            if !known.iter().any(|k| k == v) {
+                let refs: Vec<&str> = known.iter().map(String::as_str).collect();
+                return Err(Error::Usage(format!("unknown {what} '{v}'{} (known: {})", crate::ir::parse::did_you_mean(v, &refs), known.join(", "))));
+            }
+        }
+    }
+    let q = format!("{INSTRUCTION_QUERY} WHERE (?1 IS NULL OR s.name = ?1) AND (?2 IS NULL OR f.name = ?2) ORDER BY i.id");
+    let mut stmt = db.conn().prepare(&q)?;
+    let rows: Vec<InstructionRow> = stmt
+        .query_map(rusqlite::params![isa, feature], instruction_row)?
+        .collect::<rusqlite::Result<Vec<_>>>()?
+        .into_iter()
+        .filter(|r| re.as_ref().is_none_or(|re| re.is_match(&r.name) || re.is_match(&r.asm) || r.intrinsic.as_ref().is_some_and(|i| re.is_match(i))))
+        .collect();
+    ctx.print(&rows, || {
+        let table: Vec<Vec<String>> = rows
+            .iter()
+            .map(|r| vec![r.name.clone(), r.asm.clone(), r.feature.clone(), r.result_type.clone(), format!("{}", r.cost)])
+            .collect();
+        render_table(&["instruction", "asm", "feature", "result", "cost"], &table) + &format!("{} instructions\n", rows.len())
+    });
+    Ok(Outcome::Success)
+}
+
+/// Parses one operand's lanes: a single value (splat) or one per lane, separated by commas or spaces.
+fn operand_value(op: &Operand, text: &str) -> Result<Value> {
+    let parts: Vec<&str> = text.split([',', ' ']).filter(|p| !p.is_empty()).collect();
+    let n = op.ty.lanes as usize;
+    if parts.len() != 1 && parts.len() != n {
+        return Err(Error::Usage(format!("operand {} ({}) needs 1 or {n} values, got {}", op.name, op.ty, parts.len())));
+    }
+    let lane = |p: &str| -> Result<u128> {
+        let s = read_one(p, &format!("operand {}", op.name))?;
+        let macros = Macros::default();
+        let mut scope = Scope::new(&macros);
+        let c = scope.expr(&crate::ir::sexpr::SExpr {
+            kind: crate::ir::sexpr::SKind::List(vec![
+                crate::ir::sexpr::SExpr { kind: crate::ir::sexpr::SKind::Sym("const".into()), loc: s.loc.clone() },
+                crate::ir::sexpr::SExpr { kind: crate::ir::sexpr::SKind::Sym(op.ty.elem.name().into()), loc: s.loc.clone() },
+                s.clone(),
+            ]),
+            loc: s.loc.clone(),
+        })?;
+        match &c.op {
+            crate::ir::Op::Const(v) => Ok(v[0]),
+            _ => unreachable!("const elaborates to a constant"),
+        }
+    };
+    let lanes = parts.iter().map(|p| lane(p)).collect::<Result<Vec<_>>>()?;
+    let lanes = if lanes.len() == 1 { vec![lanes[0]; n] } else { lanes };
+    Ok(Value::new(op.ty, lanes))
+}
+
+pub fn eval(ctx: &Context, name: &str, values: &[String]) -> Result<Outcome> {
+    let row = find_instruction(&ctx.db()?, name)?;
+    if values.len() != row.operands.len() {
+        let names: Vec<String> = row.operands.iter().map(|o| format!("{}: {}", o.name, o.ty)).collect();
+        return Err(Error::Usage(format!("{} takes {} operands ({}), got {}", row.name, row.operands.len(), names.join(", "), values.len())));
+    }
+    let mut env = Env::new();
+    for (op, text) in row.operands.iter().zip(values) {
+        env.insert(op.name.clone(), operand_value(op, text)?);
+    }
+    let result = semantics::eval(&*row.semantics_expr()?, &env)?;
+    #[derive(Serialize)]
+    struct Evaluated {
+        instruction: String,
+        #[serde(rename = "type")]
+        ty: String,
+        lanes: Vec<String>,
+    }
+    let out = Evaluated {
+        instruction: row.name.clone(),
+        ty: result.ty.to_string(),
+        lanes: result.lanes.iter().map(|&l| crate::ir::print::lane_text(result.ty.elem, l)).collect(),
+    };
+    ctx.print(&out, || format!("{} {}\n", out.ty, result));
+    Ok(Outcome::Success)
+}
+
+pub fn prove(ctx: &Context, lhs: &str, rhs: &str, lanes: u32, timeout_ms: u32) -> Result<Outcome> {
+    let specs = load_macros(&ctx.layout.specs)?;
+    let mut scope = Scope::new(&specs.macros);
+    scope.implicit_lanes = Some(lanes);
+    let l = scope.expr(&read_one(lhs, "lhs")?)?;
+    let r = scope.expr(&read_one(rhs, "rhs")?)?;
+    let verdict = prove_equivalent(&l, &r, None, timeout_ms)?;
+    ctx.print(&verdict, || match &verdict {
+        Verdict::Proven { ty, ms, .. } => format!("proven: equivalent at {ty} ({ms:.1} ms)\n"),
+        Verdict::Counterexample { inputs, lhs, rhs, .. } => {
+            let ins: String = inputs.iter().map(|(n, v)| format!("  {n} = {v}\n")).collect();
+            format!("not equivalent; counterexample:\n{ins}  lhs = {lhs}\n  rhs = {rhs}\n")
+        }
+        Verdict::Unknown { reason, ms } => format!("unknown after {ms:.0} ms: {reason}\n"),
+    });
+    Ok(match verdict {
+        Verdict::Proven { .. } => Outcome::Success,
+        _ => Outcome::Negative,
+    })
+}

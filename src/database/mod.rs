@@ -1,0 +1,170 @@
+//! The SQLite rule database `rules.db/isadb.sqlite`: opening and migrating it, all-or-nothing
+//! transactions, CSV export/import of the expensive tables, and summary statistics.
+
+pub mod build;
+mod csv_io;
+mod csv_text;
+mod migrate;
+mod stats;
+mod tables;
+
+use std::path::Path;
+
+use rusqlite::{Connection, OptionalExtension};
+
+use crate::error::{Error, Result};
+
+pub use build::Layout;
+pub use migrate::SCHEMA_VERSION;
+pub use stats::{FeatureStats, IsaStats, Stats};
+pub use tables::COMMITTED_TABLES;
+
+/// An open, migrated isadb database.
+pub struct Database {
+    conn: Connection,
+}
+
+impl Database {
+    /// Opens (creating if missing) the database file and brings its schema up to date.
+    /// Any failure, including a file that is not an SQLite database, is one `Error::Data`
+    /// naming the file.
+    pub fn open(path: impl AsRef<Path>) -> Result<Database> {
+        let path = path.as_ref();
+        Connection::open(path).map_err(Error::from).and_then(Database::setup).map_err(|e| {
+            let why = match e {
+                Error::Sql(e) => e.to_string(),
+                Error::Data { msg, .. } => msg,
+                e => e.to_string(),
+            };
+            Error::data(path.display().to_string(), format!("cannot open database: {why}"))
+        })
+    }
+
+    /// A fresh private in-memory database with the current schema (tests, dry runs).
+    pub fn open_in_memory() -> Result<Database> {
+        Database::setup(Connection::open_in_memory()?)
+    }
+
+    /// WAL lets readers run beside one writer; the busy timeout makes a second writer wait
+    /// instead of failing at once; foreign keys are off by default in SQLite.
+    fn setup(mut conn: Connection) -> Result<Database> {
+        conn.busy_timeout(std::time::Duration::from_secs(5))?;
+        conn.query_row("PRAGMA journal_mode = WAL", [], |_| Ok(()))?;
+        conn.pragma_update(None, "foreign_keys", true)?;
+        migrate::migrate(&mut conn)?;
+        Ok(Database { conn })
+    }
+
+    pub fn conn(&self) -> &Connection {
+        &self.conn
+    }
+
+    pub fn conn_mut(&mut self) -> &mut Connection {
+        &mut self.conn
+    }
+
+    /// Runs `f` in one transaction: committed if it returns Ok, rolled back on Err (or panic),
+    /// so the database is never left half-written.
+    pub fn transaction<T>(&mut self, f: impl FnOnce(&rusqlite::Transaction) -> Result<T>) -> Result<T> {
+        let tx = self.conn.transaction()?;
+        let value = f(&tx)?;
+        tx.commit()?;
+        Ok(value)
+    }
+
+    /// The `meta` value for `key` (e.g. the spec input hash used to decide staleness).
+    pub fn meta(&self, key: &str) -> Result<Option<String>> {
+        let q = "SELECT value FROM meta WHERE key = ?1";
+        Ok(self.conn.query_row(q, [key], |r| r.get(0)).optional()?)
+    }
+
+    /// Sets (inserts or replaces) the `meta` value for `key`.
+    pub fn set_meta(&self, key: &str, value: &str) -> Result<()> {
+        self.conn.execute("INSERT OR REPLACE INTO meta(key, value) VALUES (?1, ?2)", [key, value])?;
+        Ok(())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn scratch_dir(name: &str) -> std::path::PathBuf {
+        let dir = std::env::temp_dir().join(format!("isadb-db-{}-{name}", std::process::id()));
+        let _ = std::fs::remove_dir_all(&dir);
+        std::fs::create_dir_all(&dir).unwrap();
+        dir
+    }
+
+    #[test]
+    fn fresh_database_has_every_table_and_version() {
+        let db = Database::open_in_memory().unwrap();
+        let version: u32 = db.conn().query_row("PRAGMA user_version", [], |r| r.get(0)).unwrap();
+        assert_eq!(version, SCHEMA_VERSION);
+        for t in [
+            "isas",
+            "features",
+            "families",
+            "instructions",
+            "idioms",
+            "classes",
+            "class_members",
+            "rules",
+            "verification_runs",
+            "synthesis_runs",
+            "validation_results",
+            "implements",
+            "meta",
+        ] {
+            let n: i64 = db.conn().query_row(&format!("SELECT count(*) FROM {t}"), [], |r| r.get(0)).unwrap();
+            assert_eq!(n, 0, "{t}");
+        }
+        let fk: bool = db.conn().query_row("PRAGMA foreign_keys", [], |r| r.get(0)).unwrap();
+        assert!(fk);
+    }
+
+    #[test]
+    fn reopening_a_file_keeps_data_and_uses_wal() {
+        let dir = scratch_dir("reopen");
+        let path = dir.join("isadb.sqlite");
+        Database::open(&path).unwrap().set_meta("input_hash", "abc").unwrap();
+        let db = Database::open(&path).unwrap();
+        assert_eq!(db.meta("input_hash").unwrap().as_deref(), Some("abc"));
+        assert_eq!(db.meta("missing").unwrap(), None);
+        let mode: String = db.conn().query_row("PRAGMA journal_mode", [], |r| r.get(0)).unwrap();
+        assert_eq!(mode, "wal");
+    }
+
+    #[test]
+    fn transaction_rolls_back_on_error() {
+        let mut db = Database::open_in_memory().unwrap();
+        let r: Result<()> = db.transaction(|tx| {
+            tx.execute("INSERT INTO meta VALUES ('k', 'v')", [])?;
+            Err(Error::data("test", "boom"))
+        });
+        assert!(r.is_err());
+        assert_eq!(db.meta("k").unwrap(), None);
+        db.transaction(|tx| Ok(tx.execute("INSERT INTO meta VALUES ('k', 'v')", [])?)).unwrap();
+        assert_eq!(db.meta("k").unwrap().as_deref(), Some("v"));
+    }
+
+    #[test]
+    fn corrupted_file_is_one_line_error() {
+        let dir = scratch_dir("corrupt");
+        let path = dir.join("isadb.sqlite");
+        let bytes: Vec<u8> = (0..8192u32).map(|i| (i.wrapping_mul(2654435761) >> 13) as u8).collect();
+        std::fs::write(&path, bytes).unwrap();
+        let msg = Database::open(&path).err().expect("random bytes must not open").to_string();
+        assert!(msg.contains("isadb.sqlite") && msg.contains("not a database"), "{msg}");
+        assert!(!msg.contains('\n'), "{msg}");
+    }
+
+    #[test]
+    fn newer_schema_is_refused() {
+        let dir = scratch_dir("newer");
+        let path = dir.join("isadb.sqlite");
+        Database::open(&path).unwrap().conn().pragma_update(None, "user_version", SCHEMA_VERSION + 1).unwrap();
+        let msg = Database::open(&path).err().unwrap().to_string();
+        assert!(msg.contains("newer"), "{msg}");
+    }
+}

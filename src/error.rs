@@ -1,0 +1,60 @@
+//! One error type for the library: every variant renders as a single line naming where the
+//! problem is (file:line:col, table/row/field, instruction), so the CLI can print it and exit 2.
+
+use std::fmt;
+
+/// Where in a text input something went wrong.
+#[derive(Debug, Clone, PartialEq, Eq, Default)]
+pub struct Location {
+    pub file: String,
+    pub line: usize,
+    pub col: usize,
+}
+
+impl fmt::Display for Location {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "{}:{}:{}", self.file, self.line, self.col)
+    }
+}
+
+#[derive(Debug, thiserror::Error)]
+pub enum Error {
+    /// Malformed text (s-expression, spec, expression, query): where and what was expected.
+    #[error("{loc}: {msg}")]
+    Parse { loc: Location, msg: String },
+    /// A well-formed expression whose types do not fit.
+    #[error("{loc}: type error: {msg}")]
+    Type { loc: Location, msg: String },
+    /// Bad data in a table, CSV file or database.
+    #[error("{source_name}: {msg}")]
+    Data { source_name: String, msg: String },
+    /// A file or directory could not be read or written.
+    #[error("{path}: {err}")]
+    Io { path: String, err: std::io::Error },
+    /// SQLite failed.
+    #[error("database: {0}")]
+    Sql(#[from] rusqlite::Error),
+    /// A request that names something unknown or is otherwise unusable.
+    #[error("{0}")]
+    Usage(String),
+    /// An external tool (compiler, emulator, solver) failed.
+    #[error("{0}")]
+    Tool(String),
+}
+
+pub type Result<T> = std::result::Result<T, Error>;
+
+impl Error {
+    pub fn parse(loc: &Location, msg: impl Into<String>) -> Error {
+        Error::Parse { loc: loc.clone(), msg: msg.into() }
+    }
+    pub fn ty(loc: &Location, msg: impl Into<String>) -> Error {
+        Error::Type { loc: loc.clone(), msg: msg.into() }
+    }
+    pub fn data(source_name: impl Into<String>, msg: impl Into<String>) -> Error {
+        Error::Data { source_name: source_name.into(), msg: msg.into() }
+    }
+    pub fn io(path: impl AsRef<std::path::Path>, err: std::io::Error) -> Error {
+        Error::Io { path: path.as_ref().display().to_string(), err }
+    }
+}

@@ -1,0 +1,646 @@
+//! Elaboration of s-expressions into typed IR: resolves names, expands macros and idioms,
+//! evaluates meta expressions, gives integer literals the type of their sibling operands.
+
+use super::expr::{Expr, Op, SIMPLE_OPS};
+use super::meta::{Meta, META_OPS};
+use super::sexpr::{SExpr, SKind};
+use super::types::{Elem, VecType};
+use crate::error::{Error, Location, Result};
+use std::collections::HashMap;
+use std::rc::Rc;
+
+/// A named template over s-expressions: `define`d helpers and idioms alike.
+#[derive(Debug, Clone)]
+pub struct Macro {
+    pub name: String,
+    pub params: Vec<String>,
+    pub body: SExpr,
+}
+
+impl Macro {
+    /// The body with each parameter replaced by its argument.
+    fn expand(&self, args: &[SExpr], at: &SExpr) -> Result<SExpr> {
+        if args.len() != self.params.len() {
+            return Err(at.err(format!(
+                "{} takes {} argument(s) ({}), got {}",
+                self.name,
+                self.params.len(),
+                self.params.join(" "),
+                args.len()
+            )));
+        }
+        let map: HashMap<&str, &SExpr> =
+            self.params.iter().map(String::as_str).zip(args.iter()).collect();
+        Ok(substitute(&self.body, &map))
+    }
+}
+
+/// Replaces symbols by s-expressions throughout a tree.
+pub fn substitute(s: &SExpr, map: &HashMap<&str, &SExpr>) -> SExpr {
+    match &s.kind {
+        SKind::Sym(name) => map.get(name.as_str()).map_or_else(|| s.clone(), |r| (*r).clone()),
+        SKind::List(items) => SExpr {
+            kind: SKind::List(items.iter().map(|i| substitute(i, map)).collect()),
+            loc: s.loc.clone(),
+        },
+        _ => s.clone(),
+    }
+}
+
+/// All macros (from `define` and `idiom` forms) visible to every spec and expression.
+#[derive(Debug, Default, Clone)]
+pub struct Macros {
+    pub map: HashMap<String, Macro>,
+}
+
+impl Macros {
+    pub fn insert(&mut self, m: Macro, at: &Location) -> Result<()> {
+        if self.map.contains_key(&m.name) || is_builtin(&m.name) {
+            return Err(Error::parse(at, format!("'{}' is already defined", m.name)));
+        }
+        self.map.insert(m.name.clone(), m);
+        Ok(())
+    }
+}
+
+fn is_builtin(name: &str) -> bool {
+    SIMPLE_OPS.iter().any(|(n, _)| *n == name)
+        || META_OPS.contains(&name)
+        || [
+            "var", "const", "let", "select", "cast", "sat-cast", "bitcast", "broadcast", "concat",
+            "slice", "interleave", "shuffle", "blockwise", "lookup", "reduce-add", "tabulate", "vec", "mask",
+        ]
+        .contains(&name)
+}
+
+/// A subexpression before its literals are typed.
+enum Elab {
+    Typed(Rc<Expr>),
+    Lit(SExpr),
+}
+
+const MAX_EXPANSION_DEPTH: usize = 64;
+
+/// The names an expression may use: meta values, IR variables and the macros.
+#[derive(Clone)]
+pub struct Scope<'m> {
+    pub macros: &'m Macros,
+    pub meta: HashMap<String, Meta>,
+    pub vars: HashMap<String, Rc<Expr>>,
+    /// With a lane count, a free name ending in a type suffix (`a_u8`) is a variable of that type.
+    pub implicit_lanes: Option<u32>,
+    depth: usize,
+}
+
+impl<'m> Scope<'m> {
+    pub fn new(macros: &'m Macros) -> Scope<'m> {
+        Scope { macros, meta: HashMap::new(), vars: HashMap::new(), implicit_lanes: None, depth: 0 }
+    }
+
+    pub fn bind_var(&mut self, name: &str, ty: VecType) {
+        self.vars.insert(name.to_string(), Rc::new(Expr::var(name, ty)));
+    }
+
+    /// Elaborates a complete IR expression.
+    pub fn expr(&mut self, s: &SExpr) -> Result<Rc<Expr>> {
+        let e = self.elab(s)?;
+        self.typed(e, s)
+    }
+
+    fn typed(&self, e: Elab, at: &SExpr) -> Result<Rc<Expr>> {
+        match e {
+            Elab::Typed(e) => Ok(e),
+            Elab::Lit(lit) => Err(at.err(format!(
+                "cannot tell the type of the literal {lit} here; write (const TYPE {lit})"
+            ))),
+        }
+    }
+
+    fn elab(&mut self, s: &SExpr) -> Result<Elab> {
+        match &s.kind {
+            SKind::Int(_) | SKind::Float(_) => Ok(Elab::Lit(s.clone())),
+            SKind::Str(text) => Err(s.err(format!("expected an expression, found the string {text:?}"))),
+            SKind::Sym(name) => self.name(name, s),
+            SKind::List(items) => {
+                let Some(head) = s.head() else {
+                    return Err(s.err("expected an operator at the head of the list"));
+                };
+                self.list(head, &items[1..], s)
+            }
+        }
+    }
+
+    fn name(&self, name: &str, s: &SExpr) -> Result<Elab> {
+        if let Some(v) = self.vars.get(name) {
+            return Ok(Elab::Typed(v.clone()));
+        }
+        match self.meta.get(name) {
+            Some(Meta::Int(i)) => return Ok(Elab::Lit(SExpr { kind: SKind::Int(*i), loc: s.loc.clone() })),
+            Some(other) => return Err(s.err(format!("'{name}' is {other}, not a value"))),
+            None => {}
+        }
+        if let Some(lanes) = self.implicit_lanes {
+            if let Some(elem) = name.rsplit_once('_').and_then(|(_, t)| Elem::parse(t)) {
+                return Ok(Elab::Typed(Rc::new(Expr::var(name, VecType::new(lanes, elem)))));
+            }
+        }
+        let mut known: Vec<&str> = self.vars.keys().map(String::as_str).collect();
+        known.extend(self.macros.map.keys().map(String::as_str));
+        Err(s.err(format!("unknown name '{name}'{}", did_you_mean(name, &known))))
+    }
+
+    fn list(&mut self, head: &str, args: &[SExpr], s: &SExpr) -> Result<Elab> {
+        let arity = |n: usize| -> Result<()> {
+            if args.len() == n {
+                Ok(())
+            } else {
+                Err(s.err(format!("{head} takes {n} argument(s), got {}", args.len())))
+            }
+        };
+        let build = |op: Op, a: Vec<Rc<Expr>>| -> Result<Elab> {
+            Expr::build(op, a).map(|e| Elab::Typed(Rc::new(e))).map_err(|m| Error::ty(&s.loc, m))
+        };
+        match head {
+            "if" | "case" => {
+                let branch = self.choose(head, args, s)?;
+                self.elab(&branch)
+            }
+            _ if META_OPS.contains(&head) => match self.meta(s)? {
+                Meta::Int(i) => Ok(Elab::Lit(SExpr { kind: SKind::Int(i), loc: s.loc.clone() })),
+                other => Err(s.err(format!("expected a value, but ({head} ...) is {other}"))),
+            },
+            "var" => {
+                arity(2)?;
+                let name = args[0].sym().ok_or_else(|| args[0].err("expected a variable name"))?;
+                let ty = self.vec_type(&args[1])?;
+                Ok(Elab::Typed(Rc::new(Expr::var(name, ty))))
+            }
+            "const" => {
+                if args.len() < 2 {
+                    return Err(s.err("const takes a type and one value or one per lane"));
+                }
+                let ty = self.vec_type(&args[0])?;
+                let vals = self.const_values(&args[1..])?;
+                Ok(Elab::Typed(Rc::new(self.constant(ty, &vals, s)?)))
+            }
+            "let" => {
+                arity(3)?;
+                let name = args[0].sym().ok_or_else(|| args[0].err("expected a name to bind"))?;
+                let value = self.expr(&args[1])?;
+                let saved = self.vars.insert(name.to_string(), value);
+                let body = self.elab(&args[2]);
+                match saved {
+                    Some(v) => self.vars.insert(name.to_string(), v),
+                    None => self.vars.remove(name),
+                };
+                body
+            }
+            "cast" | "sat-cast" | "bitcast" => {
+                arity(2)?;
+                let elem = self.elem(&args[0])?;
+                let x = self.expr(&args[1])?;
+                let op = match head {
+                    "cast" => Op::Cast(elem),
+                    "sat-cast" => Op::SatCast(elem),
+                    _ => Op::Bitcast(elem),
+                };
+                build(op, vec![x])
+            }
+            "broadcast" | "reduce-add" => {
+                arity(2)?;
+                let n = self.meta_u32(&args[0])?;
+                let x = self.expr(&args[1])?;
+                build(if head == "broadcast" { Op::Broadcast(n) } else { Op::ReduceAdd(n) }, vec![x])
+            }
+            "slice" => {
+                arity(4)?;
+                let start = self.meta_u32(&args[0])?;
+                let stride = self.meta_u32(&args[1])?;
+                let lanes = self.meta_u32(&args[2])?;
+                let x = self.expr(&args[3])?;
+                build(Op::Slice { start, stride, lanes }, vec![x])
+            }
+            "blockwise" => {
+                arity(3)?;
+                let blocks = self.meta_u32(&args[0])?;
+                let names = args[1].list().ok_or_else(|| args[1].err("expected a list of operand names"))?;
+                let names = names.iter().map(|n| n.sym().ok_or_else(|| n.err("expected an operand name"))).collect::<Result<Vec<_>>>()?;
+                let whole = names
+                    .iter()
+                    .map(|n| self.vars.get(*n).cloned().ok_or_else(|| s.err(format!("blockwise: '{n}' is not an operand"))))
+                    .collect::<Result<Vec<_>>>()?;
+                let mut parts = Vec::new();
+                for b in 0..blocks {
+                    for (n, w) in names.iter().zip(&whole) {
+                        let len = w.ty.lanes / blocks.max(1);
+                        let part = Expr::build(Op::Slice { start: b * len, stride: 1, lanes: len }, vec![w.clone()])
+                            .map_err(|m| Error::ty(&s.loc, format!("blockwise {blocks}: {m}")))?;
+                        self.vars.insert(n.to_string(), Rc::new(part));
+                    }
+                    let part = self.expr(&args[2]);
+                    for (n, w) in names.iter().zip(&whole) {
+                        self.vars.insert(n.to_string(), w.clone());
+                    }
+                    parts.push(part?);
+                }
+                build(Op::Concat, parts)
+            }
+            "shuffle" => {
+                if args.len() < 2 {
+                    return Err(s.err("shuffle takes an index list and at least one vector"));
+                }
+                let idx = self
+                    .int_list(&args[0])?
+                    .into_iter()
+                    .map(|i| u32::try_from(i).map_err(|_| args[0].err(format!("bad shuffle index {i}"))))
+                    .collect::<Result<Vec<_>>>()?;
+                let xs = args[1..].iter().map(|a| self.expr(a)).collect::<Result<Vec<_>>>()?;
+                build(Op::Shuffle(idx), xs)
+            }
+            _ => {
+                if let Some(m) = self.macros.map.get(head) {
+                    if self.depth >= MAX_EXPANSION_DEPTH {
+                        return Err(s.err(format!("expansion of {head} nests too deep (recursive macro?)")));
+                    }
+                    let expanded = m.expand(args, s)?;
+                    self.depth += 1;
+                    let r = self.elab(&expanded);
+                    self.depth -= 1;
+                    return r;
+                }
+                let op = match head {
+                    "select" => Op::Select,
+                    "concat" => Op::Concat,
+                    "interleave" => Op::Interleave,
+                    "lookup" => Op::Lookup,
+                    _ => match SIMPLE_OPS.iter().find(|(n, _)| *n == head) {
+                        Some((_, op)) => op.clone(),
+                        None => {
+                            let mut known: Vec<&str> = SIMPLE_OPS.iter().map(|(n, _)| *n).collect();
+                            known.extend(self.macros.map.keys().map(String::as_str));
+                            known.extend(["select", "cast", "sat-cast", "slice", "concat", "broadcast"]);
+                            return Err(s.err(format!(
+                                "unknown operator '{head}'{}",
+                                did_you_mean(head, &known)
+                            )));
+                        }
+                    },
+                };
+                let elabs = args.iter().map(|a| self.elab(a)).collect::<Result<Vec<_>>>()?;
+                let typed = self.type_literals(&op, elabs, args, s)?;
+                build(op, typed)
+            }
+        }
+    }
+
+    /// Gives each literal operand the type its typed siblings imply.
+    fn type_literals(&self, op: &Op, elabs: Vec<Elab>, args: &[SExpr], s: &SExpr) -> Result<Vec<Rc<Expr>>> {
+        let hint = elabs.iter().enumerate().find_map(|(i, e)| match e {
+            Elab::Typed(t) if !(matches!(op, Op::Select) && i == 0) && !matches!(op, Op::Lookup) => Some(t.ty),
+            _ => None,
+        });
+        elabs
+            .into_iter()
+            .zip(args)
+            .enumerate()
+            .map(|(i, (e, a))| match e {
+                Elab::Typed(t) => Ok(t),
+                Elab::Lit(lit) => {
+                    let ty = match (op, i) {
+                        (Op::Select, 0) => None,
+                        _ => hint,
+                    };
+                    let ty = ty.ok_or_else(|| {
+                        s.err(format!("cannot tell the type of the literal {lit}; write (const TYPE {lit})"))
+                    })?;
+                    Ok(Rc::new(self.constant(ty, &[lit], a)?))
+                }
+            })
+            .collect()
+    }
+
+    /// A constant of type `ty` from one (splat) or `ty.lanes` literal values.
+    fn constant(&self, ty: VecType, vals: &[SExpr], at: &SExpr) -> Result<Expr> {
+        if vals.len() != 1 && vals.len() != ty.lanes as usize {
+            return Err(at.err(format!("{ty} needs 1 or {} values, got {}", ty.lanes, vals.len())));
+        }
+        let lanes = vals.iter().map(|v| lane_bits(ty.elem, v)).collect::<Result<Vec<_>>>()?;
+        Ok(Expr::constant(ty, lanes))
+    }
+
+    fn const_values(&mut self, args: &[SExpr]) -> Result<Vec<SExpr>> {
+        if args.len() == 1 && args[0].head() == Some("tabulate") {
+            let ints = self.int_list(&args[0])?;
+            return Ok(ints.into_iter().map(|i| SExpr { kind: SKind::Int(i), loc: args[0].loc.clone() }).collect());
+        }
+        args.iter()
+            .map(|a| match &a.kind {
+                SKind::Int(_) | SKind::Float(_) => Ok(a.clone()),
+                SKind::Sym(n) if ["nan", "inf", "-inf"].contains(&n.as_str()) => Ok(a.clone()),
+                _ => Ok(SExpr { kind: SKind::Int(self.meta_int(a)?), loc: a.loc.clone() }),
+            })
+            .collect()
+    }
+
+    /// `(i ...)` of meta integers, or `(tabulate VAR COUNT META)`.
+    fn int_list(&mut self, s: &SExpr) -> Result<Vec<i128>> {
+        let items = s.list().ok_or_else(|| s.err("expected a list of integers or (tabulate i N expr)"))?;
+        if s.head() == Some("tabulate") {
+            if items.len() != 4 {
+                return Err(s.err("tabulate takes a name, a count and an expression"));
+            }
+            let var = items[1].sym().ok_or_else(|| items[1].err("expected the index name"))?.to_string();
+            let count = self.meta_u32(&items[2])?;
+            let saved = self.meta.get(&var).cloned();
+            let mut out = Vec::with_capacity(count as usize);
+            for i in 0..count {
+                self.meta.insert(var.clone(), Meta::Int(i as i128));
+                out.push(self.meta_int(&items[3]));
+            }
+            match saved {
+                Some(v) => self.meta.insert(var, v),
+                None => self.meta.remove(&var),
+            };
+            return out.into_iter().collect();
+        }
+        items.iter().map(|i| self.meta_int(i)).collect()
+    }
+
+    /// Picks the branch of an `if` or `case` form.
+    fn choose(&mut self, head: &str, args: &[SExpr], s: &SExpr) -> Result<SExpr> {
+        if head == "if" {
+            if args.len() != 3 {
+                return Err(s.err("if takes a condition and two branches"));
+            }
+            return match self.meta(&args[0])? {
+                Meta::Bool(c) => Ok(args[if c { 1 } else { 2 }].clone()),
+                other => Err(args[0].err(format!("if needs a true/false condition, got {other}"))),
+            };
+        }
+        let Some((scrutinee, arms)) = args.split_first() else {
+            return Err(s.err("case takes a value and pairs of alternatives"));
+        };
+        if arms.len() % 2 != 0 {
+            return Err(s.err("case needs pairs of value and result"));
+        }
+        let v = self.meta(scrutinee)?;
+        for pair in arms.chunks(2) {
+            if pair[0].sym() == Some("_") || self.meta(&pair[0])?.same(&v) {
+                return Ok(pair[1].clone());
+            }
+        }
+        Err(s.err(format!("case has no alternative for {v}")))
+    }
+
+    /// Evaluates a meta expression.
+    pub fn meta(&mut self, s: &SExpr) -> Result<Meta> {
+        match &s.kind {
+            SKind::Int(i) => Ok(Meta::Int(*i)),
+            SKind::Float(x) => Ok(Meta::Float(*x)),
+            SKind::Str(t) => Ok(Meta::Str(t.clone())),
+            SKind::Sym(name) => Ok(match self.meta.get(name) {
+                Some(v) => v.clone(),
+                None => match name.as_str() {
+                    "true" => Meta::Bool(true),
+                    "false" => Meta::Bool(false),
+                    _ => Elem::parse(name).map_or_else(|| Meta::Sym(name.clone()), Meta::Elem),
+                },
+            }),
+            SKind::List(items) => {
+                let head = s.head().ok_or_else(|| s.err("expected an operator"))?;
+                let args = &items[1..];
+                if head == "if" || head == "case" {
+                    let branch = self.choose(head, args, s)?;
+                    return self.meta(&branch);
+                }
+                self.meta_op(head, args, s)
+            }
+        }
+    }
+
+    fn meta_op(&mut self, head: &str, args: &[SExpr], s: &SExpr) -> Result<Meta> {
+        let ints = |sc: &mut Self| args.iter().map(|a| sc.meta_int(a)).collect::<Result<Vec<_>>>();
+        let fold = |v: Vec<i128>, f: fn(i128, i128) -> Option<i128>| -> Result<Meta> {
+            let mut it = v.into_iter();
+            let first = it.next().ok_or_else(|| s.err(format!("{head} needs operands")))?;
+            it.try_fold(first, f)
+                .map(Meta::Int)
+                .ok_or_else(|| s.err(format!("{head}: overflow or division by zero")))
+        };
+        let elem_op = |sc: &mut Self, f: fn(Elem) -> Option<Elem>| -> Result<Meta> {
+            let [a] = args else { return Err(s.err(format!("{head} takes one type"))) };
+            let e = sc.elem(a)?;
+            f(e).map(Meta::Elem).ok_or_else(|| s.err(format!("{head} of {e} does not exist")))
+        };
+        match head {
+            "+" => fold(ints(self)?, i128::checked_add),
+            "-" if args.len() == 1 => Ok(Meta::Int(-self.meta_int(&args[0])?)),
+            "-" => fold(ints(self)?, i128::checked_sub),
+            "*" => fold(ints(self)?, i128::checked_mul),
+            "/" => fold(ints(self)?, i128::checked_div),
+            "%" => fold(ints(self)?, i128::checked_rem),
+            "=" | "!=" | "<" | "<=" | ">" | ">=" => {
+                if args.len() != 2 {
+                    return Err(s.err(format!("{head} takes two operands")));
+                }
+                let (a, b) = (self.meta(&args[0])?, self.meta(&args[1])?);
+                let r = match (head, &a, &b) {
+                    ("=", ..) => a.same(&b),
+                    ("!=", ..) => !a.same(&b),
+                    (_, Meta::Int(x), Meta::Int(y)) => match head {
+                        "<" => x < y,
+                        "<=" => x <= y,
+                        ">" => x > y,
+                        _ => x >= y,
+                    },
+                    _ => return Err(s.err(format!("{head} compares integers, got {a} and {b}"))),
+                };
+                Ok(Meta::Bool(r))
+            }
+            "&&" | "||" => {
+                for a in args {
+                    let b = self.meta_bool(a)?;
+                    if b != (head == "&&") {
+                        return Ok(Meta::Bool(b));
+                    }
+                }
+                Ok(Meta::Bool(head == "&&"))
+            }
+            "!" => match args {
+                [a] => Ok(Meta::Bool(!self.meta_bool(a)?)),
+                _ => Err(s.err("! takes one operand")),
+            },
+            "in" => {
+                let (x, rest) = args.split_first().ok_or_else(|| s.err("in takes a value and a list"))?;
+                let v = self.meta(x)?;
+                for r in rest {
+                    if self.meta(r)?.same(&v) {
+                        return Ok(Meta::Bool(true));
+                    }
+                }
+                Ok(Meta::Bool(false))
+            }
+            "bits" => match args {
+                [a] => Ok(Meta::Int(self.elem(a)?.bits() as i128)),
+                _ => Err(s.err("bits takes one type")),
+            },
+            "log2" => match args {
+                [a] => {
+                    let v = self.meta_int(a)?;
+                    if v > 0 && v & (v - 1) == 0 {
+                        Ok(Meta::Int(v.trailing_zeros() as i128))
+                    } else {
+                        Err(a.err(format!("log2 needs a power of two, got {v}")))
+                    }
+                }
+                _ => Err(s.err("log2 takes one integer")),
+            },
+            "wide" => elem_op(self, Elem::wide),
+            "narrow" => elem_op(self, Elem::narrow),
+            "signed" => elem_op(self, Elem::signed),
+            "unsigned" => elem_op(self, Elem::unsigned),
+            "elem" => match args {
+                [a] => match self.meta(a) {
+                    Ok(Meta::Elem(e)) => Ok(Meta::Elem(e)),
+                    _ => Ok(Meta::Elem(self.expr(a)?.ty.elem)),
+                },
+                _ => Err(s.err("elem takes one expression or type")),
+            },
+            "is-signed" => match args {
+                [a] => Ok(Meta::Bool(self.elem(a)?.is_signed())),
+                _ => Err(s.err("is-signed takes one type")),
+            },
+            "tmin" | "tmax" => match args {
+                [a] => {
+                    let e = self.elem(a)?;
+                    Ok(Meta::Int(if head == "tmin" { e.min_value() } else { e.max_value() }))
+                }
+                _ => Err(s.err(format!("{head} takes one type"))),
+            },
+            "elem-name" => match args {
+                [a] => {
+                    let e = self.elem(a)?;
+                    let n = e.name();
+                    Ok(Meta::Sym(if e.is_signed() && e.is_int() { n.replacen('i', "s", 1) } else { n.to_string() }))
+                }
+                _ => Err(s.err("elem-name takes one type")),
+            },
+            "str" => {
+                let mut out = String::new();
+                for a in args {
+                    out.push_str(&self.meta(a)?.to_string());
+                }
+                Ok(Meta::Sym(out))
+            }
+            "lanes" => match args {
+                [a] => Ok(Meta::Int(self.expr(a)?.ty.lanes as i128)),
+                _ => Err(s.err("lanes takes one expression")),
+            },
+            _ => Err(s.err(format!("'{head}' is not a meta operator"))),
+        }
+    }
+
+    pub fn meta_int(&mut self, s: &SExpr) -> Result<i128> {
+        match self.meta(s)? {
+            Meta::Int(i) => Ok(i),
+            other => Err(s.err(format!("expected an integer, got {other}"))),
+        }
+    }
+
+    fn meta_bool(&mut self, s: &SExpr) -> Result<bool> {
+        match self.meta(s)? {
+            Meta::Bool(b) => Ok(b),
+            other => Err(s.err(format!("expected true or false, got {other}"))),
+        }
+    }
+
+    pub fn meta_u32(&mut self, s: &SExpr) -> Result<u32> {
+        let v = self.meta_int(s)?;
+        u32::try_from(v).map_err(|_| s.err(format!("expected a non-negative count, got {v}")))
+    }
+
+    /// An element type: a name, a bound parameter, `(elem X)`, or `(wide T)`-style forms.
+    pub fn elem(&mut self, s: &SExpr) -> Result<Elem> {
+        match self.meta(s)? {
+            Meta::Elem(e) => Ok(e),
+            other => Err(s.err(format!(
+                "expected an element type ({}), got {other}",
+                Elem::ALL.map(Elem::name).join(" ")
+            ))),
+        }
+    }
+
+    /// A vector type: `<N x T>`, `(vec N T)`, `(mask N)` or an element type (one lane).
+    pub fn vec_type(&mut self, s: &SExpr) -> Result<VecType> {
+        if let Some(t) = s.sym().and_then(VecType::parse) {
+            return Ok(t);
+        }
+        match s.head() {
+            Some("vec") | Some("mask") => {
+                let items = s.list().unwrap();
+                let lanes = self.meta_u32(&items[1])?;
+                if lanes == 0 {
+                    return Err(items[1].err("a vector needs at least one lane"));
+                }
+                let elem = match (s.head(), items.len()) {
+                    (Some("vec"), 3) => self.elem(&items[2])?,
+                    (Some("mask"), 2) => Elem::Bool,
+                    _ => return Err(s.err("expected (vec LANES ELEM) or (mask LANES)")),
+                };
+                Ok(VecType::new(lanes, elem))
+            }
+            _ => Ok(VecType::new(1, self.elem(s)?)),
+        }
+    }
+}
+
+/// The bits of a literal as a lane of `elem`; rejects values that fit neither signed nor unsigned.
+fn lane_bits(elem: Elem, v: &SExpr) -> Result<u128> {
+    match (&v.kind, elem) {
+        (SKind::Float(x), Elem::F32) => Ok((*x as f32).to_bits() as u128),
+        (SKind::Int(i), Elem::F32) => Ok((*i as f32).to_bits() as u128),
+        (SKind::Sym(n), Elem::F32) => {
+            let x: f32 = match n.as_str() {
+                "nan" => f32::NAN,
+                "inf" => f32::INFINITY,
+                _ => f32::NEG_INFINITY,
+            };
+            Ok(x.to_bits() as u128)
+        }
+        (SKind::Int(i), e) => {
+            let lo = e.signed().map_or(0, Elem::min_value);
+            let hi = e.unsigned().map_or(1, Elem::max_value);
+            if *i < lo || *i > hi {
+                return Err(v.err(format!("literal {i} does not fit in {e}")));
+            }
+            Ok(*i as u128 & e.mask())
+        }
+        _ => Err(v.err(format!("literal {v} is not a {elem} value"))),
+    }
+}
+
+/// " (did you mean X?)" for the closest known name, or nothing.
+pub fn did_you_mean(name: &str, known: &[&str]) -> String {
+    let best = known
+        .iter()
+        .map(|k| (edit_distance(name, k), *k))
+        .filter(|(d, k)| *d <= (k.len().max(name.len()) / 3).max(2))
+        .min();
+    best.map_or_else(String::new, |(_, k)| format!(" (did you mean '{k}'?)"))
+}
+
+/// Levenshtein distance, for suggestions.
+pub fn edit_distance(a: &str, b: &str) -> usize {
+    let b: Vec<char> = b.chars().collect();
+    let mut row: Vec<usize> = (0..=b.len()).collect();
+    for (i, ca) in a.chars().enumerate() {
+        let mut prev = row[0];
+        row[0] = i + 1;
+        for (j, cb) in b.iter().enumerate() {
+            let cur = row[j + 1];
+            row[j + 1] = (prev + usize::from(ca != *cb)).min(row[j] + 1).min(cur + 1);
+            prev = cur;
+        }
+    }
+    row[b.len()]
+}

@@ -1,0 +1,250 @@
+//! S-expression reader shared by the IR text form, the spec language and rule files; every node
+//! keeps its line:column so later stages can point at the exact place of an error.
+
+use crate::error::{Error, Location, Result};
+use std::fmt;
+
+#[derive(Debug, Clone, PartialEq)]
+pub enum SKind {
+    Int(i128),
+    Float(f64),
+    Str(String),
+    /// A symbol, including type atoms such as `<16 x u8>`.
+    Sym(String),
+    List(Vec<SExpr>),
+}
+
+#[derive(Debug, Clone, PartialEq)]
+pub struct SExpr {
+    pub kind: SKind,
+    pub loc: Location,
+}
+
+impl SExpr {
+    pub fn sym(&self) -> Option<&str> {
+        match &self.kind {
+            SKind::Sym(s) => Some(s),
+            _ => None,
+        }
+    }
+
+    pub fn list(&self) -> Option<&[SExpr]> {
+        match &self.kind {
+            SKind::List(items) => Some(items),
+            _ => None,
+        }
+    }
+
+    /// The head symbol of a non-empty list.
+    pub fn head(&self) -> Option<&str> {
+        self.list().and_then(|l| l.first()).and_then(SExpr::sym)
+    }
+
+    pub fn err(&self, msg: impl Into<String>) -> Error {
+        Error::parse(&self.loc, msg)
+    }
+}
+
+impl fmt::Display for SExpr {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match &self.kind {
+            SKind::Int(i) => write!(f, "{i}"),
+            SKind::Float(x) => write!(f, "{x:?}"),
+            SKind::Str(s) => write!(f, "{s:?}"),
+            SKind::Sym(s) => f.write_str(s),
+            SKind::List(items) => {
+                f.write_str("(")?;
+                for (i, item) in items.iter().enumerate() {
+                    if i > 0 {
+                        f.write_str(" ")?;
+                    }
+                    write!(f, "{item}")?;
+                }
+                f.write_str(")")
+            }
+        }
+    }
+}
+
+struct Reader<'a> {
+    chars: Vec<char>,
+    pos: usize,
+    line: usize,
+    col: usize,
+    file: &'a str,
+}
+
+impl Reader<'_> {
+    fn loc(&self) -> Location {
+        Location { file: self.file.to_string(), line: self.line, col: self.col }
+    }
+
+    fn peek(&self) -> Option<char> {
+        self.chars.get(self.pos).copied()
+    }
+
+    fn bump(&mut self) -> Option<char> {
+        let c = self.peek()?;
+        self.pos += 1;
+        if c == '\n' {
+            self.line += 1;
+            self.col = 1;
+        } else {
+            self.col += 1;
+        }
+        Some(c)
+    }
+
+    fn skip_space(&mut self) {
+        while let Some(c) = self.peek() {
+            if c == ';' {
+                while self.peek().is_some_and(|c| c != '\n') {
+                    self.bump();
+                }
+            } else if c.is_whitespace() {
+                self.bump();
+            } else {
+                break;
+            }
+        }
+    }
+
+    fn read(&mut self) -> Result<SExpr> {
+        self.skip_space();
+        let loc = self.loc();
+        match self.peek() {
+            None => Err(Error::parse(&loc, "expected an expression, found end of input")),
+            Some(')') => Err(Error::parse(&loc, "unexpected ')'")),
+            Some('(') => {
+                self.bump();
+                let mut items = Vec::new();
+                loop {
+                    self.skip_space();
+                    match self.peek() {
+                        None => {
+                            return Err(Error::parse(
+                                &self.loc(),
+                                format!("expected ')' to close the '(' at {}:{}", loc.line, loc.col),
+                            ))
+                        }
+                        Some(')') => {
+                            self.bump();
+                            return Ok(SExpr { kind: SKind::List(items), loc });
+                        }
+                        _ => items.push(self.read()?),
+                    }
+                }
+            }
+            Some('"') => {
+                self.bump();
+                let mut s = String::new();
+                loop {
+                    match self.bump() {
+                        None => return Err(Error::parse(&loc, "unterminated string")),
+                        Some('"') => return Ok(SExpr { kind: SKind::Str(s), loc }),
+                        Some('\\') => s.push(self.bump().unwrap_or('\\')),
+                        Some(c) => s.push(c),
+                    }
+                }
+            }
+            Some('<') if self.type_atom_ahead() => {
+                let mut s = String::new();
+                while let Some(c) = self.bump() {
+                    s.push(if c.is_whitespace() { ' ' } else { c });
+                    if c == '>' {
+                        break;
+                    }
+                }
+                let norm = s.split_whitespace().collect::<Vec<_>>().join(" ");
+                let norm = norm.replace("< ", "<").replace(" >", ">");
+                Ok(SExpr { kind: SKind::Sym(norm), loc })
+            }
+            Some(_) => {
+                let mut s = String::new();
+                while let Some(c) = self.peek() {
+                    if c.is_whitespace() || c == '(' || c == ')' || c == ';' || c == '"' {
+                        break;
+                    }
+                    s.push(c);
+                    self.bump();
+                }
+                Ok(SExpr { kind: atom(&s), loc })
+            }
+        }
+    }
+
+    /// `<` starts a type atom when a digit follows (`<16 x u8>`); otherwise it is the symbol `<`.
+    fn type_atom_ahead(&self) -> bool {
+        self.chars[self.pos + 1..]
+            .iter()
+            .find(|c| !c.is_whitespace())
+            .is_some_and(|c| c.is_ascii_digit())
+    }
+}
+
+fn atom(s: &str) -> SKind {
+    let (neg, digits) = match s.strip_prefix('-') {
+        Some(rest) => (true, rest),
+        None => (false, s),
+    };
+    let int = if let Some(hex) = digits.strip_prefix("0x") {
+        u128::from_str_radix(&hex.replace('_', ""), 16).ok().map(|v| v as i128)
+    } else if digits.starts_with(|c: char| c.is_ascii_digit()) {
+        digits.replace('_', "").parse::<i128>().ok()
+    } else {
+        None
+    };
+    match int {
+        Some(v) => SKind::Int(if neg { v.wrapping_neg() } else { v }),
+        None if digits.starts_with(|c: char| c.is_ascii_digit()) && s.parse::<f64>().is_ok() => {
+            SKind::Float(s.parse().unwrap())
+        }
+        None => SKind::Sym(s.to_string()),
+    }
+}
+
+/// Reads every top-level expression of `text`; `file` names the source in error locations.
+pub fn read_all(text: &str, file: &str) -> Result<Vec<SExpr>> {
+    let mut r = Reader { chars: text.chars().collect(), pos: 0, line: 1, col: 1, file };
+    let mut out = Vec::new();
+    loop {
+        r.skip_space();
+        if r.peek().is_none() {
+            return Ok(out);
+        }
+        out.push(r.read()?);
+    }
+}
+
+/// Reads exactly one expression.
+pub fn read_one(text: &str, file: &str) -> Result<SExpr> {
+    let mut all = read_all(text, file)?;
+    match all.len() {
+        1 => Ok(all.remove(0)),
+        0 => Err(Error::parse(
+            &Location { file: file.into(), line: 1, col: 1 },
+            "expected an expression, found nothing",
+        )),
+        _ => Err(all[1].err("expected one expression, found more after it")),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn reads_atoms_lists_and_types() {
+        let e = read_one("(add (var a <16 x u8>) -3 0xff \"s\" 1.5)", "t").unwrap();
+        assert_eq!(e.to_string(), "(add (var a <16 x u8>) -3 255 \"s\" 1.5)");
+        assert_eq!(read_one("(< a b)", "t").unwrap().to_string(), "(< a b)");
+    }
+
+    #[test]
+    fn errors_carry_line_and_column() {
+        let err = read_one("(add a\n  (b c)", "f.spec").unwrap_err().to_string();
+        assert_eq!(err, "f.spec:2:8: expected ')' to close the '(' at 1:1");
+        let err = read_one("(a))", "q").unwrap_err().to_string();
+        assert_eq!(err, "q:1:4: expected one expression, found more after it");
+    }
+}

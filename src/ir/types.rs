@@ -1,0 +1,201 @@
+//! Element and vector types of the IR: integers of 8..128 bits, booleans (masks) and f32.
+
+use std::fmt;
+
+/// The type of one lane.
+#[derive(Copy, Clone, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub enum Elem {
+    I8,
+    I16,
+    I32,
+    I64,
+    I128,
+    U8,
+    U16,
+    U32,
+    U64,
+    U128,
+    Bool,
+    F32,
+}
+
+use Elem::*;
+
+const INTS: [(Elem, &str, u32, bool); 10] = [
+    (I8, "i8", 8, true),
+    (I16, "i16", 16, true),
+    (I32, "i32", 32, true),
+    (I64, "i64", 64, true),
+    (I128, "i128", 128, true),
+    (U8, "u8", 8, false),
+    (U16, "u16", 16, false),
+    (U32, "u32", 32, false),
+    (U64, "u64", 64, false),
+    (U128, "u128", 128, false),
+];
+
+impl Elem {
+    /// Every element type, for parsers and "did you mean" hints.
+    pub const ALL: [Elem; 12] = [I8, I16, I32, I64, I128, U8, U16, U32, U64, U128, Bool, F32];
+
+    pub fn int(bits: u32, signed: bool) -> Option<Elem> {
+        INTS.iter().find(|e| e.2 == bits && e.3 == signed).map(|e| e.0)
+    }
+
+    pub fn name(self) -> &'static str {
+        match self {
+            Bool => "bool",
+            F32 => "f32",
+            _ => INTS.iter().find(|e| e.0 == self).unwrap().1,
+        }
+    }
+
+    pub fn parse(s: &str) -> Option<Elem> {
+        Elem::ALL.into_iter().find(|e| e.name() == s)
+    }
+
+    /// Width in bits; a bool lane is one bit.
+    pub fn bits(self) -> u32 {
+        match self {
+            Bool => 1,
+            F32 => 32,
+            _ => INTS.iter().find(|e| e.0 == self).unwrap().2,
+        }
+    }
+
+    pub fn is_int(self) -> bool {
+        !matches!(self, Bool | F32)
+    }
+
+    pub fn is_signed(self) -> bool {
+        matches!(self, I8 | I16 | I32 | I64 | I128 | F32)
+    }
+
+    pub fn with_bits(self, bits: u32) -> Option<Elem> {
+        self.is_int().then(|| Elem::int(bits, self.is_signed())).flatten()
+    }
+
+    /// Twice as wide, same signedness (i8 -> i16).
+    pub fn wide(self) -> Option<Elem> {
+        self.with_bits(self.bits() * 2)
+    }
+
+    /// Half as wide, same signedness (i16 -> i8).
+    pub fn narrow(self) -> Option<Elem> {
+        self.with_bits(self.bits() / 2)
+    }
+
+    pub fn signed(self) -> Option<Elem> {
+        self.is_int().then(|| Elem::int(self.bits(), true)).flatten()
+    }
+
+    pub fn unsigned(self) -> Option<Elem> {
+        self.is_int().then(|| Elem::int(self.bits(), false)).flatten()
+    }
+
+    /// Bit mask of the lane width.
+    pub fn mask(self) -> u128 {
+        if self.bits() >= 128 {
+            u128::MAX
+        } else {
+            (1u128 << self.bits()) - 1
+        }
+    }
+
+    /// Smallest value as a signed 128-bit integer (integers only).
+    pub fn min_value(self) -> i128 {
+        match (self.is_signed(), self.bits()) {
+            (false, _) => 0,
+            (true, 128) => i128::MIN,
+            (true, b) => -(1i128 << (b - 1)),
+        }
+    }
+
+    /// Largest value; u128's maximum does not fit i128 and is clipped to i128::MAX.
+    pub fn max_value(self) -> i128 {
+        match (self.is_signed(), self.bits()) {
+            (true, 128) | (false, 128) => i128::MAX,
+            (true, b) => (1i128 << (b - 1)) - 1,
+            (false, b) => (1i128 << b) - 1,
+        }
+    }
+}
+
+impl fmt::Display for Elem {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.name())
+    }
+}
+
+/// `<lanes x elem>`; one lane is a scalar and prints as its element type.
+#[derive(Copy, Clone, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub struct VecType {
+    pub lanes: u32,
+    pub elem: Elem,
+}
+
+impl VecType {
+    pub fn new(lanes: u32, elem: Elem) -> VecType {
+        VecType { lanes, elem }
+    }
+
+    pub fn bits(self) -> u32 {
+        self.lanes * self.elem.bits()
+    }
+
+    pub fn with_elem(self, elem: Elem) -> VecType {
+        VecType { elem, ..self }
+    }
+
+    pub fn with_lanes(self, lanes: u32) -> VecType {
+        VecType { lanes, ..self }
+    }
+
+    /// Parses `<16 x u8>` or a bare element type.
+    pub fn parse(s: &str) -> Option<VecType> {
+        if let Some(inner) = s.strip_prefix('<').and_then(|r| r.strip_suffix('>')) {
+            let mut parts = inner.split_whitespace();
+            let lanes = parts.next()?.parse().ok().filter(|&n: &u32| n > 0)?;
+            (parts.next()? == "x").then_some(())?;
+            let elem = Elem::parse(parts.next()?)?;
+            parts.next().is_none().then_some(VecType::new(lanes, elem))
+        } else {
+            Elem::parse(s).map(|e| VecType::new(1, e))
+        }
+    }
+}
+
+impl fmt::Display for VecType {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        if self.lanes == 1 {
+            write!(f, "{}", self.elem)
+        } else {
+            write!(f, "<{} x {}>", self.lanes, self.elem)
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn parse_print_round_trip() {
+        for s in ["<16 x u8>", "i32", "<64 x bool>", "<4 x f32>"] {
+            assert_eq!(VecType::parse(s).unwrap().to_string(), s);
+        }
+        assert_eq!(VecType::parse("<1 x i8>").unwrap().to_string(), "i8");
+        assert!(VecType::parse("<0 x i8>").is_none());
+        assert!(VecType::parse("<4 x i7>").is_none());
+    }
+
+    #[test]
+    fn widening_and_ranges() {
+        assert_eq!(U8.wide(), Some(U16));
+        assert_eq!(I16.narrow(), Some(I8));
+        assert_eq!(I128.wide(), None);
+        assert_eq!(I8.min_value(), -128);
+        assert_eq!(U16.max_value(), 65535);
+        assert_eq!(U8.signed(), Some(I8));
+    }
+}

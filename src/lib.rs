@@ -1,0 +1,10 @@
+//! isadb: vector ISA semantics, cross-ISA classes and verified rewrite rules in one SQLite rule
+//! database, with an interpreter and a z3 encoding of every instruction.
+
+pub mod error;
+pub mod ir;
+pub mod semantics;
+pub mod spec;
+pub mod validate;
+pub mod cli;
+pub mod database;

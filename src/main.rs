@@ -1,0 +1,92 @@
+//! The isadb command line: a thin clap front over the library.
+
+use clap::{Parser, Subcommand};
+use isadb::cli::{self, Output};
+use std::path::PathBuf;
+use std::process::ExitCode;
+
+#[derive(Parser)]
+#[command(name = "isadb", version, about = "Vector ISA semantics, classes and verified rewrite rules in one rule database")]
+struct Args {
+    /// Project directory holding specs/ and rules.db/ (default: this checkout).
+    #[arg(long, global = true, env = "ISADB_HOME")]
+    home: Option<PathBuf>,
+    /// Print JSON instead of a table.
+    #[arg(long, global = true)]
+    json: bool,
+    #[command(subcommand)]
+    command: Command,
+}
+
+#[derive(Subcommand)]
+enum Command {
+    /// Build, export, import or summarize the database.
+    Db {
+        #[command(subcommand)]
+        action: DbAction,
+    },
+    /// Semantics, types, feature, cost and family of one instruction.
+    Show { instruction: String },
+    /// List instructions.
+    List {
+        #[arg(long)]
+        isa: Option<String>,
+        #[arg(long)]
+        feature: Option<String>,
+        /// Regular expression over name, intrinsic and asm.
+        #[arg(long)]
+        grep: Option<String>,
+    },
+    /// Run an instruction on lane values: one argument per operand, a single value (splat) or one per lane, comma-separated.
+    Eval {
+        instruction: String,
+        #[arg(allow_hyphen_values = true)]
+        values: Vec<String>,
+    },
+    /// Prove two IR expressions equivalent, or give a counterexample. Names like a_u8 are variables of --lanes lanes.
+    Prove {
+        lhs: String,
+        rhs: String,
+        #[arg(long, default_value_t = 16)]
+        lanes: u32,
+        /// Solver budget in milliseconds.
+        #[arg(long, default_value_t = isadb::semantics::prove::DEFAULT_TIMEOUT_MS)]
+        timeout: u32,
+    },
+}
+
+#[derive(Subcommand)]
+enum DbAction {
+    /// Rebuild rules.db/isadb.sqlite from specs/ and the committed CSV tables.
+    Build,
+    /// Write the committed tables as CSV into a directory (default rules.db/).
+    Export { dir: Option<PathBuf> },
+    /// Load the committed tables from CSV files in a directory (default rules.db/).
+    Import { dir: Option<PathBuf> },
+    /// Instruction counts per ISA and feature, and the other tables' sizes.
+    Stats,
+}
+
+fn main() -> ExitCode {
+    let args = Args::parse();
+    let ctx = cli::Context::new(args.home, if args.json { Output::Json } else { Output::Table });
+    let result = match args.command {
+        Command::Db { action } => match action {
+            DbAction::Build => cli::db_build(&ctx),
+            DbAction::Export { dir } => cli::db_export(&ctx, dir),
+            DbAction::Import { dir } => cli::db_import(&ctx, dir),
+            DbAction::Stats => cli::db_stats(&ctx),
+        },
+        Command::Show { instruction } => cli::show(&ctx, &instruction),
+        Command::List { isa, feature, grep } => cli::list(&ctx, isa.as_deref(), feature.as_deref(), grep.as_deref()),
+        Command::Eval { instruction, values } => cli::eval(&ctx, &instruction, &values),
+        Command::Prove { lhs, rhs, lanes, timeout } => cli::prove(&ctx, &lhs, &rhs, lanes, timeout),
+    };
+    match result {
+        Ok(outcome) => ExitCode::from(outcome as u8),
+        Err(e) => {
+            eprintln!("isadb: {e}");
+            ExitCode::from(2)
+        }
+    }
+}

@@ -1,0 +1,229 @@
+//! The concrete interpreter: exact wrap-around integer arithmetic, Halide's cast and saturating
+//! cast, IEEE f32. Shared subtrees (from `let` and macros) are evaluated once.
+
+use super::value::Value;
+use crate::error::{Error, Result};
+use crate::ir::print::sign_extend;
+use crate::ir::{Elem, Expr, Op, VecType};
+use std::collections::HashMap;
+use std::rc::Rc;
+
+/// Variable bindings for one evaluation.
+pub type Env = HashMap<String, Value>;
+
+/// Evaluates `e` with its variables bound in `env`.
+pub fn eval(e: &Expr, env: &Env) -> Result<Value> {
+    Interp { env, memo: HashMap::new() }.eval(e)
+}
+
+struct Interp<'a> {
+    env: &'a Env,
+    memo: HashMap<*const Expr, Value>,
+}
+
+impl Interp<'_> {
+    fn eval_shared(&mut self, e: &Rc<Expr>) -> Result<Value> {
+        let key = Rc::as_ptr(e);
+        if let Some(v) = self.memo.get(&key) {
+            return Ok(v.clone());
+        }
+        let v = self.eval(e)?;
+        if Rc::strong_count(e) > 1 {
+            self.memo.insert(key, v.clone());
+        }
+        Ok(v)
+    }
+
+    fn eval(&mut self, e: &Expr) -> Result<Value> {
+        let args = e.args.iter().map(|a| self.eval_shared(a)).collect::<Result<Vec<_>>>()?;
+        let ty = e.ty;
+        let lanes = match &e.op {
+            Op::Var(name) => {
+                let v = self.env.get(name).ok_or_else(|| Error::Usage(format!("no value for variable '{name}'")))?;
+                if v.ty != ty {
+                    return Err(Error::Usage(format!("variable '{name}' is {ty}, but its value is {}", v.ty)));
+                }
+                return Ok(v.clone());
+            }
+            Op::Const(vals) if vals.len() == 1 => vec![vals[0]; ty.lanes as usize],
+            Op::Const(vals) => vals.clone(),
+            Op::Broadcast(n) => (0..*n).flat_map(|_| args[0].lanes.iter().copied()).collect(),
+            Op::Concat => args.iter().flat_map(|a| a.lanes.iter().copied()).collect(),
+            Op::Slice { start, stride, lanes } => {
+                (0..*lanes).map(|i| args[0].lanes[(start + i * stride) as usize]).collect()
+            }
+            Op::Interleave => {
+                let n = args[0].lanes.len();
+                (0..n * args.len()).map(|i| args[i % args.len()].lanes[i / args.len()]).collect()
+            }
+            Op::Shuffle(idx) => {
+                let all: Vec<u128> = args.iter().flat_map(|a| a.lanes.iter().copied()).collect();
+                idx.iter().map(|&i| all[i as usize]).collect()
+            }
+            Op::Lookup => {
+                let table = &args[0].lanes;
+                args[1].lanes.iter().map(|&i| table.get(i as usize).copied().unwrap_or(0)).collect()
+            }
+            Op::ReduceAdd(k) => {
+                let elem = args[0].ty.elem;
+                args[0]
+                    .lanes
+                    .chunks(*k as usize)
+                    .map(|c| c.iter().fold(zero(elem), |acc, &x| binary(&Op::Add, elem, acc, x)))
+                    .collect()
+            }
+            Op::Bitcast(_) => return Ok(bitcast(&args[0], ty)),
+            Op::Select => (0..ty.lanes as usize)
+                .map(|i| if args[0].lanes[i] != 0 { args[1].lanes[i] } else { args[2].lanes[i] })
+                .collect(),
+            Op::Cast(to) => args[0].lanes.iter().map(|&x| cast(args[0].ty.elem, *to, x)).collect(),
+            Op::SatCast(to) => args[0].lanes.iter().map(|&x| sat_cast(args[0].ty.elem, *to, x)).collect(),
+            op if op.arity() == Some(1) => {
+                let elem = args[0].ty.elem;
+                args[0].lanes.iter().map(|&x| unary(op, elem, x)).collect()
+            }
+            op => {
+                let elem = args[0].ty.elem;
+                (0..ty.lanes as usize).map(|i| binary(op, elem, args[0].lanes[i], args[1].lanes[i])).collect()
+            }
+        };
+        Ok(Value::new(ty, lanes))
+    }
+}
+
+fn zero(elem: Elem) -> u128 {
+    if elem == Elem::F32 {
+        0f32.to_bits() as u128
+    } else {
+        0
+    }
+}
+
+fn f(x: u128) -> f32 {
+    f32::from_bits(x as u32)
+}
+
+fn fb(x: f32) -> u128 {
+    x.to_bits() as u128
+}
+
+fn unary(op: &Op, elem: Elem, x: u128) -> u128 {
+    let m = elem.mask();
+    if elem == Elem::F32 {
+        let v = f(x);
+        return fb(match op {
+            Op::Neg => -v,
+            Op::Abs => v.abs(),
+            Op::Sqrt => v.sqrt(),
+            Op::Sgn => {
+                if v > 0.0 {
+                    1.0
+                } else if v < 0.0 {
+                    -1.0
+                } else {
+                    0.0
+                }
+            }
+            _ => unreachable!("typing admits no other f32 unary op"),
+        });
+    }
+    let bits = elem.bits();
+    match op {
+        Op::Neg => x.wrapping_neg() & m,
+        Op::Not if elem == Elem::Bool => x ^ 1,
+        Op::Not => !x & m,
+        Op::Abs if elem.is_signed() => sign_extend(x, bits).wrapping_abs() as u128 & m,
+        Op::Abs => x,
+        Op::Popcount => x.count_ones() as u128,
+        Op::Clz => (x.leading_zeros() - (128 - bits)) as u128,
+        _ => unreachable!("typing admits no other unary op"),
+    }
+}
+
+fn binary(op: &Op, elem: Elem, a: u128, b: u128) -> u128 {
+    if elem == Elem::F32 {
+        let (x, y) = (f(a), f(b));
+        return match op {
+            Op::Add => fb(x + y),
+            Op::Sub => fb(x - y),
+            Op::Mul => fb(x * y),
+            Op::Div => fb(x / y),
+            Op::Min => fb(x.min(y)),
+            Op::Max => fb(x.max(y)),
+            _ => compare(op, x.partial_cmp(&y)) as u128,
+        };
+    }
+    let m = elem.mask();
+    let bits = elem.bits();
+    let ordering = if elem.is_signed() {
+        sign_extend(a, bits).cmp(&sign_extend(b, bits))
+    } else {
+        a.cmp(&b)
+    };
+    match op {
+        Op::Add => a.wrapping_add(b) & m,
+        Op::Sub => a.wrapping_sub(b) & m,
+        Op::Mul => a.wrapping_mul(b) & m,
+        Op::And => a & b,
+        Op::Or => a | b,
+        Op::Xor => a ^ b,
+        Op::Shl if b >= bits as u128 => 0,
+        Op::Shl => (a << b) & m,
+        Op::Shr if elem.is_signed() => (sign_extend(a, bits) >> b.min(bits as u128 - 1)) as u128 & m,
+        Op::Shr if b >= bits as u128 => 0,
+        Op::Shr => a >> b,
+        Op::Min => if ordering.is_le() { a } else { b },
+        Op::Max => if ordering.is_ge() { a } else { b },
+        _ => compare(op, Some(ordering)) as u128,
+    }
+}
+
+fn compare(op: &Op, ord: Option<std::cmp::Ordering>) -> bool {
+    let Some(o) = ord else { return matches!(op, Op::Ne) };
+    match op {
+        Op::Eq => o.is_eq(),
+        Op::Ne => o.is_ne(),
+        Op::Lt => o.is_lt(),
+        Op::Le => o.is_le(),
+        Op::Gt => o.is_gt(),
+        Op::Ge => o.is_ge(),
+        _ => unreachable!("not a comparison: {op:?}"),
+    }
+}
+
+/// Halide's cast: extend by the source's signedness, or truncate; to bool is `!= 0`.
+pub fn cast(from: Elem, to: Elem, x: u128) -> u128 {
+    if to == Elem::Bool {
+        return (x != 0) as u128;
+    }
+    if from == to {
+        return x;
+    }
+    let wide = if from.is_signed() { sign_extend(x, from.bits()) as u128 } else { x };
+    wide & to.mask()
+}
+
+/// Clamps to the destination's range, then casts.
+pub fn sat_cast(from: Elem, to: Elem, x: u128) -> u128 {
+    let (lo, hi) = (to.min_value(), to.max_value());
+    let clamped = if from.is_signed() {
+        sign_extend(x, from.bits()).clamp(lo, hi) as u128
+    } else {
+        x.min(hi as u128)
+    };
+    clamped & to.mask()
+}
+
+fn bitcast(v: &Value, ty: VecType) -> Value {
+    let (from, to) = (v.ty.elem.bits(), ty.elem.bits());
+    let mut out = vec![0u128; ty.lanes as usize];
+    for (i, &lane) in v.lanes.iter().enumerate() {
+        for bit in 0..from {
+            if lane >> bit & 1 == 1 {
+                let pos = i as u32 * from + bit;
+                out[(pos / to) as usize] |= 1 << (pos % to);
+            }
+        }
+    }
+    Value::new(ty, out)
+}

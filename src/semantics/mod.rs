@@ -1,0 +1,10 @@
+//! Semantics, twice: a concrete interpreter and a z3 encoding that agree lane for lane.
+
+pub mod interp;
+pub mod prove;
+pub mod smt;
+pub mod value;
+
+pub use interp::{eval, Env};
+pub use prove::{prove_equivalent, Verdict};
+pub use value::Value;

@@ -1,0 +1,365 @@
+//! The z3 encoding: one bitvector per integer lane, a Bool per mask lane, a Real per f32 lane
+//! (sqrt is an uninterpreted function), following the interpreter's definitions exactly.
+
+use crate::error::{Error, Result};
+use crate::ir::{Elem, Expr, Op};
+use std::collections::HashMap;
+use std::rc::Rc;
+use z3::ast::{Ast, Bool, Real, BV};
+use z3::{Context, FuncDecl, Sort};
+
+/// One lane of a symbolic vector.
+#[derive(Clone, Debug)]
+pub enum Lane<'c> {
+    Bits(BV<'c>),
+    Flag(Bool<'c>),
+    Num(Real<'c>),
+}
+
+impl<'c> Lane<'c> {
+    pub fn bits(&self) -> &BV<'c> {
+        match self {
+            Lane::Bits(b) => b,
+            _ => unreachable!("typing guarantees an integer lane"),
+        }
+    }
+
+    pub fn flag(&self) -> &Bool<'c> {
+        match self {
+            Lane::Flag(b) => b,
+            _ => unreachable!("typing guarantees a mask lane"),
+        }
+    }
+
+    pub fn num(&self) -> &Real<'c> {
+        match self {
+            Lane::Num(r) => r,
+            _ => unreachable!("typing guarantees an f32 lane"),
+        }
+    }
+
+    /// Lane equality as a z3 formula.
+    pub fn equals(&self, other: &Lane<'c>) -> Bool<'c> {
+        match (self, other) {
+            (Lane::Bits(a), Lane::Bits(b)) => a._eq(b),
+            (Lane::Flag(a), Lane::Flag(b)) => a._eq(b),
+            (Lane::Num(a), Lane::Num(b)) => a._eq(b),
+            _ => unreachable!("lanes of one type"),
+        }
+    }
+
+    fn ite(c: &Bool<'c>, a: &Lane<'c>, b: &Lane<'c>) -> Lane<'c> {
+        match (a, b) {
+            (Lane::Bits(x), Lane::Bits(y)) => Lane::Bits(c.ite(x, y)),
+            (Lane::Flag(x), Lane::Flag(y)) => Lane::Flag(c.ite(x, y)),
+            (Lane::Num(x), Lane::Num(y)) => Lane::Num(c.ite(x, y)),
+            _ => unreachable!("lanes of one type"),
+        }
+    }
+}
+
+/// Encodes expressions over a shared set of named variables.
+pub struct Encoder<'c> {
+    pub ctx: &'c Context,
+    /// The lanes of every variable encoded so far.
+    pub vars: HashMap<String, Vec<Lane<'c>>>,
+    memo: HashMap<*const Expr, Vec<Lane<'c>>>,
+    sqrt: FuncDecl<'c>,
+}
+
+impl<'c> Encoder<'c> {
+    pub fn new(ctx: &'c Context) -> Encoder<'c> {
+        let sqrt = FuncDecl::new(ctx, "sqrt", &[&Sort::real(ctx)], &Sort::real(ctx));
+        Encoder { ctx, vars: HashMap::new(), memo: HashMap::new(), sqrt }
+    }
+
+    /// A fresh lane constant for variable lanes.
+    fn var_lane(&self, name: &str, i: u32, elem: Elem) -> Lane<'c> {
+        let n = format!("{name}[{i}]");
+        match elem {
+            Elem::Bool => Lane::Flag(Bool::new_const(self.ctx, n)),
+            Elem::F32 => Lane::Num(Real::new_const(self.ctx, n)),
+            e => Lane::Bits(BV::new_const(self.ctx, n, e.bits())),
+        }
+    }
+
+    /// A constant lane from raw bits.
+    pub fn const_lane(&self, elem: Elem, bits: u128) -> Lane<'c> {
+        match elem {
+            Elem::Bool => Lane::Flag(Bool::from_bool(self.ctx, bits != 0)),
+            Elem::F32 => Lane::Num(real_of_f32(self.ctx, f32::from_bits(bits as u32))),
+            e => Lane::Bits(bv_const(self.ctx, bits, e.bits())),
+        }
+    }
+
+    fn encode_shared(&mut self, e: &Rc<Expr>) -> Result<Vec<Lane<'c>>> {
+        let key = Rc::as_ptr(e);
+        if let Some(v) = self.memo.get(&key) {
+            return Ok(v.clone());
+        }
+        let v = self.encode(e)?;
+        if Rc::strong_count(e) > 1 {
+            self.memo.insert(key, v.clone());
+        }
+        Ok(v)
+    }
+
+    /// The lanes of `e`; variables are created on first use and shared by name.
+    pub fn encode(&mut self, e: &Expr) -> Result<Vec<Lane<'c>>> {
+        let args = e.args.iter().map(|a| self.encode_shared(a)).collect::<Result<Vec<_>>>()?;
+        let ty = e.ty;
+        let arg_elem = e.args.first().map(|a| a.ty.elem);
+        Ok(match &e.op {
+            Op::Var(name) => {
+                if let Some(v) = self.vars.get(name) {
+                    return Ok(v.clone());
+                }
+                let lanes: Vec<_> = (0..ty.lanes).map(|i| self.var_lane(name, i, ty.elem)).collect();
+                self.vars.insert(name.clone(), lanes.clone());
+                lanes
+            }
+            Op::Const(vals) => {
+                (0..ty.lanes as usize).map(|i| self.const_lane(ty.elem, vals[if vals.len() == 1 { 0 } else { i }])).collect()
+            }
+            Op::Broadcast(n) => (0..*n).flat_map(|_| args[0].iter().cloned()).collect(),
+            Op::Concat => args.concat(),
+            Op::Slice { start, stride, lanes } => {
+                (0..*lanes).map(|i| args[0][(start + i * stride) as usize].clone()).collect()
+            }
+            Op::Interleave => {
+                let n = args[0].len();
+                (0..n * args.len()).map(|i| args[i % args.len()][i / args.len()].clone()).collect()
+            }
+            Op::Shuffle(idx) => {
+                let all = args.concat();
+                idx.iter().map(|&i| all[i as usize].clone()).collect()
+            }
+            Op::Lookup => {
+                let table = &args[0];
+                let zero = self.const_lane(ty.elem, 0);
+                args[1]
+                    .iter()
+                    .map(|i| {
+                        let i = i.bits();
+                        let reach = if i.get_size() >= 32 { table.len() } else { table.len().min(1 << i.get_size()) };
+                        (0..reach).rev().fold(zero.clone(), |acc, j| {
+                            let hit = i._eq(&bv_const(self.ctx, j as u128, i.get_size()));
+                            Lane::ite(&hit, &table[j], &acc)
+                        })
+                    })
+                    .collect()
+            }
+            Op::ReduceAdd(k) => args[0]
+                .chunks(*k as usize)
+                .map(|c| c[1..].iter().fold(c[0].clone(), |acc, x| self.binary(&Op::Add, ty.elem, &acc, x)))
+                .collect(),
+            Op::Bitcast(to) => self.bitcast(&args[0], arg_elem.unwrap(), *to)?,
+            Op::Select => (0..ty.lanes as usize).map(|i| Lane::ite(args[0][i].flag(), &args[1][i], &args[2][i])).collect(),
+            Op::Cast(to) => args[0].iter().map(|x| self.cast(arg_elem.unwrap(), *to, x)).collect(),
+            Op::SatCast(to) => args[0].iter().map(|x| self.sat_cast(arg_elem.unwrap(), *to, x)).collect(),
+            op if op.arity() == Some(1) => args[0].iter().map(|x| self.unary(op, arg_elem.unwrap(), x)).collect(),
+            op => (0..args[0].len()).map(|i| self.binary(op, arg_elem.unwrap(), &args[0][i], &args[1][i])).collect(),
+        })
+    }
+
+    fn unary(&self, op: &Op, elem: Elem, x: &Lane<'c>) -> Lane<'c> {
+        let ctx = self.ctx;
+        match x {
+            Lane::Flag(b) => Lane::Flag(b.not()),
+            Lane::Num(r) => {
+                let zero = Real::from_real(ctx, 0, 1);
+                Lane::Num(match op {
+                    Op::Neg => r.unary_minus(),
+                    Op::Abs => r.lt(&zero).ite(&r.unary_minus(), r),
+                    Op::Sqrt => self.sqrt.apply(&[r]).as_real().unwrap(),
+                    Op::Sgn => r.gt(&zero).ite(
+                        &Real::from_real(ctx, 1, 1),
+                        &r.lt(&zero).ite(&Real::from_real(ctx, -1, 1), &zero),
+                    ),
+                    _ => unreachable!("typing admits no other f32 unary op"),
+                })
+            }
+            Lane::Bits(b) => {
+                let w = b.get_size();
+                Lane::Bits(match op {
+                    Op::Neg => b.bvneg(),
+                    Op::Not => b.bvnot(),
+                    Op::Abs if elem.is_signed() => b.bvslt(&BV::from_u64(ctx, 0, w)).ite(&b.bvneg(), b),
+                    Op::Abs => b.clone(),
+                    Op::Popcount => (0..w).fold(BV::from_u64(ctx, 0, w), |acc, i| acc.bvadd(&b.extract(i, i).zero_ext(w - 1))),
+                    Op::Clz => (0..w).fold(BV::from_u64(ctx, w as u64, w), |acc, i| {
+                        b.extract(i, i)._eq(&BV::from_u64(ctx, 1, 1)).ite(&BV::from_u64(ctx, (w - 1 - i) as u64, w), &acc)
+                    }),
+                    _ => unreachable!("typing admits no other unary op"),
+                })
+            }
+        }
+    }
+
+    fn binary(&self, op: &Op, elem: Elem, a: &Lane<'c>, b: &Lane<'c>) -> Lane<'c> {
+        match (a, b) {
+            (Lane::Flag(x), Lane::Flag(y)) => Lane::Flag(match op {
+                Op::And => Bool::and(self.ctx, &[x, y]),
+                Op::Or => Bool::or(self.ctx, &[x, y]),
+                Op::Xor => x.xor(y),
+                Op::Eq => x._eq(y),
+                Op::Ne => x._eq(y).not(),
+                _ => unreachable!("typing admits no other mask op"),
+            }),
+            (Lane::Num(x), Lane::Num(y)) => match op {
+                Op::Add => Lane::Num(Real::add(self.ctx, &[x, y])),
+                Op::Sub => Lane::Num(Real::sub(self.ctx, &[x, y])),
+                Op::Mul => Lane::Num(Real::mul(self.ctx, &[x, y])),
+                Op::Div => Lane::Num(x.div(y)),
+                Op::Min => Lane::Num(x.le(y).ite(x, y)),
+                Op::Max => Lane::Num(x.ge(y).ite(x, y)),
+                Op::Eq => Lane::Flag(x._eq(y)),
+                Op::Ne => Lane::Flag(x._eq(y).not()),
+                Op::Lt => Lane::Flag(x.lt(y)),
+                Op::Le => Lane::Flag(x.le(y)),
+                Op::Gt => Lane::Flag(x.gt(y)),
+                Op::Ge => Lane::Flag(x.ge(y)),
+                _ => unreachable!("typing admits no other f32 op"),
+            },
+            (Lane::Bits(x), Lane::Bits(y)) => {
+                let s = elem.is_signed();
+                let lt = if s { x.bvslt(y) } else { x.bvult(y) };
+                let le = if s { x.bvsle(y) } else { x.bvule(y) };
+                match op {
+                    Op::Add => Lane::Bits(x.bvadd(y)),
+                    Op::Sub => Lane::Bits(x.bvsub(y)),
+                    Op::Mul => Lane::Bits(x.bvmul(y)),
+                    Op::And => Lane::Bits(x.bvand(y)),
+                    Op::Or => Lane::Bits(x.bvor(y)),
+                    Op::Xor => Lane::Bits(x.bvxor(y)),
+                    Op::Shl => Lane::Bits(x.bvshl(y)),
+                    Op::Shr if s => Lane::Bits(x.bvashr(y)),
+                    Op::Shr => Lane::Bits(x.bvlshr(y)),
+                    Op::Min => Lane::Bits(le.ite(x, y)),
+                    Op::Max => Lane::Bits(le.ite(y, x)),
+                    Op::Eq => Lane::Flag(x._eq(y)),
+                    Op::Ne => Lane::Flag(x._eq(y).not()),
+                    Op::Lt => Lane::Flag(lt),
+                    Op::Le => Lane::Flag(le),
+                    Op::Gt => Lane::Flag(le.not()),
+                    Op::Ge => Lane::Flag(lt.not()),
+                    _ => unreachable!("typing admits no other integer op"),
+                }
+            }
+            _ => unreachable!("operands of one type"),
+        }
+    }
+
+    fn cast(&self, from: Elem, to: Elem, x: &Lane<'c>) -> Lane<'c> {
+        let ctx = self.ctx;
+        match (x, to) {
+            (Lane::Num(_), _) => x.clone(),
+            (Lane::Flag(f), to) => Lane::Bits(f.ite(&BV::from_u64(ctx, 1, to.bits()), &BV::from_u64(ctx, 0, to.bits()))),
+            (Lane::Bits(b), Elem::Bool) => Lane::Flag(b._eq(&BV::from_u64(ctx, 0, b.get_size())).not()),
+            (Lane::Bits(b), to) => Lane::Bits(resize(b, from.is_signed(), to.bits())),
+        }
+    }
+
+    fn sat_cast(&self, from: Elem, to: Elem, x: &Lane<'c>) -> Lane<'c> {
+        // Compare in a width that holds both ranges exactly.
+        let w = from.bits().max(to.bits()) + 2;
+        let v = resize(x.bits(), from.is_signed(), w);
+        let lo = int_const(self.ctx, to.min_value(), w);
+        let hi = if to == Elem::U128 {
+            bv_const(self.ctx, u128::MAX, 128).zero_ext(w - 128)
+        } else {
+            int_const(self.ctx, to.max_value(), w)
+        };
+        let clamped = v.bvslt(&lo).ite(&lo, &v.bvsgt(&hi).ite(&hi, &v));
+        Lane::Bits(clamped.extract(to.bits() - 1, 0))
+    }
+
+    fn bitcast(&self, lanes: &[Lane<'c>], from: Elem, to: Elem) -> Result<Vec<Lane<'c>>> {
+        if from == Elem::F32 || to == Elem::F32 {
+            return Err(Error::Usage("bitcast of f32 lanes has no z3 encoding".into()));
+        }
+        let as_bits: Vec<BV<'c>> = lanes
+            .iter()
+            .map(|l| match l {
+                Lane::Flag(f) => f.ite(&BV::from_u64(self.ctx, 1, 1), &BV::from_u64(self.ctx, 0, 1)),
+                other => other.bits().clone(),
+            })
+            .collect();
+        // Lane 0 is the least significant: concatenate from the last lane down.
+        let all = as_bits.iter().rev().skip(1).fold(as_bits.last().unwrap().clone(), |acc, x| acc.concat(x));
+        let w = to.bits();
+        Ok((0..all.get_size() / w)
+            .map(|i| {
+                let piece = all.extract((i + 1) * w - 1, i * w);
+                if to == Elem::Bool {
+                    Lane::Flag(piece._eq(&BV::from_u64(self.ctx, 1, 1)))
+                } else {
+                    Lane::Bits(piece)
+                }
+            })
+            .collect())
+    }
+}
+
+/// Sign- or zero-extends, or truncates, to `to` bits.
+fn resize<'c>(b: &BV<'c>, signed: bool, to: u32) -> BV<'c> {
+    let w = b.get_size();
+    match to.cmp(&w) {
+        std::cmp::Ordering::Equal => b.clone(),
+        std::cmp::Ordering::Less => b.extract(to - 1, 0),
+        std::cmp::Ordering::Greater if signed => b.sign_ext(to - w),
+        std::cmp::Ordering::Greater => b.zero_ext(to - w),
+    }
+}
+
+/// A bitvector constant of any width up to 128 (wider widths are zero-extended).
+pub fn bv_const(ctx: &Context, bits: u128, width: u32) -> BV<'_> {
+    if width <= 64 {
+        let mask = if width == 64 { u64::MAX } else { (1u64 << width) - 1 };
+        let bits = bits & mask as u128;
+        return BV::from_u64(ctx, bits as u64, width);
+    }
+    let hi = BV::from_u64(ctx, (bits >> 64) as u64, 64);
+    let lo = BV::from_u64(ctx, bits as u64, 64);
+    resize(&hi.concat(&lo), false, width)
+}
+
+/// A two's-complement constant of `width` bits holding `value`.
+fn int_const(ctx: &Context, value: i128, width: u32) -> BV<'_> {
+    if width <= 128 {
+        bv_const(ctx, value as u128, width)
+    } else {
+        bv_const(ctx, value as u128, 128).sign_ext(width - 128)
+    }
+}
+
+/// The exact rational value of a finite f32.
+fn real_of_f32(ctx: &Context, x: f32) -> Real<'_> {
+    let (num, den) = exact_fraction(x);
+    Real::from_real_str(ctx, &num, &den).unwrap_or_else(|| Real::from_real(ctx, 0, 1))
+}
+
+fn exact_fraction(x: f32) -> (String, String) {
+    let bits = x.to_bits();
+    let sign = if bits >> 31 == 1 { "-" } else { "" };
+    let exp = ((bits >> 23) & 0xff) as i32;
+    let frac = (bits & 0x7f_ffff) as u128;
+    let (mant, e) = if exp == 0 { (frac, -149) } else { (frac | 0x80_0000, exp - 150) };
+    if e >= 0 {
+        (format!("{sign}{}", mant << e.min(100)), "1".into())
+    } else {
+        let den = 1u128.checked_shl((-e) as u32).map_or_else(|| format!("{}", 2f64.powi(-e)), |d| d.to_string());
+        (format!("{sign}{mant}"), den)
+    }
+}
+
+/// A model's value of a bitvector lane, as raw bits.
+pub fn lane_bits_of(b: &BV<'_>) -> u128 {
+    if let Some(v) = b.as_u64() {
+        return v as u128;
+    }
+    let w = b.get_size();
+    let hi = b.extract(w - 1, 64).simplify().as_u64().unwrap_or(0) as u128;
+    let lo = b.extract(63, 0).simplify().as_u64().unwrap_or(0) as u128;
+    hi << 64 | lo
+}

@@ -1,0 +1,71 @@
+//! Concrete vector values: one raw bit pattern per lane, truncated to the lane width.
+
+use crate::ir::print::{lane_text, sign_extend};
+use crate::ir::{Elem, VecType};
+use std::fmt;
+
+#[derive(Debug, Clone, PartialEq, Eq, Hash)]
+pub struct Value {
+    pub ty: VecType,
+    pub lanes: Vec<u128>,
+}
+
+impl Value {
+    pub fn new(ty: VecType, lanes: Vec<u128>) -> Value {
+        let lanes = lanes.into_iter().map(|l| l & ty.elem.mask()).collect();
+        Value { ty, lanes }
+    }
+
+    /// Lane `i` as a number: sign-extended for signed types, zero-extended otherwise.
+    pub fn int(&self, i: usize) -> i128 {
+        as_int(self.ty.elem, self.lanes[i])
+    }
+
+    pub fn f32(&self, i: usize) -> f32 {
+        f32::from_bits(self.lanes[i] as u32)
+    }
+
+    /// The lanes as little-endian bytes, as a register in memory holds them.
+    pub fn to_bytes(&self) -> Vec<u8> {
+        let bits = self.ty.elem.bits();
+        if self.ty.elem == Elem::Bool {
+            return self.lanes.iter().map(|&l| l as u8).collect();
+        }
+        let bytes = (bits / 8) as usize;
+        self.lanes.iter().flat_map(|l| l.to_le_bytes().into_iter().take(bytes)).collect()
+    }
+
+    /// Reads lanes of `ty` from little-endian bytes (bool lanes: one byte each, nonzero is true).
+    pub fn from_bytes(ty: VecType, bytes: &[u8]) -> Value {
+        if ty.elem == Elem::Bool {
+            return Value::new(ty, bytes.iter().map(|&b| (b != 0) as u128).collect());
+        }
+        let n = (ty.elem.bits() / 8) as usize;
+        let lanes = bytes
+            .chunks(n)
+            .take(ty.lanes as usize)
+            .map(|c| {
+                let mut buf = [0u8; 16];
+                buf[..c.len()].copy_from_slice(c);
+                u128::from_le_bytes(buf)
+            })
+            .collect();
+        Value::new(ty, lanes)
+    }
+}
+
+/// Raw lane bits as a number of type `elem`.
+pub fn as_int(elem: Elem, bits: u128) -> i128 {
+    if elem.is_signed() {
+        sign_extend(bits, elem.bits())
+    } else {
+        bits as i128
+    }
+}
+
+impl fmt::Display for Value {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        let lanes: Vec<String> = self.lanes.iter().map(|&l| lane_text(self.ty.elem, l)).collect();
+        write!(f, "[{}]", lanes.join(" "))
+    }
+}

@@ -1,0 +1,247 @@
+//! Families: one spec entry whose parameters (width, element type, signedness, ...) expand into
+//! many instructions. Re-instantiating with a smaller width gives the lane-scaled semantics.
+
+use super::template::fill;
+use super::{Instruction, Operand};
+use crate::error::{Error, Result};
+use crate::ir::meta::Meta;
+use crate::ir::sexpr::{SExpr, SKind};
+use crate::ir::{Macros, Scope};
+
+/// A parsed `(family ...)` form, kept as clauses so it can be re-instantiated.
+#[derive(Debug, Clone)]
+pub struct Family {
+    pub name: String,
+    pub isa: String,
+    pub form: SExpr,
+    params: Vec<(String, Vec<SExpr>)>,
+    /// `(scale PARAM MIN)`: the parameter that may shrink, and how far.
+    pub scale: Option<(String, i128)>,
+}
+
+const CLAUSES: &[&str] = &[
+    "isa", "param", "where", "let", "feature", "intrinsic", "name", "asm", "operands", "result",
+    "semantics", "cost", "scale",
+];
+
+impl Family {
+    pub fn parse(form: &SExpr) -> Result<Family> {
+        let items = form.list().unwrap();
+        let name = items.get(1).and_then(SExpr::sym).ok_or_else(|| form.err("family needs a name"))?;
+        let mut fam = Family { name: name.to_string(), isa: String::new(), form: form.clone(), params: vec![], scale: None };
+        for clause in &items[2..] {
+            let head = clause.head().ok_or_else(|| clause.err("expected a clause such as (isa x86)"))?;
+            let args = &clause.list().unwrap()[1..];
+            match head {
+                "isa" => fam.isa = single_sym(clause, args)?.to_string(),
+                "param" => {
+                    let pname = args.first().and_then(SExpr::sym).ok_or_else(|| clause.err("param needs a name"))?;
+                    if args.len() < 2 {
+                        return Err(clause.err(format!("param {pname} needs at least one value")));
+                    }
+                    fam.params.push((pname.to_string(), args[1..].to_vec()));
+                }
+                "scale" => match args {
+                    [SExpr { kind: SKind::Sym(p), .. }, SExpr { kind: SKind::Int(min), .. }] => fam.scale = Some((p.clone(), *min)),
+                    _ => return Err(clause.err("expected (scale PARAM MIN-BITS)")),
+                },
+                h if CLAUSES.contains(&h) => {}
+                h => {
+                    return Err(clause.err(format!(
+                        "unknown clause '{h}'{}",
+                        crate::ir::parse::did_you_mean(h, CLAUSES)
+                    )))
+                }
+            }
+        }
+        if fam.isa.is_empty() {
+            return Err(form.err(format!("family {} has no (isa ...)", fam.name)));
+        }
+        Ok(fam)
+    }
+
+    /// Every combination of parameter values, in declaration order.
+    fn bindings(&self, macros: &Macros) -> Result<Vec<Vec<(String, Meta)>>> {
+        let mut out: Vec<Vec<(String, Meta)>> = vec![vec![]];
+        let mut scope = Scope::new(macros);
+        for (name, values) in &self.params {
+            let vals = values.iter().map(|v| scope.meta(v)).collect::<Result<Vec<_>>>()?;
+            out = out
+                .into_iter()
+                .flat_map(|b| {
+                    vals.iter().map(move |v| {
+                        let mut b = b.clone();
+                        b.push((name.clone(), v.clone()));
+                        b
+                    })
+                })
+                .collect();
+        }
+        Ok(out)
+    }
+
+    /// All instructions of the family.
+    pub fn expand(&self, macros: &Macros) -> Result<Vec<Instruction>> {
+        let mut out = Vec::new();
+        for binding in self.bindings(macros)? {
+            if let Some(i) = self.instantiate(macros, &binding, false)? {
+                out.push(i);
+            }
+        }
+        Ok(out)
+    }
+
+    /// The instruction for one binding; `None` when a `where` clause rejects it. When `scaled`,
+    /// only the semantics matter: metadata clauses are skipped and failing lets are left unbound.
+    pub fn instantiate(&self, macros: &Macros, binding: &[(String, Meta)], scaled: bool) -> Result<Option<Instruction>> {
+        let label = binding.iter().map(|(k, v)| format!("{k}={v}")).collect::<Vec<_>>().join(" ");
+        self.instantiate_inner(macros, binding, scaled).map_err(|e| match e {
+            Error::Parse { loc, msg } => Error::Parse { loc, msg: format!("family {} [{label}]: {msg}", self.name) },
+            Error::Type { loc, msg } => Error::Type { loc, msg: format!("family {} [{label}]: {msg}", self.name) },
+            other => other,
+        })
+    }
+
+    fn instantiate_inner(&self, macros: &Macros, binding: &[(String, Meta)], scaled: bool) -> Result<Option<Instruction>> {
+        let mut scope = Scope::new(macros);
+        scope.meta.extend(binding.iter().cloned());
+        let mut ins = Instruction {
+            isa: self.isa.clone(),
+            family: self.name.clone(),
+            binding: binding.to_vec(),
+            loc: self.form.loc.clone(),
+            ..Instruction::default()
+        };
+        let mut sem_form = None;
+        for clause in &self.form.list().unwrap()[2..] {
+            let args = &clause.list().unwrap()[1..];
+            match clause.head().unwrap() {
+                "let" => {
+                    let [SExpr { kind: SKind::Sym(n), .. }, value] = args else {
+                        return Err(clause.err("expected (let NAME VALUE)"));
+                    };
+                    match scope.meta(value) {
+                        Ok(v) => {
+                            scope.meta.insert(n.clone(), v);
+                        }
+                        Err(e) if !scaled => return Err(e),
+                        Err(_) => {}
+                    }
+                }
+                "where" if !scaled => {
+                    let [cond] = args else { return Err(clause.err("expected (where CONDITION)")) };
+                    match scope.meta(cond)? {
+                        Meta::Bool(true) => {}
+                        Meta::Bool(false) => return Ok(None),
+                        other => return Err(cond.err(format!("where needs true or false, got {other}"))),
+                    }
+                }
+                "feature" if !scaled => ins.feature = scope.meta(single(clause, args)?)?.to_string(),
+                "intrinsic" if !scaled => ins.intrinsic = Some(fill(string(clause, args)?, &mut scope, clause)?),
+                "name" if !scaled => ins.name = fill(string(clause, args)?, &mut scope, clause)?,
+                "asm" if !scaled => ins.asm = fill(string(clause, args)?, &mut scope, clause)?,
+                "cost" if !scaled => {
+                    let nums = args.iter().map(|a| number(&mut scope, a)).collect::<Result<Vec<_>>>()?;
+                    match nums[..] {
+                        [c] => ins.cost = c,
+                        [lat, tput] => {
+                            (ins.latency, ins.throughput, ins.cost) = (Some(lat), Some(tput), lat);
+                        }
+                        _ => return Err(clause.err("expected (cost LATENCY [THROUGHPUT])")),
+                    }
+                }
+                "operands" => {
+                    for op in args {
+                        ins.operands.push(operand(&mut scope, op)?);
+                    }
+                }
+                "result" => ins.result = scope.vec_type(single(clause, args)?)?,
+                "semantics" => sem_form = Some(single(clause, args)?.clone()),
+                _ => {}
+            }
+        }
+        let sem_form = sem_form.ok_or_else(|| self.form.err(format!("family {} has no (semantics ...)", self.name)))?;
+        for o in &ins.operands {
+            scope.bind_var(&o.name, o.ty);
+        }
+        let sem = scope.expr(&sem_form)?;
+        if ins.result.lanes != 0 && ins.result != sem.ty {
+            return Err(sem_form.err(format!("the semantics has type {}, but (result ...) says {}", sem.ty, ins.result)));
+        }
+        ins.result = sem.ty;
+        if !scaled {
+            if ins.name.is_empty() {
+                ins.name = ins.intrinsic.clone().ok_or_else(|| self.form.err(format!("family {} needs (intrinsic ...) or (name ...)", self.name)))?;
+            }
+            if ins.feature.is_empty() {
+                return Err(self.form.err(format!("family {} has no (feature ...)", self.name)));
+            }
+            if ins.cost == 0.0 {
+                ins.cost = 1.0;
+            }
+        }
+        ins.set_semantics(sem);
+        Ok(Some(ins))
+    }
+
+    /// The binding with the scaled parameter set to its minimum, if the family scales.
+    pub fn scaled_binding(&self, binding: &[(String, Meta)]) -> Option<Vec<(String, Meta)>> {
+        let (param, min) = self.scale.as_ref()?;
+        let mut b = binding.to_vec();
+        let slot = b.iter_mut().find(|(k, _)| k == param)?;
+        match slot.1 {
+            Meta::Int(v) if v > *min => slot.1 = Meta::Int(*min),
+            _ => return None,
+        }
+        Some(b)
+    }
+}
+
+fn single<'a>(clause: &SExpr, args: &'a [SExpr]) -> Result<&'a SExpr> {
+    match args {
+        [a] => Ok(a),
+        _ => Err(clause.err(format!("({} ...) takes one value", clause.head().unwrap_or("")))),
+    }
+}
+
+fn single_sym<'a>(clause: &SExpr, args: &'a [SExpr]) -> Result<&'a str> {
+    single(clause, args)?.sym().ok_or_else(|| clause.err("expected a name"))
+}
+
+fn string<'a>(clause: &SExpr, args: &'a [SExpr]) -> Result<&'a str> {
+    match single(clause, args)? {
+        SExpr { kind: SKind::Str(s), .. } => Ok(s),
+        other => Err(other.err("expected a string template")),
+    }
+}
+
+fn number(scope: &mut Scope, s: &SExpr) -> Result<f64> {
+    match scope.meta(s)? {
+        Meta::Int(i) => Ok(i as f64),
+        Meta::Float(x) => Ok(x),
+        other => Err(s.err(format!("expected a number, got {other}"))),
+    }
+}
+
+/// `(NAME TYPE [(c "C type")])` or `(NAME (imm ELEM LO HI))`.
+fn operand(scope: &mut Scope, s: &SExpr) -> Result<Operand> {
+    let items = s.list().ok_or_else(|| s.err("expected (NAME TYPE)"))?;
+    let name = items.first().and_then(SExpr::sym).ok_or_else(|| s.err("expected an operand name"))?;
+    let ty_form = items.get(1).ok_or_else(|| s.err(format!("operand {name} needs a type")))?;
+    let mut op = Operand { name: name.to_string(), ..Operand::default() };
+    if ty_form.head() == Some("imm") {
+        let parts = ty_form.list().unwrap();
+        let [_, elem, lo, hi] = parts else { return Err(ty_form.err("expected (imm ELEM LO HI)")) };
+        op.ty = crate::ir::VecType::new(1, scope.elem(elem)?);
+        op.imm = Some((scope.meta_int(lo)?, scope.meta_int(hi)?));
+    } else {
+        op.ty = scope.vec_type(ty_form)?;
+    }
+    for extra in &items[2..] {
+        match (extra.head(), extra.list().map(|l| &l[1..])) {
+            (Some("c"), Some([SExpr { kind: SKind::Str(c), .. }])) => op.c_type = Some(c.clone()),
+            _ => return Err(extra.err("expected (c \"C type\")")),
+        }
+    }
+    Ok(op)
+}

@@ -1,0 +1,159 @@
+//! Reads every `.spec` file under a directory: macros and idioms first, then families.
+
+use super::{Family, Instruction};
+use crate::error::{Error, Location, Result};
+use crate::ir::sexpr::{read_all, SExpr, SKind};
+use crate::ir::{Macro, Macros};
+use std::collections::HashMap;
+use std::path::{Path, PathBuf};
+
+/// A named, target-independent idiom: a macro with the aliases people type.
+#[derive(Debug, Clone)]
+pub struct Idiom {
+    pub name: String,
+    pub params: Vec<String>,
+    pub body: SExpr,
+    pub aliases: Vec<String>,
+    pub loc: Location,
+}
+
+/// Everything read from `specs/`.
+#[derive(Debug, Default)]
+pub struct SpecSet {
+    pub macros: Macros,
+    pub idioms: Vec<Idiom>,
+    pub families: Vec<Family>,
+    pub instructions: Vec<Instruction>,
+    /// The files read, with their contents, for input hashing.
+    pub files: Vec<(PathBuf, String)>,
+}
+
+impl SpecSet {
+    pub fn family(&self, isa: &str, name: &str) -> Option<&Family> {
+        self.families.iter().find(|f| f.isa == isa && f.name == name)
+    }
+
+    pub fn instruction(&self, name: &str) -> Option<&Instruction> {
+        self.instructions.iter().find(|i| i.name == name)
+    }
+
+    /// The instruction re-instantiated at its family's smallest scaled width (or as it is).
+    pub fn scaled(&self, ins: &Instruction) -> Result<Instruction> {
+        let fam = self.family(&ins.isa, &ins.family);
+        match fam.and_then(|f| f.scaled_binding(&ins.binding).map(|b| (f, b))) {
+            Some((f, b)) => Ok(f.instantiate(&self.macros, &b, true)?.unwrap_or_else(|| ins.clone())),
+            None => Ok(ins.clone()),
+        }
+    }
+}
+
+/// All `.spec` files below `dir`, sorted so builds are deterministic.
+pub fn spec_files(dir: &Path) -> Result<Vec<PathBuf>> {
+    let mut out = Vec::new();
+    let mut stack = vec![dir.to_path_buf()];
+    while let Some(d) = stack.pop() {
+        for entry in std::fs::read_dir(&d).map_err(|e| Error::io(&d, e))? {
+            let path = entry.map_err(|e| Error::io(&d, e))?.path();
+            if path.is_dir() {
+                stack.push(path);
+            } else if path.extension().is_some_and(|x| x == "spec") {
+                out.push(path);
+            }
+        }
+    }
+    out.sort();
+    Ok(out)
+}
+
+/// Parses and expands every spec under `dir`.
+pub fn load_dir(dir: &Path) -> Result<SpecSet> {
+    load(dir, true)
+}
+
+/// Only the macros and idioms under `dir`, for commands that elaborate user expressions.
+pub fn load_macros(dir: &Path) -> Result<SpecSet> {
+    load(dir, false)
+}
+
+fn load(dir: &Path, with_families: bool) -> Result<SpecSet> {
+    let mut set = SpecSet::default();
+    let mut forms = Vec::new();
+    for path in spec_files(dir)? {
+        let text = std::fs::read_to_string(&path).map_err(|e| Error::io(&path, e))?;
+        let shown = path.strip_prefix(dir.parent().unwrap_or(dir)).unwrap_or(&path).display().to_string();
+        forms.extend(read_all(&text, &shown)?);
+        set.files.push((path, text));
+    }
+    if !with_families {
+        forms.retain(|f| f.head() != Some("family"));
+    }
+    load_forms(&mut set, &forms)?;
+    Ok(set)
+}
+
+/// Loads top-level forms (used by `load_dir` and by tests on inline text).
+pub fn load_forms(set: &mut SpecSet, forms: &[SExpr]) -> Result<()> {
+    let mut families = Vec::new();
+    for form in forms {
+        match form.head() {
+            Some("define") => set.macros.insert(define(form)?, &form.loc)?,
+            Some("idiom") => {
+                let idiom = idiom(form)?;
+                let m = Macro { name: idiom.name.clone(), params: idiom.params.clone(), body: idiom.body.clone() };
+                set.macros.insert(m, &form.loc)?;
+                set.idioms.push(idiom);
+            }
+            Some("family") => families.push(form),
+            _ => return Err(form.err("expected (family ...), (define ...) or (idiom ...)")),
+        }
+    }
+    let mut seen: HashMap<String, Location> = HashMap::new();
+    for form in families {
+        let fam = Family::parse(form)?;
+        if set.family(&fam.isa, &fam.name).is_some() {
+            return Err(form.err(format!("family {} is defined twice for {}", fam.name, fam.isa)));
+        }
+        for ins in fam.expand(&set.macros)? {
+            if let Some(prev) = seen.insert(ins.name.clone(), ins.loc.clone()) {
+                return Err(form.err(format!("instruction {} is also defined at {prev}", ins.name)));
+            }
+            set.instructions.push(ins);
+        }
+        set.families.push(fam);
+    }
+    Ok(())
+}
+
+/// `(define (NAME PARAM ...) BODY)`
+fn define(form: &SExpr) -> Result<Macro> {
+    let items = form.list().unwrap();
+    let [_, sig, body] = items else { return Err(form.err("expected (define (NAME PARAM ...) BODY)")) };
+    let names = sig.list().ok_or_else(|| sig.err("expected (NAME PARAM ...)"))?;
+    let names = names.iter().map(|n| n.sym().map(str::to_string).ok_or_else(|| n.err("expected a name"))).collect::<Result<Vec<_>>>()?;
+    let (name, params) = names.split_first().ok_or_else(|| sig.err("expected a macro name"))?;
+    Ok(Macro { name: name.clone(), params: params.to_vec(), body: body.clone() })
+}
+
+/// `(idiom NAME (PARAM ...) BODY (aliases "text" ...))`
+fn idiom(form: &SExpr) -> Result<Idiom> {
+    let items = form.list().unwrap();
+    let (Some(name), Some(params), Some(body)) = (items.get(1).and_then(SExpr::sym), items.get(2).and_then(SExpr::list), items.get(3)) else {
+        return Err(form.err("expected (idiom NAME (PARAM ...) BODY [(aliases \"...\" ...)])"));
+    };
+    let params = params.iter().map(|p| p.sym().map(str::to_string).ok_or_else(|| p.err("expected a parameter name"))).collect::<Result<Vec<_>>>()?;
+    let mut aliases = Vec::new();
+    for extra in &items[4..] {
+        match (extra.head(), extra.list()) {
+            (Some("aliases"), Some(list)) => {
+                for a in &list[1..] {
+                    match &a.kind {
+                        SKind::Str(s) => aliases.push(s.clone()),
+                        _ => return Err(a.err("expected an alias string")),
+                    }
+                }
+            }
+            _ => return Err(extra.err("expected (aliases \"...\" ...)")),
+        }
+    }
+    Ok(Idiom { name: name.to_string(), params, body: body.clone(), aliases, loc: form.loc.clone() })
+}

@@ -1,0 +1,2 @@
+//! Validation of instruction semantics against real execution.
+pub mod toolchain;
