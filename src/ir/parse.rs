@@ -67,7 +67,7 @@ fn is_builtin(name: &str) -> bool {
     SIMPLE_OPS.iter().any(|(n, _)| *n == name)
         || META_OPS.contains(&name)
         || [
-            "var", "const", "let", "select", "cast", "sat-cast", "bitcast", "broadcast", "concat",
+            "var", "const", "let", "as", "select", "cast", "sat-cast", "bitcast", "broadcast", "concat",
             "slice", "interleave", "shuffle", "blockwise", "lookup", "reduce-add", "tabulate", "vec", "mask",
         ]
         .contains(&name)
@@ -198,13 +198,26 @@ impl<'m> Scope<'m> {
             "cast" | "sat-cast" | "bitcast" => {
                 arity(2)?;
                 let elem = self.elem(&args[0])?;
-                let x = self.expr(&args[1])?;
+                let x = match self.elab(&args[1])? {
+                    // A cast literal stays a literal; its sibling operands give it lanes later.
+                    Elab::Lit(lit) if head != "bitcast" => return Ok(Elab::Lit(lit)),
+                    other => self.typed(other, &args[1])?,
+                };
                 let op = match head {
                     "cast" => Op::Cast(elem),
                     "sat-cast" => Op::SatCast(elem),
                     _ => Op::Bitcast(elem),
                 };
                 build(op, vec![x])
+            }
+            "as" => {
+                arity(2)?;
+                let like = self.expr(&args[0])?;
+                match self.elab(&args[1])? {
+                    Elab::Lit(lit) => Ok(Elab::Typed(Rc::new(self.constant(like.ty, &[lit], &args[1])?))),
+                    Elab::Typed(x) if x.ty.elem == like.ty.elem => Ok(Elab::Typed(x)),
+                    Elab::Typed(x) => build(Op::Cast(like.ty.elem), vec![x]),
+                }
             }
             "broadcast" | "reduce-add" => {
                 arity(2)?;
@@ -412,6 +425,10 @@ impl<'m> Scope<'m> {
                 if head == "if" || head == "case" {
                     let branch = self.choose(head, args, s)?;
                     return self.meta(&branch);
+                }
+                if let Some(m) = self.macros.map.get(head) {
+                    let expanded = m.expand(args, s)?;
+                    return self.meta(&expanded);
                 }
                 self.meta_op(head, args, s)
             }

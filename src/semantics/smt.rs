@@ -363,3 +363,29 @@ pub fn lane_bits_of(b: &BV<'_>) -> u128 {
     let lo = b.extract(63, 0).simplify().as_u64().unwrap_or(0) as u128;
     hi << 64 | lo
 }
+
+/// Evaluates `e` through the z3 encoding with every variable fixed to its value in `env`, so
+/// z3's own simplifier computes each lane: the cross-check of the encoding against the
+/// interpreter. f32 lanes come back as the nearest f32 to z3's exact rational.
+pub fn eval_with_z3(e: &Expr, env: &crate::semantics::Env) -> Result<crate::semantics::Value> {
+    let ctx = Context::new(&z3::Config::new());
+    let mut enc = Encoder::new(&ctx);
+    for (name, ty) in e.vars() {
+        let v = env.get(&name).ok_or_else(|| Error::Usage(format!("no value for variable '{name}'")))?;
+        let lanes = v.lanes.iter().map(|&bits| enc.const_lane(ty.elem, bits)).collect();
+        enc.vars.insert(name, lanes);
+    }
+    let lanes = enc
+        .encode(e)?
+        .iter()
+        .map(|lane| match lane {
+            Lane::Bits(b) => Ok(lane_bits_of(&b.simplify())),
+            Lane::Flag(f) => f.simplify().as_bool().map(u128::from).ok_or_else(|| Error::Tool("z3 left a mask lane symbolic".into())),
+            Lane::Num(r) => {
+                let (n, d) = r.simplify().as_real().ok_or_else(|| Error::Tool("z3 left an f32 lane symbolic".into()))?;
+                Ok((n as f64 / d as f64) as f32).map(|x| x.to_bits() as u128)
+            }
+        })
+        .collect::<Result<Vec<_>>>()?;
+    Ok(crate::semantics::Value::new(e.ty, lanes))
+}

@@ -152,7 +152,7 @@ impl Family {
                 }
                 "operands" => {
                     for op in args {
-                        ins.operands.push(operand(&mut scope, op)?);
+                        ins.operands.extend(operands(&mut scope, op)?);
                     }
                 }
                 "result" => ins.result = scope.vec_type(single(clause, args)?)?,
@@ -220,6 +220,20 @@ fn number(scope: &mut Scope, s: &SExpr) -> Result<f64> {
         Meta::Int(i) => Ok(i as f64),
         Meta::Float(x) => Ok(x),
         other => Err(s.err(format!("expected a number, got {other}"))),
+    }
+}
+
+/// One operand, or `(when CONDITION OPERAND ...)`: operands that exist only for some bindings.
+fn operands(scope: &mut Scope, s: &SExpr) -> Result<Vec<Operand>> {
+    if s.head() != Some("when") {
+        return Ok(vec![operand(scope, s)?]);
+    }
+    let items = &s.list().unwrap()[1..];
+    let (cond, ops) = items.split_first().ok_or_else(|| s.err("expected (when CONDITION OPERAND ...)"))?;
+    match scope.meta(cond)? {
+        Meta::Bool(true) => ops.iter().map(|o| operand(scope, o)).collect(),
+        Meta::Bool(false) => Ok(vec![]),
+        other => Err(cond.err(format!("when needs true or false, got {other}"))),
     }
 }
 

@@ -1,0 +1,176 @@
+//! The real binary on the shipped specs: show, eval, prove, db build/export/import, and the
+//! one-line errors and exit codes for bad input.
+
+use std::path::{Path, PathBuf};
+use std::process::{Command, Output};
+
+/// A private copy of the project's inputs, so tests never touch the shared database.
+fn home(name: &str) -> PathBuf {
+    let root = Path::new(env!("CARGO_MANIFEST_DIR"));
+    let dir = std::env::temp_dir().join(format!("isadb-cli-{name}-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&dir);
+    copy_dir(&root.join("specs"), &dir.join("specs"));
+    std::fs::create_dir_all(dir.join("rules.db")).unwrap();
+    for entry in std::fs::read_dir(root.join("rules.db")).unwrap() {
+        let p = entry.unwrap().path();
+        if p.extension().is_some_and(|x| x == "csv") {
+            std::fs::copy(&p, dir.join("rules.db").join(p.file_name().unwrap())).unwrap();
+        }
+    }
+    dir
+}
+
+fn copy_dir(from: &Path, to: &Path) {
+    std::fs::create_dir_all(to).unwrap();
+    for entry in std::fs::read_dir(from).unwrap() {
+        let p = entry.unwrap().path();
+        let dest = to.join(p.file_name().unwrap());
+        if p.is_dir() {
+            copy_dir(&p, &dest);
+        } else {
+            std::fs::copy(&p, &dest).unwrap();
+        }
+    }
+}
+
+fn isadb(home: &Path, args: &[&str]) -> Output {
+    Command::new(env!("CARGO_BIN_EXE_isadb")).arg("--home").arg(home).args(args).output().unwrap()
+}
+
+fn stdout(o: &Output) -> String {
+    String::from_utf8_lossy(&o.stdout).into_owned()
+}
+
+fn stderr(o: &Output) -> String {
+    String::from_utf8_lossy(&o.stderr).into_owned()
+}
+
+#[test]
+fn prove_refutes_truncating_average_and_proves_halving_add() {
+    let h = home("prove");
+    let o = isadb(
+        &h,
+        &["prove", "(shr (add a_u8 b_u8) 1)", "(rounding_halving_add a_u8 b_u8)", "--lanes", "64"],
+    );
+    assert_eq!(o.status.code(), Some(1), "{}", stderr(&o));
+    assert!(stdout(&o).contains("counterexample"), "{}", stdout(&o));
+    let o = isadb(
+        &h,
+        &[
+            "--json",
+            "prove",
+            "(halving_add a_u8 b_u8)",
+            "(add (and a_u8 b_u8) (shr (xor a_u8 b_u8) 1))",
+            "--lanes",
+            "64",
+        ],
+    );
+    assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+    let v: serde_json::Value = serde_json::from_str(&stdout(&o)).unwrap();
+    assert_eq!(v["verdict"], "proven");
+    assert_eq!(v["ty"], "<64 x u8>");
+}
+
+#[test]
+fn counterexample_lanes_really_differ() {
+    let h = home("cex");
+    let o = isadb(&h, &["--json", "prove", "(shr (add a_u8 b_u8) 1)", "(rounding_halving_add a_u8 b_u8)", "--lanes", "4"]);
+    let v: serde_json::Value = serde_json::from_str(&stdout(&o)).unwrap();
+    assert_eq!(v["verdict"], "counterexample");
+    assert_ne!(v["lhs"], v["rhs"]);
+}
+
+#[test]
+fn show_and_eval_madd() {
+    let h = home("show");
+    let o = isadb(&h, &["show", "_mm256_madd_epi16"]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    let text = stdout(&o);
+    for want in ["vpmaddwd", "avx2", "<16 x i16>", "<8 x i32>", "reduce-add 2"] {
+        assert!(text.contains(want), "missing {want} in\n{text}");
+    }
+    let o = isadb(&h, &["--json", "eval", "_mm_madd_epi16", "1,2,3,4,5,6,7,-32768", "-32768"]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    let v: serde_json::Value = serde_json::from_str(&stdout(&o)).unwrap();
+    assert_eq!(v["lanes"], serde_json::json!(["-98304", "-229376", "-360448", "1073512448"]));
+}
+
+#[test]
+fn bad_input_gives_one_line_errors_and_exit_2() {
+    let h = home("errors");
+    let cases: &[(&[&str], &str)] = &[
+        (&["show", "_mm256_madd_epi61"], "did you mean '_mm256_madd_epi16'"),
+        (&["prove", "(add a_u8 b_u16)", "a_u8"], "add needs operands of one type, got <16 x u8> and <16 x u16>"),
+        (&["prove", "(add a_u8", "a_u8"], "lhs:1:"),
+        (&["prove", "(halvng_add a_u8 b_u8)", "a_u8"], "did you mean 'halving_add'"),
+        (&["eval", "_mm_madd_epi16", "1"], "takes 2 operands"),
+        (&["eval", "_mm_madd_epi16", "1", "70000"], "does not fit in i16"),
+        (&["list", "--isa", "hxv"], "unknown ISA 'hxv'"),
+    ];
+    for (args, want) in cases {
+        let o = isadb(&h, args);
+        assert_eq!(o.status.code(), Some(2), "{args:?}: {}", stderr(&o));
+        let err = stderr(&o);
+        assert_eq!(err.lines().count(), 1, "{args:?}: {err}");
+        assert!(err.contains(want), "{args:?}: {err}");
+    }
+}
+
+#[test]
+fn malformed_spec_names_file_line_and_column_and_keeps_old_database() {
+    let h = home("badspec");
+    assert!(isadb(&h, &["db", "build"]).status.success());
+    let before = std::fs::read(h.join("rules.db/isadb.sqlite")).unwrap();
+    std::fs::write(h.join("specs/x86/broken.spec"), "(family oops\n  (isa x86)\n  (semantics (add a b))\n").unwrap();
+    let o = isadb(&h, &["db", "build"]);
+    assert_eq!(o.status.code(), Some(2));
+    let err = stderr(&o);
+    assert!(err.contains("specs/x86/broken.spec:3:"), "{err}");
+    assert_eq!(std::fs::read(h.join("rules.db/isadb.sqlite")).unwrap(), before);
+}
+
+#[test]
+fn database_rebuilds_when_missing_stale_or_corrupt() {
+    let h = home("stale");
+    let db = h.join("rules.db/isadb.sqlite");
+    assert!(isadb(&h, &["list", "--isa", "x86"]).status.success());
+    assert!(db.exists());
+    std::fs::write(&db, b"this is not a database at all, not even close").unwrap();
+    let o = isadb(&h, &["show", "_mm_madd_epi16"]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    let extra = "(family extra (isa x86) (param W 128) (feature sse2) (intrinsic \"_mm_extra_epi8\") (asm \"extra\")\n (operands (a (vec 16 i8))) (semantics (neg a)))\n";
+    std::fs::write(h.join("specs/x86/extra.spec"), extra).unwrap();
+    let o = isadb(&h, &["show", "_mm_extra_epi8"]);
+    assert!(o.status.success(), "{}", stderr(&o));
+}
+
+#[test]
+fn csv_export_import_round_trips_and_rejects_bad_rows() {
+    let h = home("csv");
+    let out = h.join("export");
+    assert!(isadb(&h, &["db", "export", out.to_str().unwrap()]).status.success());
+    let rules = out.join("rules.csv");
+    let header = std::fs::read_to_string(&rules).unwrap();
+    let header = header.lines().next().unwrap().to_string();
+    let columns = header.split(',').count();
+    let mut row = vec![String::new(); columns];
+    let col = |name: &str| header.split(',').position(|c| c == name).unwrap();
+    row[col("id")] = "1".into();
+    row[col("name")] = "demo".into();
+    row[col("lhs")] = "(add a b)".into();
+    row[col("rhs")] = "(add b a)".into();
+    row[col("kind")] = "simplify".into();
+    row[col("provenance")] = "hand-written".into();
+    row[col("rule_hash")] = "h".into();
+    row[col("status")] = "proven".into();
+    std::fs::write(&rules, format!("{header}\n{}\n", row.iter().map(|c| if c.contains(' ') { format!("\"{c}\"") } else { c.clone() }).collect::<Vec<_>>().join(","))).unwrap();
+    assert!(isadb(&h, &["db", "import", out.to_str().unwrap()]).status.success());
+    let again = h.join("again");
+    assert!(isadb(&h, &["db", "export", again.to_str().unwrap()]).status.success());
+    assert_eq!(std::fs::read(&rules).unwrap(), std::fs::read(again.join("rules.csv")).unwrap());
+    row[col("status")] = "maybe".into();
+    std::fs::write(&rules, format!("{header}\n{}\n", row.iter().map(|c| if c.contains(' ') { format!("\"{c}\"") } else { c.clone() }).collect::<Vec<_>>().join(","))).unwrap();
+    let o = isadb(&h, &["db", "import", out.to_str().unwrap()]);
+    assert_eq!(o.status.code(), Some(2));
+    assert!(stderr(&o).contains("rules.csv: line 2"), "{}", stderr(&o));
+}
