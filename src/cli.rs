@@ -72,8 +72,8 @@ pub fn render_table(headers: &[&str], rows: &[Vec<String>]) -> String {
 pub fn db_build(ctx: &Context) -> Result<Outcome> {
     let start = Instant::now();
     let specs = load_dir(&ctx.layout.specs)?;
-    let hash = ctx.layout.input_hash()?;
-    ctx.layout.build(&specs, &hash)?;
+    let layout = Layout { match_idioms: true, ..ctx.layout.clone() };
+    layout.build(&specs)?;
     let ms = start.elapsed().as_secs_f64() * 1000.0;
     #[derive(Serialize)]
     struct Built {
@@ -350,4 +350,102 @@ pub fn prove(ctx: &Context, lhs: &str, rhs: &str, lanes: u32, timeout_ms: u32) -
         Verdict::Proven { .. } => Outcome::Success,
         _ => Outcome::Negative,
     })
+}
+
+/// `isadb validate`: runs the validation and prints per-ISA counts, skips and mismatches.
+pub fn validate(ctx: &Context, isa: Option<String>, instrs: Vec<String>, inputs: usize, seed: u64, force: bool) -> Result<Outcome> {
+    use std::io::IsTerminal;
+    let opts = crate::validate::Options {
+        isa,
+        instrs,
+        inputs,
+        seed,
+        force,
+        require_tools: std::env::var("ISADB_REQUIRE_TOOLS").is_ok_and(|v| !v.is_empty() && v != "0"),
+        progress: std::io::stderr().is_terminal(),
+        ..crate::validate::Options::default()
+    };
+    let report = crate::validate::validate(&ctx.layout, &opts)?;
+    ctx.print(&report, || validate_text(&report));
+    Ok(if report.mismatched() > 0 { Outcome::Negative } else { Outcome::Success })
+}
+
+/// The human-readable validation report.
+fn validate_text(report: &crate::validate::Report) -> String {
+    let rows: Vec<Vec<String>> = report
+        .isas
+        .iter()
+        .map(|s| {
+            vec![
+                s.isa.clone(),
+                s.with_intrinsic.to_string(),
+                s.validated.to_string(),
+                s.mismatched.to_string(),
+                s.skipped.to_string(),
+                s.ran.to_string(),
+                s.cached.to_string(),
+                format!("{:.1}", s.wall_ms / 1000.0),
+            ]
+        })
+        .collect();
+    let mut out = render_table(&["isa", "with intrinsic", "validated", "mismatched", "skipped", "ran", "cached", "seconds"], &rows);
+    out += &format!("{} inputs per instruction, seed {}, {:.1} s\n", report.inputs, report.seed, report.wall_ms / 1000.0);
+    let skipped: Vec<&crate::validate::InstrResult> = report.results.iter().filter(|r| r.status == "skipped").collect();
+    if !skipped.is_empty() {
+        out += "skipped:\n";
+        for r in skipped.iter().take(40) {
+            out += &format!("  {} ({}): {}\n", r.name, r.isa, r.detail);
+        }
+        if skipped.len() > 40 {
+            out += &format!("  ... and {} more (see --json)\n", skipped.len() - 40);
+        }
+    }
+    for r in report.results.iter().filter(|r| r.status == "mismatch") {
+        if r.mismatches.is_empty() {
+            out += &format!("MISMATCH {} ({}, recorded earlier): {}\n", r.name, r.isa, r.detail);
+            continue;
+        }
+        out += &format!("MISMATCH {} ({}): {} of {} inputs differ\n", r.name, r.isa, r.mismatched_inputs, r.inputs);
+        for m in &r.mismatches {
+            out += &format!("  input {}:\n", m.input);
+            for (name, lanes) in &m.operands {
+                out += &format!("    {name:<8} = {lanes}\n");
+            }
+            out += &format!("    expected = {}\n    actual   = {}\n    differing lanes: {}\n", m.expected, m.actual, lane_list(&m.lanes));
+        }
+    }
+    out
+}
+
+/// `0, 3, 7` (at most 16, then a count).
+fn lane_list(lanes: &[usize]) -> String {
+    let mut s: Vec<String> = lanes.iter().take(16).map(|l| l.to_string()).collect();
+    if lanes.len() > 16 {
+        s.push(format!("... ({} lanes)", lanes.len()));
+    }
+    s.join(", ")
+}
+
+pub fn query(ctx: &Context, text: &str, csv_out: bool) -> Result<Outcome> {
+    let db = ctx.db()?;
+    let rows = crate::query::ask::ask(&db, &ctx.layout.queries, text)?;
+    if csv_out {
+        let mut w = csv::Writer::from_writer(std::io::stdout());
+        for r in &rows {
+            w.serialize(r).map_err(|e| Error::Tool(format!("writing CSV: {e}")))?;
+        }
+        w.flush().map_err(|e| Error::io("stdout", e))?;
+        return Ok(Outcome::Success);
+    }
+    ctx.print(&rows, || {
+        let table: Vec<Vec<String>> = rows
+            .iter()
+            .map(|r| {
+                let what = if r.idiom.is_empty() { r.binding.clone() } else { format!("{}: {}", r.idiom, r.binding) };
+                vec![r.instruction.clone(), r.asm.clone(), r.isa.clone(), r.feature.clone(), what, format!("{}", r.cost)]
+            })
+            .collect();
+        render_table(&["instruction", "asm", "isa", "feature", "binding", "cost"], &table) + &format!("{} rows\n", rows.len())
+    });
+    Ok(if rows.is_empty() { Outcome::Negative } else { Outcome::Success })
 }

@@ -8,3 +8,4 @@ pub mod spec;
 pub mod validate;
 pub mod cli;
 pub mod database;
+pub mod query;

@@ -43,6 +43,13 @@ enum Command {
         #[arg(allow_hyphen_values = true)]
         values: Vec<String>,
     },
+    /// Ask which instructions implement an idiom on a target, an instruction's equivalents, ...
+    Query {
+        text: String,
+        /// Print CSV instead of a table.
+        #[arg(long)]
+        csv: bool,
+    },
     /// Prove two IR expressions equivalent, or give a counterexample. Names like a_u8 are variables of --lanes lanes.
     Prove {
         lhs: String,
@@ -52,6 +59,26 @@ enum Command {
         /// Solver budget in milliseconds.
         #[arg(long, default_value_t = isadb::semantics::prove::DEFAULT_TIMEOUT_MS)]
         timeout: u32,
+    },
+    /// Check instruction semantics against real execution: compile each intrinsic into a C harness, run it
+    /// (natively or under qemu) and compare every result lane with the interpreter. Exit 1 on a mismatch.
+    /// With ISADB_REQUIRE_TOOLS=1 a missing compiler or emulator is an error instead of a skip.
+    Validate {
+        /// Only this ISA: x86, neon or hvx.
+        #[arg(long)]
+        isa: Option<String>,
+        /// Only this instruction (name or intrinsic); repeatable.
+        #[arg(long = "instr", value_name = "NAME")]
+        instr: Vec<String>,
+        /// Inputs per instruction.
+        #[arg(long, default_value_t = isadb::validate::run::DEFAULT_INPUTS)]
+        inputs: usize,
+        /// Seed of the input generator.
+        #[arg(long, default_value_t = 1)]
+        seed: u64,
+        /// Re-run instructions whose semantics already have a recorded result.
+        #[arg(long)]
+        force: bool,
     },
 }
 
@@ -80,7 +107,9 @@ fn main() -> ExitCode {
         Command::Show { instruction } => cli::show(&ctx, &instruction),
         Command::List { isa, feature, grep } => cli::list(&ctx, isa.as_deref(), feature.as_deref(), grep.as_deref()),
         Command::Eval { instruction, values } => cli::eval(&ctx, &instruction, &values),
+        Command::Query { text, csv } => cli::query(&ctx, &text, csv),
         Command::Prove { lhs, rhs, lanes, timeout } => cli::prove(&ctx, &lhs, &rhs, lanes, timeout),
+        Command::Validate { isa, instr, inputs, seed, force } => cli::validate(&ctx, isa, instr, inputs, seed, force),
     };
     match result {
         Ok(outcome) => ExitCode::from(outcome as u8),

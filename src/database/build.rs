@@ -15,11 +15,21 @@ pub struct Layout {
     pub specs: PathBuf,
     pub tables: PathBuf,
     pub db: PathBuf,
+    pub queries: PathBuf,
+    /// Whether a build re-matches idioms for changed instructions (slow: z3 proofs). Automatic
+    /// rebuilds before ordinary commands only reuse the committed cache.
+    pub match_idioms: bool,
 }
 
 impl Layout {
     pub fn at(home: &Path) -> Layout {
-        Layout { specs: home.join("specs"), tables: home.join("rules.db"), db: home.join("rules.db").join("isadb.sqlite") }
+        Layout {
+            specs: home.join("specs"),
+            tables: home.join("rules.db"),
+            db: home.join("rules.db").join("isadb.sqlite"),
+            queries: home.join("queries"),
+            match_idioms: false,
+        }
     }
 
     /// Hash of everything the database is built from: schema version, spec files, CSV tables.
@@ -44,12 +54,13 @@ impl Layout {
                 }
             }
         }
-        self.build(&load_dir(&self.specs)?, &hash)
+        self.build(&load_dir(&self.specs)?)
     }
 
     /// Builds a fresh database into a temporary file and renames it into place, so a failed
-    /// build leaves the previous database untouched.
-    pub fn build(&self, specs: &SpecSet, hash: &str) -> Result<Database> {
+    /// build leaves the previous database untouched. Stale idiom matches are recomputed and
+    /// written back to the committed cache first, so the stored input hash covers them.
+    pub fn build(&self, specs: &SpecSet) -> Result<Database> {
         let tmp = self.db.with_extension("sqlite.building");
         remove_db_files(&tmp)?;
         let mut db = Database::open(&tmp)?;
@@ -57,7 +68,11 @@ impl Layout {
             let present: Vec<&str> =
                 COMMITTED_TABLES.iter().copied().filter(|t| self.tables.join(format!("{t}.csv")).exists()).collect();
             db.import_tables(&self.tables, &present)?;
-            db.set_meta("input_hash", hash)
+            let refresh = crate::query::implements::refresh(&mut db, specs, self.match_idioms)?;
+            if refresh.matched > 0 {
+                db.export_tables(&self.tables, &["idiom_matches"])?;
+            }
+            db.set_meta("input_hash", &self.input_hash()?)
         });
         drop(db);
         if let Err(e) = result {

@@ -6,10 +6,11 @@ use rusqlite::Connection;
 use crate::error::{Error, Result};
 
 /// The migrations in order; migration `i` (0-based) brings the schema to version `i + 1`.
-const MIGRATIONS: [(&str, &str); 3] = [
+const MIGRATIONS: [(&str, &str); 4] = [
     ("0001_core", include_str!("../../schemas/0001_core.sql")),
     ("0002_rules", include_str!("../../schemas/0002_rules.sql")),
     ("0003_implements", include_str!("../../schemas/0003_implements.sql")),
+    ("0004_idiom_matches", include_str!("../../schemas/0004_idiom_matches.sql")),
 ];
 
 /// The schema version of a fully migrated database.

@@ -8,7 +8,7 @@ use crate::error::{Error, Result};
 /// The tables whose contents are expensive to recompute and so are committed as
 /// `rules.db/<table>.csv`; everything else is rebuilt from the spec files.
 pub const COMMITTED_TABLES: &[&str] =
-    &["rules", "classes", "class_members", "validation_results", "verification_runs", "synthesis_runs"];
+    &["rules", "classes", "class_members", "validation_results", "verification_runs", "synthesis_runs", "idiom_matches"];
 
 /// The storage class of a column; STRICT tables guarantee every non-NULL value has it.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]

@@ -309,3 +309,20 @@ pub fn infer(op: &Op, tys: &[VecType]) -> Result<VecType, String> {
         _ => unreachable!("every op is covered above"),
     }
 }
+
+impl Expr {
+    /// The tree with variables replaced by the given expressions (of the same type).
+    pub fn substitute(self: &Rc<Expr>, map: &std::collections::HashMap<String, Rc<Expr>>) -> Rc<Expr> {
+        if let Op::Var(name) = &self.op {
+            return map.get(name).cloned().unwrap_or_else(|| self.clone());
+        }
+        if self.args.is_empty() {
+            return self.clone();
+        }
+        let args: Vec<Rc<Expr>> = self.args.iter().map(|a| a.substitute(map)).collect();
+        if args.iter().zip(&self.args).all(|(a, b)| Rc::ptr_eq(a, b)) {
+            return self.clone();
+        }
+        Rc::new(Expr { op: self.op.clone(), ty: self.ty, args })
+    }
+}

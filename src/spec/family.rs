@@ -184,6 +184,19 @@ impl Family {
         Ok(Some(ins))
     }
 
+    /// The scaled parameter doubled, while it stays below its value in `full`.
+    pub fn doubled_binding(&self, binding: &[(String, Meta)], full: &[(String, Meta)]) -> Option<Vec<(String, Meta)>> {
+        let (param, _) = self.scale.as_ref()?;
+        let limit = full.iter().find(|(k, _)| k == param)?;
+        let mut b = binding.to_vec();
+        let slot = b.iter_mut().find(|(k, _)| k == param)?;
+        match (&slot.1, &limit.1) {
+            (Meta::Int(v), Meta::Int(max)) if v * 2 < *max => slot.1 = Meta::Int(v * 2),
+            _ => return None,
+        }
+        Some(b)
+    }
+
     /// The binding with the scaled parameter set to its minimum, if the family scales.
     pub fn scaled_binding(&self, binding: &[(String, Meta)]) -> Option<Vec<(String, Meta)>> {
         let (param, min) = self.scale.as_ref()?;

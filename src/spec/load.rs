@@ -14,7 +14,19 @@ pub struct Idiom {
     pub params: Vec<String>,
     pub body: SExpr,
     pub aliases: Vec<String>,
+    /// Parameters the matcher instantiates with listed values (types, k, shift amounts)
+    /// instead of binding them to instruction operands.
+    pub meta: Vec<(String, Vec<SExpr>)>,
+    /// A meta condition on the instantiation (e.g. the result type is wider than the inputs).
+    pub condition: Option<SExpr>,
     pub loc: Location,
+}
+
+impl Idiom {
+    /// The parameters bound to instruction operands.
+    pub fn operand_params(&self) -> Vec<&str> {
+        self.params.iter().map(String::as_str).filter(|p| !self.meta.iter().any(|(m, _)| m == p)).collect()
+    }
 }
 
 /// Everything read from `specs/`.
@@ -26,6 +38,8 @@ pub struct SpecSet {
     pub instructions: Vec<Instruction>,
     /// The files read, with their contents, for input hashing.
     pub files: Vec<(PathBuf, String)>,
+    /// The directory the specs were read from, if any.
+    pub dir: Option<PathBuf>,
 }
 
 impl SpecSet {
@@ -39,11 +53,23 @@ impl SpecSet {
 
     /// The instruction re-instantiated at its family's smallest scaled width (or as it is).
     pub fn scaled(&self, ins: &Instruction) -> Result<Instruction> {
-        let fam = self.family(&ins.isa, &ins.family);
-        match fam.and_then(|f| f.scaled_binding(&ins.binding).map(|b| (f, b))) {
-            Some((f, b)) => Ok(f.instantiate(&self.macros, &b, true)?.unwrap_or_else(|| ins.clone())),
-            None => Ok(ins.clone()),
+        self.scaled_to(ins, 1)
+    }
+
+    /// The smallest scaled instance whose result still has at least `min_lanes` lanes (or the
+    /// instruction as it is); widths that the semantics cannot take are skipped.
+    pub fn scaled_to(&self, ins: &Instruction, min_lanes: u32) -> Result<Instruction> {
+        let Some(fam) = self.family(&ins.isa, &ins.family) else { return Ok(ins.clone()) };
+        let mut binding = fam.scaled_binding(&ins.binding);
+        while let Some(b) = binding {
+            if let Ok(Some(small)) = fam.instantiate(&self.macros, &b, true) {
+                if small.result.lanes >= min_lanes.min(ins.result.lanes) {
+                    return Ok(small);
+                }
+            }
+            binding = fam.doubled_binding(&b, &ins.binding);
         }
+        Ok(ins.clone())
     }
 }
 
@@ -76,7 +102,7 @@ pub fn load_macros(dir: &Path) -> Result<SpecSet> {
 }
 
 fn load(dir: &Path, with_families: bool) -> Result<SpecSet> {
-    let mut set = SpecSet::default();
+    let mut set = SpecSet { dir: Some(dir.to_path_buf()), ..SpecSet::default() };
     let mut forms = Vec::new();
     for path in spec_files(dir)? {
         let text = std::fs::read_to_string(&path).map_err(|e| Error::io(&path, e))?;
@@ -134,26 +160,44 @@ fn define(form: &SExpr) -> Result<Macro> {
     Ok(Macro { name: name.clone(), params: params.to_vec(), body: body.clone() })
 }
 
-/// `(idiom NAME (PARAM ...) BODY (aliases "text" ...))`
+/// `(idiom NAME (PARAM ...) BODY (aliases "text" ...) (meta (PARAM VALUE ...) ...) (where COND))`
 fn idiom(form: &SExpr) -> Result<Idiom> {
     let items = form.list().unwrap();
     let (Some(name), Some(params), Some(body)) = (items.get(1).and_then(SExpr::sym), items.get(2).and_then(SExpr::list), items.get(3)) else {
         return Err(form.err("expected (idiom NAME (PARAM ...) BODY [(aliases \"...\" ...)])"));
     };
     let params = params.iter().map(|p| p.sym().map(str::to_string).ok_or_else(|| p.err("expected a parameter name"))).collect::<Result<Vec<_>>>()?;
-    let mut aliases = Vec::new();
+    let mut idiom = Idiom {
+        name: name.to_string(),
+        params,
+        body: body.clone(),
+        aliases: vec![],
+        meta: vec![],
+        condition: None,
+        loc: form.loc.clone(),
+    };
     for extra in &items[4..] {
-        match (extra.head(), extra.list()) {
-            (Some("aliases"), Some(list)) => {
+        let list = extra.list().unwrap_or_default();
+        match extra.head() {
+            Some("aliases") => {
                 for a in &list[1..] {
                     match &a.kind {
-                        SKind::Str(s) => aliases.push(s.clone()),
+                        SKind::Str(s) => idiom.aliases.push(s.clone()),
                         _ => return Err(a.err("expected an alias string")),
                     }
                 }
             }
-            _ => return Err(extra.err("expected (aliases \"...\" ...)")),
+            Some("meta") => {
+                for m in &list[1..] {
+                    let values = m.list().filter(|v| v.len() >= 2).ok_or_else(|| m.err("expected (PARAM VALUE ...)"))?;
+                    let p = values[0].sym().filter(|p| idiom.params.iter().any(|q| q == p));
+                    let p = p.ok_or_else(|| values[0].err("expected one of the idiom's parameters"))?;
+                    idiom.meta.push((p.to_string(), values[1..].to_vec()));
+                }
+            }
+            Some("where") if list.len() == 2 => idiom.condition = Some(list[1].clone()),
+            _ => return Err(extra.err("expected (aliases \"...\" ...), (meta (PARAM VALUE ...) ...) or (where CONDITION)")),
         }
     }
-    Ok(Idiom { name: name.to_string(), params, body: body.clone(), aliases, loc: form.loc.clone() })
+    Ok(idiom)
 }

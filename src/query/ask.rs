@@ -1,0 +1,297 @@
+//! `isadb query "<text>"`: the text is matched against the named queries in `queries/` (each
+//! file's first line is `-- query: PATTERN` or `% query: PATTERN`), placeholders are resolved
+//! against the database, and the query runs as SQL or as Datalog on datafrog.
+//! `what implements <expression> on <target>` is answered by the idiom matcher directly.
+
+use super::datalog::{Facts, Program};
+use crate::database::Database;
+use crate::error::{Error, Result};
+use crate::ir::parse::{did_you_mean, edit_distance};
+use regex::Regex;
+use serde::Serialize;
+use std::path::Path;
+
+/// One row of an answer.
+#[derive(Debug, Clone, Serialize, PartialEq)]
+pub struct Row {
+    pub instruction: String,
+    pub intrinsic: Option<String>,
+    pub asm: String,
+    pub isa: String,
+    pub feature: String,
+    pub idiom: String,
+    pub binding: String,
+    pub cost: f64,
+}
+
+/// A named query read from `queries/`.
+#[derive(Debug, Clone)]
+pub struct NamedQuery {
+    pub name: String,
+    pub pattern: String,
+    pub body: String,
+    pub datalog: bool,
+}
+
+/// Reads every `.sql` and `.dl` query (files without a `query:` line, such as the shared
+/// Datalog relations, are libraries).
+pub fn load_queries(dir: &Path) -> Result<(Vec<NamedQuery>, String)> {
+    let mut queries = Vec::new();
+    let mut library = String::new();
+    let mut paths: Vec<_> = std::fs::read_dir(dir).map_err(|e| Error::io(dir, e))?.filter_map(|e| e.ok().map(|e| e.path())).collect();
+    paths.sort();
+    for path in paths {
+        let datalog = match path.extension().and_then(|x| x.to_str()) {
+            Some("dl") => true,
+            Some("sql") => false,
+            _ => continue,
+        };
+        let body = std::fs::read_to_string(&path).map_err(|e| Error::io(&path, e))?;
+        let first = body.lines().next().unwrap_or("");
+        let pattern = first.trim_start_matches(['-', '%', ' ']).strip_prefix("query:").map(|p| p.trim().to_string());
+        match pattern {
+            Some(pattern) => queries.push(NamedQuery {
+                name: path.file_stem().unwrap_or_default().to_string_lossy().into_owned(),
+                pattern,
+                body,
+                datalog,
+            }),
+            None if datalog => library.push_str(&body),
+            None => {}
+        }
+    }
+    // The most specific patterns (most literal text) are tried first.
+    queries.sort_by_key(|q| std::cmp::Reverse(literal_len(&q.pattern)));
+    Ok((queries, library))
+}
+
+fn literal_len(pattern: &str) -> usize {
+    Regex::new(r"\{\w+\}").unwrap().replace_all(pattern, "").len()
+}
+
+/// The pattern as an anchored, case-insensitive regex with one named group per placeholder.
+fn pattern_regex(pattern: &str) -> Regex {
+    let mut re = String::from("(?i)^\\s*");
+    let holes = Regex::new(r"\{(\w+)\}").unwrap();
+    let mut last = 0;
+    for m in holes.captures_iter(pattern) {
+        let whole = m.get(0).unwrap();
+        re.push_str(&regex::escape(&pattern[last..whole.start()]).replace(' ', "\\s+"));
+        re.push_str(&format!("(?P<{}>.+?)", &m[1]));
+        last = whole.end();
+    }
+    re.push_str(&regex::escape(&pattern[last..]).replace(' ', "\\s+"));
+    re.push_str("\\s*$");
+    Regex::new(&re).expect("query pattern")
+}
+
+/// Normalises an idiom phrase: case, dashes and underscores do not matter.
+fn norm(s: &str) -> String {
+    s.to_lowercase().replace(['-', '_'], " ").split_whitespace().collect::<Vec<_>>().join(" ")
+}
+
+/// Names and aliases the database knows, for resolution and suggestions.
+struct Vocabulary {
+    idioms: Vec<(String, String)>,
+    targets: Vec<String>,
+    instructions: Vec<String>,
+}
+
+impl Vocabulary {
+    fn load(db: &Database) -> Result<Vocabulary> {
+        let conn = db.conn();
+        let mut idioms = Vec::new();
+        let mut stmt = conn.prepare("SELECT name, aliases FROM idioms")?;
+        for row in stmt.query_map([], |r| Ok((r.get::<_, String>(0)?, r.get::<_, String>(1)?)))? {
+            let (name, aliases) = row?;
+            idioms.push((norm(&name), name.clone()));
+            for a in aliases.split('|').filter(|a| !a.is_empty()) {
+                idioms.push((norm(a), name.clone()));
+            }
+        }
+        let strings = |sql: &str| -> Result<Vec<String>> {
+            let mut stmt = conn.prepare(sql)?;
+            let rows = stmt.query_map([], |r| r.get::<_, String>(0))?.collect::<rusqlite::Result<Vec<_>>>()?;
+            Ok(rows)
+        };
+        Ok(Vocabulary {
+            idioms,
+            targets: strings("SELECT name FROM isas UNION SELECT name FROM features")?,
+            instructions: strings("SELECT name FROM instructions UNION SELECT intrinsic FROM instructions WHERE intrinsic IS NOT NULL")?,
+        })
+    }
+
+    fn idioms(&self, phrase: &str) -> Result<Vec<String>> {
+        let p = norm(phrase);
+        let mut found: Vec<String> = self.idioms.iter().filter(|(k, _)| *k == p).map(|(_, n)| n.clone()).collect();
+        found.sort();
+        found.dedup();
+        if found.is_empty() {
+            return Err(Error::Usage(format!("unknown idiom '{phrase}'{}", self.suggest(phrase))));
+        }
+        Ok(found)
+    }
+
+    fn target(&self, t: &str) -> Result<String> {
+        let lower = t.trim().to_lowercase();
+        self.targets.iter().find(|x| x.to_lowercase() == lower).cloned().ok_or_else(|| {
+            let refs: Vec<&str> = self.targets.iter().map(String::as_str).collect();
+            Error::Usage(format!("unknown ISA or feature '{t}'{} (known: {})", did_you_mean(t, &refs), self.targets.join(", ")))
+        })
+    }
+
+    fn instruction(&self, name: &str) -> Result<String> {
+        let name = name.trim();
+        self.instructions.iter().find(|x| *x == name).cloned().ok_or_else(|| {
+            Error::Usage(format!("unknown instruction '{name}'{}", self.suggest(name)))
+        })
+    }
+
+    /// " (did you mean a, b or c?)" over idioms, aliases and instructions.
+    fn suggest(&self, word: &str) -> String {
+        let w = norm(word);
+        let mut scored: Vec<(usize, &str)> = self
+            .idioms
+            .iter()
+            .map(|(k, _)| k.as_str())
+            .chain(self.instructions.iter().map(String::as_str))
+            .map(|k| (edit_distance(&w, &norm(k)), k))
+            .collect();
+        scored.sort();
+        scored.dedup_by(|a, b| a.1 == b.1);
+        let best: Vec<String> = scored.iter().take(3).map(|(_, k)| format!("'{k}'")).collect();
+        if best.is_empty() {
+            String::new()
+        } else {
+            format!(" (did you mean {}?)", best.join(", "))
+        }
+    }
+}
+
+/// Answers one query text.
+pub fn ask(db: &Database, queries_dir: &Path, text: &str) -> Result<Vec<Row>> {
+    let (queries, library) = load_queries(queries_dir)?;
+    let vocab = Vocabulary::load(db)?;
+    for q in &queries {
+        let Some(caps) = pattern_regex(&q.pattern).captures(text) else { continue };
+        let get = |name: &str| caps.name(name).map(|m| m.as_str().trim().to_string());
+        let idioms = get("idiom").map(|p| vocab.idioms(&p)).transpose()?;
+        let target = get("target").map(|t| vocab.target(&t)).transpose()?;
+        let instruction = get("instruction").map(|i| vocab.instruction(&i)).transpose()?;
+        return if q.datalog {
+            run_datalog(db, &format!("{library}\n{}", q.body), &q.name, instruction.as_deref(), target.as_deref())
+        } else {
+            run_sql(db, &q.body, idioms, target, instruction)
+        };
+    }
+    let forms: Vec<&str> = queries.iter().map(|q| q.pattern.as_str()).collect();
+    let first_word = text.split_whitespace().next().unwrap_or("");
+    Err(Error::Usage(format!(
+        "cannot read the query '{text}'{}; forms: {}, what implements {{expression}} on {{target}}",
+        vocab.suggest(first_word),
+        forms.join(", ")
+    )))
+}
+
+fn run_sql(db: &Database, sql: &str, idioms: Option<Vec<String>>, target: Option<String>, instruction: Option<String>) -> Result<Vec<Row>> {
+    let mut stmt = db.conn().prepare(sql)?;
+    let idioms_json = serde_json::to_string(&idioms.unwrap_or_default()).unwrap_or_default();
+    let mut params: Vec<(&str, &dyn rusqlite::ToSql)> = Vec::new();
+    for (name, value) in [(":idioms", Some(&idioms_json)), (":target", target.as_ref()), (":instruction", instruction.as_ref())] {
+        if let (Some(v), Ok(Some(_))) = (value, stmt.parameter_index(name)) {
+            params.push((name, v as &dyn rusqlite::ToSql));
+        }
+    }
+    let found = stmt.query_map(params.as_slice(), |r| {
+        Ok(Row {
+            instruction: r.get(0)?,
+            intrinsic: r.get(1)?,
+            asm: r.get(2)?,
+            isa: r.get(3)?,
+            feature: r.get(4)?,
+            idiom: r.get(5)?,
+            binding: r.get(6)?,
+            cost: r.get(7)?,
+        })
+    })?;
+    Ok(simplest_per_instruction(found.collect::<rusqlite::Result<Vec<_>>>()?))
+}
+
+/// One row per instruction: the instantiation that fixes the fewest operands to constants.
+fn simplest_per_instruction(rows: Vec<Row>) -> Vec<Row> {
+    let fixed = |r: &Row| r.binding.matches('=').count();
+    let mut out: Vec<Row> = Vec::new();
+    for r in rows {
+        match out.iter_mut().find(|o| o.instruction == r.instruction) {
+            Some(o) if fixed(&r) < fixed(o) => *o = r,
+            Some(_) => {}
+            None => out.push(r),
+        }
+    }
+    out
+}
+
+/// Loads the input relations, runs the program with the placeholders filled in, and reports
+/// the instructions of `answer`.
+fn run_datalog(db: &Database, text: &str, name: &str, instruction: Option<&str>, target: Option<&str>) -> Result<Vec<Row>> {
+    let quoted = |v: Option<&str>| format!("\"{}\"", v.unwrap_or(""));
+    let text = text.replace("{instruction}", &quoted(instruction)).replace("{target}", &quoted(target));
+    let program = Program::parse(&text, &format!("queries/{name}.dl"))?;
+    let mut facts = Facts::default();
+    let conn = db.conn();
+    let mut stmt = conn.prepare(
+        "SELECT d.name, i.name, m.binding FROM implements m JOIN idioms d ON d.id = m.idiom_id
+         JOIN instructions i ON i.id = m.instruction_id WHERE m.status = 'proven'",
+    )?;
+    for row in stmt.query_map([], |r| Ok((r.get::<_, String>(0)?, r.get::<_, String>(1)?, r.get::<_, String>(2)?)))? {
+        let (d, i, b) = row?;
+        facts.add("implements", &[&d, &i, &b]);
+    }
+    let mut stmt = conn.prepare(
+        "SELECT i.name, s.name, f.name FROM instructions i JOIN isas s ON s.id = i.isa_id JOIN features f ON f.id = i.feature_id",
+    )?;
+    for row in stmt.query_map([], |r| Ok((r.get::<_, String>(0)?, r.get::<_, String>(1)?, r.get::<_, String>(2)?)))? {
+        let (i, s, f) = row?;
+        facts.add("isa", &[&i, &s]);
+        facts.add("feature", &[&i, &f]);
+        facts.add("target", &[&i, &s]);
+        facts.add("target", &[&i, &f]);
+    }
+    let mut stmt = conn.prepare(
+        "SELECT i.name, c.name FROM class_members m JOIN classes c ON c.id = m.class_id JOIN instructions i ON i.id = m.instruction_id",
+    )?;
+    for row in stmt.query_map([], |r| Ok((r.get::<_, String>(0)?, r.get::<_, String>(1)?)))? {
+        let (i, c) = row?;
+        facts.add("member", &[&i, &c]);
+    }
+    program.run(&mut facts);
+    let mut rows = Vec::new();
+    let mut lookup = conn.prepare(
+        "SELECT i.name, i.intrinsic, i.asm, s.name, f.name, i.params, i.cost FROM instructions i
+         JOIN isas s ON s.id = i.isa_id JOIN features f ON f.id = i.feature_id WHERE i.name = ?1",
+    )?;
+    let shared = |j: &str| -> String {
+        let of = |x: &str| -> Vec<(String, String)> {
+            facts.tuples("implements").into_iter().filter(|t| t[1] == x).map(|t| (t[0].to_string(), t[2].to_string())).collect()
+        };
+        let mine = of(instruction.unwrap_or(""));
+        of(j).into_iter().filter(|p| mine.contains(p)).map(|(d, b)| format!("{d}: {b}")).collect::<Vec<_>>().join("; ")
+    };
+    for t in facts.tuples("answer") {
+        let row = lookup.query_row([t[0]], |r| {
+            Ok(Row {
+                instruction: r.get(0)?,
+                intrinsic: r.get(1)?,
+                asm: r.get(2)?,
+                isa: r.get(3)?,
+                feature: r.get(4)?,
+                idiom: String::new(),
+                binding: r.get(5)?,
+                cost: r.get(6)?,
+            })
+        })?;
+        let via = shared(t[0]);
+        rows.push(Row { idiom: via, ..row });
+    }
+    Ok(rows)
+}

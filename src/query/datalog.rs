@@ -1,0 +1,333 @@
+//! A small Datalog evaluated on datafrog: rules are text (queries/*.dl), relations are sets of
+//! interned string tuples, and datafrog's variables carry the semi-naive fixpoint (each round
+//! joins the recent tuples of one body atom with everything known of the others).
+
+use crate::error::{Error, Location, Result};
+use datafrog::{Iteration, Relation, Variable};
+use std::collections::{BTreeSet, HashMap};
+
+#[derive(Debug, Clone, PartialEq)]
+enum Term {
+    Var(String),
+    Const(String),
+}
+
+#[derive(Debug, Clone)]
+struct Atom {
+    relation: String,
+    terms: Vec<Term>,
+}
+
+/// `left != right` or `left = right` between terms of a rule body.
+#[derive(Debug, Clone)]
+struct Constraint {
+    left: Term,
+    right: Term,
+    equal: bool,
+}
+
+#[derive(Debug, Clone)]
+struct Rule {
+    head: Atom,
+    body: Vec<Atom>,
+    constraints: Vec<Constraint>,
+}
+
+/// Parsed rules, in file order.
+#[derive(Debug, Clone, Default)]
+pub struct Program {
+    rules: Vec<Rule>,
+}
+
+/// Interns strings so tuples are vectors of small integers.
+#[derive(Debug, Default)]
+pub struct Symbols {
+    ids: HashMap<String, u32>,
+    names: Vec<String>,
+}
+
+impl Symbols {
+    pub fn id(&mut self, s: &str) -> u32 {
+        if let Some(&i) = self.ids.get(s) {
+            return i;
+        }
+        self.names.push(s.to_string());
+        self.ids.insert(s.to_string(), self.names.len() as u32 - 1);
+        self.names.len() as u32 - 1
+    }
+
+    pub fn name(&self, id: u32) -> &str {
+        &self.names[id as usize]
+    }
+}
+
+/// Facts by relation name: the input (from the database) and, after `run`, the derived ones.
+#[derive(Debug, Default)]
+pub struct Facts {
+    pub symbols: Symbols,
+    pub relations: HashMap<String, BTreeSet<Vec<u32>>>,
+}
+
+impl Facts {
+    pub fn add(&mut self, relation: &str, tuple: &[&str]) {
+        let t = tuple.iter().map(|s| self.symbols.id(s)).collect();
+        self.relations.entry(relation.to_string()).or_default().insert(t);
+    }
+
+    /// The tuples of a relation as strings.
+    pub fn tuples(&self, relation: &str) -> Vec<Vec<&str>> {
+        self.relations
+            .get(relation)
+            .map(|r| r.iter().map(|t| t.iter().map(|&i| self.symbols.name(i)).collect()).collect())
+            .unwrap_or_default()
+    }
+}
+
+impl Program {
+    /// Parses `head(X, Y) :- body(X, Z), other(Z, Y), X != Y.` rules; `%` starts a comment.
+    pub fn parse(text: &str, file: &str) -> Result<Program> {
+        let mut rules = Vec::new();
+        let mut pending = String::new();
+        let mut start = 1;
+        for (n, line) in text.lines().enumerate() {
+            let line = line.split('%').next().unwrap_or("").trim();
+            if line.is_empty() {
+                continue;
+            }
+            if pending.is_empty() {
+                start = n + 1;
+            }
+            pending.push_str(line);
+            pending.push(' ');
+            if line.ends_with('.') {
+                let loc = Location { file: file.to_string(), line: start, col: 1 };
+                rules.push(parse_rule(pending.trim().trim_end_matches('.'), &loc)?);
+                pending.clear();
+            }
+        }
+        if !pending.trim().is_empty() {
+            let loc = Location { file: file.to_string(), line: start, col: 1 };
+            return Err(Error::parse(&loc, "rule does not end with '.'"));
+        }
+        Ok(Program { rules })
+    }
+
+    /// Derives every head relation to a fixpoint, adding them to `facts`.
+    pub fn run(&self, facts: &mut Facts) {
+        let mut iteration = Iteration::new();
+        let mut vars: HashMap<String, Variable<Vec<u32>>> = HashMap::new();
+        let names: BTreeSet<&str> = self
+            .rules
+            .iter()
+            .flat_map(|r| std::iter::once(&r.head).chain(&r.body))
+            .map(|a| a.relation.as_str())
+            .collect();
+        for name in names {
+            let var = iteration.variable::<Vec<u32>>(name);
+            if let Some(known) = facts.relations.get(name) {
+                var.extend(known.iter().cloned());
+            }
+            vars.insert(name.to_string(), var);
+        }
+        let consts: Vec<Vec<Option<u32>>> = self
+            .rules
+            .iter()
+            .map(|r| r.body.iter().flat_map(|a| &a.terms).chain(r.constraints.iter().flat_map(|c| [&c.left, &c.right])).map(|t| match t {
+                Term::Const(c) => Some(facts.symbols.id(c)),
+                Term::Var(_) => None,
+            }).collect())
+            .collect();
+        while iteration.changed() {
+            for (rule, consts) in self.rules.iter().zip(&consts) {
+                let derived = derive(rule, consts, &vars);
+                vars[&rule.head.relation].insert(Relation::from_vec(derived));
+            }
+        }
+        for (name, var) in vars {
+            let all: BTreeSet<Vec<u32>> = var.complete().elements.into_iter().collect();
+            facts.relations.insert(name, all);
+        }
+    }
+}
+
+/// New head tuples for one rule: for each body position, its recent tuples joined with all
+/// tuples of the other atoms.
+fn derive(rule: &Rule, consts: &[Option<u32>], vars: &HashMap<String, Variable<Vec<u32>>>) -> Vec<Vec<u32>> {
+    let snapshot = |name: &str, recent_only: bool| -> Vec<Vec<u32>> {
+        let v = &vars[name];
+        let mut out: Vec<Vec<u32>> = v.recent.borrow().elements.clone();
+        if !recent_only {
+            for batch in v.stable.borrow().iter() {
+                out.extend(batch.elements.iter().cloned());
+            }
+        }
+        out
+    };
+    let mut out = Vec::new();
+    for delta in 0..rule.body.len() {
+        let tables: Vec<Vec<Vec<u32>>> =
+            rule.body.iter().enumerate().map(|(i, a)| snapshot(&a.relation, i == delta)).collect();
+        let mut bindings: Vec<HashMap<&str, u32>> = vec![HashMap::new()];
+        let mut const_at = consts.iter();
+        for (atom, table) in rule.body.iter().zip(&tables) {
+            let atom_consts: Vec<Option<u32>> = atom.terms.iter().map(|_| *const_at.next().unwrap()).collect();
+            let mut next = Vec::new();
+            for b in &bindings {
+                'tuple: for t in table {
+                    if t.len() != atom.terms.len() {
+                        continue;
+                    }
+                    let mut nb = b.clone();
+                    for ((term, &v), c) in atom.terms.iter().zip(t).zip(&atom_consts) {
+                        match term {
+                            Term::Const(_) if *c != Some(v) => continue 'tuple,
+                            Term::Const(_) => {}
+                            Term::Var(name) => match nb.get(name.as_str()) {
+                                Some(&bound) if bound != v => continue 'tuple,
+                                Some(_) => {}
+                                None => {
+                                    nb.insert(name, v);
+                                }
+                            },
+                        }
+                    }
+                    next.push(nb);
+                }
+            }
+            bindings = next;
+        }
+        let value = |t: &Term, b: &HashMap<&str, u32>, c: Option<u32>| match t {
+            Term::Var(n) => b.get(n.as_str()).copied(),
+            Term::Const(_) => c,
+        };
+        let mut constraint_consts = const_at;
+        let cc: Vec<(Option<u32>, Option<u32>)> =
+            rule.constraints.iter().map(|_| (*constraint_consts.next().unwrap(), *constraint_consts.next().unwrap())).collect();
+        for b in bindings {
+            let ok = rule.constraints.iter().zip(&cc).all(|(c, (lc, rc))| {
+                (value(&c.left, &b, *lc) == value(&c.right, &b, *rc)) == c.equal
+            });
+            if ok {
+                if let Some(head) = rule.head.terms.iter().map(|t| match t {
+                    Term::Var(n) => b.get(n.as_str()).copied(),
+                    Term::Const(_) => None,
+                }).collect::<Option<Vec<u32>>>() {
+                    out.push(head);
+                }
+            }
+        }
+    }
+    out
+}
+
+fn parse_rule(text: &str, loc: &Location) -> Result<Rule> {
+    let (head, body) = text.split_once(":-").ok_or_else(|| Error::parse(loc, "expected 'head(...) :- body(...).'"))?;
+    let head = parse_atom(head.trim(), loc)?;
+    let mut atoms = Vec::new();
+    let mut constraints = Vec::new();
+    for part in split_top(body) {
+        let part = part.trim();
+        if let Some((l, r)) = part.split_once("!=") {
+            constraints.push(Constraint { left: term(l.trim()), right: term(r.trim()), equal: false });
+        } else if !part.contains('(') && part.contains('=') {
+            let (l, r) = part.split_once('=').unwrap();
+            constraints.push(Constraint { left: term(l.trim()), right: term(r.trim()), equal: true });
+        } else {
+            atoms.push(parse_atom(part, loc)?);
+        }
+    }
+    if atoms.is_empty() {
+        return Err(Error::parse(loc, "a rule needs at least one body atom"));
+    }
+    for t in &head.terms {
+        if let Term::Var(v) = t {
+            if !atoms.iter().flat_map(|a| &a.terms).any(|x| x == t) {
+                return Err(Error::parse(loc, format!("head variable {v} does not occur in the body")));
+            }
+        } else {
+            return Err(Error::parse(loc, "head terms must be variables"));
+        }
+    }
+    Ok(Rule { head, body: atoms, constraints })
+}
+
+/// Splits at commas outside parentheses and quotes.
+fn split_top(s: &str) -> Vec<String> {
+    let (mut out, mut cur, mut depth, mut quoted) = (Vec::new(), String::new(), 0, false);
+    for c in s.chars() {
+        match c {
+            '"' => quoted = !quoted,
+            '(' if !quoted => depth += 1,
+            ')' if !quoted => depth -= 1,
+            ',' if depth == 0 && !quoted => {
+                out.push(std::mem::take(&mut cur));
+                continue;
+            }
+            _ => {}
+        }
+        cur.push(c);
+    }
+    if !cur.trim().is_empty() {
+        out.push(cur);
+    }
+    out
+}
+
+fn parse_atom(s: &str, loc: &Location) -> Result<Atom> {
+    let open = s.find('(').ok_or_else(|| Error::parse(loc, format!("expected relation(args) in '{s}'")))?;
+    let inner = s[open + 1..].strip_suffix(')').ok_or_else(|| Error::parse(loc, format!("expected ')' at the end of '{s}'")))?;
+    let relation = s[..open].trim().to_string();
+    if relation.is_empty() || !relation.chars().all(|c| c.is_alphanumeric() || c == '_') {
+        return Err(Error::parse(loc, format!("bad relation name in '{s}'")));
+    }
+    Ok(Atom { relation, terms: split_top(inner).iter().map(|t| term(t.trim())).collect() })
+}
+
+/// Capitalised names and `_` are variables; quoted strings and other words are constants.
+fn term(s: &str) -> Term {
+    if let Some(q) = s.strip_prefix('"').and_then(|r| r.strip_suffix('"')) {
+        Term::Const(q.to_string())
+    } else if s.starts_with(|c: char| c.is_uppercase() || c == '_') {
+        Term::Var(s.to_string())
+    } else {
+        Term::Const(s.to_string())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn transitive_closure_and_inequality() {
+        let p = Program::parse(
+            "path(X, Y) :- edge(X, Y).\npath(X, Z) :- path(X, Y), edge(Y, Z).\nother(X, Y) :- path(X, Y), X != Y.",
+            "t.dl",
+        )
+        .unwrap();
+        let mut f = Facts::default();
+        for (a, b) in [("a", "b"), ("b", "c"), ("c", "a"), ("c", "d")] {
+            f.add("edge", &[a, b]);
+        }
+        p.run(&mut f);
+        assert_eq!(f.tuples("path").len(), 12);
+        assert!(f.tuples("other").iter().all(|t| t[0] != t[1]));
+        assert_eq!(f.tuples("other").len(), 9);
+    }
+
+    #[test]
+    fn constants_filter() {
+        let p = Program::parse("hvx(I) :- isa(I, \"hvx\").", "t.dl").unwrap();
+        let mut f = Facts::default();
+        f.add("isa", &["vrmpy", "hvx"]);
+        f.add("isa", &["pmaddwd", "x86"]);
+        p.run(&mut f);
+        assert_eq!(f.tuples("hvx"), vec![vec!["vrmpy"]]);
+    }
+
+    #[test]
+    fn errors_name_the_line() {
+        let err = Program::parse("a(X) :- b(X).\n\nc(Y) :- b(X).", "q.dl").unwrap_err().to_string();
+        assert_eq!(err, "q.dl:3:1: head variable Y does not occur in the body");
+    }
+}

@@ -1,0 +1,367 @@
+//! Which instructions implement which idioms: for every instantiation of an idiom's parameters
+//! (operands bound to instruction operands, meta parameters to their listed values, the
+//! instruction's other operands fixed to constants), a fingerprint on concrete inputs first,
+//! then a z3 proof at the instruction's scaled width.
+
+use crate::error::Result;
+use crate::ir::meta::Meta;
+use crate::ir::sexpr::{SExpr, SKind};
+use crate::ir::{Elem, Expr, Op, Scope, VecType};
+use crate::semantics::{eval, prove_equivalent, Env, Value, Verdict};
+use crate::spec::load::Idiom;
+use crate::spec::{Instruction, SpecSet};
+use rand::rngs::SmallRng;
+use rand::{Rng, SeedableRng};
+use serde::Serialize;
+use std::collections::HashMap;
+use std::rc::Rc;
+
+/// A proven (or undecided) instance of `instruction` implementing `idiom`.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct Fact {
+    pub idiom: String,
+    pub instruction: String,
+    /// Human-readable instantiation, e.g. `u8 x i8 -> i32, 4-way, acc`.
+    pub binding: String,
+    pub status: String,
+    pub lanes: u32,
+    pub ms: f64,
+}
+
+/// Where an idiom operand's value comes from.
+#[derive(Debug, Clone, Copy, PartialEq)]
+enum Source {
+    Operand(usize),
+    /// A scalar (often immediate) operand repeated across the lanes.
+    Splat(usize, u32),
+}
+
+const FINGERPRINT_INPUTS: usize = 6;
+/// Matching at fewer lanes makes unrelated idioms coincide (a 1-lane unzip is the identity).
+const MIN_MATCH_LANES: u32 = 4;
+const PROOF_TIMEOUT_MS: u32 = 5_000;
+
+type TemplateKey = (String, Vec<String>, Vec<VecType>);
+
+pub struct Matcher<'a> {
+    specs: &'a SpecSet,
+    templates: HashMap<TemplateKey, Option<Rc<Expr>>>,
+}
+
+impl<'a> Matcher<'a> {
+    pub fn new(specs: &'a SpecSet) -> Matcher<'a> {
+        Matcher { specs, templates: HashMap::new() }
+    }
+
+    /// The idiom instantiated over variables named by its parameters; None when it does not
+    /// type-check or its condition rejects the instantiation.
+    fn template(&mut self, idiom: &Idiom, meta: &[SExpr], types: &[VecType]) -> Option<Rc<Expr>> {
+        let key = (idiom.name.clone(), meta.iter().map(SExpr::to_string).collect(), types.to_vec());
+        if let Some(t) = self.templates.get(&key) {
+            return t.clone();
+        }
+        let t = self.elaborate(idiom, meta, types);
+        self.templates.insert(key, t.clone());
+        t
+    }
+
+    fn elaborate(&self, idiom: &Idiom, meta: &[SExpr], types: &[VecType]) -> Option<Rc<Expr>> {
+        let mut scope = Scope::new(&self.specs.macros);
+        let operands = idiom.operand_params();
+        for (p, ty) in operands.iter().zip(types) {
+            scope.bind_var(p, *ty);
+        }
+        let at = &idiom.body;
+        let sym = |s: &str| SExpr { kind: SKind::Sym(s.to_string()), loc: at.loc.clone() };
+        let args: Vec<SExpr> = idiom
+            .params
+            .iter()
+            .map(|p| match idiom.meta.iter().position(|(m, _)| m == p) {
+                Some(i) => meta[i].clone(),
+                None => sym(p),
+            })
+            .collect();
+        if let Some(cond) = &idiom.condition {
+            let map: HashMap<&str, &SExpr> =
+                idiom.params.iter().map(String::as_str).zip(args.iter()).collect();
+            let cond = crate::ir::parse::substitute(cond, &map);
+            if !matches!(scope.meta(&cond), Ok(Meta::Bool(true))) {
+                return None;
+            }
+        }
+        let mut call = vec![sym(&idiom.name)];
+        call.extend(args);
+        scope.expr(&SExpr { kind: SKind::List(call), loc: at.loc.clone() }).ok()
+    }
+
+    /// Every idiom the instruction implements.
+    pub fn facts(&mut self, ins: &Instruction) -> Result<Vec<Fact>> {
+        let scaled = self.specs.scaled_to(ins, MIN_MATCH_LANES)?;
+        let mut rng = SmallRng::seed_from_u64(crate::spec::hash_text(&ins.name).len() as u64 ^ ins.sem_hash.bytes().fold(0u64, |h, b| h.wrapping_mul(31).wrapping_add(b as u64)));
+        let envs: Vec<Env> = (0..FINGERPRINT_INPUTS).map(|_| random_env(&scaled, &mut rng)).collect();
+        let sources = sources(&scaled);
+        let mut out = Vec::new();
+        for idiom in &self.specs.idioms {
+            if let Some(f) = self.match_idiom(idiom, ins, &scaled, &sources, &envs)? {
+                out.push(f);
+            }
+        }
+        Ok(out)
+    }
+
+    fn match_idiom(&mut self, idiom: &Idiom, ins: &Instruction, scaled: &Instruction, sources: &[Source], envs: &[Env]) -> Result<Option<Fact>> {
+        let params = idiom.operand_params();
+        if params.len() > scaled.operands.len() {
+            return Ok(None);
+        }
+        for assignment in assignments(sources, params.len()) {
+            let types: Vec<VecType> = assignment.iter().map(|s| source_type(scaled, *s)).collect();
+            for meta in meta_combinations(idiom) {
+                let Some(template) = self.template(idiom, &meta, &types) else { continue };
+                if template.ty != scaled.result {
+                    continue;
+                }
+                let fixed = fixed_operands(scaled, &assignment);
+                let zeroed = fixed.iter().filter(|(i, _)| {
+                    let op = &scaled.operands[*i];
+                    op.imm.is_none() && op.ty.elem != Elem::Bool
+                });
+                if zeroed.count() > 1 {
+                    continue;
+                }
+                if !fingerprint_matches(scaled, &template, &params, &assignment, &fixed, envs)? {
+                    continue;
+                }
+                let (lhs, rhs, assume) = proof_sides(scaled, &template, &params, &assignment, &fixed);
+                let verdict = prove_equivalent(&lhs, &rhs, assume.as_deref(), PROOF_TIMEOUT_MS)?;
+                let (status, ms) = match verdict {
+                    Verdict::Proven { ms, .. } => ("proven", ms),
+                    Verdict::Unknown { ms, .. } => ("unknown", ms),
+                    Verdict::Counterexample { .. } => continue,
+                };
+                return Ok(Some(Fact {
+                    idiom: idiom.name.clone(),
+                    instruction: ins.name.clone(),
+                    binding: binding_text(idiom, &meta, &types, scaled, &fixed),
+                    status: status.into(),
+                    lanes: scaled.result.lanes,
+                    ms,
+                }));
+            }
+        }
+        Ok(None)
+    }
+}
+
+/// The candidate sources of idiom operands: every operand, and scalars splatted to the
+/// instruction's vector width.
+fn sources(ins: &Instruction) -> Vec<Source> {
+    let width = ins.operands.iter().map(|o| o.ty.lanes).max().unwrap_or(1).max(ins.result.lanes);
+    let mut out = Vec::new();
+    for (i, op) in ins.operands.iter().enumerate() {
+        if op.ty.elem == Elem::Bool {
+            continue;
+        }
+        if op.imm.is_none() {
+            out.push(Source::Operand(i));
+        }
+        if op.ty.lanes == 1 && width > 1 {
+            out.push(Source::Splat(i, width));
+        }
+    }
+    out
+}
+
+fn source_type(ins: &Instruction, s: Source) -> VecType {
+    match s {
+        Source::Operand(i) => ins.operands[i].ty,
+        Source::Splat(i, lanes) => ins.operands[i].ty.with_lanes(lanes),
+    }
+}
+
+fn source_index(s: Source) -> usize {
+    match s {
+        Source::Operand(i) | Source::Splat(i, _) => i,
+    }
+}
+
+/// Ordered choices of `n` sources using distinct operands.
+fn assignments(sources: &[Source], n: usize) -> Vec<Vec<Source>> {
+    let mut out = vec![vec![]];
+    for _ in 0..n {
+        out = out
+            .into_iter()
+            .flat_map(|partial: Vec<Source>| {
+                sources
+                    .iter()
+                    .filter(|s| !partial.iter().any(|p| source_index(*p) == source_index(**s)))
+                    .map(|s| {
+                        let mut next = partial.clone();
+                        next.push(*s);
+                        next
+                    })
+                    .collect::<Vec<_>>()
+            })
+            .collect();
+    }
+    out
+}
+
+fn meta_combinations(idiom: &Idiom) -> Vec<Vec<SExpr>> {
+    let mut out = vec![vec![]];
+    for (_, values) in &idiom.meta {
+        out = out
+            .into_iter()
+            .flat_map(|partial: Vec<SExpr>| {
+                values.iter().map(move |v| {
+                    let mut next = partial.clone();
+                    next.push(v.clone());
+                    next
+                })
+            })
+            .collect();
+    }
+    out
+}
+
+/// The constant each operand that the idiom does not use is fixed to: all-true masks,
+/// immediates at their lowest value, zero otherwise.
+fn fixed_operands(ins: &Instruction, assignment: &[Source]) -> Vec<(usize, u128)> {
+    (0..ins.operands.len())
+        .filter(|i| !assignment.iter().any(|s| source_index(*s) == *i))
+        .map(|i| {
+            let op = &ins.operands[i];
+            let v = match (op.imm, op.ty.elem) {
+                (Some((lo, _)), e) => lo as u128 & e.mask(),
+                (None, Elem::Bool) => 1,
+                _ => 0,
+            };
+            (i, v)
+        })
+        .collect()
+}
+
+fn random_env(ins: &Instruction, rng: &mut SmallRng) -> Env {
+    ins.operands
+        .iter()
+        .map(|op| {
+            let m = op.ty.elem.mask();
+            let lanes = (0..op.ty.lanes)
+                .map(|_| match op.imm {
+                    Some((lo, hi)) => rng.gen_range(lo..=hi) as u128 & m,
+                    None if op.ty.elem == Elem::F32 => (rng.gen_range(-50.0f32..50.0)).to_bits() as u128,
+                    None => [0, 1, m, m >> 1, rng.gen::<u128>() & m, rng.gen::<u128>() & m][rng.gen_range(0..6)],
+                })
+                .collect();
+            (op.name.clone(), Value::new(op.ty, lanes))
+        })
+        .collect()
+}
+
+fn fingerprint_matches(
+    ins: &Instruction,
+    template: &Expr,
+    params: &[&str],
+    assignment: &[Source],
+    fixed: &[(usize, u128)],
+    envs: &[Env],
+) -> Result<bool> {
+    let mut outputs: Vec<Value> = Vec::new();
+    let mut inputs: Vec<Env> = Vec::new();
+    for env in envs {
+        let mut env = env.clone();
+        for (i, v) in fixed {
+            let op = &ins.operands[*i];
+            env.insert(op.name.clone(), Value::new(op.ty, vec![*v; op.ty.lanes as usize]));
+        }
+        let mut idiom_env = Env::new();
+        for (p, s) in params.iter().zip(assignment) {
+            let op = &ins.operands[source_index(*s)];
+            let v = &env[&op.name];
+            let v = match s {
+                Source::Operand(_) => v.clone(),
+                Source::Splat(_, lanes) => Value::new(op.ty.with_lanes(*lanes), vec![v.lanes[0]; *lanes as usize]),
+            };
+            idiom_env.insert(p.to_string(), v);
+        }
+        let out = eval(template, &idiom_env)?;
+        if eval(&ins.semantics, &env)? != out {
+            return Ok(false);
+        }
+        outputs.push(out);
+        inputs.push(idiom_env);
+    }
+    // A constant result, or one operand passed through, is a degenerate instantiation.
+    let constant = outputs.windows(2).all(|w| w[0] == w[1]);
+    let passthrough = params.iter().any(|p| inputs.iter().zip(&outputs).all(|(env, out)| env[*p] == *out));
+    Ok(!constant && !passthrough)
+}
+
+/// Instruction side (fixed operands substituted), idiom side (parameters renamed to the
+/// operands), and the range of every immediate operand still free.
+fn proof_sides(
+    ins: &Instruction,
+    template: &Rc<Expr>,
+    params: &[&str],
+    assignment: &[Source],
+    fixed: &[(usize, u128)],
+) -> (Rc<Expr>, Rc<Expr>, Option<Rc<Expr>>) {
+    let consts: HashMap<String, Rc<Expr>> = fixed
+        .iter()
+        .map(|(i, v)| {
+            let op = &ins.operands[*i];
+            (op.name.clone(), Rc::new(Expr::constant(op.ty, vec![*v])))
+        })
+        .collect();
+    let lhs = ins.semantics.substitute(&consts);
+    let renames: HashMap<String, Rc<Expr>> = params
+        .iter()
+        .zip(assignment)
+        .map(|(p, s)| {
+            let op = &ins.operands[source_index(*s)];
+            let var = Rc::new(Expr::var(&op.name, op.ty));
+            let e = match s {
+                Source::Operand(_) => var,
+                Source::Splat(_, lanes) => Rc::new(Expr::build(Op::Broadcast(*lanes), vec![var]).expect("scalar broadcast")),
+            };
+            (p.to_string(), e)
+        })
+        .collect();
+    let rhs = template.substitute(&renames);
+    let ranges: Vec<Rc<Expr>> = assignment
+        .iter()
+        .filter_map(|s| {
+            let op = &ins.operands[source_index(*s)];
+            let (lo, hi) = op.imm?;
+            let var = Rc::new(Expr::var(&op.name, op.ty));
+            let bound = |op_: Op, v: i128| {
+                let c = Rc::new(Expr::constant(op.ty, vec![v as u128 & op.ty.elem.mask()]));
+                Rc::new(Expr::build(op_, vec![var.clone(), c]).expect("comparison"))
+            };
+            Some(Rc::new(Expr::build(Op::And, vec![bound(Op::Ge, lo), bound(Op::Le, hi)]).expect("and")))
+        })
+        .collect();
+    let assume = ranges.into_iter().reduce(|a, b| Rc::new(Expr::build(Op::And, vec![a, b]).expect("and")));
+    (lhs, rhs, assume)
+}
+
+fn binding_text(idiom: &Idiom, meta: &[SExpr], types: &[VecType], ins: &Instruction, fixed: &[(usize, u128)]) -> String {
+    let inputs: Vec<&str> = types.iter().map(|t| t.elem.name()).collect();
+    let mut parts = vec![format!("{} -> {}", inputs.join(" x "), ins.result.elem)];
+    for ((name, _), v) in idiom.meta.iter().zip(meta) {
+        match name.as_str() {
+            "k" => parts.push(format!("{v}-way")),
+            "T" => {}
+            _ => parts.push(format!("{name}={v}")),
+        }
+    }
+    for (i, v) in fixed {
+        let op = &ins.operands[*i];
+        let shown = match op.ty.elem {
+            Elem::Bool => "all-true".to_string(),
+            e => crate::ir::print::lane_text(e, *v),
+        };
+        parts.push(format!("{}={shown}", op.name));
+    }
+    parts.join(", ")
+}
