@@ -428,7 +428,7 @@ fn lane_list(lanes: &[usize]) -> String {
 
 pub fn query(ctx: &Context, text: &str, csv_out: bool) -> Result<Outcome> {
     let db = ctx.db()?;
-    let rows = crate::query::ask::ask(&db, &ctx.layout.queries, text)?;
+    let rows = crate::query::ask::ask(&db, &ctx.layout, text)?;
     if csv_out {
         let mut w = csv::Writer::from_writer(std::io::stdout());
         for r in &rows {

@@ -4,7 +4,10 @@
 //! `what implements <expression> on <target>` is answered by the idiom matcher directly.
 
 use super::datalog::{Facts, Program};
-use crate::database::Database;
+use crate::database::{Database, Layout};
+use crate::ir::sexpr::{read_one, SExpr, SKind};
+use crate::ir::Macro;
+use crate::spec::load::Idiom;
 use crate::error::{Error, Result};
 use crate::ir::parse::{did_you_mean, edit_distance};
 use regex::Regex;
@@ -169,9 +172,14 @@ impl Vocabulary {
 }
 
 /// Answers one query text.
-pub fn ask(db: &Database, queries_dir: &Path, text: &str) -> Result<Vec<Row>> {
-    let (queries, library) = load_queries(queries_dir)?;
+pub fn ask(db: &Database, layout: &Layout, text: &str) -> Result<Vec<Row>> {
+    let (queries, library) = load_queries(&layout.queries)?;
     let vocab = Vocabulary::load(db)?;
+    let what = Regex::new(r"(?is)^\s*what\s+implements\s+(?P<expr>.+)\s+on\s+(?P<target>[\w.]+)\s*$").unwrap();
+    if let Some(caps) = what.captures(text) {
+        let target = vocab.target(&caps["target"])?;
+        return what_implements(db, layout, caps["expr"].trim(), &target);
+    }
     for q in &queries {
         let Some(caps) = pattern_regex(&q.pattern).captures(text) else { continue };
         let get = |name: &str| caps.name(name).map(|m| m.as_str().trim().to_string());
@@ -291,7 +299,83 @@ fn run_datalog(db: &Database, text: &str, name: &str, instruction: Option<&str>,
             })
         })?;
         let via = shared(t[0]);
-        rows.push(Row { idiom: via, ..row });
+        rows.push(Row { binding: via, ..row });
     }
     Ok(rows)
+}
+
+/// Instructions of `target` proven equal to an expression (IR s-expression, or Halide-style
+/// infix), with its typed variables bound to their operands.
+fn what_implements(db: &Database, layout: &Layout, expr: &str, target: &str) -> Result<Vec<Row>> {
+    let body = if expr.starts_with('(') {
+        read_one(expr, "expression")?
+    } else {
+        crate::ir::halide::parse_halide(expr, "expression")?
+    };
+    let mut specs = crate::spec::load_dir(&layout.specs)?;
+    let mut vars = Vec::new();
+    typed_names(&body, &specs, &mut vars);
+    if vars.is_empty() {
+        return Err(Error::Usage("the expression has no typed variables (name them like a_u8)".into()));
+    }
+    let at = |kind: SKind| SExpr { kind, loc: body.loc.clone() };
+    let sym = |s: &str| at(SKind::Sym(s.to_string()));
+    let checks: Vec<SExpr> = vars
+        .iter()
+        .map(|(v, e)| at(SKind::List(vec![sym("="), at(SKind::List(vec![sym("elem"), sym(v)])), sym(e)])))
+        .collect();
+    let name = "what-implements".to_string();
+    let params: Vec<String> = vars.iter().map(|(v, _)| v.clone()).collect();
+    specs.macros.insert(Macro { name: name.clone(), params: params.clone(), body: body.clone() }, &body.loc)?;
+    let idiom = Idiom {
+        name,
+        params,
+        body: body.clone(),
+        aliases: vec![],
+        meta: vec![],
+        condition: Some(at(SKind::List(std::iter::once(sym("&&")).chain(checks).collect()))),
+        loc: body.loc.clone(),
+    };
+    let mut facts = Vec::new();
+    let mut matcher = super::Matcher::new(&specs);
+    for ins in specs.instructions.iter().filter(|i| i.isa == target || i.feature == target) {
+        if let Some(f) = matcher.fact(&idiom, ins)? {
+            facts.push((f.instruction, f.binding));
+        }
+    }
+    let mut rows = Vec::new();
+    let mut lookup = db.conn().prepare(
+        "SELECT i.name, i.intrinsic, i.asm, s.name, f.name, i.cost FROM instructions i
+         JOIN isas s ON s.id = i.isa_id JOIN features f ON f.id = i.feature_id WHERE i.name = ?1",
+    )?;
+    for (name, binding) in facts {
+        rows.push(lookup.query_row([&name], |r| {
+            Ok(Row {
+                instruction: r.get(0)?,
+                intrinsic: r.get(1)?,
+                asm: r.get(2)?,
+                isa: r.get(3)?,
+                feature: r.get(4)?,
+                idiom: String::new(),
+                binding: binding.clone(),
+                cost: r.get(5)?,
+            })
+        })?);
+    }
+    Ok(rows)
+}
+
+/// Variables of an expression: names with a type suffix that are not macros, in first-use order.
+fn typed_names(s: &SExpr, specs: &crate::spec::SpecSet, out: &mut Vec<(String, String)>) {
+    match &s.kind {
+        SKind::Sym(name) if !specs.macros.map.contains_key(name) => {
+            if let Some((_, t)) = name.rsplit_once('_').filter(|(_, t)| crate::ir::Elem::parse(t).is_some()) {
+                if !out.iter().any(|(n, _)| n == name) {
+                    out.push((name.clone(), t.to_string()));
+                }
+            }
+        }
+        SKind::List(items) => items.iter().for_each(|i| typed_names(i, specs, out)),
+        _ => {}
+    }
 }

@@ -109,6 +109,14 @@ impl<'a> Matcher<'a> {
         Ok(out)
     }
 
+    /// Whether `ins` implements this one idiom (used for ad-hoc expressions).
+    pub fn fact(&mut self, idiom: &Idiom, ins: &Instruction) -> Result<Option<Fact>> {
+        let scaled = self.specs.scaled_to(ins, MIN_MATCH_LANES)?;
+        let mut rng = SmallRng::seed_from_u64(7);
+        let envs: Vec<Env> = (0..FINGERPRINT_INPUTS).map(|_| random_env(&scaled, &mut rng)).collect();
+        self.match_idiom(idiom, ins, &scaled, &sources(&scaled), &envs)
+    }
+
     fn match_idiom(&mut self, idiom: &Idiom, ins: &Instruction, scaled: &Instruction, sources: &[Source], envs: &[Env]) -> Result<Option<Fact>> {
         let params = idiom.operand_params();
         if params.len() > scaled.operands.len() {
