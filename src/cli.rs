@@ -449,3 +449,17 @@ pub fn query(ctx: &Context, text: &str, csv_out: bool) -> Result<Outcome> {
     });
     Ok(if rows.is_empty() { Outcome::Negative } else { Outcome::Success })
 }
+
+pub fn bench(ctx: &Context, rounds: usize) -> Result<Outcome> {
+    let f = crate::bench::run(ctx, rounds.max(1))?;
+    ctx.print(&f, || {
+        let mut out = format!("db build (fresh, {} instructions): {:.0} ms\n", f.instructions, f.db_build_ms);
+        for (q, ms) in &f.query_process_ms {
+            out += &format!("query process {q:?}: {ms:.1} ms (median)\n");
+        }
+        out += &format!("interpreter: {:.0} instruction evaluations/s\n", f.interpreter_evals_per_s);
+        out += &format!("prove halving_add u8 x 64: {:.1} ms\n", f.prove_halving_add_u8x64_ms);
+        out
+    });
+    Ok(Outcome::Success)
+}

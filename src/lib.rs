@@ -6,6 +6,7 @@ pub mod ir;
 pub mod semantics;
 pub mod spec;
 pub mod validate;
+pub mod bench;
 pub mod cli;
 pub mod database;
 pub mod query;

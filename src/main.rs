@@ -43,6 +43,12 @@ enum Command {
         #[arg(allow_hyphen_values = true)]
         values: Vec<String>,
     },
+    /// Measure database build time, query latency, interpreter and prover speed.
+    Bench {
+        /// Runs of each query process (the median is reported).
+        #[arg(long, default_value_t = 15)]
+        rounds: usize,
+    },
     /// Ask which instructions implement an idiom on a target, an instruction's equivalents, ...
     Query {
         text: String,
@@ -108,6 +114,7 @@ fn main() -> ExitCode {
         Command::List { isa, feature, grep } => cli::list(&ctx, isa.as_deref(), feature.as_deref(), grep.as_deref()),
         Command::Eval { instruction, values } => cli::eval(&ctx, &instruction, &values),
         Command::Query { text, csv } => cli::query(&ctx, &text, csv),
+        Command::Bench { rounds } => cli::bench(&ctx, rounds),
         Command::Prove { lhs, rhs, lanes, timeout } => cli::prove(&ctx, &lhs, &rhs, lanes, timeout),
         Command::Validate { isa, instr, inputs, seed, force } => cli::validate(&ctx, isa, instr, inputs, seed, force),
     };

@@ -61,7 +61,8 @@ impl Layout {
     /// build leaves the previous database untouched. Stale idiom matches are recomputed and
     /// written back to the committed cache first, so the stored input hash covers them.
     pub fn build(&self, specs: &SpecSet) -> Result<Database> {
-        let tmp = self.db.with_extension("sqlite.building");
+        // A private name: concurrent builds (several commands at once) must not share it.
+        let tmp = self.db.with_extension(format!("sqlite.building-{}", std::process::id()));
         remove_db_files(&tmp)?;
         let mut db = Database::open(&tmp)?;
         let result = db.transaction(|tx| insert_specs(tx, specs)).and_then(|_| {
@@ -72,14 +73,21 @@ impl Layout {
             if refresh.matched > 0 {
                 db.export_tables(&self.tables, &["idiom_matches"])?;
             }
-            db.set_meta("input_hash", &self.input_hash()?)
+            db.set_meta("input_hash", &self.input_hash()?)?;
+            // Fold the WAL into the file so the renamed database is complete on its own.
+            db.conn().query_row("PRAGMA wal_checkpoint(TRUNCATE)", [], |_| Ok(()))?;
+            Ok(())
         });
         drop(db);
         if let Err(e) = result {
             remove_db_files(&tmp)?;
             return Err(e);
         }
-        remove_db_files(&self.db)?;
+        // The old file is replaced atomically (readers never see it missing); its WAL and
+        // shared-memory files belong to it and must not be replayed onto the new one.
+        for suffix in ["-wal", "-shm"] {
+            let _ = std::fs::remove_file(format!("{}{suffix}", self.db.display()));
+        }
         std::fs::rename(&tmp, &self.db).map_err(|e| Error::io(&self.db, e))?;
         Database::open(&self.db)
     }

@@ -23,11 +23,18 @@ use std::rc::Rc;
 /// Reads one Halide-style expression; `source` names the text in error locations.
 pub fn parse_halide(text: &str, source: &str) -> Result<SExpr> {
     let toks = lex(text, source)?;
-    let mut p = Parser { toks, pos: 0, depth: 0 };
+    let mut p = Parser {
+        toks,
+        pos: 0,
+        depth: 0,
+    };
     let e = p.expr()?;
     let t = p.peek();
     if t.tok != Tok::Eof {
-        return Err(Error::parse(&t.loc, format!("unexpected token {} after the end of the expression", t.tok)));
+        return Err(Error::parse(
+            &t.loc,
+            format!("unexpected token {} after the end of the expression", t.tok),
+        ));
     }
     Ok(e)
 }
@@ -86,7 +93,10 @@ fn var_lanes(s: &SExpr, lanes: u64, out: &mut HashMap<String, (u64, Location)>) 
                     }
                 }
             }
-            items.iter().skip(1).try_for_each(|i| var_lanes(i, lanes, out))
+            items
+                .iter()
+                .skip(1)
+                .try_for_each(|i| var_lanes(i, lanes, out))
         }
         _ => Ok(()),
     }
@@ -118,15 +128,19 @@ struct Token {
 
 /// Longest first, so `<<` is not read as two `<`.
 const PUNCT: [&str; 23] = [
-    "<<", ">>", "<=", ">=", "==", "!=", "&&", "||", "+", "-", "*", "/", "%", "<", ">", "&", "^", "|", "~",
-    "!", "(", ")", ",",
+    "<<", ">>", "<=", ">=", "==", "!=", "&&", "||", "+", "-", "*", "/", "%", "<", ">", "&", "^",
+    "|", "~", "!", "(", ")", ",",
 ];
 
 fn lex(text: &str, file: &str) -> Result<Vec<Token>> {
     let chars: Vec<char> = text.chars().collect();
     let (mut i, mut line, mut col) = (0, 1, 1);
     let mut out = Vec::new();
-    let loc = |line, col| Location { file: file.to_string(), line, col };
+    let loc = |line, col| Location {
+        file: file.to_string(),
+        line,
+        col,
+    };
     while i < chars.len() {
         let c = chars[i];
         if c.is_whitespace() {
@@ -142,23 +156,31 @@ fn lex(text: &str, file: &str) -> Result<Vec<Token>> {
         let at = loc(line, col);
         let start = i;
         let tok = if c.is_ascii_digit() {
-            while i < chars.len() && (chars[i].is_ascii_alphanumeric() || chars[i] == '_' || chars[i] == '.') {
+            while i < chars.len()
+                && (chars[i].is_ascii_alphanumeric() || chars[i] == '_' || chars[i] == '.')
+            {
                 i += 1;
             }
             let word: String = chars[start..i].iter().collect();
             let value = match word.strip_prefix("0x").or_else(|| word.strip_prefix("0X")) {
-                Some(hex) if !hex.is_empty() => {
-                    u128::from_str_radix(hex, 16).ok().and_then(|v| i128::try_from(v).ok())
-                }
+                Some(hex) if !hex.is_empty() => u128::from_str_radix(hex, 16)
+                    .ok()
+                    .and_then(|v| i128::try_from(v).ok()),
                 _ => word.parse::<i128>().ok(),
             };
             match value {
                 Some(v) => Tok::Int(v),
                 None if word.contains('.') => {
-                    return Err(Error::parse(&at, format!("floating-point literal '{word}' is not supported")))
+                    return Err(Error::parse(
+                        &at,
+                        format!("floating-point literal '{word}' is not supported"),
+                    ))
                 }
                 None if word.chars().all(|c| c.is_ascii_digit()) => {
-                    return Err(Error::parse(&at, format!("integer literal '{word}' is too large")))
+                    return Err(Error::parse(
+                        &at,
+                        format!("integer literal '{word}' is too large"),
+                    ))
                 }
                 None => return Err(Error::parse(&at, format!("malformed number '{word}'"))),
             }
@@ -169,7 +191,9 @@ fn lex(text: &str, file: &str) -> Result<Vec<Token>> {
             Tok::Ident(chars[start..i].iter().collect())
         } else {
             let rest = &chars[i..];
-            let Some(p) = PUNCT.iter().find(|p| p.chars().zip(rest).filter(|(a, b)| a == *b).count() == p.len())
+            let Some(p) = PUNCT
+                .iter()
+                .find(|p| p.chars().zip(rest).filter(|(a, b)| a == *b).count() == p.len())
             else {
                 return Err(Error::parse(&at, format!("unexpected character '{c}'")));
             };
@@ -179,7 +203,10 @@ fn lex(text: &str, file: &str) -> Result<Vec<Token>> {
         col += i - start;
         out.push(Token { tok, loc: at });
     }
-    out.push(Token { tok: Tok::Eof, loc: loc(line, col) });
+    out.push(Token {
+        tok: Tok::Eof,
+        loc: loc(line, col),
+    });
     Ok(out)
 }
 
@@ -207,17 +234,26 @@ struct Parser {
 }
 
 fn sym(name: &str, loc: &Location) -> SExpr {
-    SExpr { kind: SKind::Sym(name.to_string()), loc: loc.clone() }
+    SExpr {
+        kind: SKind::Sym(name.to_string()),
+        loc: loc.clone(),
+    }
 }
 
 fn int(v: i128, loc: &Location) -> SExpr {
-    SExpr { kind: SKind::Int(v), loc: loc.clone() }
+    SExpr {
+        kind: SKind::Int(v),
+        loc: loc.clone(),
+    }
 }
 
 fn list(head: &str, args: Vec<SExpr>, loc: &Location) -> SExpr {
     let mut items = vec![sym(head, loc)];
     items.extend(args);
-    SExpr { kind: SKind::List(items), loc: loc.clone() }
+    SExpr {
+        kind: SKind::List(items),
+        loc: loc.clone(),
+    }
 }
 
 fn as_int(s: &SExpr) -> Option<i128> {
@@ -263,7 +299,10 @@ impl Parser {
         let mut lhs = self.binary(level + 1)?;
         loop {
             let t = self.peek();
-            let Some((op, name)) = LEVELS[level].iter().find(|(op, _)| t.tok == Tok::Punct(*op)) else {
+            let Some((op, name)) = LEVELS[level]
+                .iter()
+                .find(|(op, _)| t.tok == Tok::Punct(*op))
+            else {
                 return Ok(lhs);
             };
             let loc = t.loc.clone();
@@ -285,7 +324,11 @@ impl Parser {
         let x = self.unary()?;
         self.depth -= 1;
         Ok(match (op, as_int(&x)) {
-            ("-", Some(v)) => int(v.checked_neg().ok_or_else(|| Error::parse(&loc, "constant overflows"))?, &loc),
+            ("-", Some(v)) => int(
+                v.checked_neg()
+                    .ok_or_else(|| Error::parse(&loc, "constant overflows"))?,
+                &loc,
+            ),
             ("~", Some(v)) => int(!v, &loc),
             ("-", None) => list("neg", vec![x], &loc),
             _ => list("not", vec![x], &loc),
@@ -313,14 +356,23 @@ impl Parser {
                 if t.tok != Tok::Punct(")") {
                     return Err(Error::parse(
                         &t.loc,
-                        format!("expected ')' to close '(' at {}:{}, found {}", loc.line, loc.col, t.tok),
+                        format!(
+                            "expected ')' to close '(' at {}:{}, found {}",
+                            loc.line, loc.col, t.tok
+                        ),
                     ));
                 }
                 self.next();
                 Ok(e)
             }
-            Tok::Eof => Err(Error::parse(&loc, "expected an expression, found end of input")),
-            other => Err(Error::parse(&loc, format!("unexpected token {other}, expected an expression"))),
+            Tok::Eof => Err(Error::parse(
+                &loc,
+                "expected an expression, found end of input",
+            )),
+            other => Err(Error::parse(
+                &loc,
+                format!("unexpected token {other}, expected an expression"),
+            )),
         }
     }
 
@@ -363,7 +415,11 @@ fn combine(op: &str, name: &str, lhs: SExpr, rhs: SExpr, loc: &Location) -> Resu
         }
     }
     if op == "/" || op == "%" {
-        let what = if op == "/" { "division" } else { "remainder (%)" };
+        let what = if op == "/" {
+            "division"
+        } else {
+            "remainder (%)"
+        };
         let k = match as_int(&rhs) {
             Some(c) if c > 0 && c & (c - 1) == 0 => c.trailing_zeros() as i128,
             Some(c) => {
@@ -391,7 +447,12 @@ fn combine(op: &str, name: &str, lhs: SExpr, rhs: SExpr, loc: &Location) -> Resu
 /// `a op b` for two literals, when the operator yields an integer.
 fn fold(op: &str, a: i128, b: i128, loc: &Location) -> Result<Option<i128>> {
     let overflow = || Error::parse(loc, format!("constant {a} {op} {b} overflows"));
-    let shift = |b: i128| u32::try_from(b).ok().filter(|&k| k < 127).ok_or_else(overflow);
+    let shift = |b: i128| {
+        u32::try_from(b)
+            .ok()
+            .filter(|&k| k < 127)
+            .ok_or_else(overflow)
+    };
     let v = match op {
         "+" => a.checked_add(b),
         "-" => a.checked_sub(b),
@@ -418,16 +479,30 @@ fn call(name: &str, args: Vec<SExpr>, loc: &Location) -> Result<SExpr> {
         if args.len() == n {
             Ok(())
         } else {
-            Err(Error::parse(loc, format!("{name} takes {n} argument(s), got {}", args.len())))
+            Err(Error::parse(
+                loc,
+                format!("{name} takes {n} argument(s), got {}", args.len()),
+            ))
         }
     };
     if Elem::parse(name).is_some() {
         arity(1)?;
-        return Ok(list("cast", vec![sym(name, loc), args.into_iter().next().unwrap()], loc));
+        return Ok(list(
+            "cast",
+            vec![sym(name, loc), args.into_iter().next().unwrap()],
+            loc,
+        ));
     }
-    if let Some(t) = name.strip_suffix("_sat").filter(|t| Elem::parse(t).is_some()) {
+    if let Some(t) = name
+        .strip_suffix("_sat")
+        .filter(|t| Elem::parse(t).is_some())
+    {
         arity(1)?;
-        return Ok(list("sat-cast", vec![sym(t, loc), args.into_iter().next().unwrap()], loc));
+        return Ok(list(
+            "sat-cast",
+            vec![sym(t, loc), args.into_iter().next().unwrap()],
+            loc,
+        ));
     }
     match name {
         "min" | "max" | "absd" => arity(2)?,
@@ -460,11 +535,18 @@ fn halide_abs(x: SExpr, loc: &Location) -> SExpr {
     let elem = || list("elem", vec![x.clone()], loc);
     let signed_int = list(
         "&&",
-        vec![list("is-signed", vec![elem()], loc), list("!=", vec![elem(), sym("f32", loc)], loc)],
+        vec![
+            list("is-signed", vec![elem()], loc),
+            list("!=", vec![elem(), sym("f32", loc)], loc),
+        ],
         loc,
     );
     let abs = list("abs", vec![x.clone()], loc);
-    let unsigned = list("cast", vec![list("unsigned", vec![elem()], loc), abs.clone()], loc);
+    let unsigned = list(
+        "cast",
+        vec![list("unsigned", vec![elem()], loc), abs.clone()],
+        loc,
+    );
     list("if", vec![signed_int, unsigned, abs], loc)
 }
 
@@ -502,7 +584,8 @@ mod tests {
     }
 
     fn elab(text: &str, lanes: u32) -> Rc<Expr> {
-        elaborate_halide(text, "expression", &macros(), lanes).unwrap_or_else(|e| panic!("{text}: {e}"))
+        elaborate_halide(text, "expression", &macros(), lanes)
+            .unwrap_or_else(|e| panic!("{text}: {e}"))
     }
 
     fn elab_err(text: &str) -> String {
@@ -516,7 +599,11 @@ mod tests {
     fn run(e: &Expr, inputs: &[(&str, i128)]) -> i128 {
         let mut env = Env::new();
         for (name, ty) in e.vars() {
-            let v = inputs.iter().find(|(n, _)| *n == name).unwrap_or_else(|| panic!("no input {name}")).1;
+            let v = inputs
+                .iter()
+                .find(|(n, _)| *n == name)
+                .unwrap_or_else(|| panic!("no input {name}"))
+                .1;
             env.insert(name, Value::new(ty, vec![v as u128; ty.lanes as usize]));
         }
         eval(e, &env).unwrap().int(0)
@@ -524,16 +611,25 @@ mod tests {
 
     #[test]
     fn precedence_and_associativity() {
-        assert_eq!(sx("a_u8 + b_u8 * 2 - c_u8"), "(sub (add a_u8 (mul b_u8 2)) c_u8)");
+        assert_eq!(
+            sx("a_u8 + b_u8 * 2 - c_u8"),
+            "(sub (add a_u8 (mul b_u8 2)) c_u8)"
+        );
         assert_eq!(sx("a_u8 - b_u8 - c_u8"), "(sub (sub a_u8 b_u8) c_u8)");
         assert_eq!(sx("a_u8 - (b_u8 - c_u8)"), "(sub a_u8 (sub b_u8 c_u8))");
         assert_eq!(sx("a_u8 << 1 + 2"), "(shl a_u8 3)");
-        assert_eq!(sx("a_u8 | b_u8 ^ c_u8 & d_u8"), "(or a_u8 (xor b_u8 (and c_u8 d_u8)))");
+        assert_eq!(
+            sx("a_u8 | b_u8 ^ c_u8 & d_u8"),
+            "(or a_u8 (xor b_u8 (and c_u8 d_u8)))"
+        );
         assert_eq!(
             sx("a_u8 < b_u8 && c_u8 == d_u8 || e_u8 >= 3 != f_bool"),
             "(or (and (lt a_u8 b_u8) (eq c_u8 d_u8)) (ne (ge e_u8 3) f_bool))"
         );
-        assert_eq!(sx("-a_i8 * ~b_i8 + !(c_i8 <= d_i8)"), "(add (mul (neg a_i8) (not b_i8)) (not (le c_i8 d_i8)))");
+        assert_eq!(
+            sx("-a_i8 * ~b_i8 + !(c_i8 <= d_i8)"),
+            "(add (mul (neg a_i8) (not b_i8)) (not (le c_i8 d_i8)))"
+        );
         assert_eq!(sx("a_u16 >> 2 << 1"), "(shl (shr a_u16 2) 1)");
         assert_eq!(sx("a_u8 > b_u8"), "(gt a_u8 b_u8)");
         assert_eq!(sx("a_u8 != b_u8 == c_bool"), "(eq (ne a_u8 b_u8) c_bool)");
@@ -544,20 +640,32 @@ mod tests {
         assert_eq!(sx("a_u8 & 0xff"), "(and a_u8 255)");
         assert_eq!(sx("a_i32 + (1 << 14)"), "(add a_i32 16384)");
         assert_eq!(sx("a_i16 * -3"), "(mul a_i16 -3)");
-        assert_eq!(sx("a_i16 + (2 * 3 - 11) / 4 + 7 % 4 + ~0"), "(add (add (add a_i16 -2) 3) -1)");
+        assert_eq!(
+            sx("a_i16 + (2 * 3 - 11) / 4 + 7 % 4 + ~0"),
+            "(add (add (add a_i16 -2) 3) -1)"
+        );
         assert_eq!(sx("a_u8 * (0x10 >> 2 | 1)"), "(mul a_u8 5)");
     }
 
     #[test]
     fn casts_and_calls() {
         assert_eq!(sx("u8(x_u16)"), "(cast u8 x_u16)");
-        assert_eq!(sx("i16_sat(x_i32) + u16(y_u8) * 3"), "(add (sat-cast i16 x_i32) (mul (cast u16 y_u8) 3))");
+        assert_eq!(
+            sx("i16_sat(x_i32) + u16(y_u8) * 3"),
+            "(add (sat-cast i16 x_i32) (mul (cast u16 y_u8) 3))"
+        );
         assert_eq!(sx("min(a_u8, max(b_u8, 3))"), "(min a_u8 (max b_u8 3))");
         assert_eq!(sx("clamp(x_i16, -5, 5)"), "(min (max x_i16 -5) 5)");
-        assert_eq!(sx("select(a_u8 > b_u8, a_u8, b_u8)"), "(select (gt a_u8 b_u8) a_u8 b_u8)");
+        assert_eq!(
+            sx("select(a_u8 > b_u8, a_u8, b_u8)"),
+            "(select (gt a_u8 b_u8) a_u8 b_u8)"
+        );
         assert_eq!(sx("absd(a_u8, b_u8)"), "(absd a_u8 b_u8)");
         assert_eq!(sx("widening_add(a_u8, b_u8)"), "(widening_add a_u8 b_u8)");
-        assert_eq!(sx("rounding_mul_shr(a_i16, b_i16, 15)"), "(rounding_mul_shr a_i16 b_i16 15)");
+        assert_eq!(
+            sx("rounding_mul_shr(a_i16, b_i16, 15)"),
+            "(rounding_mul_shr a_i16 b_i16 15)"
+        );
         assert_eq!(sx("f()"), "(f)");
         assert_eq!(
             sx("u8((u16(a_u8) + u16(b_u8) + 1) >> 1)"),
@@ -590,7 +698,9 @@ mod tests {
         assert_eq!(e.ty.to_string(), "<8 x i16>");
         let one = elab(text, 1);
         let idiom = elab("rounding_mul_shr(a_i16, b_i16, 15)", 1);
-        let vals = [-32768, -32767, -16384, -12345, -1, 0, 1, 2, 777, 16384, 32767];
+        let vals = [
+            -32768, -32767, -16384, -12345, -1, 0, 1, 2, 777, 16384, 32767,
+        ];
         for a in vals {
             for b in vals {
                 let inputs = [("a_i16", a), ("b_i16", b)];
@@ -608,24 +718,46 @@ mod tests {
         let e = elab(text, 1);
         assert_eq!(e.ty.to_string(), "u8");
         for a in [-32768, -100, -9, -8, 0, 7, 8, 100, 4087, 4088, 32767] {
-            assert_eq!(run(&e, &[("a_i16", a)]), ((a + 8).div_euclid(16)).clamp(0, 255), "{a}");
+            assert_eq!(
+                run(&e, &[("a_i16", a)]),
+                ((a + 8).div_euclid(16)).clamp(0, 255),
+                "{a}"
+            );
         }
     }
 
     #[test]
     fn reduce_add_operands_are_wider() {
         let text = "acc_u32 + reduce_add(4, u32(a_u8) * u32(b_u8))";
-        assert_eq!(sx(text), "(add acc_u32 (reduce-add 4 (mul (cast u32 a_u8) (cast u32 b_u8))))");
+        assert_eq!(
+            sx(text),
+            "(add acc_u32 (reduce-add 4 (mul (cast u32 a_u8) (cast u32 b_u8))))"
+        );
         let e = elab(text, 4);
         assert_eq!(e.ty.to_string(), "<4 x u32>");
         let vars: Vec<String> = e.vars().iter().map(|(n, t)| format!("{n}:{t}")).collect();
-        assert_eq!(vars, ["acc_u32:<4 x u32>", "a_u8:<16 x u8>", "b_u8:<16 x u8>"]);
+        assert_eq!(
+            vars,
+            ["acc_u32:<4 x u32>", "a_u8:<16 x u8>", "b_u8:<16 x u8>"]
+        );
         let mut env = Env::new();
-        env.insert("acc_u32".into(), Value::new(VecType::parse("<4 x u32>").unwrap(), vec![1000, 0, 5, 7]));
-        env.insert("a_u8".into(), Value::new(VecType::parse("<16 x u8>").unwrap(), (0..16).collect()));
-        env.insert("b_u8".into(), Value::new(VecType::parse("<16 x u8>").unwrap(), vec![255; 16]));
+        env.insert(
+            "acc_u32".into(),
+            Value::new(VecType::parse("<4 x u32>").unwrap(), vec![1000, 0, 5, 7]),
+        );
+        env.insert(
+            "a_u8".into(),
+            Value::new(VecType::parse("<16 x u8>").unwrap(), (0..16).collect()),
+        );
+        env.insert(
+            "b_u8".into(),
+            Value::new(VecType::parse("<16 x u8>").unwrap(), vec![255; 16]),
+        );
         let v = eval(&e, &env).unwrap();
-        assert_eq!(v.lanes, vec![1000 + 6 * 255, 22 * 255, 5 + 38 * 255, 7 + 54 * 255]);
+        assert_eq!(
+            v.lanes,
+            vec![1000 + 6 * 255, 22 * 255, 5 + 38 * 255, 7 + 54 * 255]
+        );
         let msg = elab_err("u16(a_u8) + reduce_add(2, u16(a_u8))");
         assert_eq!(
             msg,
@@ -670,12 +802,24 @@ mod tests {
 
     #[test]
     fn idioms_elaborate_by_name() {
-        assert_eq!(elab("widening_add(a_u8, b_u8)", 16).ty.to_string(), "<16 x u16>");
+        assert_eq!(
+            elab("widening_add(a_u8, b_u8)", 16).ty.to_string(),
+            "<16 x u16>"
+        );
         assert_eq!(elab("absd(a_i8, b_i8)", 16).ty.to_string(), "<16 x u8>");
-        assert_eq!(elab("saturating_add(a_u8, b_u8)", 16).ty.to_string(), "<16 x u8>");
-        assert_eq!(elab("halving_add(a_i16, b_i16) + 1", 8).ty.to_string(), "<8 x i16>");
+        assert_eq!(
+            elab("saturating_add(a_u8, b_u8)", 16).ty.to_string(),
+            "<16 x u8>"
+        );
+        assert_eq!(
+            elab("halving_add(a_i16, b_i16) + 1", 8).ty.to_string(),
+            "<8 x i16>"
+        );
         let msg = elab_err("widenin_add(a_u8, b_u8)");
-        assert!(msg.starts_with("expression:1:1: unknown operator 'widenin_add'"), "{msg}");
+        assert!(
+            msg.starts_with("expression:1:1: unknown operator 'widenin_add'"),
+            "{msg}"
+        );
         assert!(msg.contains("did you mean 'widening_add'"), "{msg}");
     }
 
@@ -683,23 +827,56 @@ mod tests {
     fn mixing_element_types_is_a_type_error() {
         let msg = elab_err("a_u8 + b_u16");
         assert!(msg.starts_with("expression:1:6: type error:"), "{msg}");
-        assert!(msg.contains("<8 x u8>") && msg.contains("<8 x u16>"), "{msg}");
+        assert!(
+            msg.contains("<8 x u8>") && msg.contains("<8 x u16>"),
+            "{msg}"
+        );
         assert!(elab_err("a_u8 * 300").contains("literal 300 does not fit in u8"));
     }
 
     #[test]
     fn errors_point_at_the_problem() {
-        assert_eq!(err("(a_u8 + b_u8"), "expression:1:13: expected ')' to close '(' at 1:1, found end of input");
-        assert_eq!(err("u8((a_u8 + 1) b_u8)"), "expression:1:15: expected ',' or ')' in the call to u8 at 1:1, found 'b_u8'");
-        assert_eq!(err("a_u8 * + b_u8"), "expression:1:8: unexpected token '+', expected an expression");
-        assert_eq!(err("a_u8 +\n  * b_u8"), "expression:2:3: unexpected token '*', expected an expression");
-        assert_eq!(err("a_u8 +"), "expression:1:7: expected an expression, found end of input");
-        assert_eq!(err(""), "expression:1:1: expected an expression, found end of input");
-        assert_eq!(err("a_u8 b_u8"), "expression:1:6: unexpected token 'b_u8' after the end of the expression");
-        assert_eq!(err("a_u8 )"), "expression:1:6: unexpected token ')' after the end of the expression");
+        assert_eq!(
+            err("(a_u8 + b_u8"),
+            "expression:1:13: expected ')' to close '(' at 1:1, found end of input"
+        );
+        assert_eq!(
+            err("u8((a_u8 + 1) b_u8)"),
+            "expression:1:15: expected ',' or ')' in the call to u8 at 1:1, found 'b_u8'"
+        );
+        assert_eq!(
+            err("a_u8 * + b_u8"),
+            "expression:1:8: unexpected token '+', expected an expression"
+        );
+        assert_eq!(
+            err("a_u8 +\n  * b_u8"),
+            "expression:2:3: unexpected token '*', expected an expression"
+        );
+        assert_eq!(
+            err("a_u8 +"),
+            "expression:1:7: expected an expression, found end of input"
+        );
+        assert_eq!(
+            err(""),
+            "expression:1:1: expected an expression, found end of input"
+        );
+        assert_eq!(
+            err("a_u8 b_u8"),
+            "expression:1:6: unexpected token 'b_u8' after the end of the expression"
+        );
+        assert_eq!(
+            err("a_u8 )"),
+            "expression:1:6: unexpected token ')' after the end of the expression"
+        );
         assert_eq!(err("a_u8 @ 2"), "expression:1:6: unexpected character '@'");
-        assert_eq!(err("a_f32 * 1.5"), "expression:1:9: floating-point literal '1.5' is not supported");
-        assert_eq!(err("a_u8 + 12ab"), "expression:1:8: malformed number '12ab'");
+        assert_eq!(
+            err("a_f32 * 1.5"),
+            "expression:1:9: floating-point literal '1.5' is not supported"
+        );
+        assert_eq!(
+            err("a_u8 + 12ab"),
+            "expression:1:8: malformed number '12ab'"
+        );
         assert_eq!(
             err("a_u8 / 3"),
             "expression:1:6: integer division is only supported by powers of two, not by 3"
@@ -712,11 +889,23 @@ mod tests {
             err("a_u8 / b_u8"),
             "expression:1:6: integer division is only supported by powers of two, and this divisor is not a constant"
         );
-        assert_eq!(err("a_u8 / (2 - 2)"), "expression:1:6: integer division is only supported by powers of two, not by 0");
+        assert_eq!(
+            err("a_u8 / (2 - 2)"),
+            "expression:1:6: integer division is only supported by powers of two, not by 0"
+        );
         assert_eq!(err("a_u8 + 1 / 0"), "expression:1:10: division by zero");
-        assert_eq!(err("a_u8 + (1 << 200)"), "expression:1:11: constant 1 << 200 overflows");
-        assert_eq!(err("min(a_u8)"), "expression:1:1: min takes 2 argument(s), got 1");
-        assert_eq!(err("x + u8(a_u8, b_u8)"), "expression:1:5: u8 takes 1 argument(s), got 2");
+        assert_eq!(
+            err("a_u8 + (1 << 200)"),
+            "expression:1:11: constant 1 << 200 overflows"
+        );
+        assert_eq!(
+            err("min(a_u8)"),
+            "expression:1:1: min takes 2 argument(s), got 1"
+        );
+        assert_eq!(
+            err("x + u8(a_u8, b_u8)"),
+            "expression:1:5: u8 takes 1 argument(s), got 2"
+        );
         let deep = format!("{}a_u8{}", "(".repeat(1000), ")".repeat(1000));
         assert!(err(&deep).ends_with("expression nests too deep"));
     }

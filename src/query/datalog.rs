@@ -168,30 +168,56 @@ fn derive(rule: &Rule, consts: &[Option<u32>], vars: &HashMap<String, Variable<V
         let tables: Vec<Vec<Vec<u32>>> =
             rule.body.iter().enumerate().map(|(i, a)| snapshot(&a.relation, i == delta)).collect();
         let mut bindings: Vec<HashMap<&str, u32>> = vec![HashMap::new()];
+        let mut bound: Vec<&str> = Vec::new();
         let mut const_at = consts.iter();
         for (atom, table) in rule.body.iter().zip(&tables) {
             let atom_consts: Vec<Option<u32>> = atom.terms.iter().map(|_| *const_at.next().unwrap()).collect();
+            // Hash join: index the atom's tuples by the terms already known (constants and
+            // variables bound by earlier atoms), then extend each binding by its matches.
+            let keyed: Vec<usize> = atom
+                .terms
+                .iter()
+                .enumerate()
+                .filter(|(_, t)| match t {
+                    Term::Const(_) => true,
+                    Term::Var(v) => bound.contains(&v.as_str()),
+                })
+                .map(|(i, _)| i)
+                .collect();
+            let mut index: HashMap<Vec<u32>, Vec<&Vec<u32>>> = HashMap::new();
+            for t in table.iter().filter(|t| t.len() == atom.terms.len()) {
+                index.entry(keyed.iter().map(|&i| t[i]).collect()).or_default().push(t);
+            }
             let mut next = Vec::new();
             for b in &bindings {
-                'tuple: for t in table {
-                    if t.len() != atom.terms.len() {
-                        continue;
-                    }
+                let key: Vec<u32> = keyed
+                    .iter()
+                    .map(|&i| match &atom.terms[i] {
+                        Term::Const(_) => atom_consts[i].unwrap_or(u32::MAX),
+                        Term::Var(v) => b[v.as_str()],
+                    })
+                    .collect();
+                'tuple: for t in index.get(&key).into_iter().flatten() {
                     let mut nb = b.clone();
-                    for ((term, &v), c) in atom.terms.iter().zip(t).zip(&atom_consts) {
-                        match term {
-                            Term::Const(_) if *c != Some(v) => continue 'tuple,
-                            Term::Const(_) => {}
-                            Term::Var(name) => match nb.get(name.as_str()) {
-                                Some(&bound) if bound != v => continue 'tuple,
+                    for (term, &v) in atom.terms.iter().zip(t.iter()) {
+                        if let Term::Var(name) = term {
+                            match nb.get(name.as_str()) {
+                                Some(&old) if old != v => continue 'tuple,
                                 Some(_) => {}
                                 None => {
                                     nb.insert(name, v);
                                 }
-                            },
+                            }
                         }
                     }
                     next.push(nb);
+                }
+            }
+            for t in &atom.terms {
+                if let Term::Var(v) = t {
+                    if !bound.contains(&v.as_str()) {
+                        bound.push(v);
+                    }
                 }
             }
             bindings = next;

@@ -1,0 +1,94 @@
+//! `isadb bench`: the speed figures the issues set targets for, measured on this machine —
+//! database build, whole-process query latency, interpreter throughput, proof time.
+
+use crate::cli::Context;
+use crate::database::Layout;
+use crate::error::{Error, Result};
+use crate::ir::sexpr::read_one;
+use crate::ir::Scope;
+use crate::semantics::{eval, prove_equivalent, Env, Value};
+use crate::spec::load_dir;
+use serde::Serialize;
+use std::process::Command;
+use std::time::Instant;
+
+#[derive(Debug, Serialize)]
+pub struct Figures {
+    /// Fresh build of the database from specs and committed tables (cached idiom matches).
+    pub db_build_ms: f64,
+    pub instructions: usize,
+    /// Median wall time of a whole `isadb query` process, per query text.
+    pub query_process_ms: Vec<(String, f64)>,
+    /// Interpreter evaluations per second over every instruction, at full width.
+    pub interpreter_evals_per_s: f64,
+    /// z3 time of the halving_add proof at 64 u8 lanes.
+    pub prove_halving_add_u8x64_ms: f64,
+}
+
+fn median(mut v: Vec<f64>) -> f64 {
+    v.sort_by(|a, b| a.partial_cmp(b).unwrap());
+    v[v.len() / 2]
+}
+
+pub fn run(ctx: &Context, rounds: usize) -> Result<Figures> {
+    let scratch = std::env::temp_dir().join(format!("isadb-bench-{}", std::process::id()));
+    std::fs::create_dir_all(&scratch).map_err(|e| Error::io(&scratch, e))?;
+    let layout = Layout { db: scratch.join("isadb.sqlite"), ..ctx.layout.clone() };
+    let start = Instant::now();
+    let specs = load_dir(&layout.specs)?;
+    drop(layout.build(&specs)?);
+    let db_build_ms = start.elapsed().as_secs_f64() * 1000.0;
+    let _ = std::fs::remove_dir_all(&scratch);
+
+    ctx.db()?;
+    let exe = std::env::current_exe().map_err(|e| Error::io("isadb", e))?;
+    let home = ctx.layout.specs.parent().unwrap_or(std::path::Path::new("."));
+    let mut query_process_ms = Vec::new();
+    for q in ["dot-product on hvx", "dot-product on x86", "equivalents of _mm256_avg_epu8 on neon", "idioms of vdotq_u32"] {
+        let mut times = Vec::new();
+        for _ in 0..rounds {
+            let t = Instant::now();
+            let out = Command::new(&exe).arg("--home").arg(home).args(["query", q]).output().map_err(|e| Error::io(&exe, e))?;
+            if out.status.code() == Some(2) {
+                return Err(Error::Tool(format!("query {q:?} failed: {}", String::from_utf8_lossy(&out.stderr).trim())));
+            }
+            times.push(t.elapsed().as_secs_f64() * 1000.0);
+        }
+        query_process_ms.push((q.to_string(), median(times)));
+    }
+
+    let envs: Vec<(usize, Env)> = specs
+        .instructions
+        .iter()
+        .enumerate()
+        .map(|(i, ins)| {
+            let env = ins.operands.iter().map(|o| (o.name.clone(), Value::new(o.ty, vec![3; o.ty.lanes as usize]))).collect();
+            (i, env)
+        })
+        .collect();
+    let start = Instant::now();
+    let mut evals = 0usize;
+    while start.elapsed().as_secs_f64() < 1.0 {
+        for (i, env) in &envs {
+            eval(&specs.instructions[*i].semantics, env)?;
+            evals += 1;
+        }
+    }
+    let interpreter_evals_per_s = evals as f64 / start.elapsed().as_secs_f64();
+
+    let mut scope = Scope::new(&specs.macros);
+    scope.implicit_lanes = Some(64);
+    let lhs = scope.expr(&read_one("(halving_add a_u8 b_u8)", "bench")?)?;
+    let rhs = scope.expr(&read_one("(add (and a_u8 b_u8) (shr (xor a_u8 b_u8) 1))", "bench")?)?;
+    let t = Instant::now();
+    prove_equivalent(&lhs, &rhs, None, 60_000)?;
+    let prove_halving_add_u8x64_ms = t.elapsed().as_secs_f64() * 1000.0;
+
+    Ok(Figures {
+        db_build_ms,
+        instructions: specs.instructions.len(),
+        query_process_ms,
+        interpreter_evals_per_s,
+        prove_halving_add_u8x64_ms,
+    })
+}
