@@ -32,26 +32,47 @@ impl Layout {
         }
     }
 
+    /// Every input file: the spec files and the committed CSV tables present.
+    fn input_files(&self) -> Result<Vec<PathBuf>> {
+        let mut files = spec_files(&self.specs)?;
+        files.extend(COMMITTED_TABLES.iter().map(|t| self.tables.join(format!("{t}.csv"))).filter(|p| p.exists()));
+        Ok(files)
+    }
+
     /// Hash of everything the database is built from: schema version, spec files, CSV tables.
     pub fn input_hash(&self) -> Result<String> {
         let mut text = format!("schema {SCHEMA_VERSION}\n");
-        let mut files = spec_files(&self.specs)?;
-        files.extend(COMMITTED_TABLES.iter().map(|t| self.tables.join(format!("{t}.csv"))).filter(|p| p.exists()));
-        for f in files {
+        for f in self.input_files()? {
             let body = std::fs::read(&f).map_err(|e| Error::io(&f, e))?;
             text.push_str(&format!("{} {}\n", f.display(), hash_text(&String::from_utf8_lossy(&body))));
         }
         Ok(hash_text(&text))
     }
 
-    /// Opens the database, rebuilding it first when it is missing or stale.
+    /// A cheap stand-in for the input hash: every input's path, size and modification time.
+    fn input_stamp(&self) -> Result<String> {
+        let mut text = format!("schema {SCHEMA_VERSION}\n");
+        for f in self.input_files()? {
+            let m = std::fs::metadata(&f).map_err(|e| Error::io(&f, e))?;
+            let mtime = m.modified().ok().and_then(|t| t.duration_since(std::time::UNIX_EPOCH).ok()).unwrap_or_default();
+            text.push_str(&format!("{} {} {}\n", f.display(), m.len(), mtime.as_nanos()));
+        }
+        Ok(hash_text(&text))
+    }
+
+    /// Opens the database, rebuilding it first when it is missing or stale. Unchanged file
+    /// stamps skip hashing the inputs' contents; changed stamps with unchanged contents (a
+    /// fresh checkout) only refresh the stamp.
     pub fn open(&self) -> Result<Database> {
-        let hash = self.input_hash()?;
-        if self.db.exists() {
-            if let Ok(db) = Database::open(&self.db) {
-                if db.meta("input_hash").ok().flatten().as_deref() == Some(hash.as_str()) {
-                    return Ok(db);
-                }
+        let stamp = self.input_stamp()?;
+        if let Some(Ok(db)) = self.db.exists().then(|| Database::open(&self.db)) {
+            if db.meta("input_stamp").ok().flatten().as_deref() == Some(stamp.as_str()) {
+                return Ok(db);
+            }
+            let hash = self.input_hash()?;
+            if db.meta("input_hash").ok().flatten().as_deref() == Some(hash.as_str()) {
+                db.set_meta("input_stamp", &stamp)?;
+                return Ok(db);
             }
         }
         self.build(&load_dir(&self.specs)?)
@@ -74,6 +95,7 @@ impl Layout {
                 db.export_tables(&self.tables, &["idiom_matches"])?;
             }
             db.set_meta("input_hash", &self.input_hash()?)?;
+            db.set_meta("input_stamp", &self.input_stamp()?)?;
             // Fold the WAL into the file so the renamed database is complete on its own.
             db.conn().query_row("PRAGMA wal_checkpoint(TRUNCATE)", [], |_| Ok(()))?;
             Ok(())
