@@ -33,7 +33,10 @@ fn median(mut v: Vec<f64>) -> f64 {
 pub fn run(ctx: &Context, rounds: usize) -> Result<Figures> {
     let scratch = std::env::temp_dir().join(format!("isadb-bench-{}", std::process::id()));
     std::fs::create_dir_all(&scratch).map_err(|e| Error::io(&scratch, e))?;
-    let layout = Layout { db: scratch.join("isadb.sqlite"), ..ctx.layout.clone() };
+    let layout = Layout {
+        db: scratch.join("isadb.sqlite"),
+        ..ctx.layout.clone()
+    };
     let start = Instant::now();
     let specs = load_dir(&layout.specs)?;
     drop(layout.build(&specs)?);
@@ -42,15 +45,32 @@ pub fn run(ctx: &Context, rounds: usize) -> Result<Figures> {
 
     ctx.db()?;
     let exe = std::env::current_exe().map_err(|e| Error::io("isadb", e))?;
-    let home = ctx.layout.specs.parent().unwrap_or(std::path::Path::new("."));
+    let home = ctx
+        .layout
+        .specs
+        .parent()
+        .unwrap_or(std::path::Path::new("."));
     let mut query_process_ms = Vec::new();
-    for q in ["dot-product on hvx", "dot-product on x86", "equivalents of _mm256_avg_epu8 on neon", "idioms of vdotq_u32"] {
+    for q in [
+        "dot-product on hvx",
+        "dot-product on x86",
+        "equivalents of _mm256_avg_epu8 on neon",
+        "idioms of vdotq_u32",
+    ] {
         let mut times = Vec::new();
         for _ in 0..rounds {
             let t = Instant::now();
-            let out = Command::new(&exe).arg("--home").arg(home).args(["query", q]).output().map_err(|e| Error::io(&exe, e))?;
+            let out = Command::new(&exe)
+                .arg("--home")
+                .arg(home)
+                .args(["query", q])
+                .output()
+                .map_err(|e| Error::io(&exe, e))?;
             if out.status.code() == Some(2) {
-                return Err(Error::Tool(format!("query {q:?} failed: {}", String::from_utf8_lossy(&out.stderr).trim())));
+                return Err(Error::Tool(format!(
+                    "query {q:?} failed: {}",
+                    String::from_utf8_lossy(&out.stderr).trim()
+                )));
             }
             times.push(t.elapsed().as_secs_f64() * 1000.0);
         }
@@ -62,7 +82,16 @@ pub fn run(ctx: &Context, rounds: usize) -> Result<Figures> {
         .iter()
         .enumerate()
         .map(|(i, ins)| {
-            let env = ins.operands.iter().map(|o| (o.name.clone(), Value::new(o.ty, vec![3; o.ty.lanes as usize]))).collect();
+            let env = ins
+                .operands
+                .iter()
+                .map(|o| {
+                    (
+                        o.name.clone(),
+                        Value::new(o.ty, vec![3; o.ty.lanes as usize]),
+                    )
+                })
+                .collect();
             (i, env)
         })
         .collect();
@@ -79,7 +108,10 @@ pub fn run(ctx: &Context, rounds: usize) -> Result<Figures> {
     let mut scope = Scope::new(&specs.macros);
     scope.implicit_lanes = Some(64);
     let lhs = scope.expr(&read_one("(halving_add a_u8 b_u8)", "bench")?)?;
-    let rhs = scope.expr(&read_one("(add (and a_u8 b_u8) (shr (xor a_u8 b_u8) 1))", "bench")?)?;
+    let rhs = scope.expr(&read_one(
+        "(add (and a_u8 b_u8) (shr (xor a_u8 b_u8) 1))",
+        "bench",
+    )?)?;
     let t = Instant::now();
     prove_equivalent(&lhs, &rhs, None, 60_000)?;
     let prove_halving_add_u8x64_ms = t.elapsed().as_secs_f64() * 1000.0;

@@ -35,7 +35,10 @@ pub struct Context {
 impl Context {
     pub fn new(home: Option<PathBuf>, output: Output) -> Context {
         let home = home.unwrap_or_else(|| PathBuf::from(env!("CARGO_MANIFEST_DIR")));
-        Context { layout: Layout::at(&home), output }
+        Context {
+            layout: Layout::at(&home),
+            output,
+        }
     }
 
     pub fn db(&self) -> Result<Database> {
@@ -44,7 +47,10 @@ impl Context {
 
     fn print<T: Serialize>(&self, value: &T, table: impl FnOnce() -> String) {
         match self.output {
-            Output::Json => println!("{}", serde_json::to_string_pretty(value).unwrap_or_default()),
+            Output::Json => println!(
+                "{}",
+                serde_json::to_string_pretty(value).unwrap_or_default()
+            ),
             Output::Table => print!("{}", table()),
         }
     }
@@ -59,7 +65,11 @@ pub fn render_table(headers: &[&str], rows: &[Vec<String>]) -> String {
         }
     }
     let line = |cells: Vec<&str>| {
-        let padded: Vec<String> = cells.iter().zip(&widths).map(|(c, w)| format!("{c:<w$}")).collect();
+        let padded: Vec<String> = cells
+            .iter()
+            .zip(&widths)
+            .map(|(c, w)| format!("{c:<w$}"))
+            .collect();
         padded.join("  ").trim_end().to_string() + "\n"
     };
     let mut out = line(headers.to_vec());
@@ -72,7 +82,10 @@ pub fn render_table(headers: &[&str], rows: &[Vec<String>]) -> String {
 pub fn db_build(ctx: &Context) -> Result<Outcome> {
     let start = Instant::now();
     let specs = load_dir(&ctx.layout.specs)?;
-    let layout = Layout { match_idioms: true, ..ctx.layout.clone() };
+    let layout = Layout {
+        match_idioms: true,
+        ..ctx.layout.clone()
+    };
     layout.build(&specs)?;
     let ms = start.elapsed().as_secs_f64() * 1000.0;
     #[derive(Serialize)]
@@ -91,7 +104,10 @@ pub fn db_build(ctx: &Context) -> Result<Outcome> {
         path: ctx.layout.db.display().to_string(),
     };
     ctx.print(&b, || {
-        format!("built {} ({} instructions from {} families, {} idioms) in {:.0} ms\n", b.path, b.instructions, b.families, b.idioms, b.ms)
+        format!(
+            "built {} ({} instructions from {} families, {} idioms) in {:.0} ms\n",
+            b.path, b.instructions, b.families, b.idioms, b.ms
+        )
     });
     Ok(Outcome::Success)
 }
@@ -99,13 +115,21 @@ pub fn db_build(ctx: &Context) -> Result<Outcome> {
 pub fn db_export(ctx: &Context, dir: Option<PathBuf>) -> Result<Outcome> {
     let dir = dir.unwrap_or_else(|| ctx.layout.tables.clone());
     ctx.db()?.export_tables(&dir, COMMITTED_TABLES)?;
-    println!("exported {} tables to {}", COMMITTED_TABLES.len(), dir.display());
+    println!(
+        "exported {} tables to {}",
+        COMMITTED_TABLES.len(),
+        dir.display()
+    );
     Ok(Outcome::Success)
 }
 
 pub fn db_import(ctx: &Context, dir: Option<PathBuf>) -> Result<Outcome> {
     let dir = dir.unwrap_or_else(|| ctx.layout.tables.clone());
-    let present: Vec<&str> = COMMITTED_TABLES.iter().copied().filter(|t| dir.join(format!("{t}.csv")).exists()).collect();
+    let present: Vec<&str> = COMMITTED_TABLES
+        .iter()
+        .copied()
+        .filter(|t| dir.join(format!("{t}.csv")).exists())
+        .collect();
     ctx.db()?.import_tables(&dir, &present)?;
     println!("imported {} tables from {}", present.len(), dir.display());
     Ok(Outcome::Success)
@@ -116,16 +140,29 @@ pub fn db_stats(ctx: &Context) -> Result<Outcome> {
     ctx.print(&stats, || {
         let mut rows = Vec::new();
         for isa in &stats.isas {
-            rows.push(vec![isa.name.clone(), "(all)".into(), isa.instructions.to_string(), isa.with_intrinsic.to_string()]);
+            rows.push(vec![
+                isa.name.clone(),
+                "(all)".into(),
+                isa.instructions.to_string(),
+                isa.with_intrinsic.to_string(),
+            ]);
             for f in &isa.features {
-                rows.push(vec![String::new(), f.name.clone(), f.instructions.to_string(), f.with_intrinsic.to_string()]);
+                rows.push(vec![
+                    String::new(),
+                    f.name.clone(),
+                    f.instructions.to_string(),
+                    f.with_intrinsic.to_string(),
+                ]);
             }
         }
         let counts = |m: &std::collections::BTreeMap<String, u64>| {
             if m.is_empty() {
                 "none".to_string()
             } else {
-                m.iter().map(|(k, v)| format!("{k} {v}")).collect::<Vec<_>>().join(", ")
+                m.iter()
+                    .map(|(k, v)| format!("{k} {v}"))
+                    .collect::<Vec<_>>()
+                    .join(", ")
             }
         };
         render_table(&["isa", "feature", "instructions", "with intrinsic"], &rows)
@@ -159,7 +196,8 @@ pub struct InstructionRow {
     pub cost: f64,
 }
 
-const INSTRUCTION_QUERY: &str = "SELECT i.name, i.intrinsic, i.asm, s.name, f.name, fam.name, i.params, i.operands,
+const INSTRUCTION_QUERY: &str =
+    "SELECT i.name, i.intrinsic, i.asm, s.name, f.name, fam.name, i.params, i.operands,
     i.result_type, i.semantics, i.sem_hash, i.latency, i.throughput, i.cost
     FROM instructions i JOIN isas s ON s.id = i.isa_id JOIN features f ON f.id = i.feature_id
     JOIN families fam ON fam.id = i.family_id";
@@ -189,13 +227,22 @@ fn instruction_row(r: &rusqlite::Row) -> rusqlite::Result<InstructionRow> {
 /// Looks an instruction up by name or intrinsic; unknown names get a suggestion.
 pub fn find_instruction(db: &Database, name: &str) -> Result<InstructionRow> {
     let q = format!("{INSTRUCTION_QUERY} WHERE i.name = ?1 OR i.intrinsic = ?1 LIMIT 1");
-    if let Some(row) = db.conn().query_row(&q, [name], instruction_row).optional()? {
+    if let Some(row) = db
+        .conn()
+        .query_row(&q, [name], instruction_row)
+        .optional()?
+    {
         return Ok(row);
     }
     let mut stmt = db.conn().prepare("SELECT name FROM instructions")?;
-    let names: Vec<String> = stmt.query_map([], |r| r.get(0))?.collect::<rusqlite::Result<_>>()?;
+    let names: Vec<String> = stmt
+        .query_map([], |r| r.get(0))?
+        .collect::<rusqlite::Result<_>>()?;
     let refs: Vec<&str> = names.iter().map(String::as_str).collect();
-    Err(Error::Usage(format!("unknown instruction '{name}'{}", crate::ir::parse::did_you_mean(name, &refs))))
+    Err(Error::Usage(format!(
+        "unknown instruction '{name}'{}",
+        crate::ir::parse::did_you_mean(name, &refs)
+    )))
 }
 
 impl InstructionRow {
@@ -203,7 +250,10 @@ impl InstructionRow {
     pub fn semantics_expr(&self) -> Result<Rc<Expr>> {
         let macros = Macros::default();
         let mut scope = Scope::new(&macros);
-        scope.expr(&read_one(&self.semantics, &format!("semantics of {}", self.name))?)
+        scope.expr(&read_one(
+            &self.semantics,
+            &format!("semantics of {}", self.name),
+        )?)
     }
 }
 
@@ -224,7 +274,10 @@ pub fn show(ctx: &Context, name: &str) -> Result<Outcome> {
         };
         let fields = [
             ("name", row.name.clone()),
-            ("intrinsic", row.intrinsic.clone().unwrap_or_else(|| "-".into())),
+            (
+                "intrinsic",
+                row.intrinsic.clone().unwrap_or_else(|| "-".into()),
+            ),
             ("asm", row.asm.clone()),
             ("isa", row.isa.clone()),
             ("feature", row.feature.clone()),
@@ -234,12 +287,20 @@ pub fn show(ctx: &Context, name: &str) -> Result<Outcome> {
             ("cost", cost),
             ("semantics", row.semantics.clone()),
         ];
-        fields.iter().map(|(k, v)| format!("{k:<10} {v}\n")).collect()
+        fields
+            .iter()
+            .map(|(k, v)| format!("{k:<10} {v}\n"))
+            .collect()
     });
     Ok(Outcome::Success)
 }
 
-pub fn list(ctx: &Context, isa: Option<&str>, feature: Option<&str>, grep: Option<&str>) -> Result<Outcome> {
+pub fn list(
+    ctx: &Context,
+    isa: Option<&str>,
+    feature: Option<&str>,
+    grep: Option<&str>,
+) -> Result<Outcome> {
     let db = ctx.db()?;
     let re = grep
         .map(|g| regex::Regex::new(g).map_err(|e| Error::Usage(format!("--grep: {e}"))))
@@ -253,7 +314,11 @@ pub fn list(ctx: &Context, isa: Option<&str>, feature: Option<&str>, grep: Optio
                 .collect::<rusqlite::Result<_>>()?;
             if !known.iter().any(|k| k == v) {
                 let refs: Vec<&str> = known.iter().map(String::as_str).collect();
-                return Err(Error::Usage(format!("unknown {what} '{v}'{} (known: {})", crate::ir::parse::did_you_mean(v, &refs), known.join(", "))));
+                return Err(Error::Usage(format!(
+                    "unknown {what} '{v}'{} (known: {})",
+                    crate::ir::parse::did_you_mean(v, &refs),
+                    known.join(", ")
+                )));
             }
         }
     }
@@ -263,14 +328,29 @@ pub fn list(ctx: &Context, isa: Option<&str>, feature: Option<&str>, grep: Optio
         .query_map(rusqlite::params![isa, feature], instruction_row)?
         .collect::<rusqlite::Result<Vec<_>>>()?
         .into_iter()
-        .filter(|r| re.as_ref().is_none_or(|re| re.is_match(&r.name) || re.is_match(&r.asm) || r.intrinsic.as_ref().is_some_and(|i| re.is_match(i))))
+        .filter(|r| {
+            re.as_ref().is_none_or(|re| {
+                re.is_match(&r.name)
+                    || re.is_match(&r.asm)
+                    || r.intrinsic.as_ref().is_some_and(|i| re.is_match(i))
+            })
+        })
         .collect();
     ctx.print(&rows, || {
         let table: Vec<Vec<String>> = rows
             .iter()
-            .map(|r| vec![r.name.clone(), r.asm.clone(), r.feature.clone(), r.result_type.clone(), format!("{}", r.cost)])
+            .map(|r| {
+                vec![
+                    r.name.clone(),
+                    r.asm.clone(),
+                    r.feature.clone(),
+                    r.result_type.clone(),
+                    format!("{}", r.cost),
+                ]
+            })
             .collect();
-        render_table(&["instruction", "asm", "feature", "result", "cost"], &table) + &format!("{} instructions\n", rows.len())
+        render_table(&["instruction", "asm", "feature", "result", "cost"], &table)
+            + &format!("{} instructions\n", rows.len())
     });
     Ok(Outcome::Success)
 }
@@ -280,7 +360,12 @@ fn operand_value(op: &Operand, text: &str) -> Result<Value> {
     let parts: Vec<&str> = text.split([',', ' ']).filter(|p| !p.is_empty()).collect();
     let n = op.ty.lanes as usize;
     if parts.len() != 1 && parts.len() != n {
-        return Err(Error::Usage(format!("operand {} ({}) needs 1 or {n} values, got {}", op.name, op.ty, parts.len())));
+        return Err(Error::Usage(format!(
+            "operand {} ({}) needs 1 or {n} values, got {}",
+            op.name,
+            op.ty,
+            parts.len()
+        )));
     }
     let lane = |p: &str| -> Result<u128> {
         let s = read_one(p, &format!("operand {}", op.name))?;
@@ -288,8 +373,14 @@ fn operand_value(op: &Operand, text: &str) -> Result<Value> {
         let mut scope = Scope::new(&macros);
         let c = scope.expr(&crate::ir::sexpr::SExpr {
             kind: crate::ir::sexpr::SKind::List(vec![
-                crate::ir::sexpr::SExpr { kind: crate::ir::sexpr::SKind::Sym("const".into()), loc: s.loc.clone() },
-                crate::ir::sexpr::SExpr { kind: crate::ir::sexpr::SKind::Sym(op.ty.elem.name().into()), loc: s.loc.clone() },
+                crate::ir::sexpr::SExpr {
+                    kind: crate::ir::sexpr::SKind::Sym("const".into()),
+                    loc: s.loc.clone(),
+                },
+                crate::ir::sexpr::SExpr {
+                    kind: crate::ir::sexpr::SKind::Sym(op.ty.elem.name().into()),
+                    loc: s.loc.clone(),
+                },
                 s.clone(),
             ]),
             loc: s.loc.clone(),
@@ -300,15 +391,29 @@ fn operand_value(op: &Operand, text: &str) -> Result<Value> {
         }
     };
     let lanes = parts.iter().map(|p| lane(p)).collect::<Result<Vec<_>>>()?;
-    let lanes = if lanes.len() == 1 { vec![lanes[0]; n] } else { lanes };
+    let lanes = if lanes.len() == 1 {
+        vec![lanes[0]; n]
+    } else {
+        lanes
+    };
     Ok(Value::new(op.ty, lanes))
 }
 
 pub fn eval(ctx: &Context, name: &str, values: &[String]) -> Result<Outcome> {
     let row = find_instruction(&ctx.db()?, name)?;
     if values.len() != row.operands.len() {
-        let names: Vec<String> = row.operands.iter().map(|o| format!("{}: {}", o.name, o.ty)).collect();
-        return Err(Error::Usage(format!("{} takes {} operands ({}), got {}", row.name, row.operands.len(), names.join(", "), values.len())));
+        let names: Vec<String> = row
+            .operands
+            .iter()
+            .map(|o| format!("{}: {}", o.name, o.ty))
+            .collect();
+        return Err(Error::Usage(format!(
+            "{} takes {} operands ({}), got {}",
+            row.name,
+            row.operands.len(),
+            names.join(", "),
+            values.len()
+        )));
     }
     let mut env = Env::new();
     for (op, text) in row.operands.iter().zip(values) {
@@ -325,7 +430,11 @@ pub fn eval(ctx: &Context, name: &str, values: &[String]) -> Result<Outcome> {
     let out = Evaluated {
         instruction: row.name.clone(),
         ty: result.ty.to_string(),
-        lanes: result.lanes.iter().map(|&l| crate::ir::print::lane_text(result.ty.elem, l)).collect(),
+        lanes: result
+            .lanes
+            .iter()
+            .map(|&l| crate::ir::print::lane_text(result.ty.elem, l))
+            .collect(),
     };
     ctx.print(&out, || format!("{} {}\n", out.ty, result));
     Ok(Outcome::Success)
@@ -340,8 +449,13 @@ pub fn prove(ctx: &Context, lhs: &str, rhs: &str, lanes: u32, timeout_ms: u32) -
     let verdict = prove_equivalent(&l, &r, None, timeout_ms)?;
     ctx.print(&verdict, || match &verdict {
         Verdict::Proven { ty, ms, .. } => format!("proven: equivalent at {ty} ({ms:.1} ms)\n"),
-        Verdict::Counterexample { inputs, lhs, rhs, .. } => {
-            let ins: String = inputs.iter().map(|(n, v)| format!("  {n} = {v}\n")).collect();
+        Verdict::Counterexample {
+            inputs, lhs, rhs, ..
+        } => {
+            let ins: String = inputs
+                .iter()
+                .map(|(n, v)| format!("  {n} = {v}\n"))
+                .collect();
             format!("not equivalent; counterexample:\n{ins}  lhs = {lhs}\n  rhs = {rhs}\n")
         }
         Verdict::Unknown { reason, ms } => format!("unknown after {ms:.0} ms: {reason}\n"),
@@ -353,7 +467,14 @@ pub fn prove(ctx: &Context, lhs: &str, rhs: &str, lanes: u32, timeout_ms: u32) -
 }
 
 /// `isadb validate`: runs the validation and prints per-ISA counts, skips and mismatches.
-pub fn validate(ctx: &Context, isa: Option<String>, instrs: Vec<String>, inputs: usize, seed: u64, force: bool) -> Result<Outcome> {
+pub fn validate(
+    ctx: &Context,
+    isa: Option<String>,
+    instrs: Vec<String>,
+    inputs: usize,
+    seed: u64,
+    force: bool,
+) -> Result<Outcome> {
     use std::io::IsTerminal;
     let opts = crate::validate::Options {
         isa,
@@ -361,13 +482,18 @@ pub fn validate(ctx: &Context, isa: Option<String>, instrs: Vec<String>, inputs:
         inputs,
         seed,
         force,
-        require_tools: std::env::var("ISADB_REQUIRE_TOOLS").is_ok_and(|v| !v.is_empty() && v != "0"),
+        require_tools: std::env::var("ISADB_REQUIRE_TOOLS")
+            .is_ok_and(|v| !v.is_empty() && v != "0"),
         progress: std::io::stderr().is_terminal(),
         ..crate::validate::Options::default()
     };
     let report = crate::validate::validate(&ctx.layout, &opts)?;
     ctx.print(&report, || validate_text(&report));
-    Ok(if report.mismatched() > 0 { Outcome::Negative } else { Outcome::Success })
+    Ok(if report.mismatched() > 0 {
+        Outcome::Negative
+    } else {
+        Outcome::Success
+    })
 }
 
 /// The human-readable validation report.
@@ -388,9 +514,30 @@ fn validate_text(report: &crate::validate::Report) -> String {
             ]
         })
         .collect();
-    let mut out = render_table(&["isa", "with intrinsic", "validated", "mismatched", "skipped", "ran", "cached", "seconds"], &rows);
-    out += &format!("{} inputs per instruction, seed {}, {:.1} s\n", report.inputs, report.seed, report.wall_ms / 1000.0);
-    let skipped: Vec<&crate::validate::InstrResult> = report.results.iter().filter(|r| r.status == "skipped").collect();
+    let mut out = render_table(
+        &[
+            "isa",
+            "with intrinsic",
+            "validated",
+            "mismatched",
+            "skipped",
+            "ran",
+            "cached",
+            "seconds",
+        ],
+        &rows,
+    );
+    out += &format!(
+        "{} inputs per instruction, seed {}, {:.1} s\n",
+        report.inputs,
+        report.seed,
+        report.wall_ms / 1000.0
+    );
+    let skipped: Vec<&crate::validate::InstrResult> = report
+        .results
+        .iter()
+        .filter(|r| r.status == "skipped")
+        .collect();
     if !skipped.is_empty() {
         out += "skipped:\n";
         for r in skipped.iter().take(40) {
@@ -402,16 +549,27 @@ fn validate_text(report: &crate::validate::Report) -> String {
     }
     for r in report.results.iter().filter(|r| r.status == "mismatch") {
         if r.mismatches.is_empty() {
-            out += &format!("MISMATCH {} ({}, recorded earlier): {}\n", r.name, r.isa, r.detail);
+            out += &format!(
+                "MISMATCH {} ({}, recorded earlier): {}\n",
+                r.name, r.isa, r.detail
+            );
             continue;
         }
-        out += &format!("MISMATCH {} ({}): {} of {} inputs differ\n", r.name, r.isa, r.mismatched_inputs, r.inputs);
+        out += &format!(
+            "MISMATCH {} ({}): {} of {} inputs differ\n",
+            r.name, r.isa, r.mismatched_inputs, r.inputs
+        );
         for m in &r.mismatches {
             out += &format!("  input {}:\n", m.input);
             for (name, lanes) in &m.operands {
                 out += &format!("    {name:<8} = {lanes}\n");
             }
-            out += &format!("    expected = {}\n    actual   = {}\n    differing lanes: {}\n", m.expected, m.actual, lane_list(&m.lanes));
+            out += &format!(
+                "    expected = {}\n    actual   = {}\n    differing lanes: {}\n",
+                m.expected,
+                m.actual,
+                lane_list(&m.lanes)
+            );
         }
     }
     out
@@ -432,7 +590,8 @@ pub fn query(ctx: &Context, text: &str, csv_out: bool) -> Result<Outcome> {
     if csv_out {
         let mut w = csv::Writer::from_writer(std::io::stdout());
         for r in &rows {
-            w.serialize(r).map_err(|e| Error::Tool(format!("writing CSV: {e}")))?;
+            w.serialize(r)
+                .map_err(|e| Error::Tool(format!("writing CSV: {e}")))?;
         }
         w.flush().map_err(|e| Error::io("stdout", e))?;
         return Ok(Outcome::Success);
@@ -441,24 +600,51 @@ pub fn query(ctx: &Context, text: &str, csv_out: bool) -> Result<Outcome> {
         let table: Vec<Vec<String>> = rows
             .iter()
             .map(|r| {
-                let what = if r.idiom.is_empty() { r.binding.clone() } else { format!("{}: {}", r.idiom, r.binding) };
-                vec![r.instruction.clone(), r.asm.clone(), r.isa.clone(), r.feature.clone(), what, format!("{}", r.cost)]
+                let what = if r.idiom.is_empty() {
+                    r.binding.clone()
+                } else {
+                    format!("{}: {}", r.idiom, r.binding)
+                };
+                vec![
+                    r.instruction.clone(),
+                    r.asm.clone(),
+                    r.isa.clone(),
+                    r.feature.clone(),
+                    what,
+                    format!("{}", r.cost),
+                ]
             })
             .collect();
-        render_table(&["instruction", "asm", "isa", "feature", "binding", "cost"], &table) + &format!("{} rows\n", rows.len())
+        render_table(
+            &["instruction", "asm", "isa", "feature", "binding", "cost"],
+            &table,
+        ) + &format!("{} rows\n", rows.len())
     });
-    Ok(if rows.is_empty() { Outcome::Negative } else { Outcome::Success })
+    Ok(if rows.is_empty() {
+        Outcome::Negative
+    } else {
+        Outcome::Success
+    })
 }
 
 pub fn bench(ctx: &Context, rounds: usize) -> Result<Outcome> {
     let f = crate::bench::run(ctx, rounds.max(1))?;
     ctx.print(&f, || {
-        let mut out = format!("db build (fresh, {} instructions): {:.0} ms\n", f.instructions, f.db_build_ms);
+        let mut out = format!(
+            "db build (fresh, {} instructions): {:.0} ms\n",
+            f.instructions, f.db_build_ms
+        );
         for (q, ms) in &f.query_process_ms {
             out += &format!("query process {q:?}: {ms:.1} ms (median)\n");
         }
-        out += &format!("interpreter: {:.0} instruction evaluations/s\n", f.interpreter_evals_per_s);
-        out += &format!("prove halving_add u8 x 64: {:.1} ms\n", f.prove_halving_add_u8x64_ms);
+        out += &format!(
+            "interpreter: {:.0} instruction evaluations/s\n",
+            f.interpreter_evals_per_s
+        );
+        out += &format!(
+            "prove halving_add u8 x 64: {:.1} ms\n",
+            f.prove_halving_add_u8x64_ms
+        );
         out
     });
     Ok(Outcome::Success)

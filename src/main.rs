@@ -6,7 +6,11 @@ use std::path::PathBuf;
 use std::process::ExitCode;
 
 #[derive(Parser)]
-#[command(name = "isadb", version, about = "Vector ISA semantics, classes and verified rewrite rules in one rule database")]
+#[command(
+    name = "isadb",
+    version,
+    about = "Vector ISA semantics, classes and verified rewrite rules in one rule database"
+)]
 struct Args {
     /// Project directory holding specs/ and rules.db/ (default: this checkout).
     #[arg(long, global = true, env = "ISADB_HOME")]
@@ -66,6 +70,18 @@ enum Command {
         #[arg(long, default_value_t = isadb::semantics::prove::DEFAULT_TIMEOUT_MS)]
         timeout: u32,
     },
+    /// Prove the rewrite rules in specs/rules/ with z3 at every type they cover; exit 1 if one is refuted.
+    VerifyRules {
+        /// Only this rule.
+        #[arg(long)]
+        rule: Option<String>,
+        /// Proof threads.
+        #[arg(long, default_value_t = 1)]
+        jobs: usize,
+        /// Re-prove rules that already have a proven record.
+        #[arg(long)]
+        force: bool,
+    },
     /// Check instruction semantics against real execution: compile each intrinsic into a C harness, run it
     /// (natively or under qemu) and compare every result lane with the interpreter. Exit 1 on a mismatch.
     /// With ISADB_REQUIRE_TOOLS=1 a missing compiler or emulator is an error instead of a skip.
@@ -102,7 +118,14 @@ enum DbAction {
 
 fn main() -> ExitCode {
     let args = Args::parse();
-    let ctx = cli::Context::new(args.home, if args.json { Output::Json } else { Output::Table });
+    let ctx = cli::Context::new(
+        args.home,
+        if args.json {
+            Output::Json
+        } else {
+            Output::Table
+        },
+    );
     let result = match args.command {
         Command::Db { action } => match action {
             DbAction::Build => cli::db_build(&ctx),
@@ -111,12 +134,31 @@ fn main() -> ExitCode {
             DbAction::Stats => cli::db_stats(&ctx),
         },
         Command::Show { instruction } => cli::show(&ctx, &instruction),
-        Command::List { isa, feature, grep } => cli::list(&ctx, isa.as_deref(), feature.as_deref(), grep.as_deref()),
-        Command::Eval { instruction, values } => cli::eval(&ctx, &instruction, &values),
+        Command::List { isa, feature, grep } => {
+            cli::list(&ctx, isa.as_deref(), feature.as_deref(), grep.as_deref())
+        }
+        Command::Eval {
+            instruction,
+            values,
+        } => cli::eval(&ctx, &instruction, &values),
         Command::Query { text, csv } => cli::query(&ctx, &text, csv),
         Command::Bench { rounds } => cli::bench(&ctx, rounds),
-        Command::Prove { lhs, rhs, lanes, timeout } => cli::prove(&ctx, &lhs, &rhs, lanes, timeout),
-        Command::Validate { isa, instr, inputs, seed, force } => cli::validate(&ctx, isa, instr, inputs, seed, force),
+        Command::Prove {
+            lhs,
+            rhs,
+            lanes,
+            timeout,
+        } => cli::prove(&ctx, &lhs, &rhs, lanes, timeout),
+        Command::VerifyRules { rule, jobs, force } => {
+            isadb::rules::verify::verify_rules(&ctx.layout, rule.as_deref(), jobs, force, args.json)
+        }
+        Command::Validate {
+            isa,
+            instr,
+            inputs,
+            seed,
+            force,
+        } => cli::validate(&ctx, isa, instr, inputs, seed, force),
     };
     match result {
         Ok(outcome) => ExitCode::from(outcome as u8),

@@ -34,7 +34,12 @@ fn copy_dir(from: &Path, to: &Path) {
 }
 
 fn isadb(home: &Path, args: &[&str]) -> Output {
-    Command::new(env!("CARGO_BIN_EXE_isadb")).arg("--home").arg(home).args(args).output().unwrap()
+    Command::new(env!("CARGO_BIN_EXE_isadb"))
+        .arg("--home")
+        .arg(home)
+        .args(args)
+        .output()
+        .unwrap()
 }
 
 fn stdout(o: &Output) -> String {
@@ -50,7 +55,13 @@ fn prove_refutes_truncating_average_and_proves_halving_add() {
     let h = home("prove");
     let o = isadb(
         &h,
-        &["prove", "(shr (add a_u8 b_u8) 1)", "(rounding_halving_add a_u8 b_u8)", "--lanes", "64"],
+        &[
+            "prove",
+            "(shr (add a_u8 b_u8) 1)",
+            "(rounding_halving_add a_u8 b_u8)",
+            "--lanes",
+            "64",
+        ],
     );
     assert_eq!(o.status.code(), Some(1), "{}", stderr(&o));
     assert!(stdout(&o).contains("counterexample"), "{}", stdout(&o));
@@ -74,7 +85,17 @@ fn prove_refutes_truncating_average_and_proves_halving_add() {
 #[test]
 fn counterexample_lanes_really_differ() {
     let h = home("cex");
-    let o = isadb(&h, &["--json", "prove", "(shr (add a_u8 b_u8) 1)", "(rounding_halving_add a_u8 b_u8)", "--lanes", "4"]);
+    let o = isadb(
+        &h,
+        &[
+            "--json",
+            "prove",
+            "(shr (add a_u8 b_u8) 1)",
+            "(rounding_halving_add a_u8 b_u8)",
+            "--lanes",
+            "4",
+        ],
+    );
     let v: serde_json::Value = serde_json::from_str(&stdout(&o)).unwrap();
     assert_eq!(v["verdict"], "counterexample");
     assert_ne!(v["lhs"], v["rhs"]);
@@ -86,25 +107,55 @@ fn show_and_eval_madd() {
     let o = isadb(&h, &["show", "_mm256_madd_epi16"]);
     assert!(o.status.success(), "{}", stderr(&o));
     let text = stdout(&o);
-    for want in ["vpmaddwd", "avx2", "<16 x i16>", "<8 x i32>", "reduce-add 2"] {
+    for want in [
+        "vpmaddwd",
+        "avx2",
+        "<16 x i16>",
+        "<8 x i32>",
+        "reduce-add 2",
+    ] {
         assert!(text.contains(want), "missing {want} in\n{text}");
     }
-    let o = isadb(&h, &["--json", "eval", "_mm_madd_epi16", "1,2,3,4,5,6,7,-32768", "-32768"]);
+    let o = isadb(
+        &h,
+        &[
+            "--json",
+            "eval",
+            "_mm_madd_epi16",
+            "1,2,3,4,5,6,7,-32768",
+            "-32768",
+        ],
+    );
     assert!(o.status.success(), "{}", stderr(&o));
     let v: serde_json::Value = serde_json::from_str(&stdout(&o)).unwrap();
-    assert_eq!(v["lanes"], serde_json::json!(["-98304", "-229376", "-360448", "1073512448"]));
+    assert_eq!(
+        v["lanes"],
+        serde_json::json!(["-98304", "-229376", "-360448", "1073512448"])
+    );
 }
 
 #[test]
 fn bad_input_gives_one_line_errors_and_exit_2() {
     let h = home("errors");
     let cases: &[(&[&str], &str)] = &[
-        (&["show", "_mm256_madd_epi61"], "did you mean '_mm256_madd_epi16'"),
-        (&["prove", "(add a_u8 b_u16)", "a_u8"], "add needs operands of one type, got <16 x u8> and <16 x u16>"),
+        (
+            &["show", "_mm256_madd_epi61"],
+            "did you mean '_mm256_madd_epi16'",
+        ),
+        (
+            &["prove", "(add a_u8 b_u16)", "a_u8"],
+            "add needs operands of one type, got <16 x u8> and <16 x u16>",
+        ),
         (&["prove", "(add a_u8", "a_u8"], "lhs:1:"),
-        (&["prove", "(halvng_add a_u8 b_u8)", "a_u8"], "did you mean 'halving_add'"),
+        (
+            &["prove", "(halvng_add a_u8 b_u8)", "a_u8"],
+            "did you mean 'halving_add'",
+        ),
         (&["eval", "_mm_madd_epi16", "1"], "takes 2 operands"),
-        (&["eval", "_mm_madd_epi16", "1", "70000"], "does not fit in i16"),
+        (
+            &["eval", "_mm_madd_epi16", "1", "70000"],
+            "does not fit in i16",
+        ),
         (&["list", "--isa", "hxv"], "unknown ISA 'hxv'"),
     ];
     for (args, want) in cases {
@@ -121,12 +172,19 @@ fn malformed_spec_names_file_line_and_column_and_keeps_old_database() {
     let h = home("badspec");
     assert!(isadb(&h, &["db", "build"]).status.success());
     let before = std::fs::read(h.join("rules.db/isadb.sqlite")).unwrap();
-    std::fs::write(h.join("specs/x86/broken.spec"), "(family oops\n  (isa x86)\n  (semantics (add a b))\n").unwrap();
+    std::fs::write(
+        h.join("specs/x86/broken.spec"),
+        "(family oops\n  (isa x86)\n  (semantics (add a b)))\n",
+    )
+    .unwrap();
     let o = isadb(&h, &["db", "build"]);
     assert_eq!(o.status.code(), Some(2));
     let err = stderr(&o);
     assert!(err.contains("specs/x86/broken.spec:3:"), "{err}");
-    assert_eq!(std::fs::read(h.join("rules.db/isadb.sqlite")).unwrap(), before);
+    assert_eq!(
+        std::fs::read(h.join("rules.db/isadb.sqlite")).unwrap(),
+        before
+    );
 }
 
 #[test]
@@ -148,7 +206,9 @@ fn database_rebuilds_when_missing_stale_or_corrupt() {
 fn csv_export_import_round_trips_and_rejects_bad_rows() {
     let h = home("csv");
     let out = h.join("export");
-    assert!(isadb(&h, &["db", "export", out.to_str().unwrap()]).status.success());
+    assert!(isadb(&h, &["db", "export", out.to_str().unwrap()])
+        .status
+        .success());
     let rules = out.join("rules.csv");
     let header = std::fs::read_to_string(&rules).unwrap();
     let header = header.lines().next().unwrap().to_string();
@@ -163,13 +223,61 @@ fn csv_export_import_round_trips_and_rejects_bad_rows() {
     row[col("provenance")] = "hand-written".into();
     row[col("rule_hash")] = "h".into();
     row[col("status")] = "proven".into();
-    std::fs::write(&rules, format!("{header}\n{}\n", row.iter().map(|c| if c.contains(' ') { format!("\"{c}\"") } else { c.clone() }).collect::<Vec<_>>().join(","))).unwrap();
-    assert!(isadb(&h, &["db", "import", out.to_str().unwrap()]).status.success());
-    let again = h.join("again");
-    assert!(isadb(&h, &["db", "export", again.to_str().unwrap()]).status.success());
-    assert_eq!(std::fs::read(&rules).unwrap(), std::fs::read(again.join("rules.csv")).unwrap());
+    std::fs::write(
+        &rules,
+        format!(
+            "{header}\n{}\n",
+            row.iter()
+                .map(|c| if c.contains(' ') {
+                    format!("\"{c}\"")
+                } else {
+                    c.clone()
+                })
+                .collect::<Vec<_>>()
+                .join(",")
+        ),
+    )
+    .unwrap();
+    assert!(isadb(&h, &["db", "import", out.to_str().unwrap()])
+        .status
+        .success());
+    let first = h.join("first");
+    assert!(isadb(&h, &["db", "export", first.to_str().unwrap()])
+        .status
+        .success());
+    assert!(isadb(&h, &["db", "import", first.to_str().unwrap()])
+        .status
+        .success());
+    let second = h.join("second");
+    assert!(isadb(&h, &["db", "export", second.to_str().unwrap()])
+        .status
+        .success());
+    let exported = std::fs::read_to_string(first.join("rules.csv")).unwrap();
+    assert!(exported.contains("demo"), "{exported}");
+    for t in ["rules", "validation_results", "idiom_matches"] {
+        let name = format!("{t}.csv");
+        assert_eq!(
+            std::fs::read(first.join(&name)).unwrap(),
+            std::fs::read(second.join(&name)).unwrap(),
+            "{name}"
+        );
+    }
     row[col("status")] = "maybe".into();
-    std::fs::write(&rules, format!("{header}\n{}\n", row.iter().map(|c| if c.contains(' ') { format!("\"{c}\"") } else { c.clone() }).collect::<Vec<_>>().join(","))).unwrap();
+    std::fs::write(
+        &rules,
+        format!(
+            "{header}\n{}\n",
+            row.iter()
+                .map(|c| if c.contains(' ') {
+                    format!("\"{c}\"")
+                } else {
+                    c.clone()
+                })
+                .collect::<Vec<_>>()
+                .join(",")
+        ),
+    )
+    .unwrap();
     let o = isadb(&h, &["db", "import", out.to_str().unwrap()]);
     assert_eq!(o.status.code(), Some(2));
     assert!(stderr(&o).contains("rules.csv: line 2"), "{}", stderr(&o));

@@ -6,15 +6,31 @@ use std::process::Command;
 
 fn query(text: &str) -> Vec<serde_json::Value> {
     let out = Command::new(env!("CARGO_BIN_EXE_isadb"))
-        .args(["--home", env!("CARGO_MANIFEST_DIR"), "--json", "query", text])
+        .args([
+            "--home",
+            env!("CARGO_MANIFEST_DIR"),
+            "--json",
+            "query",
+            text,
+        ])
         .output()
         .unwrap();
-    assert!(out.status.success(), "{text}: {}", String::from_utf8_lossy(&out.stderr));
-    serde_json::from_slice::<serde_json::Value>(&out.stdout).unwrap().as_array().unwrap().clone()
+    assert!(
+        out.status.success(),
+        "{text}: {}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    serde_json::from_slice::<serde_json::Value>(&out.stdout)
+        .unwrap()
+        .as_array()
+        .unwrap()
+        .clone()
 }
 
 fn names(rows: &[serde_json::Value]) -> Vec<String> {
-    rows.iter().map(|r| r["instruction"].as_str().unwrap().to_string()).collect()
+    rows.iter()
+        .map(|r| r["instruction"].as_str().unwrap().to_string())
+        .collect()
 }
 
 #[test]
@@ -22,7 +38,10 @@ fn dot_product_on_hvx_is_every_vrmpy_and_vdmpy_form_and_nothing_else() {
     let rows = query("dot-product on hvx");
     let found = names(&rows);
     for n in &found {
-        assert!(n.contains("vrmpy") || n.contains("vdmpy"), "{n} is not a dot product");
+        assert!(
+            n.contains("vrmpy") || n.contains("vdmpy"),
+            "{n} is not a dot product"
+        );
     }
     for want in [
         "Q6_Vuw_vrmpy_VubVub",
@@ -36,9 +55,16 @@ fn dot_product_on_hvx_is_every_vrmpy_and_vdmpy_form_and_nothing_else() {
         "Q6_Vh_vdmpy_VubRb",
         "Q6_Vh_vdmpyacc_VhVubRb",
     ] {
-        assert!(found.iter().any(|f| f == want), "missing {want} in {found:?}");
+        assert!(
+            found.iter().any(|f| f == want),
+            "missing {want} in {found:?}"
+        );
     }
-    let binding = rows.iter().find(|r| r["instruction"] == "Q6_Vw_vrmpyacc_VwVubVb").unwrap()["binding"].clone();
+    let binding = rows
+        .iter()
+        .find(|r| r["instruction"] == "Q6_Vw_vrmpyacc_VwVubVb")
+        .unwrap()["binding"]
+        .clone();
     assert_eq!(binding, "i32 x u8 x i8 -> i32, 4-way");
 }
 
@@ -49,7 +75,16 @@ fn dot_product_on_x86_is_madd_maddubs_and_vnni_with_mask_forms() {
     for n in &found {
         assert!(re.is_match(n), "{n} is not pmaddwd/pmaddubsw/vpdp*");
     }
-    for want in ["_mm_madd_epi16", "_mm512_maskz_madd_epi16", "_mm256_maddubs_epi16", "_mm512_dpbusd_epi32", "_mm256_mask_dpbusds_epi32", "_mm_dpwssd_epi32", "_mm512_maskz_dpwssds_epi32", "_mm256_dpbusd_avx_epi32"] {
+    for want in [
+        "_mm_madd_epi16",
+        "_mm512_maskz_madd_epi16",
+        "_mm256_maddubs_epi16",
+        "_mm512_dpbusd_epi32",
+        "_mm256_mask_dpbusds_epi32",
+        "_mm_dpwssd_epi32",
+        "_mm512_maskz_dpwssds_epi32",
+        "_mm256_dpbusd_avx_epi32",
+    ] {
         assert!(found.iter().any(|f| f == want), "missing {want}");
     }
 }
@@ -58,7 +93,10 @@ fn dot_product_on_x86_is_madd_maddubs_and_vnni_with_mask_forms() {
 fn dot_product_on_neon_is_sdot_udot_usdot() {
     let found = names(&query("dot-product on neon"));
     for want in ["vdot_s32", "vdotq_u32", "vusdotq_s32"] {
-        assert!(found.iter().any(|f| f == want), "missing {want} in {found:?}");
+        assert!(
+            found.iter().any(|f| f == want),
+            "missing {want} in {found:?}"
+        );
     }
     for n in &found {
         assert!(n.contains("dot"), "{n} is not a dot product");
@@ -75,11 +113,17 @@ fn averages_across_isas() {
     for n in &found {
         assert!(n.contains("vavg") && n.ends_with("_rnd"), "{n}");
     }
-    let mut found = names(&query("what implements u8((u16(a_u8) + u16(b_u8) + 1) >> 1) on x86"));
+    let mut found = names(&query(
+        "what implements u8((u16(a_u8) + u16(b_u8) + 1) >> 1) on x86",
+    ));
     found.sort();
     let mut want: Vec<String> = ["", "256", "512"]
         .iter()
-        .flat_map(|w| ["", "mask_", "maskz_"].iter().map(move |m| format!("_mm{w}_{m}avg_epu8")))
+        .flat_map(|w| {
+            ["", "mask_", "maskz_"]
+                .iter()
+                .map(move |m| format!("_mm{w}_{m}avg_epu8"))
+        })
         .collect();
     want.sort();
     assert_eq!(found, want);
@@ -88,11 +132,18 @@ fn averages_across_isas() {
 #[test]
 fn unknown_words_get_suggestions() {
     let out = Command::new(env!("CARGO_BIN_EXE_isadb"))
-        .args(["--home", env!("CARGO_MANIFEST_DIR"), "query", "dot prodcut on hvx"])
+        .args([
+            "--home",
+            env!("CARGO_MANIFEST_DIR"),
+            "query",
+            "dot prodcut on hvx",
+        ])
         .output()
         .unwrap();
     assert_eq!(out.status.code(), Some(2));
     let err = String::from_utf8_lossy(&out.stderr);
     assert!(err.contains("did you mean 'dot product'"), "{err}");
-    assert!(Path::new(env!("CARGO_MANIFEST_DIR")).join("queries/relations.dl").exists());
+    assert!(Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("queries/relations.dl")
+        .exists());
 }

@@ -19,7 +19,12 @@ fn specs() -> isadb::spec::SpecSet {
 fn lane(rng: &mut SmallRng, elem: Elem) -> u128 {
     if elem == Elem::F32 {
         let x: f32 = [1.0, -1.0, 0.5, 3.25, -1e3][rng.gen_range(0..5)];
-        return (if rng.gen_bool(0.5) { x } else { rng.gen_range(-100.0f32..100.0) }).to_bits() as u128;
+        return (if rng.gen_bool(0.5) {
+            x
+        } else {
+            rng.gen_range(-100.0f32..100.0)
+        })
+        .to_bits() as u128;
     }
     let m = elem.mask();
     let edges = [0, 1, m, m >> 1, (m >> 1) + 1, 2, m - 1, 0x55 & m, 0xAA & m];
@@ -67,13 +72,21 @@ fn interpreter_and_z3_agree_on_every_instruction() {
                 concrete == symbolic
             };
             if !same {
-                failures.push(format!("{} ({}): interpreter {concrete} vs z3 {symbolic}", ins.name, scaled.result));
+                failures.push(format!(
+                    "{} ({}): interpreter {concrete} vs z3 {symbolic}",
+                    ins.name, scaled.result
+                ));
                 break;
             }
         }
         checked += 1;
     }
-    assert!(failures.is_empty(), "{} disagreements:\n{}", failures.len(), failures.join("\n"));
+    assert!(
+        failures.is_empty(),
+        "{} disagreements:\n{}",
+        failures.len(),
+        failures.join("\n")
+    );
     assert!(checked > 50, "only {checked} instructions checked");
     eprintln!("agreement: {checked} instructions checked, {uninterpreted} use uninterpreted sqrt");
 }
@@ -83,7 +96,9 @@ fn stored_semantics_round_trip_through_text() {
     let set = specs();
     let macros = Macros::default();
     for ins in &set.instructions {
-        let parsed = Scope::new(&macros).expr(&read_one(&ins.sem_text, &ins.name).unwrap()).unwrap();
+        let parsed = Scope::new(&macros)
+            .expr(&read_one(&ins.sem_text, &ins.name).unwrap())
+            .unwrap();
         assert_eq!(parsed.to_string(), ins.sem_text, "{}", ins.name);
         assert_eq!(*parsed, *ins.semantics, "{}", ins.name);
     }
@@ -92,7 +107,9 @@ fn stored_semantics_round_trip_through_text() {
 #[test]
 fn scaled_instances_have_fewer_lanes() {
     let set = specs();
-    let madd = set.instruction("_mm512_madd_epi16").expect("_mm512_madd_epi16 is specified");
+    let madd = set
+        .instruction("_mm512_madd_epi16")
+        .expect("_mm512_madd_epi16 is specified");
     let scaled = set.scaled(madd).unwrap();
     assert_eq!(madd.result.to_string(), "<16 x i32>");
     assert_eq!(scaled.result.to_string(), "<2 x i32>");

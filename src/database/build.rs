@@ -35,7 +35,13 @@ impl Layout {
     /// Every input file: the spec files and the committed CSV tables present.
     fn input_files(&self) -> Result<Vec<PathBuf>> {
         let mut files = spec_files(&self.specs)?;
-        files.extend(COMMITTED_TABLES.iter().map(|t| self.tables.join(format!("{t}.csv"))).filter(|p| p.exists()));
+        files.extend(crate::rules::load::rule_files(&self.specs)?);
+        files.extend(
+            COMMITTED_TABLES
+                .iter()
+                .map(|t| self.tables.join(format!("{t}.csv")))
+                .filter(|p| p.exists()),
+        );
         Ok(files)
     }
 
@@ -44,7 +50,11 @@ impl Layout {
         let mut text = format!("schema {SCHEMA_VERSION}\n");
         for f in self.input_files()? {
             let body = std::fs::read(&f).map_err(|e| Error::io(&f, e))?;
-            text.push_str(&format!("{} {}\n", f.display(), hash_text(&String::from_utf8_lossy(&body))));
+            text.push_str(&format!(
+                "{} {}\n",
+                f.display(),
+                hash_text(&String::from_utf8_lossy(&body))
+            ));
         }
         Ok(hash_text(&text))
     }
@@ -54,8 +64,17 @@ impl Layout {
         let mut text = format!("schema {SCHEMA_VERSION}\n");
         for f in self.input_files()? {
             let m = std::fs::metadata(&f).map_err(|e| Error::io(&f, e))?;
-            let mtime = m.modified().ok().and_then(|t| t.duration_since(std::time::UNIX_EPOCH).ok()).unwrap_or_default();
-            text.push_str(&format!("{} {} {}\n", f.display(), m.len(), mtime.as_nanos()));
+            let mtime = m
+                .modified()
+                .ok()
+                .and_then(|t| t.duration_since(std::time::UNIX_EPOCH).ok())
+                .unwrap_or_default();
+            text.push_str(&format!(
+                "{} {} {}\n",
+                f.display(),
+                m.len(),
+                mtime.as_nanos()
+            ));
         }
         Ok(hash_text(&text))
     }
@@ -83,13 +102,19 @@ impl Layout {
     /// written back to the committed cache first, so the stored input hash covers them.
     pub fn build(&self, specs: &SpecSet) -> Result<Database> {
         // A private name: concurrent builds (several commands at once) must not share it.
-        let tmp = self.db.with_extension(format!("sqlite.building-{}", std::process::id()));
+        let tmp = self
+            .db
+            .with_extension(format!("sqlite.building-{}", std::process::id()));
         remove_db_files(&tmp)?;
         let mut db = Database::open(&tmp)?;
         let result = db.transaction(|tx| insert_specs(tx, specs)).and_then(|_| {
-            let present: Vec<&str> =
-                COMMITTED_TABLES.iter().copied().filter(|t| self.tables.join(format!("{t}.csv")).exists()).collect();
+            let present: Vec<&str> = COMMITTED_TABLES
+                .iter()
+                .copied()
+                .filter(|t| self.tables.join(format!("{t}.csv")).exists())
+                .collect();
             db.import_tables(&self.tables, &present)?;
+            crate::rules::load::sync_rules(&mut db, &self.specs, &specs.macros)?;
             let refresh = crate::query::implements::refresh(&mut db, specs, self.match_idioms)?;
             if refresh.matched > 0 {
                 db.export_tables(&self.tables, &["idiom_matches"])?;
@@ -97,7 +122,8 @@ impl Layout {
             db.set_meta("input_hash", &self.input_hash()?)?;
             db.set_meta("input_stamp", &self.input_stamp()?)?;
             // Fold the WAL into the file so the renamed database is complete on its own.
-            db.conn().query_row("PRAGMA wal_checkpoint(TRUNCATE)", [], |_| Ok(()))?;
+            db.conn()
+                .query_row("PRAGMA wal_checkpoint(TRUNCATE)", [], |_| Ok(()))?;
             Ok(())
         });
         drop(db);
@@ -132,7 +158,9 @@ fn insert_specs(tx: &Transaction, specs: &SpecSet) -> Result<()> {
     let mut family_ids: HashMap<(&str, &str), i64> = HashMap::new();
     for fam in &specs.families {
         let isa = *isa_ids.entry(&fam.isa).or_insert_with(|| {
-            tx.execute("INSERT INTO isas(name) VALUES (?1)", [&fam.isa]).map(|_| tx.last_insert_rowid()).unwrap_or(-1)
+            tx.execute("INSERT INTO isas(name) VALUES (?1)", [&fam.isa])
+                .map(|_| tx.last_insert_rowid())
+                .unwrap_or(-1)
         });
         tx.execute(
             "INSERT INTO families(isa_id, name, spec_file, spec_line) VALUES (?1, ?2, ?3, ?4)",
@@ -153,14 +181,20 @@ fn insert_specs(tx: &Transaction, specs: &SpecSet) -> Result<()> {
         let feature = match feature_ids.get(ins.feature.as_str()) {
             Some(&id) => id,
             None => {
-                tx.execute("INSERT INTO features(name, isa_id) VALUES (?1, ?2)", params![ins.feature, isa])
-                    .map_err(|e| Error::data(ins.loc.to_string(), format!("feature {}: {e}", ins.feature)))?;
+                tx.execute(
+                    "INSERT INTO features(name, isa_id) VALUES (?1, ?2)",
+                    params![ins.feature, isa],
+                )
+                .map_err(|e| {
+                    Error::data(ins.loc.to_string(), format!("feature {}: {e}", ins.feature))
+                })?;
                 let id = tx.last_insert_rowid();
                 feature_ids.insert(&ins.feature, id);
                 id
             }
         };
-        let operands = serde_json::to_string(&ins.operands).map_err(|e| Error::data("instructions", e.to_string()))?;
+        let operands = serde_json::to_string(&ins.operands)
+            .map_err(|e| Error::data("instructions", e.to_string()))?;
         insert
             .execute(params![
                 ins.name,
@@ -178,7 +212,12 @@ fn insert_specs(tx: &Transaction, specs: &SpecSet) -> Result<()> {
                 ins.throughput,
                 ins.cost
             ])
-            .map_err(|e| Error::data(ins.loc.to_string(), format!("instruction {}: {e}", ins.name)))?;
+            .map_err(|e| {
+                Error::data(
+                    ins.loc.to_string(),
+                    format!("instruction {}: {e}", ins.name),
+                )
+            })?;
     }
     let mut idiom = tx.prepare(
         "INSERT INTO idioms(name, params, template, aliases, spec_file, spec_line) VALUES (?1, ?2, ?3, ?4, ?5, ?6)",

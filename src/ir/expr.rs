@@ -39,7 +39,11 @@ pub enum Op {
     Bitcast(Elem),
     Broadcast(u32),
     Concat,
-    Slice { start: u32, stride: u32, lanes: u32 },
+    Slice {
+        start: u32,
+        stride: u32,
+        lanes: u32,
+    },
     Interleave,
     Shuffle(Vec<u32>),
     Lookup,
@@ -149,11 +153,19 @@ pub struct Expr {
 
 impl Expr {
     pub fn var(name: &str, ty: VecType) -> Expr {
-        Expr { op: Op::Var(name.to_string()), ty, args: vec![] }
+        Expr {
+            op: Op::Var(name.to_string()),
+            ty,
+            args: vec![],
+        }
     }
 
     pub fn constant(ty: VecType, lanes: Vec<u128>) -> Expr {
-        Expr { op: Op::Const(lanes), ty, args: vec![] }
+        Expr {
+            op: Op::Const(lanes),
+            ty,
+            args: vec![],
+        }
     }
 
     /// Builds a node, checking operand types; the error text names the mismatching types.
@@ -193,7 +205,10 @@ impl Expr {
 fn same(op: &Op, tys: &[VecType]) -> Result<VecType, String> {
     let first = tys[0];
     if let Some(bad) = tys.iter().find(|t| **t != first) {
-        return Err(format!("{} needs operands of one type, got {first} and {bad}", op.name()));
+        return Err(format!(
+            "{} needs operands of one type, got {first} and {bad}",
+            op.name()
+        ));
     }
     Ok(first)
 }
@@ -256,14 +271,20 @@ pub fn infer(op: &Op, tys: &[VecType]) -> Result<VecType, String> {
                 return Err(format!("sat-cast needs integer types, got {t} to {e}"));
             }
             if (t.elem == Elem::F32) != (*e == Elem::F32) {
-                return Err(format!("cast between f32 and {} is not supported", if *e == Elem::F32 { t.elem } else { *e }));
+                return Err(format!(
+                    "cast between f32 and {} is not supported",
+                    if *e == Elem::F32 { t.elem } else { *e }
+                ));
             }
             Ok(t.with_elem(*e))
         }
         Op::Bitcast(e) => {
             let t = tys[0];
-            if t.bits() % e.bits() != 0 {
-                return Err(format!("bitcast of {t} ({} bits) into {e} lanes does not divide", t.bits()));
+            if !t.bits().is_multiple_of(e.bits()) {
+                return Err(format!(
+                    "bitcast of {t} ({} bits) into {e} lanes does not divide",
+                    t.bits()
+                ));
             }
             Ok(VecType::new(t.bits() / e.bits(), *e))
         }
@@ -271,27 +292,41 @@ pub fn infer(op: &Op, tys: &[VecType]) -> Result<VecType, String> {
         Op::Concat => {
             let e = tys[0].elem;
             if let Some(bad) = tys.iter().find(|t| t.elem != e) {
-                return Err(format!("concat needs one element type, got {} and {}", tys[0], bad));
+                return Err(format!(
+                    "concat needs one element type, got {} and {}",
+                    tys[0], bad
+                ));
             }
             Ok(VecType::new(tys.iter().map(|t| t.lanes).sum(), e))
         }
         Op::Interleave => Ok(same(op, tys)?.with_lanes(tys[0].lanes * tys.len() as u32)),
-        Op::Slice { start, stride, lanes } => {
+        Op::Slice {
+            start,
+            stride,
+            lanes,
+        } => {
             let t = tys[0];
             let last = *start as u64 + (*stride as u64) * (*lanes as u64 - 1);
             if *lanes == 0 || last >= t.lanes as u64 {
-                return Err(format!("slice {start} {stride} {lanes} reads lane {last} of {t}"));
+                return Err(format!(
+                    "slice {start} {stride} {lanes} reads lane {last} of {t}"
+                ));
             }
             Ok(t.with_lanes(*lanes))
         }
         Op::Shuffle(idx) => {
             let e = tys[0].elem;
             if let Some(bad) = tys.iter().find(|t| t.elem != e) {
-                return Err(format!("shuffle needs one element type, got {} and {}", tys[0], bad));
+                return Err(format!(
+                    "shuffle needs one element type, got {} and {}",
+                    tys[0], bad
+                ));
             }
             let total: u32 = tys.iter().map(|t| t.lanes).sum();
             if let Some(i) = idx.iter().find(|&&i| i >= total) {
-                return Err(format!("shuffle index {i} is out of range for {total} lanes"));
+                return Err(format!(
+                    "shuffle index {i} is out of range for {total} lanes"
+                ));
             }
             Ok(VecType::new(idx.len() as u32, e))
         }
@@ -301,8 +336,10 @@ pub fn infer(op: &Op, tys: &[VecType]) -> Result<VecType, String> {
         }
         Op::ReduceAdd(k) => {
             let t = tys[0];
-            if *k == 0 || t.lanes % k != 0 || t.elem == Elem::Bool {
-                return Err(format!("reduce-add {k} needs numeric lanes divisible by {k}, got {t}"));
+            if *k == 0 || !t.lanes.is_multiple_of(*k) || t.elem == Elem::Bool {
+                return Err(format!(
+                    "reduce-add {k} needs numeric lanes divisible by {k}, got {t}"
+                ));
             }
             Ok(t.with_lanes(t.lanes / k))
         }
@@ -312,7 +349,10 @@ pub fn infer(op: &Op, tys: &[VecType]) -> Result<VecType, String> {
 
 impl Expr {
     /// The tree with variables replaced by the given expressions (of the same type).
-    pub fn substitute(self: &Rc<Expr>, map: &std::collections::HashMap<String, Rc<Expr>>) -> Rc<Expr> {
+    pub fn substitute(
+        self: &Rc<Expr>,
+        map: &std::collections::HashMap<String, Rc<Expr>>,
+    ) -> Rc<Expr> {
         if let Op::Var(name) = &self.op {
             return map.get(name).cloned().unwrap_or_else(|| self.clone());
         }
@@ -323,6 +363,10 @@ impl Expr {
         if args.iter().zip(&self.args).all(|(a, b)| Rc::ptr_eq(a, b)) {
             return self.clone();
         }
-        Rc::new(Expr { op: self.op.clone(), ty: self.ty, args })
+        Rc::new(Expr {
+            op: self.op.clone(),
+            ty: self.ty,
+            args,
+        })
     }
 }

@@ -21,7 +21,10 @@ impl Meta {
             (Meta::Int(a), Meta::Int(b)) => a == b,
             (Meta::Bool(a), Meta::Bool(b)) => a == b,
             (Meta::Float(a), Meta::Float(b)) => a == b,
-            (a, b) => !matches!(a, Meta::Int(_) | Meta::Bool(_) | Meta::Float(_)) && a.to_string() == b.to_string(),
+            (a, b) => {
+                !matches!(a, Meta::Int(_) | Meta::Bool(_) | Meta::Float(_))
+                    && a.to_string() == b.to_string()
+            }
         }
     }
 }
@@ -40,7 +43,34 @@ impl fmt::Display for Meta {
 
 /// Operators evaluated at the meta level, never part of the IR.
 pub const META_OPS: &[&str] = &[
-    "+", "-", "*", "/", "%", "=", "!=", "<", "<=", ">", ">=", "&&", "||", "!", "in", "case", "if",
-    "bits", "wide", "narrow", "signed", "unsigned", "is-signed", "tmin", "tmax", "str", "elem-name",
-    "lanes", "elem", "log2",
+    "+",
+    "-",
+    "*",
+    "/",
+    "%",
+    "=",
+    "!=",
+    "<",
+    "<=",
+    ">",
+    ">=",
+    "&&",
+    "||",
+    "!",
+    "in",
+    "case",
+    "if",
+    "bits",
+    "wide",
+    "narrow",
+    "signed",
+    "unsigned",
+    "is-signed",
+    "tmin",
+    "tmax",
+    "str",
+    "elem-name",
+    "lanes",
+    "elem",
+    "log2",
 ];

@@ -29,8 +29,12 @@ impl Macro {
                 args.len()
             )));
         }
-        let map: HashMap<&str, &SExpr> =
-            self.params.iter().map(String::as_str).zip(args.iter()).collect();
+        let map: HashMap<&str, &SExpr> = self
+            .params
+            .iter()
+            .map(String::as_str)
+            .zip(args.iter())
+            .collect();
         Ok(substitute(&self.body, &map))
     }
 }
@@ -38,7 +42,9 @@ impl Macro {
 /// Replaces symbols by s-expressions throughout a tree.
 pub fn substitute(s: &SExpr, map: &HashMap<&str, &SExpr>) -> SExpr {
     match &s.kind {
-        SKind::Sym(name) => map.get(name.as_str()).map_or_else(|| s.clone(), |r| (*r).clone()),
+        SKind::Sym(name) => map
+            .get(name.as_str())
+            .map_or_else(|| s.clone(), |r| (*r).clone()),
         SKind::List(items) => SExpr {
             kind: SKind::List(items.iter().map(|i| substitute(i, map)).collect()),
             loc: s.loc.clone(),
@@ -67,8 +73,25 @@ fn is_builtin(name: &str) -> bool {
     SIMPLE_OPS.iter().any(|(n, _)| *n == name)
         || META_OPS.contains(&name)
         || [
-            "var", "const", "let", "as", "select", "cast", "sat-cast", "bitcast", "broadcast", "concat",
-            "slice", "interleave", "shuffle", "blockwise", "lookup", "reduce-add", "tabulate", "vec", "mask",
+            "var",
+            "const",
+            "let",
+            "as",
+            "select",
+            "cast",
+            "sat-cast",
+            "bitcast",
+            "broadcast",
+            "concat",
+            "slice",
+            "interleave",
+            "shuffle",
+            "blockwise",
+            "lookup",
+            "reduce-add",
+            "tabulate",
+            "vec",
+            "mask",
         ]
         .contains(&name)
 }
@@ -94,11 +117,18 @@ pub struct Scope<'m> {
 
 impl<'m> Scope<'m> {
     pub fn new(macros: &'m Macros) -> Scope<'m> {
-        Scope { macros, meta: HashMap::new(), vars: HashMap::new(), implicit_lanes: None, depth: 0 }
+        Scope {
+            macros,
+            meta: HashMap::new(),
+            vars: HashMap::new(),
+            implicit_lanes: None,
+            depth: 0,
+        }
     }
 
     pub fn bind_var(&mut self, name: &str, ty: VecType) {
-        self.vars.insert(name.to_string(), Rc::new(Expr::var(name, ty)));
+        self.vars
+            .insert(name.to_string(), Rc::new(Expr::var(name, ty)));
     }
 
     /// Elaborates a complete IR expression.
@@ -119,7 +149,9 @@ impl<'m> Scope<'m> {
     fn elab(&mut self, s: &SExpr) -> Result<Elab> {
         match &s.kind {
             SKind::Int(_) | SKind::Float(_) => Ok(Elab::Lit(s.clone())),
-            SKind::Str(text) => Err(s.err(format!("expected an expression, found the string {text:?}"))),
+            SKind::Str(text) => {
+                Err(s.err(format!("expected an expression, found the string {text:?}")))
+            }
             SKind::Sym(name) => self.name(name, s),
             SKind::List(items) => {
                 let Some(head) = s.head() else {
@@ -135,18 +167,29 @@ impl<'m> Scope<'m> {
             return Ok(Elab::Typed(v.clone()));
         }
         match self.meta.get(name) {
-            Some(Meta::Int(i)) => return Ok(Elab::Lit(SExpr { kind: SKind::Int(*i), loc: s.loc.clone() })),
+            Some(Meta::Int(i)) => {
+                return Ok(Elab::Lit(SExpr {
+                    kind: SKind::Int(*i),
+                    loc: s.loc.clone(),
+                }))
+            }
             Some(other) => return Err(s.err(format!("'{name}' is {other}, not a value"))),
             None => {}
         }
         if let Some(lanes) = self.implicit_lanes {
             if let Some(elem) = name.rsplit_once('_').and_then(|(_, t)| Elem::parse(t)) {
-                return Ok(Elab::Typed(Rc::new(Expr::var(name, VecType::new(lanes, elem)))));
+                return Ok(Elab::Typed(Rc::new(Expr::var(
+                    name,
+                    VecType::new(lanes, elem),
+                ))));
             }
         }
         let mut known: Vec<&str> = self.vars.keys().map(String::as_str).collect();
         known.extend(self.macros.map.keys().map(String::as_str));
-        Err(s.err(format!("unknown name '{name}'{}", did_you_mean(name, &known))))
+        Err(s.err(format!(
+            "unknown name '{name}'{}",
+            did_you_mean(name, &known)
+        )))
     }
 
     fn list(&mut self, head: &str, args: &[SExpr], s: &SExpr) -> Result<Elab> {
@@ -158,7 +201,9 @@ impl<'m> Scope<'m> {
             }
         };
         let build = |op: Op, a: Vec<Rc<Expr>>| -> Result<Elab> {
-            Expr::build(op, a).map(|e| Elab::Typed(Rc::new(e))).map_err(|m| Error::ty(&s.loc, m))
+            Expr::build(op, a)
+                .map(|e| Elab::Typed(Rc::new(e)))
+                .map_err(|m| Error::ty(&s.loc, m))
         };
         match head {
             "if" | "case" => {
@@ -166,12 +211,17 @@ impl<'m> Scope<'m> {
                 self.elab(&branch)
             }
             _ if META_OPS.contains(&head) => match self.meta(s)? {
-                Meta::Int(i) => Ok(Elab::Lit(SExpr { kind: SKind::Int(i), loc: s.loc.clone() })),
+                Meta::Int(i) => Ok(Elab::Lit(SExpr {
+                    kind: SKind::Int(i),
+                    loc: s.loc.clone(),
+                })),
                 other => Err(s.err(format!("expected a value, but ({head} ...) is {other}"))),
             },
             "var" => {
                 arity(2)?;
-                let name = args[0].sym().ok_or_else(|| args[0].err("expected a variable name"))?;
+                let name = args[0]
+                    .sym()
+                    .ok_or_else(|| args[0].err("expected a variable name"))?;
                 let ty = self.vec_type(&args[1])?;
                 Ok(Elab::Typed(Rc::new(Expr::var(name, ty))))
             }
@@ -185,7 +235,9 @@ impl<'m> Scope<'m> {
             }
             "let" => {
                 arity(3)?;
-                let name = args[0].sym().ok_or_else(|| args[0].err("expected a name to bind"))?;
+                let name = args[0]
+                    .sym()
+                    .ok_or_else(|| args[0].err("expected a name to bind"))?;
                 let value = self.expr(&args[1])?;
                 let saved = self.vars.insert(name.to_string(), value);
                 let body = self.elab(&args[2]);
@@ -214,7 +266,11 @@ impl<'m> Scope<'m> {
                 arity(2)?;
                 let like = self.expr(&args[0])?;
                 match self.elab(&args[1])? {
-                    Elab::Lit(lit) => Ok(Elab::Typed(Rc::new(self.constant(like.ty, &[lit], &args[1])?))),
+                    Elab::Lit(lit) => Ok(Elab::Typed(Rc::new(self.constant(
+                        like.ty,
+                        &[lit],
+                        &args[1],
+                    )?))),
                     Elab::Typed(x) if x.ty.elem == like.ty.elem => Ok(Elab::Typed(x)),
                     Elab::Typed(x) => build(Op::Cast(like.ty.elem), vec![x]),
                 }
@@ -223,7 +279,14 @@ impl<'m> Scope<'m> {
                 arity(2)?;
                 let n = self.meta_u32(&args[0])?;
                 let x = self.expr(&args[1])?;
-                build(if head == "broadcast" { Op::Broadcast(n) } else { Op::ReduceAdd(n) }, vec![x])
+                build(
+                    if head == "broadcast" {
+                        Op::Broadcast(n)
+                    } else {
+                        Op::ReduceAdd(n)
+                    },
+                    vec![x],
+                )
             }
             "slice" => {
                 arity(4)?;
@@ -231,23 +294,47 @@ impl<'m> Scope<'m> {
                 let stride = self.meta_u32(&args[1])?;
                 let lanes = self.meta_u32(&args[2])?;
                 let x = self.expr(&args[3])?;
-                build(Op::Slice { start, stride, lanes }, vec![x])
+                build(
+                    Op::Slice {
+                        start,
+                        stride,
+                        lanes,
+                    },
+                    vec![x],
+                )
             }
             "blockwise" => {
                 arity(3)?;
                 let blocks = self.meta_u32(&args[0])?;
-                let names = args[1].list().ok_or_else(|| args[1].err("expected a list of operand names"))?;
-                let names = names.iter().map(|n| n.sym().ok_or_else(|| n.err("expected an operand name"))).collect::<Result<Vec<_>>>()?;
+                let names = args[1]
+                    .list()
+                    .ok_or_else(|| args[1].err("expected a list of operand names"))?;
+                let names = names
+                    .iter()
+                    .map(|n| n.sym().ok_or_else(|| n.err("expected an operand name")))
+                    .collect::<Result<Vec<_>>>()?;
                 let whole = names
                     .iter()
-                    .map(|n| self.vars.get(*n).cloned().ok_or_else(|| s.err(format!("blockwise: '{n}' is not an operand"))))
+                    .map(|n| {
+                        self.vars
+                            .get(*n)
+                            .cloned()
+                            .ok_or_else(|| s.err(format!("blockwise: '{n}' is not an operand")))
+                    })
                     .collect::<Result<Vec<_>>>()?;
                 let mut parts = Vec::new();
                 for b in 0..blocks {
                     for (n, w) in names.iter().zip(&whole) {
                         let len = w.ty.lanes / blocks.max(1);
-                        let part = Expr::build(Op::Slice { start: b * len, stride: 1, lanes: len }, vec![w.clone()])
-                            .map_err(|m| Error::ty(&s.loc, format!("blockwise {blocks}: {m}")))?;
+                        let part = Expr::build(
+                            Op::Slice {
+                                start: b * len,
+                                stride: 1,
+                                lanes: len,
+                            },
+                            vec![w.clone()],
+                        )
+                        .map_err(|m| Error::ty(&s.loc, format!("blockwise {blocks}: {m}")))?;
                         self.vars.insert(n.to_string(), Rc::new(part));
                     }
                     let part = self.expr(&args[2]);
@@ -265,15 +352,22 @@ impl<'m> Scope<'m> {
                 let idx = self
                     .int_list(&args[0])?
                     .into_iter()
-                    .map(|i| u32::try_from(i).map_err(|_| args[0].err(format!("bad shuffle index {i}"))))
+                    .map(|i| {
+                        u32::try_from(i).map_err(|_| args[0].err(format!("bad shuffle index {i}")))
+                    })
                     .collect::<Result<Vec<_>>>()?;
-                let xs = args[1..].iter().map(|a| self.expr(a)).collect::<Result<Vec<_>>>()?;
+                let xs = args[1..]
+                    .iter()
+                    .map(|a| self.expr(a))
+                    .collect::<Result<Vec<_>>>()?;
                 build(Op::Shuffle(idx), xs)
             }
             _ => {
                 if let Some(m) = self.macros.map.get(head) {
                     if self.depth >= MAX_EXPANSION_DEPTH {
-                        return Err(s.err(format!("expansion of {head} nests too deep (recursive macro?)")));
+                        return Err(s.err(format!(
+                            "expansion of {head} nests too deep (recursive macro?)"
+                        )));
                     }
                     let expanded = m.expand(args, s)?;
                     self.depth += 1;
@@ -291,7 +385,14 @@ impl<'m> Scope<'m> {
                         None => {
                             let mut known: Vec<&str> = SIMPLE_OPS.iter().map(|(n, _)| *n).collect();
                             known.extend(self.macros.map.keys().map(String::as_str));
-                            known.extend(["select", "cast", "sat-cast", "slice", "concat", "broadcast"]);
+                            known.extend([
+                                "select",
+                                "cast",
+                                "sat-cast",
+                                "slice",
+                                "concat",
+                                "broadcast",
+                            ]);
                             return Err(s.err(format!(
                                 "unknown operator '{head}'{}",
                                 did_you_mean(head, &known)
@@ -299,7 +400,10 @@ impl<'m> Scope<'m> {
                         }
                     },
                 };
-                let elabs = args.iter().map(|a| self.elab(a)).collect::<Result<Vec<_>>>()?;
+                let elabs = args
+                    .iter()
+                    .map(|a| self.elab(a))
+                    .collect::<Result<Vec<_>>>()?;
                 let typed = self.type_literals(&op, elabs, args, s)?;
                 build(op, typed)
             }
@@ -307,9 +411,19 @@ impl<'m> Scope<'m> {
     }
 
     /// Gives each literal operand the type its typed siblings imply.
-    fn type_literals(&self, op: &Op, elabs: Vec<Elab>, args: &[SExpr], s: &SExpr) -> Result<Vec<Rc<Expr>>> {
+    fn type_literals(
+        &self,
+        op: &Op,
+        elabs: Vec<Elab>,
+        args: &[SExpr],
+        s: &SExpr,
+    ) -> Result<Vec<Rc<Expr>>> {
         let hint = elabs.iter().enumerate().find_map(|(i, e)| match e {
-            Elab::Typed(t) if !(matches!(op, Op::Select) && i == 0) && !matches!(op, Op::Lookup) => Some(t.ty),
+            Elab::Typed(t)
+                if (!matches!(op, Op::Select) || i != 0) && !matches!(op, Op::Lookup) =>
+            {
+                Some(t.ty)
+            }
             _ => None,
         });
         elabs
@@ -324,7 +438,9 @@ impl<'m> Scope<'m> {
                         _ => hint,
                     };
                     let ty = ty.ok_or_else(|| {
-                        s.err(format!("cannot tell the type of the literal {lit}; write (const TYPE {lit})"))
+                        s.err(format!(
+                            "cannot tell the type of the literal {lit}; write (const TYPE {lit})"
+                        ))
                     })?;
                     Ok(Rc::new(self.constant(ty, &[lit], a)?))
                 }
@@ -335,34 +451,55 @@ impl<'m> Scope<'m> {
     /// A constant of type `ty` from one (splat) or `ty.lanes` literal values.
     fn constant(&self, ty: VecType, vals: &[SExpr], at: &SExpr) -> Result<Expr> {
         if vals.len() != 1 && vals.len() != ty.lanes as usize {
-            return Err(at.err(format!("{ty} needs 1 or {} values, got {}", ty.lanes, vals.len())));
+            return Err(at.err(format!(
+                "{ty} needs 1 or {} values, got {}",
+                ty.lanes,
+                vals.len()
+            )));
         }
-        let lanes = vals.iter().map(|v| lane_bits(ty.elem, v)).collect::<Result<Vec<_>>>()?;
+        let lanes = vals
+            .iter()
+            .map(|v| lane_bits(ty.elem, v))
+            .collect::<Result<Vec<_>>>()?;
         Ok(Expr::constant(ty, lanes))
     }
 
     fn const_values(&mut self, args: &[SExpr]) -> Result<Vec<SExpr>> {
         if args.len() == 1 && args[0].head() == Some("tabulate") {
             let ints = self.int_list(&args[0])?;
-            return Ok(ints.into_iter().map(|i| SExpr { kind: SKind::Int(i), loc: args[0].loc.clone() }).collect());
+            return Ok(ints
+                .into_iter()
+                .map(|i| SExpr {
+                    kind: SKind::Int(i),
+                    loc: args[0].loc.clone(),
+                })
+                .collect());
         }
         args.iter()
             .map(|a| match &a.kind {
                 SKind::Int(_) | SKind::Float(_) => Ok(a.clone()),
                 SKind::Sym(n) if ["nan", "inf", "-inf"].contains(&n.as_str()) => Ok(a.clone()),
-                _ => Ok(SExpr { kind: SKind::Int(self.meta_int(a)?), loc: a.loc.clone() }),
+                _ => Ok(SExpr {
+                    kind: SKind::Int(self.meta_int(a)?),
+                    loc: a.loc.clone(),
+                }),
             })
             .collect()
     }
 
     /// `(i ...)` of meta integers, or `(tabulate VAR COUNT META)`.
     fn int_list(&mut self, s: &SExpr) -> Result<Vec<i128>> {
-        let items = s.list().ok_or_else(|| s.err("expected a list of integers or (tabulate i N expr)"))?;
+        let items = s
+            .list()
+            .ok_or_else(|| s.err("expected a list of integers or (tabulate i N expr)"))?;
         if s.head() == Some("tabulate") {
             if items.len() != 4 {
                 return Err(s.err("tabulate takes a name, a count and an expression"));
             }
-            let var = items[1].sym().ok_or_else(|| items[1].err("expected the index name"))?.to_string();
+            let var = items[1]
+                .sym()
+                .ok_or_else(|| items[1].err("expected the index name"))?
+                .to_string();
             let count = self.meta_u32(&items[2])?;
             let saved = self.meta.get(&var).cloned();
             let mut out = Vec::with_capacity(count as usize);
@@ -436,18 +573,27 @@ impl<'m> Scope<'m> {
     }
 
     fn meta_op(&mut self, head: &str, args: &[SExpr], s: &SExpr) -> Result<Meta> {
-        let ints = |sc: &mut Self| args.iter().map(|a| sc.meta_int(a)).collect::<Result<Vec<_>>>();
+        let ints = |sc: &mut Self| {
+            args.iter()
+                .map(|a| sc.meta_int(a))
+                .collect::<Result<Vec<_>>>()
+        };
         let fold = |v: Vec<i128>, f: fn(i128, i128) -> Option<i128>| -> Result<Meta> {
             let mut it = v.into_iter();
-            let first = it.next().ok_or_else(|| s.err(format!("{head} needs operands")))?;
+            let first = it
+                .next()
+                .ok_or_else(|| s.err(format!("{head} needs operands")))?;
             it.try_fold(first, f)
                 .map(Meta::Int)
                 .ok_or_else(|| s.err(format!("{head}: overflow or division by zero")))
         };
         let elem_op = |sc: &mut Self, f: fn(Elem) -> Option<Elem>| -> Result<Meta> {
-            let [a] = args else { return Err(s.err(format!("{head} takes one type"))) };
+            let [a] = args else {
+                return Err(s.err(format!("{head} takes one type")));
+            };
             let e = sc.elem(a)?;
-            f(e).map(Meta::Elem).ok_or_else(|| s.err(format!("{head} of {e} does not exist")))
+            f(e).map(Meta::Elem)
+                .ok_or_else(|| s.err(format!("{head} of {e} does not exist")))
         };
         match head {
             "+" => fold(ints(self)?, i128::checked_add),
@@ -488,7 +634,9 @@ impl<'m> Scope<'m> {
                 _ => Err(s.err("! takes one operand")),
             },
             "in" => {
-                let (x, rest) = args.split_first().ok_or_else(|| s.err("in takes a value and a list"))?;
+                let (x, rest) = args
+                    .split_first()
+                    .ok_or_else(|| s.err("in takes a value and a list"))?;
                 let v = self.meta(x)?;
                 for r in rest {
                     if self.meta(r)?.same(&v) {
@@ -530,7 +678,11 @@ impl<'m> Scope<'m> {
             "tmin" | "tmax" => match args {
                 [a] => {
                     let e = self.elem(a)?;
-                    Ok(Meta::Int(if head == "tmin" { e.min_value() } else { e.max_value() }))
+                    Ok(Meta::Int(if head == "tmin" {
+                        e.min_value()
+                    } else {
+                        e.max_value()
+                    }))
                 }
                 _ => Err(s.err(format!("{head} takes one type"))),
             },
@@ -538,7 +690,11 @@ impl<'m> Scope<'m> {
                 [a] => {
                     let e = self.elem(a)?;
                     let n = e.name();
-                    Ok(Meta::Sym(if e.is_signed() && e.is_int() { n.replacen('i', "s", 1) } else { n.to_string() }))
+                    Ok(Meta::Sym(if e.is_signed() && e.is_int() {
+                        n.replacen('i', "s", 1)
+                    } else {
+                        n.to_string()
+                    }))
                 }
                 _ => Err(s.err("elem-name takes one type")),
             },
@@ -646,18 +802,25 @@ pub fn did_you_mean(name: &str, known: &[&str]) -> String {
     best.map_or_else(String::new, |(_, k)| format!(" (did you mean '{k}'?)"))
 }
 
-/// Levenshtein distance, for suggestions.
+/// Edit distance counting a swap of neighbours as one edit (optimal string alignment), for
+/// suggestions: `epi61` is one edit from `epi16`.
 pub fn edit_distance(a: &str, b: &str) -> usize {
-    let b: Vec<char> = b.chars().collect();
-    let mut row: Vec<usize> = (0..=b.len()).collect();
-    for (i, ca) in a.chars().enumerate() {
-        let mut prev = row[0];
-        row[0] = i + 1;
-        for (j, cb) in b.iter().enumerate() {
-            let cur = row[j + 1];
-            row[j + 1] = (prev + usize::from(ca != *cb)).min(row[j] + 1).min(cur + 1);
-            prev = cur;
+    let (a, b): (Vec<char>, Vec<char>) = (a.chars().collect(), b.chars().collect());
+    let mut d = vec![vec![0usize; b.len() + 1]; a.len() + 1];
+    for (i, row) in d.iter_mut().enumerate() {
+        row[0] = i;
+    }
+    for j in 0..=b.len() {
+        d[0][j] = j;
+    }
+    for i in 1..=a.len() {
+        for j in 1..=b.len() {
+            let cost = usize::from(a[i - 1] != b[j - 1]);
+            d[i][j] = (d[i - 1][j] + 1).min(d[i][j - 1] + 1).min(d[i - 1][j - 1] + cost);
+            if i > 1 && j > 1 && a[i - 1] == b[j - 2] && a[i - 2] == b[j - 1] {
+                d[i][j] = d[i][j].min(d[i - 2][j - 2] + 1);
+            }
         }
     }
-    row[b.len()]
+    d[a.len()][b.len()]
 }

@@ -45,7 +45,11 @@ impl fmt::Display for Expr {
             }
             Op::Cast(e) | Op::SatCast(e) | Op::Bitcast(e) => write!(f, "({} {e}", self.op.name())?,
             Op::Broadcast(n) | Op::ReduceAdd(n) => write!(f, "({} {n}", self.op.name())?,
-            Op::Slice { start, stride, lanes } => write!(f, "(slice {start} {stride} {lanes}")?,
+            Op::Slice {
+                start,
+                stride,
+                lanes,
+            } => write!(f, "(slice {start} {stride} {lanes}")?,
             Op::Shuffle(idx) => {
                 let list: Vec<String> = idx.iter().map(|i| i.to_string()).collect();
                 write!(f, "(shuffle ({})", list.join(" "))?

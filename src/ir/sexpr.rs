@@ -76,7 +76,11 @@ struct Reader<'a> {
 
 impl Reader<'_> {
     fn loc(&self) -> Location {
-        Location { file: self.file.to_string(), line: self.line, col: self.col }
+        Location {
+            file: self.file.to_string(),
+            line: self.line,
+            col: self.col,
+        }
     }
 
     fn peek(&self) -> Option<char> {
@@ -113,7 +117,10 @@ impl Reader<'_> {
         self.skip_space();
         let loc = self.loc();
         match self.peek() {
-            None => Err(Error::parse(&loc, "expected an expression, found end of input")),
+            None => Err(Error::parse(
+                &loc,
+                "expected an expression, found end of input",
+            )),
             Some(')') => Err(Error::parse(&loc, "unexpected ')'")),
             Some('(') => {
                 self.bump();
@@ -124,12 +131,18 @@ impl Reader<'_> {
                         None => {
                             return Err(Error::parse(
                                 &self.loc(),
-                                format!("expected ')' to close the '(' at {}:{}", loc.line, loc.col),
+                                format!(
+                                    "expected ')' to close the '(' at {}:{}",
+                                    loc.line, loc.col
+                                ),
                             ))
                         }
                         Some(')') => {
                             self.bump();
-                            return Ok(SExpr { kind: SKind::List(items), loc });
+                            return Ok(SExpr {
+                                kind: SKind::List(items),
+                                loc,
+                            });
                         }
                         _ => items.push(self.read()?),
                     }
@@ -141,7 +154,12 @@ impl Reader<'_> {
                 loop {
                     match self.bump() {
                         None => return Err(Error::parse(&loc, "unterminated string")),
-                        Some('"') => return Ok(SExpr { kind: SKind::Str(s), loc }),
+                        Some('"') => {
+                            return Ok(SExpr {
+                                kind: SKind::Str(s),
+                                loc,
+                            })
+                        }
                         Some('\\') => s.push(self.bump().unwrap_or('\\')),
                         Some(c) => s.push(c),
                     }
@@ -157,7 +175,10 @@ impl Reader<'_> {
                 }
                 let norm = s.split_whitespace().collect::<Vec<_>>().join(" ");
                 let norm = norm.replace("< ", "<").replace(" >", ">");
-                Ok(SExpr { kind: SKind::Sym(norm), loc })
+                Ok(SExpr {
+                    kind: SKind::Sym(norm),
+                    loc,
+                })
             }
             Some(_) => {
                 let mut s = String::new();
@@ -168,7 +189,10 @@ impl Reader<'_> {
                     s.push(c);
                     self.bump();
                 }
-                Ok(SExpr { kind: atom(&s), loc })
+                Ok(SExpr {
+                    kind: atom(&s),
+                    loc,
+                })
             }
         }
     }
@@ -188,7 +212,9 @@ fn atom(s: &str) -> SKind {
         None => (false, s),
     };
     let int = if let Some(hex) = digits.strip_prefix("0x") {
-        u128::from_str_radix(&hex.replace('_', ""), 16).ok().map(|v| v as i128)
+        u128::from_str_radix(&hex.replace('_', ""), 16)
+            .ok()
+            .map(|v| v as i128)
     } else if digits.starts_with(|c: char| c.is_ascii_digit()) {
         digits.replace('_', "").parse::<i128>().ok()
     } else {
@@ -205,7 +231,13 @@ fn atom(s: &str) -> SKind {
 
 /// Reads every top-level expression of `text`; `file` names the source in error locations.
 pub fn read_all(text: &str, file: &str) -> Result<Vec<SExpr>> {
-    let mut r = Reader { chars: text.chars().collect(), pos: 0, line: 1, col: 1, file };
+    let mut r = Reader {
+        chars: text.chars().collect(),
+        pos: 0,
+        line: 1,
+        col: 1,
+        file,
+    };
     let mut out = Vec::new();
     loop {
         r.skip_space();
@@ -222,7 +254,11 @@ pub fn read_one(text: &str, file: &str) -> Result<SExpr> {
     match all.len() {
         1 => Ok(all.remove(0)),
         0 => Err(Error::parse(
-            &Location { file: file.into(), line: 1, col: 1 },
+            &Location {
+                file: file.into(),
+                line: 1,
+                col: 1,
+            },
             "expected an expression, found nothing",
         )),
         _ => Err(all[1].err("expected one expression, found more after it")),
@@ -242,7 +278,9 @@ mod tests {
 
     #[test]
     fn errors_carry_line_and_column() {
-        let err = read_one("(add a\n  (b c)", "f.spec").unwrap_err().to_string();
+        let err = read_one("(add a\n  (b c)", "f.spec")
+            .unwrap_err()
+            .to_string();
         assert_eq!(err, "f.spec:2:8: expected ')' to close the '(' at 1:1");
         let err = read_one("(a))", "q").unwrap_err().to_string();
         assert_eq!(err, "q:1:4: expected one expression, found more after it");

@@ -39,7 +39,9 @@ impl Elem {
     pub const ALL: [Elem; 12] = [I8, I16, I32, I64, I128, U8, U16, U32, U64, U128, Bool, F32];
 
     pub fn int(bits: u32, signed: bool) -> Option<Elem> {
-        INTS.iter().find(|e| e.2 == bits && e.3 == signed).map(|e| e.0)
+        INTS.iter()
+            .find(|e| e.2 == bits && e.3 == signed)
+            .map(|e| e.0)
     }
 
     pub fn name(self) -> &'static str {
@@ -72,7 +74,9 @@ impl Elem {
     }
 
     pub fn with_bits(self, bits: u32) -> Option<Elem> {
-        self.is_int().then(|| Elem::int(bits, self.is_signed())).flatten()
+        self.is_int()
+            .then(|| Elem::int(bits, self.is_signed()))
+            .flatten()
     }
 
     /// Twice as wide, same signedness (i8 -> i16).
@@ -86,11 +90,15 @@ impl Elem {
     }
 
     pub fn signed(self) -> Option<Elem> {
-        self.is_int().then(|| Elem::int(self.bits(), true)).flatten()
+        self.is_int()
+            .then(|| Elem::int(self.bits(), true))
+            .flatten()
     }
 
     pub fn unsigned(self) -> Option<Elem> {
-        self.is_int().then(|| Elem::int(self.bits(), false)).flatten()
+        self.is_int()
+            .then(|| Elem::int(self.bits(), false))
+            .flatten()
     }
 
     /// Bit mask of the lane width.

@@ -5,11 +5,11 @@
 
 use super::datalog::{Facts, Program};
 use crate::database::{Database, Layout};
+use crate::error::{Error, Result};
+use crate::ir::parse::{did_you_mean, edit_distance};
 use crate::ir::sexpr::{read_one, SExpr, SKind};
 use crate::ir::Macro;
 use crate::spec::load::Idiom;
-use crate::error::{Error, Result};
-use crate::ir::parse::{did_you_mean, edit_distance};
 use regex::Regex;
 use serde::Serialize;
 use std::path::Path;
@@ -41,7 +41,10 @@ pub struct NamedQuery {
 pub fn load_queries(dir: &Path) -> Result<(Vec<NamedQuery>, String)> {
     let mut queries = Vec::new();
     let mut library = String::new();
-    let mut paths: Vec<_> = std::fs::read_dir(dir).map_err(|e| Error::io(dir, e))?.filter_map(|e| e.ok().map(|e| e.path())).collect();
+    let mut paths: Vec<_> = std::fs::read_dir(dir)
+        .map_err(|e| Error::io(dir, e))?
+        .filter_map(|e| e.ok().map(|e| e.path()))
+        .collect();
     paths.sort();
     for path in paths {
         let datalog = match path.extension().and_then(|x| x.to_str()) {
@@ -51,10 +54,17 @@ pub fn load_queries(dir: &Path) -> Result<(Vec<NamedQuery>, String)> {
         };
         let body = std::fs::read_to_string(&path).map_err(|e| Error::io(&path, e))?;
         let first = body.lines().next().unwrap_or("");
-        let pattern = first.trim_start_matches(['-', '%', ' ']).strip_prefix("query:").map(|p| p.trim().to_string());
+        let pattern = first
+            .trim_start_matches(['-', '%', ' '])
+            .strip_prefix("query:")
+            .map(|p| p.trim().to_string());
         match pattern {
             Some(pattern) => queries.push(NamedQuery {
-                name: path.file_stem().unwrap_or_default().to_string_lossy().into_owned(),
+                name: path
+                    .file_stem()
+                    .unwrap_or_default()
+                    .to_string_lossy()
+                    .into_owned(),
                 pattern,
                 body,
                 datalog,
@@ -69,7 +79,10 @@ pub fn load_queries(dir: &Path) -> Result<(Vec<NamedQuery>, String)> {
 }
 
 fn literal_len(pattern: &str) -> usize {
-    Regex::new(r"\{\w+\}").unwrap().replace_all(pattern, "").len()
+    Regex::new(r"\{\w+\}")
+        .unwrap()
+        .replace_all(pattern, "")
+        .len()
 }
 
 /// The pattern as an anchored, case-insensitive regex with one named group per placeholder.
@@ -90,7 +103,11 @@ fn pattern_regex(pattern: &str) -> Regex {
 
 /// Normalises an idiom phrase: case, dashes and underscores do not matter.
 fn norm(s: &str) -> String {
-    s.to_lowercase().replace(['-', '_'], " ").split_whitespace().collect::<Vec<_>>().join(" ")
+    s.to_lowercase()
+        .replace(['-', '_'], " ")
+        .split_whitespace()
+        .collect::<Vec<_>>()
+        .join(" ")
 }
 
 /// Names and aliases the database knows, for resolution and suggestions.
@@ -114,7 +131,9 @@ impl Vocabulary {
         }
         let strings = |sql: &str| -> Result<Vec<String>> {
             let mut stmt = conn.prepare(sql)?;
-            let rows = stmt.query_map([], |r| r.get::<_, String>(0))?.collect::<rusqlite::Result<Vec<_>>>()?;
+            let rows = stmt
+                .query_map([], |r| r.get::<_, String>(0))?
+                .collect::<rusqlite::Result<Vec<_>>>()?;
             Ok(rows)
         };
         Ok(Vocabulary {
@@ -126,28 +145,51 @@ impl Vocabulary {
 
     fn idioms(&self, phrase: &str) -> Result<Vec<String>> {
         let p = norm(phrase);
-        let mut found: Vec<String> = self.idioms.iter().filter(|(k, _)| *k == p).map(|(_, n)| n.clone()).collect();
+        let mut found: Vec<String> = self
+            .idioms
+            .iter()
+            .filter(|(k, _)| *k == p)
+            .map(|(_, n)| n.clone())
+            .collect();
         found.sort();
         found.dedup();
         if found.is_empty() {
-            return Err(Error::Usage(format!("unknown idiom '{phrase}'{}", self.suggest(phrase))));
+            return Err(Error::Usage(format!(
+                "unknown idiom '{phrase}'{}",
+                self.suggest(phrase)
+            )));
         }
         Ok(found)
     }
 
     fn target(&self, t: &str) -> Result<String> {
         let lower = t.trim().to_lowercase();
-        self.targets.iter().find(|x| x.to_lowercase() == lower).cloned().ok_or_else(|| {
-            let refs: Vec<&str> = self.targets.iter().map(String::as_str).collect();
-            Error::Usage(format!("unknown ISA or feature '{t}'{} (known: {})", did_you_mean(t, &refs), self.targets.join(", ")))
-        })
+        self.targets
+            .iter()
+            .find(|x| x.to_lowercase() == lower)
+            .cloned()
+            .ok_or_else(|| {
+                let refs: Vec<&str> = self.targets.iter().map(String::as_str).collect();
+                Error::Usage(format!(
+                    "unknown ISA or feature '{t}'{} (known: {})",
+                    did_you_mean(t, &refs),
+                    self.targets.join(", ")
+                ))
+            })
     }
 
     fn instruction(&self, name: &str) -> Result<String> {
         let name = name.trim();
-        self.instructions.iter().find(|x| *x == name).cloned().ok_or_else(|| {
-            Error::Usage(format!("unknown instruction '{name}'{}", self.suggest(name)))
-        })
+        self.instructions
+            .iter()
+            .find(|x| *x == name)
+            .cloned()
+            .ok_or_else(|| {
+                Error::Usage(format!(
+                    "unknown instruction '{name}'{}",
+                    self.suggest(name)
+                ))
+            })
     }
 
     /// " (did you mean a, b or c?)" over idioms, aliases and instructions.
@@ -162,7 +204,11 @@ impl Vocabulary {
             .collect();
         scored.sort();
         scored.dedup_by(|a, b| a.1 == b.1);
-        let best: Vec<String> = scored.iter().take(3).map(|(_, k)| format!("'{k}'")).collect();
+        let best: Vec<String> = scored
+            .iter()
+            .take(3)
+            .map(|(_, k)| format!("'{k}'"))
+            .collect();
         if best.is_empty() {
             String::new()
         } else {
@@ -175,19 +221,31 @@ impl Vocabulary {
 pub fn ask(db: &Database, layout: &Layout, text: &str) -> Result<Vec<Row>> {
     let (queries, library) = load_queries(&layout.queries)?;
     let vocab = Vocabulary::load(db)?;
-    let what = Regex::new(r"(?is)^\s*what\s+implements\s+(?P<expr>.+)\s+on\s+(?P<target>[\w.]+)\s*$").unwrap();
+    let what =
+        Regex::new(r"(?is)^\s*what\s+implements\s+(?P<expr>.+)\s+on\s+(?P<target>[\w.]+)\s*$")
+            .unwrap();
     if let Some(caps) = what.captures(text) {
         let target = vocab.target(&caps["target"])?;
         return what_implements(db, layout, caps["expr"].trim(), &target);
     }
     for q in &queries {
-        let Some(caps) = pattern_regex(&q.pattern).captures(text) else { continue };
+        let Some(caps) = pattern_regex(&q.pattern).captures(text) else {
+            continue;
+        };
         let get = |name: &str| caps.name(name).map(|m| m.as_str().trim().to_string());
         let idioms = get("idiom").map(|p| vocab.idioms(&p)).transpose()?;
         let target = get("target").map(|t| vocab.target(&t)).transpose()?;
-        let instruction = get("instruction").map(|i| vocab.instruction(&i)).transpose()?;
+        let instruction = get("instruction")
+            .map(|i| vocab.instruction(&i))
+            .transpose()?;
         return if q.datalog {
-            run_datalog(db, &format!("{library}\n{}", q.body), &q.name, instruction.as_deref(), target.as_deref())
+            run_datalog(
+                db,
+                &format!("{library}\n{}", q.body),
+                &q.name,
+                instruction.as_deref(),
+                target.as_deref(),
+            )
         } else {
             run_sql(db, &q.body, idioms, target, instruction)
         };
@@ -201,11 +259,21 @@ pub fn ask(db: &Database, layout: &Layout, text: &str) -> Result<Vec<Row>> {
     )))
 }
 
-fn run_sql(db: &Database, sql: &str, idioms: Option<Vec<String>>, target: Option<String>, instruction: Option<String>) -> Result<Vec<Row>> {
+fn run_sql(
+    db: &Database,
+    sql: &str,
+    idioms: Option<Vec<String>>,
+    target: Option<String>,
+    instruction: Option<String>,
+) -> Result<Vec<Row>> {
     let mut stmt = db.conn().prepare(sql)?;
     let idioms_json = serde_json::to_string(&idioms.unwrap_or_default()).unwrap_or_default();
     let mut params: Vec<(&str, &dyn rusqlite::ToSql)> = Vec::new();
-    for (name, value) in [(":idioms", Some(&idioms_json)), (":target", target.as_ref()), (":instruction", instruction.as_ref())] {
+    for (name, value) in [
+        (":idioms", Some(&idioms_json)),
+        (":target", target.as_ref()),
+        (":instruction", instruction.as_ref()),
+    ] {
         if let (Some(v), Ok(Some(_))) = (value, stmt.parameter_index(name)) {
             params.push((name, v as &dyn rusqlite::ToSql));
         }
@@ -222,7 +290,9 @@ fn run_sql(db: &Database, sql: &str, idioms: Option<Vec<String>>, target: Option
             cost: r.get(7)?,
         })
     })?;
-    Ok(simplest_per_instruction(found.collect::<rusqlite::Result<Vec<_>>>()?))
+    Ok(simplest_per_instruction(
+        found.collect::<rusqlite::Result<Vec<_>>>()?,
+    ))
 }
 
 /// One row per instruction: the instantiation that fixes the fewest operands to constants.
@@ -241,9 +311,17 @@ fn simplest_per_instruction(rows: Vec<Row>) -> Vec<Row> {
 
 /// Loads the input relations, runs the program with the placeholders filled in, and reports
 /// the instructions of `answer`.
-fn run_datalog(db: &Database, text: &str, name: &str, instruction: Option<&str>, target: Option<&str>) -> Result<Vec<Row>> {
+fn run_datalog(
+    db: &Database,
+    text: &str,
+    name: &str,
+    instruction: Option<&str>,
+    target: Option<&str>,
+) -> Result<Vec<Row>> {
     let quoted = |v: Option<&str>| format!("\"{}\"", v.unwrap_or(""));
-    let text = text.replace("{instruction}", &quoted(instruction)).replace("{target}", &quoted(target));
+    let text = text
+        .replace("{instruction}", &quoted(instruction))
+        .replace("{target}", &quoted(target));
     let program = Program::parse(&text, &format!("queries/{name}.dl"))?;
     let mut facts = Facts::default();
     let conn = db.conn();
@@ -251,14 +329,26 @@ fn run_datalog(db: &Database, text: &str, name: &str, instruction: Option<&str>,
         "SELECT d.name, i.name, m.binding FROM implements m JOIN idioms d ON d.id = m.idiom_id
          JOIN instructions i ON i.id = m.instruction_id WHERE m.status = 'proven'",
     )?;
-    for row in stmt.query_map([], |r| Ok((r.get::<_, String>(0)?, r.get::<_, String>(1)?, r.get::<_, String>(2)?)))? {
+    for row in stmt.query_map([], |r| {
+        Ok((
+            r.get::<_, String>(0)?,
+            r.get::<_, String>(1)?,
+            r.get::<_, String>(2)?,
+        ))
+    })? {
         let (d, i, b) = row?;
         facts.add("implements", &[&d, &i, &b]);
     }
     let mut stmt = conn.prepare(
         "SELECT i.name, s.name, f.name FROM instructions i JOIN isas s ON s.id = i.isa_id JOIN features f ON f.id = i.feature_id",
     )?;
-    for row in stmt.query_map([], |r| Ok((r.get::<_, String>(0)?, r.get::<_, String>(1)?, r.get::<_, String>(2)?)))? {
+    for row in stmt.query_map([], |r| {
+        Ok((
+            r.get::<_, String>(0)?,
+            r.get::<_, String>(1)?,
+            r.get::<_, String>(2)?,
+        ))
+    })? {
         let (i, s, f) = row?;
         facts.add("isa", &[&i, &s]);
         facts.add("feature", &[&i, &f]);
@@ -280,10 +370,20 @@ fn run_datalog(db: &Database, text: &str, name: &str, instruction: Option<&str>,
     )?;
     let shared = |j: &str| -> String {
         let of = |x: &str| -> Vec<(String, String)> {
-            facts.tuples("implements").into_iter().filter(|t| t[1] == x).map(|t| (t[0].to_string(), t[2].to_string())).collect()
+            facts
+                .tuples("implements")
+                .into_iter()
+                .filter(|t| t[1] == x)
+                .map(|t| (t[0].to_string(), t[2].to_string()))
+                .collect()
         };
         let mine = of(instruction.unwrap_or(""));
-        of(j).into_iter().filter(|p| mine.contains(p)).map(|(d, b)| format!("{d}: {b}")).collect::<Vec<_>>().join("; ")
+        of(j)
+            .into_iter()
+            .filter(|p| mine.contains(p))
+            .map(|(d, b)| format!("{d}: {b}"))
+            .collect::<Vec<_>>()
+            .join("; ")
     };
     for t in facts.tuples("answer") {
         let row = lookup.query_row([t[0]], |r| {
@@ -299,7 +399,10 @@ fn run_datalog(db: &Database, text: &str, name: &str, instruction: Option<&str>,
             })
         })?;
         let via = shared(t[0]);
-        rows.push(Row { binding: via, ..row });
+        rows.push(Row {
+            binding: via,
+            ..row
+        });
     }
     Ok(rows)
 }
@@ -316,29 +419,53 @@ fn what_implements(db: &Database, layout: &Layout, expr: &str, target: &str) -> 
     let mut vars = Vec::new();
     typed_names(&body, &specs, &mut vars);
     if vars.is_empty() {
-        return Err(Error::Usage("the expression has no typed variables (name them like a_u8)".into()));
+        return Err(Error::Usage(
+            "the expression has no typed variables (name them like a_u8)".into(),
+        ));
     }
-    let at = |kind: SKind| SExpr { kind, loc: body.loc.clone() };
+    let at = |kind: SKind| SExpr {
+        kind,
+        loc: body.loc.clone(),
+    };
     let sym = |s: &str| at(SKind::Sym(s.to_string()));
     let checks: Vec<SExpr> = vars
         .iter()
-        .map(|(v, e)| at(SKind::List(vec![sym("="), at(SKind::List(vec![sym("elem"), sym(v)])), sym(e)])))
+        .map(|(v, e)| {
+            at(SKind::List(vec![
+                sym("="),
+                at(SKind::List(vec![sym("elem"), sym(v)])),
+                sym(e),
+            ]))
+        })
         .collect();
     let name = "what-implements".to_string();
     let params: Vec<String> = vars.iter().map(|(v, _)| v.clone()).collect();
-    specs.macros.insert(Macro { name: name.clone(), params: params.clone(), body: body.clone() }, &body.loc)?;
+    specs.macros.insert(
+        Macro {
+            name: name.clone(),
+            params: params.clone(),
+            body: body.clone(),
+        },
+        &body.loc,
+    )?;
     let idiom = Idiom {
         name,
         params,
         body: body.clone(),
         aliases: vec![],
         meta: vec![],
-        condition: Some(at(SKind::List(std::iter::once(sym("&&")).chain(checks).collect()))),
+        condition: Some(at(SKind::List(
+            std::iter::once(sym("&&")).chain(checks).collect(),
+        ))),
         loc: body.loc.clone(),
     };
     let mut facts = Vec::new();
     let mut matcher = super::Matcher::new(&specs);
-    for ins in specs.instructions.iter().filter(|i| i.isa == target || i.feature == target) {
+    for ins in specs
+        .instructions
+        .iter()
+        .filter(|i| i.isa == target || i.feature == target)
+    {
         if let Some(f) = matcher.fact(&idiom, ins)? {
             facts.push((f.instruction, f.binding));
         }
@@ -369,7 +496,10 @@ fn what_implements(db: &Database, layout: &Layout, expr: &str, target: &str) -> 
 fn typed_names(s: &SExpr, specs: &crate::spec::SpecSet, out: &mut Vec<(String, String)>) {
     match &s.kind {
         SKind::Sym(name) if !specs.macros.map.contains_key(name) => {
-            if let Some((_, t)) = name.rsplit_once('_').filter(|(_, t)| crate::ir::Elem::parse(t).is_some()) {
+            if let Some((_, t)) = name
+                .rsplit_once('_')
+                .filter(|(_, t)| crate::ir::Elem::parse(t).is_some())
+            {
                 if !out.iter().any(|(n, _)| n == name) {
                     out.push((name.clone(), t.to_string()));
                 }

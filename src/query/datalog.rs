@@ -71,14 +71,21 @@ pub struct Facts {
 impl Facts {
     pub fn add(&mut self, relation: &str, tuple: &[&str]) {
         let t = tuple.iter().map(|s| self.symbols.id(s)).collect();
-        self.relations.entry(relation.to_string()).or_default().insert(t);
+        self.relations
+            .entry(relation.to_string())
+            .or_default()
+            .insert(t);
     }
 
     /// The tuples of a relation as strings.
     pub fn tuples(&self, relation: &str) -> Vec<Vec<&str>> {
         self.relations
             .get(relation)
-            .map(|r| r.iter().map(|t| t.iter().map(|&i| self.symbols.name(i)).collect()).collect())
+            .map(|r| {
+                r.iter()
+                    .map(|t| t.iter().map(|&i| self.symbols.name(i)).collect())
+                    .collect()
+            })
             .unwrap_or_default()
     }
 }
@@ -100,13 +107,21 @@ impl Program {
             pending.push_str(line);
             pending.push(' ');
             if line.ends_with('.') {
-                let loc = Location { file: file.to_string(), line: start, col: 1 };
+                let loc = Location {
+                    file: file.to_string(),
+                    line: start,
+                    col: 1,
+                };
                 rules.push(parse_rule(pending.trim().trim_end_matches('.'), &loc)?);
                 pending.clear();
             }
         }
         if !pending.trim().is_empty() {
-            let loc = Location { file: file.to_string(), line: start, col: 1 };
+            let loc = Location {
+                file: file.to_string(),
+                line: start,
+                col: 1,
+            };
             return Err(Error::parse(&loc, "rule does not end with '.'"));
         }
         Ok(Program { rules })
@@ -132,10 +147,17 @@ impl Program {
         let consts: Vec<Vec<Option<u32>>> = self
             .rules
             .iter()
-            .map(|r| r.body.iter().flat_map(|a| &a.terms).chain(r.constraints.iter().flat_map(|c| [&c.left, &c.right])).map(|t| match t {
-                Term::Const(c) => Some(facts.symbols.id(c)),
-                Term::Var(_) => None,
-            }).collect())
+            .map(|r| {
+                r.body
+                    .iter()
+                    .flat_map(|a| &a.terms)
+                    .chain(r.constraints.iter().flat_map(|c| [&c.left, &c.right]))
+                    .map(|t| match t {
+                        Term::Const(c) => Some(facts.symbols.id(c)),
+                        Term::Var(_) => None,
+                    })
+                    .collect()
+            })
             .collect();
         while iteration.changed() {
             for (rule, consts) in self.rules.iter().zip(&consts) {
@@ -152,7 +174,11 @@ impl Program {
 
 /// New head tuples for one rule: for each body position, its recent tuples joined with all
 /// tuples of the other atoms.
-fn derive(rule: &Rule, consts: &[Option<u32>], vars: &HashMap<String, Variable<Vec<u32>>>) -> Vec<Vec<u32>> {
+fn derive(
+    rule: &Rule,
+    consts: &[Option<u32>],
+    vars: &HashMap<String, Variable<Vec<u32>>>,
+) -> Vec<Vec<u32>> {
     let snapshot = |name: &str, recent_only: bool| -> Vec<Vec<u32>> {
         let v = &vars[name];
         let mut out: Vec<Vec<u32>> = v.recent.borrow().elements.clone();
@@ -165,13 +191,21 @@ fn derive(rule: &Rule, consts: &[Option<u32>], vars: &HashMap<String, Variable<V
     };
     let mut out = Vec::new();
     for delta in 0..rule.body.len() {
-        let tables: Vec<Vec<Vec<u32>>> =
-            rule.body.iter().enumerate().map(|(i, a)| snapshot(&a.relation, i == delta)).collect();
+        let tables: Vec<Vec<Vec<u32>>> = rule
+            .body
+            .iter()
+            .enumerate()
+            .map(|(i, a)| snapshot(&a.relation, i == delta))
+            .collect();
         let mut bindings: Vec<HashMap<&str, u32>> = vec![HashMap::new()];
         let mut bound: Vec<&str> = Vec::new();
         let mut const_at = consts.iter();
         for (atom, table) in rule.body.iter().zip(&tables) {
-            let atom_consts: Vec<Option<u32>> = atom.terms.iter().map(|_| *const_at.next().unwrap()).collect();
+            let atom_consts: Vec<Option<u32>> = atom
+                .terms
+                .iter()
+                .map(|_| *const_at.next().unwrap())
+                .collect();
             // Hash join: index the atom's tuples by the terms already known (constants and
             // variables bound by earlier atoms), then extend each binding by its matches.
             let keyed: Vec<usize> = atom
@@ -186,7 +220,10 @@ fn derive(rule: &Rule, consts: &[Option<u32>], vars: &HashMap<String, Variable<V
                 .collect();
             let mut index: HashMap<Vec<u32>, Vec<&Vec<u32>>> = HashMap::new();
             for t in table.iter().filter(|t| t.len() == atom.terms.len()) {
-                index.entry(keyed.iter().map(|&i| t[i]).collect()).or_default().push(t);
+                index
+                    .entry(keyed.iter().map(|&i| t[i]).collect())
+                    .or_default()
+                    .push(t);
             }
             let mut next = Vec::new();
             for b in &bindings {
@@ -227,17 +264,31 @@ fn derive(rule: &Rule, consts: &[Option<u32>], vars: &HashMap<String, Variable<V
             Term::Const(_) => c,
         };
         let mut constraint_consts = const_at;
-        let cc: Vec<(Option<u32>, Option<u32>)> =
-            rule.constraints.iter().map(|_| (*constraint_consts.next().unwrap(), *constraint_consts.next().unwrap())).collect();
+        let cc: Vec<(Option<u32>, Option<u32>)> = rule
+            .constraints
+            .iter()
+            .map(|_| {
+                (
+                    *constraint_consts.next().unwrap(),
+                    *constraint_consts.next().unwrap(),
+                )
+            })
+            .collect();
         for b in bindings {
             let ok = rule.constraints.iter().zip(&cc).all(|(c, (lc, rc))| {
                 (value(&c.left, &b, *lc) == value(&c.right, &b, *rc)) == c.equal
             });
             if ok {
-                if let Some(head) = rule.head.terms.iter().map(|t| match t {
-                    Term::Var(n) => b.get(n.as_str()).copied(),
-                    Term::Const(_) => None,
-                }).collect::<Option<Vec<u32>>>() {
+                if let Some(head) = rule
+                    .head
+                    .terms
+                    .iter()
+                    .map(|t| match t {
+                        Term::Var(n) => b.get(n.as_str()).copied(),
+                        Term::Const(_) => None,
+                    })
+                    .collect::<Option<Vec<u32>>>()
+                {
                     out.push(head);
                 }
             }
@@ -247,17 +298,27 @@ fn derive(rule: &Rule, consts: &[Option<u32>], vars: &HashMap<String, Variable<V
 }
 
 fn parse_rule(text: &str, loc: &Location) -> Result<Rule> {
-    let (head, body) = text.split_once(":-").ok_or_else(|| Error::parse(loc, "expected 'head(...) :- body(...).'"))?;
+    let (head, body) = text
+        .split_once(":-")
+        .ok_or_else(|| Error::parse(loc, "expected 'head(...) :- body(...).'"))?;
     let head = parse_atom(head.trim(), loc)?;
     let mut atoms = Vec::new();
     let mut constraints = Vec::new();
     for part in split_top(body) {
         let part = part.trim();
         if let Some((l, r)) = part.split_once("!=") {
-            constraints.push(Constraint { left: term(l.trim()), right: term(r.trim()), equal: false });
+            constraints.push(Constraint {
+                left: term(l.trim()),
+                right: term(r.trim()),
+                equal: false,
+            });
         } else if !part.contains('(') && part.contains('=') {
             let (l, r) = part.split_once('=').unwrap();
-            constraints.push(Constraint { left: term(l.trim()), right: term(r.trim()), equal: true });
+            constraints.push(Constraint {
+                left: term(l.trim()),
+                right: term(r.trim()),
+                equal: true,
+            });
         } else {
             atoms.push(parse_atom(part, loc)?);
         }
@@ -268,13 +329,20 @@ fn parse_rule(text: &str, loc: &Location) -> Result<Rule> {
     for t in &head.terms {
         if let Term::Var(v) = t {
             if !atoms.iter().flat_map(|a| &a.terms).any(|x| x == t) {
-                return Err(Error::parse(loc, format!("head variable {v} does not occur in the body")));
+                return Err(Error::parse(
+                    loc,
+                    format!("head variable {v} does not occur in the body"),
+                ));
             }
         } else {
             return Err(Error::parse(loc, "head terms must be variables"));
         }
     }
-    Ok(Rule { head, body: atoms, constraints })
+    Ok(Rule {
+        head,
+        body: atoms,
+        constraints,
+    })
 }
 
 /// Splits at commas outside parentheses and quotes.
@@ -300,13 +368,20 @@ fn split_top(s: &str) -> Vec<String> {
 }
 
 fn parse_atom(s: &str, loc: &Location) -> Result<Atom> {
-    let open = s.find('(').ok_or_else(|| Error::parse(loc, format!("expected relation(args) in '{s}'")))?;
-    let inner = s[open + 1..].strip_suffix(')').ok_or_else(|| Error::parse(loc, format!("expected ')' at the end of '{s}'")))?;
+    let open = s
+        .find('(')
+        .ok_or_else(|| Error::parse(loc, format!("expected relation(args) in '{s}'")))?;
+    let inner = s[open + 1..]
+        .strip_suffix(')')
+        .ok_or_else(|| Error::parse(loc, format!("expected ')' at the end of '{s}'")))?;
     let relation = s[..open].trim().to_string();
     if relation.is_empty() || !relation.chars().all(|c| c.is_alphanumeric() || c == '_') {
         return Err(Error::parse(loc, format!("bad relation name in '{s}'")));
     }
-    Ok(Atom { relation, terms: split_top(inner).iter().map(|t| term(t.trim())).collect() })
+    Ok(Atom {
+        relation,
+        terms: split_top(inner).iter().map(|t| term(t.trim())).collect(),
+    })
 }
 
 /// Capitalised names and `_` are variables; quoted strings and other words are constants.
@@ -353,7 +428,9 @@ mod tests {
 
     #[test]
     fn errors_name_the_line() {
-        let err = Program::parse("a(X) :- b(X).\n\nc(Y) :- b(X).", "q.dl").unwrap_err().to_string();
+        let err = Program::parse("a(X) :- b(X).\n\nc(Y) :- b(X).", "q.dl")
+            .unwrap_err()
+            .to_string();
         assert_eq!(err, "q.dl:3:1: head variable Y does not occur in the body");
     }
 }

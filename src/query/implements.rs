@@ -35,7 +35,11 @@ pub fn catalogue_hash(specs: &SpecSet) -> String {
             format!("{} ({}) {}\n", m.name, m.params.join(" "), m.body)
         })
         .collect();
-    let idioms: String = specs.idioms.iter().map(|i| format!("{:?} {:?} {:?}\n", i.meta, i.condition, i.aliases)).collect();
+    let idioms: String = specs
+        .idioms
+        .iter()
+        .map(|i| format!("{:?} {:?} {:?}\n", i.meta, i.condition, i.aliases))
+        .collect();
     hash_text(&(text + &idioms))
 }
 
@@ -58,11 +62,16 @@ pub struct Refresh {
 /// Matches the given instructions on every core. Specs hold shared (non-Send) trees, so each
 /// worker thread reloads them from their directory and matches its share.
 fn match_parallel(specs: &SpecSet, which: &[usize]) -> Result<Vec<(String, String, Vec<Fact>)>> {
-    let workers = std::thread::available_parallelism().map_or(1, |n| n.get()).min(which.len().max(1));
+    let workers = std::thread::available_parallelism()
+        .map_or(1, |n| n.get())
+        .min(which.len().max(1));
     let dir = specs.dir.clone();
     if workers <= 1 || dir.is_none() {
         let mut matcher = Matcher::new(specs);
-        return which.iter().map(|&i| one(&mut matcher, &specs.instructions[i])).collect();
+        return which
+            .iter()
+            .map(|&i| one(&mut matcher, &specs.instructions[i]))
+            .collect();
     }
     let dir = dir.unwrap();
     let results: Vec<Result<Vec<_>>> = std::thread::scope(|scope| {
@@ -73,11 +82,17 @@ fn match_parallel(specs: &SpecSet, which: &[usize]) -> Result<Vec<(String, Strin
                 scope.spawn(move || -> Result<Vec<_>> {
                     let local = crate::spec::load_dir(&dir)?;
                     let mut matcher = Matcher::new(&local);
-                    share.iter().map(|&i| one(&mut matcher, &local.instructions[i])).collect()
+                    share
+                        .iter()
+                        .map(|&i| one(&mut matcher, &local.instructions[i]))
+                        .collect()
                 })
             })
             .collect();
-        handles.into_iter().map(|h| h.join().expect("matcher thread")).collect()
+        handles
+            .into_iter()
+            .map(|h| h.join().expect("matcher thread"))
+            .collect()
     });
     let mut out = Vec::new();
     for r in results {
@@ -86,7 +101,10 @@ fn match_parallel(specs: &SpecSet, which: &[usize]) -> Result<Vec<(String, Strin
     Ok(out)
 }
 
-fn one(matcher: &mut Matcher, ins: &crate::spec::Instruction) -> Result<(String, String, Vec<Fact>)> {
+fn one(
+    matcher: &mut Matcher,
+    ins: &crate::spec::Instruction,
+) -> Result<(String, String, Vec<Fact>)> {
     Ok((ins.name.clone(), ins.sem_hash.clone(), matcher.facts(ins)?))
 }
 
@@ -96,16 +114,27 @@ pub fn refresh(db: &mut Database, specs: &SpecSet, rematch: bool) -> Result<Refr
     let catalogue = catalogue_hash(specs);
     let mut cached: HashMap<String, String> = HashMap::new();
     {
-        let mut stmt = db.conn().prepare("SELECT DISTINCT instruction, sem_hash FROM idiom_matches WHERE catalogue_hash = ?1")?;
-        for row in stmt.query_map([&catalogue], |r| Ok((r.get::<_, String>(0)?, r.get::<_, String>(1)?)))? {
+        let mut stmt = db.conn().prepare(
+            "SELECT DISTINCT instruction, sem_hash FROM idiom_matches WHERE catalogue_hash = ?1",
+        )?;
+        for row in stmt.query_map([&catalogue], |r| {
+            Ok((r.get::<_, String>(0)?, r.get::<_, String>(1)?))
+        })? {
             let (name, hash) = row?;
             cached.insert(name, hash);
         }
     }
     let stale: Vec<usize> = (0..specs.instructions.len())
-        .filter(|&i| rematch && cached.get(&specs.instructions[i].name) != Some(&specs.instructions[i].sem_hash))
+        .filter(|&i| {
+            rematch
+                && cached.get(&specs.instructions[i].name) != Some(&specs.instructions[i].sem_hash)
+        })
         .collect();
-    let mut stats = Refresh { reused: cached.len(), matched: stale.len(), facts: 0 };
+    let mut stats = Refresh {
+        reused: cached.len(),
+        matched: stale.len(),
+        facts: 0,
+    };
     let fresh = match_parallel(specs, &stale)?;
     let names: Vec<&str> = specs.instructions.iter().map(|i| i.name.as_str()).collect();
     db.transaction(|tx| {

@@ -50,13 +50,20 @@ pub struct Matcher<'a> {
 
 impl<'a> Matcher<'a> {
     pub fn new(specs: &'a SpecSet) -> Matcher<'a> {
-        Matcher { specs, templates: HashMap::new() }
+        Matcher {
+            specs,
+            templates: HashMap::new(),
+        }
     }
 
     /// The idiom instantiated over variables named by its parameters; None when it does not
     /// type-check or its condition rejects the instantiation.
     fn template(&mut self, idiom: &Idiom, meta: &[SExpr], types: &[VecType]) -> Option<Rc<Expr>> {
-        let key = (idiom.name.clone(), meta.iter().map(SExpr::to_string).collect(), types.to_vec());
+        let key = (
+            idiom.name.clone(),
+            meta.iter().map(SExpr::to_string).collect(),
+            types.to_vec(),
+        );
         if let Some(t) = self.templates.get(&key) {
             return t.clone();
         }
@@ -72,7 +79,10 @@ impl<'a> Matcher<'a> {
             scope.bind_var(p, *ty);
         }
         let at = &idiom.body;
-        let sym = |s: &str| SExpr { kind: SKind::Sym(s.to_string()), loc: at.loc.clone() };
+        let sym = |s: &str| SExpr {
+            kind: SKind::Sym(s.to_string()),
+            loc: at.loc.clone(),
+        };
         let args: Vec<SExpr> = idiom
             .params
             .iter()
@@ -82,8 +92,12 @@ impl<'a> Matcher<'a> {
             })
             .collect();
         if let Some(cond) = &idiom.condition {
-            let map: HashMap<&str, &SExpr> =
-                idiom.params.iter().map(String::as_str).zip(args.iter()).collect();
+            let map: HashMap<&str, &SExpr> = idiom
+                .params
+                .iter()
+                .map(String::as_str)
+                .zip(args.iter())
+                .collect();
             let cond = crate::ir::parse::substitute(cond, &map);
             if !matches!(scope.meta(&cond), Ok(Meta::Bool(true))) {
                 return None;
@@ -91,14 +105,27 @@ impl<'a> Matcher<'a> {
         }
         let mut call = vec![sym(&idiom.name)];
         call.extend(args);
-        scope.expr(&SExpr { kind: SKind::List(call), loc: at.loc.clone() }).ok()
+        scope
+            .expr(&SExpr {
+                kind: SKind::List(call),
+                loc: at.loc.clone(),
+            })
+            .ok()
     }
 
     /// Every idiom the instruction implements.
     pub fn facts(&mut self, ins: &Instruction) -> Result<Vec<Fact>> {
         let scaled = self.specs.scaled_to(ins, MIN_MATCH_LANES)?;
-        let mut rng = SmallRng::seed_from_u64(crate::spec::hash_text(&ins.name).len() as u64 ^ ins.sem_hash.bytes().fold(0u64, |h, b| h.wrapping_mul(31).wrapping_add(b as u64)));
-        let envs: Vec<Env> = (0..FINGERPRINT_INPUTS).map(|_| random_env(&scaled, &mut rng)).collect();
+        let mut rng = SmallRng::seed_from_u64(
+            crate::spec::hash_text(&ins.name).len() as u64
+                ^ ins
+                    .sem_hash
+                    .bytes()
+                    .fold(0u64, |h, b| h.wrapping_mul(31).wrapping_add(b as u64)),
+        );
+        let envs: Vec<Env> = (0..FINGERPRINT_INPUTS)
+            .map(|_| random_env(&scaled, &mut rng))
+            .collect();
         let sources = sources(&scaled);
         let mut out = Vec::new();
         for idiom in &self.specs.idioms {
@@ -113,11 +140,20 @@ impl<'a> Matcher<'a> {
     pub fn fact(&mut self, idiom: &Idiom, ins: &Instruction) -> Result<Option<Fact>> {
         let scaled = self.specs.scaled_to(ins, MIN_MATCH_LANES)?;
         let mut rng = SmallRng::seed_from_u64(7);
-        let envs: Vec<Env> = (0..FINGERPRINT_INPUTS).map(|_| random_env(&scaled, &mut rng)).collect();
+        let envs: Vec<Env> = (0..FINGERPRINT_INPUTS)
+            .map(|_| random_env(&scaled, &mut rng))
+            .collect();
         self.match_idiom(idiom, ins, &scaled, &sources(&scaled), &envs)
     }
 
-    fn match_idiom(&mut self, idiom: &Idiom, ins: &Instruction, scaled: &Instruction, sources: &[Source], envs: &[Env]) -> Result<Option<Fact>> {
+    fn match_idiom(
+        &mut self,
+        idiom: &Idiom,
+        ins: &Instruction,
+        scaled: &Instruction,
+        sources: &[Source],
+        envs: &[Env],
+    ) -> Result<Option<Fact>> {
         let params = idiom.operand_params();
         if params.len() > scaled.operands.len() {
             return Ok(None);
@@ -125,7 +161,9 @@ impl<'a> Matcher<'a> {
         for assignment in assignments(sources, params.len()) {
             let types: Vec<VecType> = assignment.iter().map(|s| source_type(scaled, *s)).collect();
             for meta in meta_combinations(idiom) {
-                let Some(template) = self.template(idiom, &meta, &types) else { continue };
+                let Some(template) = self.template(idiom, &meta, &types) else {
+                    continue;
+                };
                 if template.ty != scaled.result {
                     continue;
                 }
@@ -140,7 +178,8 @@ impl<'a> Matcher<'a> {
                 if !fingerprint_matches(scaled, &template, &params, &assignment, &fixed, envs)? {
                     continue;
                 }
-                let (lhs, rhs, assume) = proof_sides(scaled, &template, &params, &assignment, &fixed);
+                let (lhs, rhs, assume) =
+                    proof_sides(scaled, &template, &params, &assignment, &fixed);
                 let verdict = prove_equivalent(&lhs, &rhs, assume.as_deref(), PROOF_TIMEOUT_MS)?;
                 let (status, ms) = match verdict {
                     Verdict::Proven { ms, .. } => ("proven", ms),
@@ -164,7 +203,13 @@ impl<'a> Matcher<'a> {
 /// The candidate sources of idiom operands: every operand, and scalars splatted to the
 /// instruction's vector width.
 fn sources(ins: &Instruction) -> Vec<Source> {
-    let width = ins.operands.iter().map(|o| o.ty.lanes).max().unwrap_or(1).max(ins.result.lanes);
+    let width = ins
+        .operands
+        .iter()
+        .map(|o| o.ty.lanes)
+        .max()
+        .unwrap_or(1)
+        .max(ins.result.lanes);
     let mut out = Vec::new();
     for (i, op) in ins.operands.iter().enumerate() {
         if op.ty.elem == Elem::Bool {
@@ -202,7 +247,11 @@ fn assignments(sources: &[Source], n: usize) -> Vec<Vec<Source>> {
             .flat_map(|partial: Vec<Source>| {
                 sources
                     .iter()
-                    .filter(|s| !partial.iter().any(|p| source_index(*p) == source_index(**s)))
+                    .filter(|s| {
+                        !partial
+                            .iter()
+                            .any(|p| source_index(*p) == source_index(**s))
+                    })
                     .map(|s| {
                         let mut next = partial.clone();
                         next.push(*s);
@@ -257,8 +306,17 @@ fn random_env(ins: &Instruction, rng: &mut SmallRng) -> Env {
             let lanes = (0..op.ty.lanes)
                 .map(|_| match op.imm {
                     Some((lo, hi)) => rng.gen_range(lo..=hi) as u128 & m,
-                    None if op.ty.elem == Elem::F32 => (rng.gen_range(-50.0f32..50.0)).to_bits() as u128,
-                    None => [0, 1, m, m >> 1, rng.gen::<u128>() & m, rng.gen::<u128>() & m][rng.gen_range(0..6)],
+                    None if op.ty.elem == Elem::F32 => {
+                        (rng.gen_range(-50.0f32..50.0)).to_bits() as u128
+                    }
+                    None => [
+                        0,
+                        1,
+                        m,
+                        m >> 1,
+                        rng.gen::<u128>() & m,
+                        rng.gen::<u128>() & m,
+                    ][rng.gen_range(0..6)],
                 })
                 .collect();
             (op.name.clone(), Value::new(op.ty, lanes))
@@ -280,7 +338,10 @@ fn fingerprint_matches(
         let mut env = env.clone();
         for (i, v) in fixed {
             let op = &ins.operands[*i];
-            env.insert(op.name.clone(), Value::new(op.ty, vec![*v; op.ty.lanes as usize]));
+            env.insert(
+                op.name.clone(),
+                Value::new(op.ty, vec![*v; op.ty.lanes as usize]),
+            );
         }
         let mut idiom_env = Env::new();
         for (p, s) in params.iter().zip(assignment) {
@@ -288,7 +349,9 @@ fn fingerprint_matches(
             let v = &env[&op.name];
             let v = match s {
                 Source::Operand(_) => v.clone(),
-                Source::Splat(_, lanes) => Value::new(op.ty.with_lanes(*lanes), vec![v.lanes[0]; *lanes as usize]),
+                Source::Splat(_, lanes) => {
+                    Value::new(op.ty.with_lanes(*lanes), vec![v.lanes[0]; *lanes as usize])
+                }
             };
             idiom_env.insert(p.to_string(), v);
         }
@@ -301,7 +364,12 @@ fn fingerprint_matches(
     }
     // A constant result, or one operand passed through, is a degenerate instantiation.
     let constant = outputs.windows(2).all(|w| w[0] == w[1]);
-    let passthrough = params.iter().any(|p| inputs.iter().zip(&outputs).all(|(env, out)| env[*p] == *out));
+    let passthrough = params.iter().any(|p| {
+        inputs
+            .iter()
+            .zip(&outputs)
+            .all(|(env, out)| env[*p] == *out)
+    });
     Ok(!constant && !passthrough)
 }
 
@@ -330,7 +398,9 @@ fn proof_sides(
             let var = Rc::new(Expr::var(&op.name, op.ty));
             let e = match s {
                 Source::Operand(_) => var,
-                Source::Splat(_, lanes) => Rc::new(Expr::build(Op::Broadcast(*lanes), vec![var]).expect("scalar broadcast")),
+                Source::Splat(_, lanes) => Rc::new(
+                    Expr::build(Op::Broadcast(*lanes), vec![var]).expect("scalar broadcast"),
+                ),
             };
             (p.to_string(), e)
         })
@@ -346,14 +416,24 @@ fn proof_sides(
                 let c = Rc::new(Expr::constant(op.ty, vec![v as u128 & op.ty.elem.mask()]));
                 Rc::new(Expr::build(op_, vec![var.clone(), c]).expect("comparison"))
             };
-            Some(Rc::new(Expr::build(Op::And, vec![bound(Op::Ge, lo), bound(Op::Le, hi)]).expect("and")))
+            Some(Rc::new(
+                Expr::build(Op::And, vec![bound(Op::Ge, lo), bound(Op::Le, hi)]).expect("and"),
+            ))
         })
         .collect();
-    let assume = ranges.into_iter().reduce(|a, b| Rc::new(Expr::build(Op::And, vec![a, b]).expect("and")));
+    let assume = ranges
+        .into_iter()
+        .reduce(|a, b| Rc::new(Expr::build(Op::And, vec![a, b]).expect("and")));
     (lhs, rhs, assume)
 }
 
-fn binding_text(idiom: &Idiom, meta: &[SExpr], types: &[VecType], ins: &Instruction, fixed: &[(usize, u128)]) -> String {
+fn binding_text(
+    idiom: &Idiom,
+    meta: &[SExpr],
+    types: &[VecType],
+    ins: &Instruction,
+    fixed: &[(usize, u128)],
+) -> String {
     let inputs: Vec<&str> = types.iter().map(|t| t.elem.name()).collect();
     let mut parts = vec![format!("{} -> {}", inputs.join(" x "), ins.result.elem)];
     for ((name, _), v) in idiom.meta.iter().zip(meta) {

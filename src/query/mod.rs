@@ -4,6 +4,6 @@
 pub mod matcher;
 
 pub use matcher::{Fact, Matcher};
-pub mod implements;
-pub mod datalog;
 pub mod ask;
+pub mod datalog;
+pub mod implements;

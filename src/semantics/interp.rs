@@ -13,7 +13,11 @@ pub type Env = HashMap<String, Value>;
 
 /// Evaluates `e` with its variables bound in `env`.
 pub fn eval(e: &Expr, env: &Env) -> Result<Value> {
-    Interp { env, memo: HashMap::new() }.eval(e)
+    Interp {
+        env,
+        memo: HashMap::new(),
+    }
+    .eval(e)
 }
 
 struct Interp<'a> {
@@ -35,26 +39,44 @@ impl Interp<'_> {
     }
 
     fn eval(&mut self, e: &Expr) -> Result<Value> {
-        let args = e.args.iter().map(|a| self.eval_shared(a)).collect::<Result<Vec<_>>>()?;
+        let args = e
+            .args
+            .iter()
+            .map(|a| self.eval_shared(a))
+            .collect::<Result<Vec<_>>>()?;
         let ty = e.ty;
         let lanes = match &e.op {
             Op::Var(name) => {
-                let v = self.env.get(name).ok_or_else(|| Error::Usage(format!("no value for variable '{name}'")))?;
+                let v = self
+                    .env
+                    .get(name)
+                    .ok_or_else(|| Error::Usage(format!("no value for variable '{name}'")))?;
                 if v.ty != ty {
-                    return Err(Error::Usage(format!("variable '{name}' is {ty}, but its value is {}", v.ty)));
+                    return Err(Error::Usage(format!(
+                        "variable '{name}' is {ty}, but its value is {}",
+                        v.ty
+                    )));
                 }
                 return Ok(v.clone());
             }
             Op::Const(vals) if vals.len() == 1 => vec![vals[0]; ty.lanes as usize],
             Op::Const(vals) => vals.clone(),
-            Op::Broadcast(n) => (0..*n).flat_map(|_| args[0].lanes.iter().copied()).collect(),
+            Op::Broadcast(n) => (0..*n)
+                .flat_map(|_| args[0].lanes.iter().copied())
+                .collect(),
             Op::Concat => args.iter().flat_map(|a| a.lanes.iter().copied()).collect(),
-            Op::Slice { start, stride, lanes } => {
-                (0..*lanes).map(|i| args[0].lanes[(start + i * stride) as usize]).collect()
-            }
+            Op::Slice {
+                start,
+                stride,
+                lanes,
+            } => (0..*lanes)
+                .map(|i| args[0].lanes[(start + i * stride) as usize])
+                .collect(),
             Op::Interleave => {
                 let n = args[0].lanes.len();
-                (0..n * args.len()).map(|i| args[i % args.len()].lanes[i / args.len()]).collect()
+                (0..n * args.len())
+                    .map(|i| args[i % args.len()].lanes[i / args.len()])
+                    .collect()
             }
             Op::Shuffle(idx) => {
                 let all: Vec<u128> = args.iter().flat_map(|a| a.lanes.iter().copied()).collect();
@@ -62,29 +84,52 @@ impl Interp<'_> {
             }
             Op::Lookup => {
                 let table = &args[0].lanes;
-                args[1].lanes.iter().map(|&i| table.get(i as usize).copied().unwrap_or(0)).collect()
+                args[1]
+                    .lanes
+                    .iter()
+                    .map(|&i| table.get(i as usize).copied().unwrap_or(0))
+                    .collect()
             }
             Op::ReduceAdd(k) => {
                 let elem = args[0].ty.elem;
                 args[0]
                     .lanes
                     .chunks(*k as usize)
-                    .map(|c| c.iter().fold(zero(elem), |acc, &x| binary(&Op::Add, elem, acc, x)))
+                    .map(|c| {
+                        c.iter()
+                            .fold(zero(elem), |acc, &x| binary(&Op::Add, elem, acc, x))
+                    })
                     .collect()
             }
             Op::Bitcast(_) => return Ok(bitcast(&args[0], ty)),
             Op::Select => (0..ty.lanes as usize)
-                .map(|i| if args[0].lanes[i] != 0 { args[1].lanes[i] } else { args[2].lanes[i] })
+                .map(|i| {
+                    if args[0].lanes[i] != 0 {
+                        args[1].lanes[i]
+                    } else {
+                        args[2].lanes[i]
+                    }
+                })
                 .collect(),
-            Op::Cast(to) => args[0].lanes.iter().map(|&x| cast(args[0].ty.elem, *to, x)).collect(),
-            Op::SatCast(to) => args[0].lanes.iter().map(|&x| sat_cast(args[0].ty.elem, *to, x)).collect(),
+            Op::Cast(to) => args[0]
+                .lanes
+                .iter()
+                .map(|&x| cast(args[0].ty.elem, *to, x))
+                .collect(),
+            Op::SatCast(to) => args[0]
+                .lanes
+                .iter()
+                .map(|&x| sat_cast(args[0].ty.elem, *to, x))
+                .collect(),
             op if op.arity() == Some(1) => {
                 let elem = args[0].ty.elem;
                 args[0].lanes.iter().map(|&x| unary(op, elem, x)).collect()
             }
             op => {
                 let elem = args[0].ty.elem;
-                (0..ty.lanes as usize).map(|i| binary(op, elem, args[0].lanes[i], args[1].lanes[i])).collect()
+                (0..ty.lanes as usize)
+                    .map(|i| binary(op, elem, args[0].lanes[i], args[1].lanes[i]))
+                    .collect()
             }
         };
         Ok(Value::new(ty, lanes))
@@ -169,17 +214,33 @@ fn binary(op: &Op, elem: Elem, a: u128, b: u128) -> u128 {
         Op::Xor => a ^ b,
         Op::Shl if b >= bits as u128 => 0,
         Op::Shl => (a << b) & m,
-        Op::Shr if elem.is_signed() => (sign_extend(a, bits) >> b.min(bits as u128 - 1)) as u128 & m,
+        Op::Shr if elem.is_signed() => {
+            (sign_extend(a, bits) >> b.min(bits as u128 - 1)) as u128 & m
+        }
         Op::Shr if b >= bits as u128 => 0,
         Op::Shr => a >> b,
-        Op::Min => if ordering.is_le() { a } else { b },
-        Op::Max => if ordering.is_ge() { a } else { b },
+        Op::Min => {
+            if ordering.is_le() {
+                a
+            } else {
+                b
+            }
+        }
+        Op::Max => {
+            if ordering.is_ge() {
+                a
+            } else {
+                b
+            }
+        }
         _ => compare(op, Some(ordering)) as u128,
     }
 }
 
 fn compare(op: &Op, ord: Option<std::cmp::Ordering>) -> bool {
-    let Some(o) = ord else { return matches!(op, Op::Ne) };
+    let Some(o) = ord else {
+        return matches!(op, Op::Ne);
+    };
     match op {
         Op::Eq => o.is_eq(),
         Op::Ne => o.is_ne(),
@@ -199,7 +260,11 @@ pub fn cast(from: Elem, to: Elem, x: u128) -> u128 {
     if from == to {
         return x;
     }
-    let wide = if from.is_signed() { sign_extend(x, from.bits()) as u128 } else { x };
+    let wide = if from.is_signed() {
+        sign_extend(x, from.bits()) as u128
+    } else {
+        x
+    };
     wide & to.mask()
 }
 

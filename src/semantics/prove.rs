@@ -17,7 +17,12 @@ pub enum Verdict {
     /// Equal on every input, at the recorded type.
     Proven { ty: String, lanes: u32, ms: f64 },
     /// Inputs on which the two sides differ, with both sides' values.
-    Counterexample { inputs: Vec<(String, String)>, lhs: String, rhs: String, ms: f64 },
+    Counterexample {
+        inputs: Vec<(String, String)>,
+        lhs: String,
+        rhs: String,
+        ms: f64,
+    },
     /// The solver gave up.
     Unknown { reason: String, ms: f64 },
 }
@@ -33,15 +38,29 @@ pub const DEFAULT_TIMEOUT_MS: u32 = 20_000;
 
 /// Proves `lhs == rhs` on every lane for all values of their variables (and, optionally, under
 /// the precondition `assume`, a mask expression required true on every lane).
-pub fn prove_equivalent(lhs: &Expr, rhs: &Expr, assume: Option<&Expr>, timeout_ms: u32) -> Result<Verdict> {
+pub fn prove_equivalent(
+    lhs: &Expr,
+    rhs: &Expr,
+    assume: Option<&Expr>,
+    timeout_ms: u32,
+) -> Result<Verdict> {
     if lhs.ty != rhs.ty {
-        return Err(Error::Usage(format!("the two sides have different types: {} and {}", lhs.ty, rhs.ty)));
+        return Err(Error::Usage(format!(
+            "the two sides have different types: {} and {}",
+            lhs.ty, rhs.ty
+        )));
     }
     let mut types = lhs.vars();
-    for (name, ty) in rhs.vars().into_iter().chain(assume.map(Expr::vars).unwrap_or_default()) {
+    for (name, ty) in rhs
+        .vars()
+        .into_iter()
+        .chain(assume.map(Expr::vars).unwrap_or_default())
+    {
         match types.iter().find(|(n, _)| *n == name) {
             Some((_, t)) if *t != ty => {
-                return Err(Error::Usage(format!("variable '{name}' is {t} on one side and {ty} on the other")))
+                return Err(Error::Usage(format!(
+                    "variable '{name}' is {t} on one side and {ty} on the other"
+                )))
             }
             Some(_) => {}
             None => types.push((name, ty)),
@@ -68,17 +87,31 @@ pub fn prove_equivalent(lhs: &Expr, rhs: &Expr, assume: Option<&Expr>, timeout_m
     let result = solver.check();
     let ms = start.elapsed().as_secs_f64() * 1000.0;
     Ok(match result {
-        SatResult::Unsat => Verdict::Proven { ty: lhs.ty.to_string(), lanes: lhs.ty.lanes, ms },
+        SatResult::Unsat => Verdict::Proven {
+            ty: lhs.ty.to_string(),
+            lanes: lhs.ty.lanes,
+            ms,
+        },
         SatResult::Unknown => Verdict::Unknown {
-            reason: solver.get_reason_unknown().unwrap_or_else(|| "unknown".into()),
+            reason: solver
+                .get_reason_unknown()
+                .unwrap_or_else(|| "unknown".into()),
             ms,
         },
         SatResult::Sat => {
-            let model = solver.get_model().ok_or_else(|| Error::Tool("z3 gave no model".into()))?;
+            let model = solver
+                .get_model()
+                .ok_or_else(|| Error::Tool("z3 gave no model".into()))?;
             let mut env = Env::new();
             for (name, ty) in &types {
-                let lanes = enc.vars.get(name).map(|ls| ls.iter().map(|l| model_bits(&model, l)).collect());
-                env.insert(name.clone(), Value::new(*ty, lanes.unwrap_or_else(|| vec![0; ty.lanes as usize])));
+                let lanes = enc
+                    .vars
+                    .get(name)
+                    .map(|ls| ls.iter().map(|l| model_bits(&model, l)).collect());
+                env.insert(
+                    name.clone(),
+                    Value::new(*ty, lanes.unwrap_or_else(|| vec![0; ty.lanes as usize])),
+                );
             }
             counterexample(lhs, rhs, &types, &env, ms)?
         }
@@ -89,16 +122,36 @@ pub fn prove_equivalent(lhs: &Expr, rhs: &Expr, assume: Option<&Expr>, timeout_m
 fn model_bits(model: &z3::Model<'_>, lane: &Lane<'_>) -> u128 {
     match lane {
         Lane::Bits(b) => model.eval(b, true).map_or(0, |v| lane_bits_of(&v)),
-        Lane::Flag(f) => model.eval(f, true).and_then(|v| v.as_bool()).unwrap_or(false) as u128,
+        Lane::Flag(f) => model
+            .eval(f, true)
+            .and_then(|v| v.as_bool())
+            .unwrap_or(false) as u128,
         Lane::Num(r) => {
-            let (n, d) = model.eval(r, true).and_then(|v| v.as_real()).unwrap_or((0, 1));
+            let (n, d) = model
+                .eval(r, true)
+                .and_then(|v| v.as_real())
+                .unwrap_or((0, 1));
             (n as f32 / d as f32).to_bits() as u128
         }
     }
 }
 
-fn counterexample(lhs: &Expr, rhs: &Expr, types: &[(String, VecType)], env: &Env, ms: f64) -> Result<Verdict> {
+fn counterexample(
+    lhs: &Expr,
+    rhs: &Expr,
+    types: &[(String, VecType)],
+    env: &Env,
+    ms: f64,
+) -> Result<Verdict> {
     let (lv, rv) = (interp::eval(lhs, env)?, interp::eval(rhs, env)?);
-    let inputs = types.iter().map(|(n, _)| (n.clone(), env[n].to_string())).collect();
-    Ok(Verdict::Counterexample { inputs, lhs: lv.to_string(), rhs: rv.to_string(), ms })
+    let inputs = types
+        .iter()
+        .map(|(n, _)| (n.clone(), env[n].to_string()))
+        .collect();
+    Ok(Verdict::Counterexample {
+        inputs,
+        lhs: lv.to_string(),
+        rhs: rv.to_string(),
+        ms,
+    })
 }

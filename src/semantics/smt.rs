@@ -70,7 +70,12 @@ pub struct Encoder<'c> {
 impl<'c> Encoder<'c> {
     pub fn new(ctx: &'c Context) -> Encoder<'c> {
         let sqrt = FuncDecl::new(ctx, "sqrt", &[&Sort::real(ctx)], &Sort::real(ctx));
-        Encoder { ctx, vars: HashMap::new(), memo: HashMap::new(), sqrt }
+        Encoder {
+            ctx,
+            vars: HashMap::new(),
+            memo: HashMap::new(),
+            sqrt,
+        }
     }
 
     /// A fresh lane constant for variable lanes.
@@ -106,7 +111,11 @@ impl<'c> Encoder<'c> {
 
     /// The lanes of `e`; variables are created on first use and shared by name.
     pub fn encode(&mut self, e: &Expr) -> Result<Vec<Lane<'c>>> {
-        let args = e.args.iter().map(|a| self.encode_shared(a)).collect::<Result<Vec<_>>>()?;
+        let args = e
+            .args
+            .iter()
+            .map(|a| self.encode_shared(a))
+            .collect::<Result<Vec<_>>>()?;
         let ty = e.ty;
         let arg_elem = e.args.first().map(|a| a.ty.elem);
         Ok(match &e.op {
@@ -114,21 +123,29 @@ impl<'c> Encoder<'c> {
                 if let Some(v) = self.vars.get(name) {
                     return Ok(v.clone());
                 }
-                let lanes: Vec<_> = (0..ty.lanes).map(|i| self.var_lane(name, i, ty.elem)).collect();
+                let lanes: Vec<_> = (0..ty.lanes)
+                    .map(|i| self.var_lane(name, i, ty.elem))
+                    .collect();
                 self.vars.insert(name.clone(), lanes.clone());
                 lanes
             }
-            Op::Const(vals) => {
-                (0..ty.lanes as usize).map(|i| self.const_lane(ty.elem, vals[if vals.len() == 1 { 0 } else { i }])).collect()
-            }
+            Op::Const(vals) => (0..ty.lanes as usize)
+                .map(|i| self.const_lane(ty.elem, vals[if vals.len() == 1 { 0 } else { i }]))
+                .collect(),
             Op::Broadcast(n) => (0..*n).flat_map(|_| args[0].iter().cloned()).collect(),
             Op::Concat => args.concat(),
-            Op::Slice { start, stride, lanes } => {
-                (0..*lanes).map(|i| args[0][(start + i * stride) as usize].clone()).collect()
-            }
+            Op::Slice {
+                start,
+                stride,
+                lanes,
+            } => (0..*lanes)
+                .map(|i| args[0][(start + i * stride) as usize].clone())
+                .collect(),
             Op::Interleave => {
                 let n = args[0].len();
-                (0..n * args.len()).map(|i| args[i % args.len()][i / args.len()].clone()).collect()
+                (0..n * args.len())
+                    .map(|i| args[i % args.len()][i / args.len()].clone())
+                    .collect()
             }
             Op::Shuffle(idx) => {
                 let all = args.concat();
@@ -141,7 +158,11 @@ impl<'c> Encoder<'c> {
                     .iter()
                     .map(|i| {
                         let i = i.bits();
-                        let reach = if i.get_size() >= 32 { table.len() } else { table.len().min(1 << i.get_size()) };
+                        let reach = if i.get_size() >= 32 {
+                            table.len()
+                        } else {
+                            table.len().min(1 << i.get_size())
+                        };
                         (0..reach).rev().fold(zero.clone(), |acc, j| {
                             let hit = i._eq(&bv_const(self.ctx, j as u128, i.get_size()));
                             Lane::ite(&hit, &table[j], &acc)
@@ -151,14 +172,31 @@ impl<'c> Encoder<'c> {
             }
             Op::ReduceAdd(k) => args[0]
                 .chunks(*k as usize)
-                .map(|c| c[1..].iter().fold(c[0].clone(), |acc, x| self.binary(&Op::Add, ty.elem, &acc, x)))
+                .map(|c| {
+                    c[1..].iter().fold(c[0].clone(), |acc, x| {
+                        self.binary(&Op::Add, ty.elem, &acc, x)
+                    })
+                })
                 .collect(),
             Op::Bitcast(to) => self.bitcast(&args[0], arg_elem.unwrap(), *to)?,
-            Op::Select => (0..ty.lanes as usize).map(|i| Lane::ite(args[0][i].flag(), &args[1][i], &args[2][i])).collect(),
-            Op::Cast(to) => args[0].iter().map(|x| self.cast(arg_elem.unwrap(), *to, x)).collect(),
-            Op::SatCast(to) => args[0].iter().map(|x| self.sat_cast(arg_elem.unwrap(), *to, x)).collect(),
-            op if op.arity() == Some(1) => args[0].iter().map(|x| self.unary(op, arg_elem.unwrap(), x)).collect(),
-            op => (0..args[0].len()).map(|i| self.binary(op, arg_elem.unwrap(), &args[0][i], &args[1][i])).collect(),
+            Op::Select => (0..ty.lanes as usize)
+                .map(|i| Lane::ite(args[0][i].flag(), &args[1][i], &args[2][i]))
+                .collect(),
+            Op::Cast(to) => args[0]
+                .iter()
+                .map(|x| self.cast(arg_elem.unwrap(), *to, x))
+                .collect(),
+            Op::SatCast(to) => args[0]
+                .iter()
+                .map(|x| self.sat_cast(arg_elem.unwrap(), *to, x))
+                .collect(),
+            op if op.arity() == Some(1) => args[0]
+                .iter()
+                .map(|x| self.unary(op, arg_elem.unwrap(), x))
+                .collect(),
+            op => (0..args[0].len())
+                .map(|i| self.binary(op, arg_elem.unwrap(), &args[0][i], &args[1][i]))
+                .collect(),
         })
     }
 
@@ -184,11 +222,17 @@ impl<'c> Encoder<'c> {
                 Lane::Bits(match op {
                     Op::Neg => b.bvneg(),
                     Op::Not => b.bvnot(),
-                    Op::Abs if elem.is_signed() => b.bvslt(&BV::from_u64(ctx, 0, w)).ite(&b.bvneg(), b),
+                    Op::Abs if elem.is_signed() => {
+                        b.bvslt(&BV::from_u64(ctx, 0, w)).ite(&b.bvneg(), b)
+                    }
                     Op::Abs => b.clone(),
-                    Op::Popcount => (0..w).fold(BV::from_u64(ctx, 0, w), |acc, i| acc.bvadd(&b.extract(i, i).zero_ext(w - 1))),
+                    Op::Popcount => (0..w).fold(BV::from_u64(ctx, 0, w), |acc, i| {
+                        acc.bvadd(&b.extract(i, i).zero_ext(w - 1))
+                    }),
                     Op::Clz => (0..w).fold(BV::from_u64(ctx, w as u64, w), |acc, i| {
-                        b.extract(i, i)._eq(&BV::from_u64(ctx, 1, 1)).ite(&BV::from_u64(ctx, (w - 1 - i) as u64, w), &acc)
+                        b.extract(i, i)
+                            ._eq(&BV::from_u64(ctx, 1, 1))
+                            .ite(&BV::from_u64(ctx, (w - 1 - i) as u64, w), &acc)
                     }),
                     _ => unreachable!("typing admits no other unary op"),
                 })
@@ -254,8 +298,13 @@ impl<'c> Encoder<'c> {
         let ctx = self.ctx;
         match (x, to) {
             (Lane::Num(_), _) => x.clone(),
-            (Lane::Flag(f), to) => Lane::Bits(f.ite(&BV::from_u64(ctx, 1, to.bits()), &BV::from_u64(ctx, 0, to.bits()))),
-            (Lane::Bits(b), Elem::Bool) => Lane::Flag(b._eq(&BV::from_u64(ctx, 0, b.get_size())).not()),
+            (Lane::Flag(f), to) => Lane::Bits(f.ite(
+                &BV::from_u64(ctx, 1, to.bits()),
+                &BV::from_u64(ctx, 0, to.bits()),
+            )),
+            (Lane::Bits(b), Elem::Bool) => {
+                Lane::Flag(b._eq(&BV::from_u64(ctx, 0, b.get_size())).not())
+            }
             (Lane::Bits(b), to) => Lane::Bits(resize(b, from.is_signed(), to.bits())),
         }
     }
@@ -276,17 +325,25 @@ impl<'c> Encoder<'c> {
 
     fn bitcast(&self, lanes: &[Lane<'c>], from: Elem, to: Elem) -> Result<Vec<Lane<'c>>> {
         if from == Elem::F32 || to == Elem::F32 {
-            return Err(Error::Usage("bitcast of f32 lanes has no z3 encoding".into()));
+            return Err(Error::Usage(
+                "bitcast of f32 lanes has no z3 encoding".into(),
+            ));
         }
         let as_bits: Vec<BV<'c>> = lanes
             .iter()
             .map(|l| match l {
-                Lane::Flag(f) => f.ite(&BV::from_u64(self.ctx, 1, 1), &BV::from_u64(self.ctx, 0, 1)),
+                Lane::Flag(f) => {
+                    f.ite(&BV::from_u64(self.ctx, 1, 1), &BV::from_u64(self.ctx, 0, 1))
+                }
                 other => other.bits().clone(),
             })
             .collect();
         // Lane 0 is the least significant: concatenate from the last lane down.
-        let all = as_bits.iter().rev().skip(1).fold(as_bits.last().unwrap().clone(), |acc, x| acc.concat(x));
+        let all = as_bits
+            .iter()
+            .rev()
+            .skip(1)
+            .fold(as_bits.last().unwrap().clone(), |acc, x| acc.concat(x));
         let w = to.bits();
         Ok((0..all.get_size() / w)
             .map(|i| {
@@ -315,7 +372,11 @@ fn resize<'c>(b: &BV<'c>, signed: bool, to: u32) -> BV<'c> {
 /// A bitvector constant of any width up to 128 (wider widths are zero-extended).
 pub fn bv_const(ctx: &Context, bits: u128, width: u32) -> BV<'_> {
     if width <= 64 {
-        let mask = if width == 64 { u64::MAX } else { (1u64 << width) - 1 };
+        let mask = if width == 64 {
+            u64::MAX
+        } else {
+            (1u64 << width) - 1
+        };
         let bits = bits & mask as u128;
         return BV::from_u64(ctx, bits as u64, width);
     }
@@ -344,11 +405,17 @@ fn exact_fraction(x: f32) -> (String, String) {
     let sign = if bits >> 31 == 1 { "-" } else { "" };
     let exp = ((bits >> 23) & 0xff) as i32;
     let frac = (bits & 0x7f_ffff) as u128;
-    let (mant, e) = if exp == 0 { (frac, -149) } else { (frac | 0x80_0000, exp - 150) };
+    let (mant, e) = if exp == 0 {
+        (frac, -149)
+    } else {
+        (frac | 0x80_0000, exp - 150)
+    };
     if e >= 0 {
         (format!("{sign}{}", mant << e.min(100)), "1".into())
     } else {
-        let den = 1u128.checked_shl((-e) as u32).map_or_else(|| format!("{}", 2f64.powi(-e)), |d| d.to_string());
+        let den = 1u128
+            .checked_shl((-e) as u32)
+            .map_or_else(|| format!("{}", 2f64.powi(-e)), |d| d.to_string());
         (format!("{sign}{mant}"), den)
     }
 }
@@ -371,8 +438,14 @@ pub fn eval_with_z3(e: &Expr, env: &crate::semantics::Env) -> Result<crate::sema
     let ctx = Context::new(&z3::Config::new());
     let mut enc = Encoder::new(&ctx);
     for (name, ty) in e.vars() {
-        let v = env.get(&name).ok_or_else(|| Error::Usage(format!("no value for variable '{name}'")))?;
-        let lanes = v.lanes.iter().map(|&bits| enc.const_lane(ty.elem, bits)).collect();
+        let v = env
+            .get(&name)
+            .ok_or_else(|| Error::Usage(format!("no value for variable '{name}'")))?;
+        let lanes = v
+            .lanes
+            .iter()
+            .map(|&bits| enc.const_lane(ty.elem, bits))
+            .collect();
         enc.vars.insert(name, lanes);
     }
     let lanes = enc
@@ -380,9 +453,16 @@ pub fn eval_with_z3(e: &Expr, env: &crate::semantics::Env) -> Result<crate::sema
         .iter()
         .map(|lane| match lane {
             Lane::Bits(b) => Ok(lane_bits_of(&b.simplify())),
-            Lane::Flag(f) => f.simplify().as_bool().map(u128::from).ok_or_else(|| Error::Tool("z3 left a mask lane symbolic".into())),
+            Lane::Flag(f) => f
+                .simplify()
+                .as_bool()
+                .map(u128::from)
+                .ok_or_else(|| Error::Tool("z3 left a mask lane symbolic".into())),
             Lane::Num(r) => {
-                let (n, d) = r.simplify().as_real().ok_or_else(|| Error::Tool("z3 left an f32 lane symbolic".into()))?;
+                let (n, d) = r
+                    .simplify()
+                    .as_real()
+                    .ok_or_else(|| Error::Tool("z3 left an f32 lane symbolic".into()))?;
                 Ok((n as f64 / d as f64) as f32).map(|x| x.to_bits() as u128)
             }
         })

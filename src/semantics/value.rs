@@ -32,7 +32,10 @@ impl Value {
             return self.lanes.iter().map(|&l| l as u8).collect();
         }
         let bytes = (bits / 8) as usize;
-        self.lanes.iter().flat_map(|l| l.to_le_bytes().into_iter().take(bytes)).collect()
+        self.lanes
+            .iter()
+            .flat_map(|l| l.to_le_bytes().into_iter().take(bytes))
+            .collect()
     }
 
     /// Reads lanes of `ty` from little-endian bytes (bool lanes: one byte each, nonzero is true).
@@ -65,7 +68,11 @@ pub fn as_int(elem: Elem, bits: u128) -> i128 {
 
 impl fmt::Display for Value {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        let lanes: Vec<String> = self.lanes.iter().map(|&l| lane_text(self.ty.elem, l)).collect();
+        let lanes: Vec<String> = self
+            .lanes
+            .iter()
+            .map(|&l| lane_text(self.ty.elem, l))
+            .collect();
         write!(f, "[{}]", lanes.join(" "))
     }
 }

@@ -20,29 +20,60 @@ pub struct Family {
 }
 
 const CLAUSES: &[&str] = &[
-    "isa", "param", "where", "let", "feature", "intrinsic", "name", "asm", "operands", "result",
-    "semantics", "cost", "scale",
+    "isa",
+    "param",
+    "where",
+    "let",
+    "feature",
+    "intrinsic",
+    "name",
+    "asm",
+    "operands",
+    "result",
+    "semantics",
+    "cost",
+    "scale",
 ];
 
 impl Family {
     pub fn parse(form: &SExpr) -> Result<Family> {
         let items = form.list().unwrap();
-        let name = items.get(1).and_then(SExpr::sym).ok_or_else(|| form.err("family needs a name"))?;
-        let mut fam = Family { name: name.to_string(), isa: String::new(), form: form.clone(), params: vec![], scale: None };
+        let name = items
+            .get(1)
+            .and_then(SExpr::sym)
+            .ok_or_else(|| form.err("family needs a name"))?;
+        let mut fam = Family {
+            name: name.to_string(),
+            isa: String::new(),
+            form: form.clone(),
+            params: vec![],
+            scale: None,
+        };
         for clause in &items[2..] {
-            let head = clause.head().ok_or_else(|| clause.err("expected a clause such as (isa x86)"))?;
+            let head = clause
+                .head()
+                .ok_or_else(|| clause.err("expected a clause such as (isa x86)"))?;
             let args = &clause.list().unwrap()[1..];
             match head {
                 "isa" => fam.isa = single_sym(clause, args)?.to_string(),
                 "param" => {
-                    let pname = args.first().and_then(SExpr::sym).ok_or_else(|| clause.err("param needs a name"))?;
+                    let pname = args
+                        .first()
+                        .and_then(SExpr::sym)
+                        .ok_or_else(|| clause.err("param needs a name"))?;
                     if args.len() < 2 {
                         return Err(clause.err(format!("param {pname} needs at least one value")));
                     }
                     fam.params.push((pname.to_string(), args[1..].to_vec()));
                 }
                 "scale" => match args {
-                    [SExpr { kind: SKind::Sym(p), .. }, SExpr { kind: SKind::Int(min), .. }] => fam.scale = Some((p.clone(), *min)),
+                    [SExpr {
+                        kind: SKind::Sym(p),
+                        ..
+                    }, SExpr {
+                        kind: SKind::Int(min),
+                        ..
+                    }] => fam.scale = Some((p.clone(), *min)),
                     _ => return Err(clause.err("expected (scale PARAM MIN-BITS)")),
                 },
                 h if CLAUSES.contains(&h) => {}
@@ -65,7 +96,10 @@ impl Family {
         let mut out: Vec<Vec<(String, Meta)>> = vec![vec![]];
         let mut scope = Scope::new(macros);
         for (name, values) in &self.params {
-            let vals = values.iter().map(|v| scope.meta(v)).collect::<Result<Vec<_>>>()?;
+            let vals = values
+                .iter()
+                .map(|v| scope.meta(v))
+                .collect::<Result<Vec<_>>>()?;
             out = out
                 .into_iter()
                 .flat_map(|b| {
@@ -93,16 +127,37 @@ impl Family {
 
     /// The instruction for one binding; `None` when a `where` clause rejects it. When `scaled`,
     /// only the semantics matter: metadata clauses are skipped and failing lets are left unbound.
-    pub fn instantiate(&self, macros: &Macros, binding: &[(String, Meta)], scaled: bool) -> Result<Option<Instruction>> {
-        let label = binding.iter().map(|(k, v)| format!("{k}={v}")).collect::<Vec<_>>().join(" ");
-        self.instantiate_inner(macros, binding, scaled).map_err(|e| match e {
-            Error::Parse { loc, msg } => Error::Parse { loc, msg: format!("family {} [{label}]: {msg}", self.name) },
-            Error::Type { loc, msg } => Error::Type { loc, msg: format!("family {} [{label}]: {msg}", self.name) },
-            other => other,
-        })
+    pub fn instantiate(
+        &self,
+        macros: &Macros,
+        binding: &[(String, Meta)],
+        scaled: bool,
+    ) -> Result<Option<Instruction>> {
+        let label = binding
+            .iter()
+            .map(|(k, v)| format!("{k}={v}"))
+            .collect::<Vec<_>>()
+            .join(" ");
+        self.instantiate_inner(macros, binding, scaled)
+            .map_err(|e| match e {
+                Error::Parse { loc, msg } => Error::Parse {
+                    loc,
+                    msg: format!("family {} [{label}]: {msg}", self.name),
+                },
+                Error::Type { loc, msg } => Error::Type {
+                    loc,
+                    msg: format!("family {} [{label}]: {msg}", self.name),
+                },
+                other => other,
+            })
     }
 
-    fn instantiate_inner(&self, macros: &Macros, binding: &[(String, Meta)], scaled: bool) -> Result<Option<Instruction>> {
+    fn instantiate_inner(
+        &self,
+        macros: &Macros,
+        binding: &[(String, Meta)],
+        scaled: bool,
+    ) -> Result<Option<Instruction>> {
         let mut scope = Scope::new(macros);
         scope.meta.extend(binding.iter().cloned());
         let mut ins = Instruction {
@@ -117,7 +172,11 @@ impl Family {
             let args = &clause.list().unwrap()[1..];
             match clause.head().unwrap() {
                 "let" => {
-                    let [SExpr { kind: SKind::Sym(n), .. }, value] = args else {
+                    let [SExpr {
+                        kind: SKind::Sym(n),
+                        ..
+                    }, value] = args
+                    else {
                         return Err(clause.err("expected (let NAME VALUE)"));
                     };
                     match scope.meta(value) {
@@ -129,19 +188,30 @@ impl Family {
                     }
                 }
                 "where" if !scaled => {
-                    let [cond] = args else { return Err(clause.err("expected (where CONDITION)")) };
+                    let [cond] = args else {
+                        return Err(clause.err("expected (where CONDITION)"));
+                    };
                     match scope.meta(cond)? {
                         Meta::Bool(true) => {}
                         Meta::Bool(false) => return Ok(None),
-                        other => return Err(cond.err(format!("where needs true or false, got {other}"))),
+                        other => {
+                            return Err(cond.err(format!("where needs true or false, got {other}")))
+                        }
                     }
                 }
-                "feature" if !scaled => ins.feature = scope.meta(single(clause, args)?)?.to_string(),
-                "intrinsic" if !scaled => ins.intrinsic = Some(fill(string(clause, args)?, &mut scope, clause)?),
+                "feature" if !scaled => {
+                    ins.feature = scope.meta(single(clause, args)?)?.to_string()
+                }
+                "intrinsic" if !scaled => {
+                    ins.intrinsic = Some(fill(string(clause, args)?, &mut scope, clause)?)
+                }
                 "name" if !scaled => ins.name = fill(string(clause, args)?, &mut scope, clause)?,
                 "asm" if !scaled => ins.asm = fill(string(clause, args)?, &mut scope, clause)?,
                 "cost" if !scaled => {
-                    let nums = args.iter().map(|a| number(&mut scope, a)).collect::<Result<Vec<_>>>()?;
+                    let nums = args
+                        .iter()
+                        .map(|a| number(&mut scope, a))
+                        .collect::<Result<Vec<_>>>()?;
                     match nums[..] {
                         [c] => ins.cost = c,
                         [lat, tput] => {
@@ -160,21 +230,34 @@ impl Family {
                 _ => {}
             }
         }
-        let sem_form = sem_form.ok_or_else(|| self.form.err(format!("family {} has no (semantics ...)", self.name)))?;
+        let sem_form = sem_form.ok_or_else(|| {
+            self.form
+                .err(format!("family {} has no (semantics ...)", self.name))
+        })?;
         for o in &ins.operands {
             scope.bind_var(&o.name, o.ty);
         }
         let sem = scope.expr(&sem_form)?;
         if ins.result.lanes != 0 && ins.result != sem.ty {
-            return Err(sem_form.err(format!("the semantics has type {}, but (result ...) says {}", sem.ty, ins.result)));
+            return Err(sem_form.err(format!(
+                "the semantics has type {}, but (result ...) says {}",
+                sem.ty, ins.result
+            )));
         }
         ins.result = sem.ty;
         if !scaled {
             if ins.name.is_empty() {
-                ins.name = ins.intrinsic.clone().ok_or_else(|| self.form.err(format!("family {} needs (intrinsic ...) or (name ...)", self.name)))?;
+                ins.name = ins.intrinsic.clone().ok_or_else(|| {
+                    self.form.err(format!(
+                        "family {} needs (intrinsic ...) or (name ...)",
+                        self.name
+                    ))
+                })?;
             }
             if ins.feature.is_empty() {
-                return Err(self.form.err(format!("family {} has no (feature ...)", self.name)));
+                return Err(self
+                    .form
+                    .err(format!("family {} has no (feature ...)", self.name)));
             }
             if ins.cost == 0.0 {
                 ins.cost = 1.0;
@@ -185,7 +268,11 @@ impl Family {
     }
 
     /// The scaled parameter doubled, while it stays below its value in `full`.
-    pub fn doubled_binding(&self, binding: &[(String, Meta)], full: &[(String, Meta)]) -> Option<Vec<(String, Meta)>> {
+    pub fn doubled_binding(
+        &self,
+        binding: &[(String, Meta)],
+        full: &[(String, Meta)],
+    ) -> Option<Vec<(String, Meta)>> {
         let (param, _) = self.scale.as_ref()?;
         let limit = full.iter().find(|(k, _)| k == param)?;
         let mut b = binding.to_vec();
@@ -213,17 +300,25 @@ impl Family {
 fn single<'a>(clause: &SExpr, args: &'a [SExpr]) -> Result<&'a SExpr> {
     match args {
         [a] => Ok(a),
-        _ => Err(clause.err(format!("({} ...) takes one value", clause.head().unwrap_or("")))),
+        _ => Err(clause.err(format!(
+            "({} ...) takes one value",
+            clause.head().unwrap_or("")
+        ))),
     }
 }
 
 fn single_sym<'a>(clause: &SExpr, args: &'a [SExpr]) -> Result<&'a str> {
-    single(clause, args)?.sym().ok_or_else(|| clause.err("expected a name"))
+    single(clause, args)?
+        .sym()
+        .ok_or_else(|| clause.err("expected a name"))
 }
 
 fn string<'a>(clause: &SExpr, args: &'a [SExpr]) -> Result<&'a str> {
     match single(clause, args)? {
-        SExpr { kind: SKind::Str(s), .. } => Ok(s),
+        SExpr {
+            kind: SKind::Str(s),
+            ..
+        } => Ok(s),
         other => Err(other.err("expected a string template")),
     }
 }
@@ -242,7 +337,9 @@ fn operands(scope: &mut Scope, s: &SExpr) -> Result<Vec<Operand>> {
         return Ok(vec![operand(scope, s)?]);
     }
     let items = &s.list().unwrap()[1..];
-    let (cond, ops) = items.split_first().ok_or_else(|| s.err("expected (when CONDITION OPERAND ...)"))?;
+    let (cond, ops) = items
+        .split_first()
+        .ok_or_else(|| s.err("expected (when CONDITION OPERAND ...)"))?;
     match scope.meta(cond)? {
         Meta::Bool(true) => ops.iter().map(|o| operand(scope, o)).collect(),
         Meta::Bool(false) => Ok(vec![]),
@@ -253,12 +350,22 @@ fn operands(scope: &mut Scope, s: &SExpr) -> Result<Vec<Operand>> {
 /// `(NAME TYPE [(c "C type")])` or `(NAME (imm ELEM LO HI))`.
 fn operand(scope: &mut Scope, s: &SExpr) -> Result<Operand> {
     let items = s.list().ok_or_else(|| s.err("expected (NAME TYPE)"))?;
-    let name = items.first().and_then(SExpr::sym).ok_or_else(|| s.err("expected an operand name"))?;
-    let ty_form = items.get(1).ok_or_else(|| s.err(format!("operand {name} needs a type")))?;
-    let mut op = Operand { name: name.to_string(), ..Operand::default() };
+    let name = items
+        .first()
+        .and_then(SExpr::sym)
+        .ok_or_else(|| s.err("expected an operand name"))?;
+    let ty_form = items
+        .get(1)
+        .ok_or_else(|| s.err(format!("operand {name} needs a type")))?;
+    let mut op = Operand {
+        name: name.to_string(),
+        ..Operand::default()
+    };
     if ty_form.head() == Some("imm") {
         let parts = ty_form.list().unwrap();
-        let [_, elem, lo, hi] = parts else { return Err(ty_form.err("expected (imm ELEM LO HI)")) };
+        let [_, elem, lo, hi] = parts else {
+            return Err(ty_form.err("expected (imm ELEM LO HI)"));
+        };
         op.ty = crate::ir::VecType::new(1, scope.elem(elem)?);
         op.imm = Some((scope.meta_int(lo)?, scope.meta_int(hi)?));
     } else {
@@ -266,7 +373,15 @@ fn operand(scope: &mut Scope, s: &SExpr) -> Result<Operand> {
     }
     for extra in &items[2..] {
         match (extra.head(), extra.list().map(|l| &l[1..])) {
-            (Some("c"), Some([SExpr { kind: SKind::Str(c), .. }])) => op.c_type = Some(c.clone()),
+            (
+                Some("c"),
+                Some(
+                    [SExpr {
+                        kind: SKind::Str(c),
+                        ..
+                    }],
+                ),
+            ) => op.c_type = Some(c.clone()),
             _ => return Err(extra.err("expected (c \"C type\")")),
         }
     }

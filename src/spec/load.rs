@@ -25,7 +25,11 @@ pub struct Idiom {
 impl Idiom {
     /// The parameters bound to instruction operands.
     pub fn operand_params(&self) -> Vec<&str> {
-        self.params.iter().map(String::as_str).filter(|p| !self.meta.iter().any(|(m, _)| m == p)).collect()
+        self.params
+            .iter()
+            .map(String::as_str)
+            .filter(|p| !self.meta.iter().any(|(m, _)| m == p))
+            .collect()
     }
 }
 
@@ -44,7 +48,9 @@ pub struct SpecSet {
 
 impl SpecSet {
     pub fn family(&self, isa: &str, name: &str) -> Option<&Family> {
-        self.families.iter().find(|f| f.isa == isa && f.name == name)
+        self.families
+            .iter()
+            .find(|f| f.isa == isa && f.name == name)
     }
 
     pub fn instruction(&self, name: &str) -> Option<&Instruction> {
@@ -59,7 +65,9 @@ impl SpecSet {
     /// The smallest scaled instance whose result still has at least `min_lanes` lanes (or the
     /// instruction as it is); widths that the semantics cannot take are skipped.
     pub fn scaled_to(&self, ins: &Instruction, min_lanes: u32) -> Result<Instruction> {
-        let Some(fam) = self.family(&ins.isa, &ins.family) else { return Ok(ins.clone()) };
+        let Some(fam) = self.family(&ins.isa, &ins.family) else {
+            return Ok(ins.clone());
+        };
         let mut binding = fam.scaled_binding(&ins.binding);
         while let Some(b) = binding {
             if let Ok(Some(small)) = fam.instantiate(&self.macros, &b, true) {
@@ -102,11 +110,18 @@ pub fn load_macros(dir: &Path) -> Result<SpecSet> {
 }
 
 fn load(dir: &Path, with_families: bool) -> Result<SpecSet> {
-    let mut set = SpecSet { dir: Some(dir.to_path_buf()), ..SpecSet::default() };
+    let mut set = SpecSet {
+        dir: Some(dir.to_path_buf()),
+        ..SpecSet::default()
+    };
     let mut forms = Vec::new();
     for path in spec_files(dir)? {
         let text = std::fs::read_to_string(&path).map_err(|e| Error::io(&path, e))?;
-        let shown = path.strip_prefix(dir.parent().unwrap_or(dir)).unwrap_or(&path).display().to_string();
+        let shown = path
+            .strip_prefix(dir.parent().unwrap_or(dir))
+            .unwrap_or(&path)
+            .display()
+            .to_string();
         forms.extend(read_all(&text, &shown)?);
         set.files.push((path, text));
     }
@@ -125,7 +140,11 @@ pub fn load_forms(set: &mut SpecSet, forms: &[SExpr]) -> Result<()> {
             Some("define") => set.macros.insert(define(form)?, &form.loc)?,
             Some("idiom") => {
                 let idiom = idiom(form)?;
-                let m = Macro { name: idiom.name.clone(), params: idiom.params.clone(), body: idiom.body.clone() };
+                let m = Macro {
+                    name: idiom.name.clone(),
+                    params: idiom.params.clone(),
+                    body: idiom.body.clone(),
+                };
                 set.macros.insert(m, &form.loc)?;
                 set.idioms.push(idiom);
             }
@@ -137,11 +156,17 @@ pub fn load_forms(set: &mut SpecSet, forms: &[SExpr]) -> Result<()> {
     for form in families {
         let fam = Family::parse(form)?;
         if set.family(&fam.isa, &fam.name).is_some() {
-            return Err(form.err(format!("family {} is defined twice for {}", fam.name, fam.isa)));
+            return Err(form.err(format!(
+                "family {} is defined twice for {}",
+                fam.name, fam.isa
+            )));
         }
         for ins in fam.expand(&set.macros)? {
             if let Some(prev) = seen.insert(ins.name.clone(), ins.loc.clone()) {
-                return Err(form.err(format!("instruction {} is also defined at {prev}", ins.name)));
+                return Err(form.err(format!(
+                    "instruction {} is also defined at {prev}",
+                    ins.name
+                )));
             }
             set.instructions.push(ins);
         }
@@ -153,20 +178,48 @@ pub fn load_forms(set: &mut SpecSet, forms: &[SExpr]) -> Result<()> {
 /// `(define (NAME PARAM ...) BODY)`
 fn define(form: &SExpr) -> Result<Macro> {
     let items = form.list().unwrap();
-    let [_, sig, body] = items else { return Err(form.err("expected (define (NAME PARAM ...) BODY)")) };
-    let names = sig.list().ok_or_else(|| sig.err("expected (NAME PARAM ...)"))?;
-    let names = names.iter().map(|n| n.sym().map(str::to_string).ok_or_else(|| n.err("expected a name"))).collect::<Result<Vec<_>>>()?;
-    let (name, params) = names.split_first().ok_or_else(|| sig.err("expected a macro name"))?;
-    Ok(Macro { name: name.clone(), params: params.to_vec(), body: body.clone() })
+    let [_, sig, body] = items else {
+        return Err(form.err("expected (define (NAME PARAM ...) BODY)"));
+    };
+    let names = sig
+        .list()
+        .ok_or_else(|| sig.err("expected (NAME PARAM ...)"))?;
+    let names = names
+        .iter()
+        .map(|n| {
+            n.sym()
+                .map(str::to_string)
+                .ok_or_else(|| n.err("expected a name"))
+        })
+        .collect::<Result<Vec<_>>>()?;
+    let (name, params) = names
+        .split_first()
+        .ok_or_else(|| sig.err("expected a macro name"))?;
+    Ok(Macro {
+        name: name.clone(),
+        params: params.to_vec(),
+        body: body.clone(),
+    })
 }
 
 /// `(idiom NAME (PARAM ...) BODY (aliases "text" ...) (meta (PARAM VALUE ...) ...) (where COND))`
 fn idiom(form: &SExpr) -> Result<Idiom> {
     let items = form.list().unwrap();
-    let (Some(name), Some(params), Some(body)) = (items.get(1).and_then(SExpr::sym), items.get(2).and_then(SExpr::list), items.get(3)) else {
+    let (Some(name), Some(params), Some(body)) = (
+        items.get(1).and_then(SExpr::sym),
+        items.get(2).and_then(SExpr::list),
+        items.get(3),
+    ) else {
         return Err(form.err("expected (idiom NAME (PARAM ...) BODY [(aliases \"...\" ...)])"));
     };
-    let params = params.iter().map(|p| p.sym().map(str::to_string).ok_or_else(|| p.err("expected a parameter name"))).collect::<Result<Vec<_>>>()?;
+    let params = params
+        .iter()
+        .map(|p| {
+            p.sym()
+                .map(str::to_string)
+                .ok_or_else(|| p.err("expected a parameter name"))
+        })
+        .collect::<Result<Vec<_>>>()?;
     let mut idiom = Idiom {
         name: name.to_string(),
         params,
@@ -189,14 +242,22 @@ fn idiom(form: &SExpr) -> Result<Idiom> {
             }
             Some("meta") => {
                 for m in &list[1..] {
-                    let values = m.list().filter(|v| v.len() >= 2).ok_or_else(|| m.err("expected (PARAM VALUE ...)"))?;
-                    let p = values[0].sym().filter(|p| idiom.params.iter().any(|q| q == p));
-                    let p = p.ok_or_else(|| values[0].err("expected one of the idiom's parameters"))?;
+                    let values = m
+                        .list()
+                        .filter(|v| v.len() >= 2)
+                        .ok_or_else(|| m.err("expected (PARAM VALUE ...)"))?;
+                    let p = values[0]
+                        .sym()
+                        .filter(|p| idiom.params.iter().any(|q| q == p));
+                    let p =
+                        p.ok_or_else(|| values[0].err("expected one of the idiom's parameters"))?;
                     idiom.meta.push((p.to_string(), values[1..].to_vec()));
                 }
             }
             Some("where") if list.len() == 2 => idiom.condition = Some(list[1].clone()),
-            _ => return Err(extra.err("expected (aliases \"...\" ...), (meta (PARAM VALUE ...) ...) or (where CONDITION)")),
+            _ => return Err(extra.err(
+                "expected (aliases \"...\" ...), (meta (PARAM VALUE ...) ...) or (where CONDITION)",
+            )),
         }
     }
     Ok(idiom)

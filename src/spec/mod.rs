@@ -57,7 +57,11 @@ impl Instruction {
 
     /// The family binding as text, e.g. `W=256 T=i16`.
     pub fn binding_text(&self) -> String {
-        self.binding.iter().map(|(k, v)| format!("{k}={v}")).collect::<Vec<_>>().join(" ")
+        self.binding
+            .iter()
+            .map(|(k, v)| format!("{k}={v}"))
+            .collect::<Vec<_>>()
+            .join(" ")
     }
 }
 
@@ -88,5 +92,8 @@ impl<'de> Deserialize<'de> for VecType {
 
 /// Hex SHA-256 of a text.
 pub fn hash_text(text: &str) -> String {
-    Sha256::digest(text.as_bytes()).iter().map(|b| format!("{b:02x}")).collect()
+    Sha256::digest(text.as_bytes())
+        .iter()
+        .map(|b| format!("{b:02x}"))
+        .collect()
 }

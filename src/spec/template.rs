@@ -10,18 +10,26 @@ pub fn fill(template: &str, scope: &mut Scope, at: &SExpr) -> Result<String> {
     let mut rest = template;
     while let Some(open) = rest.find('{') {
         out.push_str(&rest[..open]);
-        let close = rest[open..].find('}').map(|c| c + open).ok_or_else(|| at.err(format!("unclosed '{{' in template {template:?}")))?;
+        let close = rest[open..]
+            .find('}')
+            .map(|c| c + open)
+            .ok_or_else(|| at.err(format!("unclosed '{{' in template {template:?}")))?;
         let inner = &rest[open + 1..close];
         let expr = if inner.starts_with('(') {
             let mut e = read_one(inner, &at.loc.file)?;
             relocate(&mut e, at);
             e
         } else {
-            SExpr { kind: SKind::Sym(inner.to_string()), loc: at.loc.clone() }
+            SExpr {
+                kind: SKind::Sym(inner.to_string()),
+                loc: at.loc.clone(),
+            }
         };
         if let SKind::Sym(name) = &expr.kind {
             if !scope.meta.contains_key(name) {
-                return Err(at.err(format!("template {template:?} names '{name}', which is not a param or let")));
+                return Err(at.err(format!(
+                    "template {template:?} names '{name}', which is not a param or let"
+                )));
             }
         }
         out.push_str(&scope.meta(&expr)?.to_string());
