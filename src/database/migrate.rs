@@ -6,11 +6,18 @@ use rusqlite::Connection;
 use crate::error::{Error, Result};
 
 /// The migrations in order; migration `i` (0-based) brings the schema to version `i + 1`.
-const MIGRATIONS: [(&str, &str); 4] = [
+const MIGRATIONS: [(&str, &str); 5] = [
     ("0001_core", include_str!("../../schemas/0001_core.sql")),
     ("0002_rules", include_str!("../../schemas/0002_rules.sql")),
-    ("0003_implements", include_str!("../../schemas/0003_implements.sql")),
-    ("0004_idiom_matches", include_str!("../../schemas/0004_idiom_matches.sql")),
+    (
+        "0003_implements",
+        include_str!("../../schemas/0003_implements.sql"),
+    ),
+    (
+        "0004_idiom_matches",
+        include_str!("../../schemas/0004_idiom_matches.sql"),
+    ),
+    ("0005_views", include_str!("../../schemas/0005_views.sql")),
 ];
 
 /// The schema version of a fully migrated database.
@@ -27,7 +34,8 @@ pub(super) fn migrate(conn: &mut Connection) -> Result<()> {
     }
     for (i, (name, sql)) in MIGRATIONS.iter().enumerate().skip(version as usize) {
         let tx = conn.transaction()?;
-        tx.execute_batch(sql).map_err(|e| Error::data(format!("schemas/{name}.sql"), e.to_string()))?;
+        tx.execute_batch(sql)
+            .map_err(|e| Error::data(format!("schemas/{name}.sql"), e.to_string()))?;
         tx.pragma_update(None, "user_version", i as u32 + 1)?;
         tx.commit()?;
     }
@@ -47,7 +55,9 @@ mod tests {
         tx.commit().unwrap();
         migrate(&mut conn).unwrap();
         migrate(&mut conn).unwrap();
-        let v: u32 = conn.query_row("PRAGMA user_version", [], |r| r.get(0)).unwrap();
+        let v: u32 = conn
+            .query_row("PRAGMA user_version", [], |r| r.get(0))
+            .unwrap();
         assert_eq!(v, SCHEMA_VERSION);
         let q = "SELECT count(*) FROM sqlite_schema WHERE name = 'implements'";
         assert_eq!(conn.query_row(q, [], |r| r.get::<_, i64>(0)).unwrap(), 1);

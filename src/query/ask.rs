@@ -278,21 +278,31 @@ fn run_sql(
             params.push((name, v as &dyn rusqlite::ToSql));
         }
     }
-    let found = stmt.query_map(params.as_slice(), |r| {
-        Ok(Row {
-            instruction: r.get(0)?,
-            intrinsic: r.get(1)?,
-            asm: r.get(2)?,
-            isa: r.get(3)?,
-            feature: r.get(4)?,
-            idiom: r.get(5)?,
-            binding: r.get(6)?,
-            cost: r.get(7)?,
-        })
-    })?;
+    let found = stmt.query_map(params.as_slice(), row)?;
     Ok(simplest_per_instruction(
         found.collect::<rusqlite::Result<Vec<_>>>()?,
     ))
+}
+
+/// Reads the eight columns every answer has: name, intrinsic, asm, isa, feature, idiom,
+/// binding, cost.
+fn row(r: &rusqlite::Row) -> rusqlite::Result<Row> {
+    Ok(Row {
+        instruction: r.get(0)?,
+        intrinsic: r.get(1)?,
+        asm: r.get(2)?,
+        isa: r.get(3)?,
+        feature: r.get(4)?,
+        idiom: r.get(5)?,
+        binding: r.get(6)?,
+        cost: r.get(7)?,
+    })
+}
+
+/// The answer row of one instruction, with the given binding text.
+fn instruction_row(db: &Database, name: &str, binding: &str) -> Result<Row> {
+    let sql = "SELECT name, intrinsic, asm, isa, feature, '', ?2, cost FROM instruction_rows WHERE name = ?1";
+    Ok(db.conn().query_row(sql, [name, binding], row)?)
 }
 
 /// One row per instruction: the instantiation that fixes the fewest operands to constants.
@@ -363,46 +373,16 @@ fn run_datalog(
         facts.add("member", &[&i, &c]);
     }
     program.run(&mut facts);
-    let mut rows = Vec::new();
-    let mut lookup = conn.prepare(
-        "SELECT i.name, i.intrinsic, i.asm, s.name, f.name, i.params, i.cost FROM instructions i
-         JOIN isas s ON s.id = i.isa_id JOIN features f ON f.id = i.feature_id WHERE i.name = ?1",
-    )?;
     let shared = |j: &str| -> String {
         let of = |x: &str| -> Vec<(String, String)> {
-            facts
-                .tuples("implements")
-                .into_iter()
-                .filter(|t| t[1] == x)
-                .map(|t| (t[0].to_string(), t[2].to_string()))
-                .collect()
+            facts.tuples("implements").into_iter().filter(|t| t[1] == x).map(|t| (t[0].to_string(), t[2].to_string())).collect()
         };
         let mine = of(instruction.unwrap_or(""));
-        of(j)
-            .into_iter()
-            .filter(|p| mine.contains(p))
-            .map(|(d, b)| format!("{d}: {b}"))
-            .collect::<Vec<_>>()
-            .join("; ")
+        of(j).into_iter().filter(|p| mine.contains(p)).map(|(d, b)| format!("{d}: {b}")).collect::<Vec<_>>().join("; ")
     };
+    let mut rows = Vec::new();
     for t in facts.tuples("answer") {
-        let row = lookup.query_row([t[0]], |r| {
-            Ok(Row {
-                instruction: r.get(0)?,
-                intrinsic: r.get(1)?,
-                asm: r.get(2)?,
-                isa: r.get(3)?,
-                feature: r.get(4)?,
-                idiom: String::new(),
-                binding: r.get(5)?,
-                cost: r.get(6)?,
-            })
-        })?;
-        let via = shared(t[0]);
-        rows.push(Row {
-            binding: via,
-            ..row
-        });
+        rows.push(instruction_row(db, t[0], &shared(t[0]))?);
     }
     Ok(rows)
 }
@@ -470,26 +450,7 @@ fn what_implements(db: &Database, layout: &Layout, expr: &str, target: &str) -> 
             facts.push((f.instruction, f.binding));
         }
     }
-    let mut rows = Vec::new();
-    let mut lookup = db.conn().prepare(
-        "SELECT i.name, i.intrinsic, i.asm, s.name, f.name, i.cost FROM instructions i
-         JOIN isas s ON s.id = i.isa_id JOIN features f ON f.id = i.feature_id WHERE i.name = ?1",
-    )?;
-    for (name, binding) in facts {
-        rows.push(lookup.query_row([&name], |r| {
-            Ok(Row {
-                instruction: r.get(0)?,
-                intrinsic: r.get(1)?,
-                asm: r.get(2)?,
-                isa: r.get(3)?,
-                feature: r.get(4)?,
-                idiom: String::new(),
-                binding: binding.clone(),
-                cost: r.get(5)?,
-            })
-        })?);
-    }
-    Ok(rows)
+    facts.iter().map(|(name, binding)| instruction_row(db, name, binding)).collect::<Result<Vec<_>>>()
 }
 
 /// Variables of an expression: names with a type suffix that are not macros, in first-use order.
