@@ -14,3 +14,13 @@ CREATE TABLE idiom_matches (
     solver_ms      REAL NOT NULL,
     PRIMARY KEY (instruction, idiom, binding)
 ) STRICT;
+
+-- The idioms (and the hash of each one's definition, with the macros it uses) that a catalogue
+-- hash stands for, committed as rules.db/idiom_catalogue.csv: when one idiom changes or is
+-- added, cached instructions are matched against that idiom only.
+CREATE TABLE idiom_catalogue (
+    catalogue_hash TEXT NOT NULL,
+    idiom          TEXT NOT NULL,
+    idiom_hash     TEXT NOT NULL,
+    PRIMARY KEY (catalogue_hash, idiom)
+) STRICT;

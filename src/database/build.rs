@@ -115,9 +115,9 @@ impl Layout {
                 .collect();
             db.import_tables(&self.tables, &present)?;
             crate::rules::load::sync_rules(&mut db, &self.specs, &specs.macros)?;
-            let refresh = crate::query::implements::refresh(&mut db, specs, self.match_idioms)?;
-            if refresh.matched > 0 {
-                db.export_tables(&self.tables, &["idiom_matches"])?;
+            crate::query::implements::refresh(&mut db, specs, self.match_idioms)?;
+            if self.match_idioms {
+                db.export_tables(&self.tables, &["idiom_matches", "idiom_catalogue"])?;
             }
             db.set_meta("input_hash", &self.input_hash()?)?;
             db.set_meta("input_stamp", &self.input_stamp()?)?;

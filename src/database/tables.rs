@@ -7,8 +7,16 @@ use crate::error::{Error, Result};
 
 /// The tables whose contents are expensive to recompute and so are committed as
 /// `rules.db/<table>.csv`; everything else is rebuilt from the spec files.
-pub const COMMITTED_TABLES: &[&str] =
-    &["rules", "classes", "class_members", "validation_results", "verification_runs", "synthesis_runs", "idiom_matches"];
+pub const COMMITTED_TABLES: &[&str] = &[
+    "rules",
+    "classes",
+    "class_members",
+    "validation_results",
+    "verification_runs",
+    "synthesis_runs",
+    "idiom_matches",
+        "idiom_catalogue",
+];
 
 /// The storage class of a column; STRICT tables guarantee every non-NULL value has it.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -44,11 +52,15 @@ impl Table {
         let exists =
             "SELECT count(*) FROM sqlite_schema WHERE type = 'table' AND name = ?1 AND name NOT LIKE 'sqlite_%'";
         if conn.query_row(exists, [name], |r| r.get::<_, i64>(0))? == 0 {
-            return Err(Error::data(source, format!("no table '{name}' in the database")));
+            return Err(Error::data(
+                source,
+                format!("no table '{name}' in the database"),
+            ));
         }
         let mut columns = Vec::new();
         let mut key = Vec::new();
-        let mut stmt = conn.prepare("SELECT name, upper(type), pk FROM pragma_table_info(?1) ORDER BY cid")?;
+        let mut stmt =
+            conn.prepare("SELECT name, upper(type), pk FROM pragma_table_info(?1) ORDER BY cid")?;
         let mut rows = stmt.query([name])?;
         while let Some(row) = rows.next()? {
             let (col, ty, pk): (String, String, i64) = (row.get(0)?, row.get(1)?, row.get(2)?);
@@ -56,7 +68,12 @@ impl Table {
                 "INTEGER" | "INT" => ColType::Integer,
                 "REAL" => ColType::Real,
                 "TEXT" => ColType::Text,
-                _ => return Err(Error::data(source, format!("column '{col}' has type {ty}, which CSV cannot carry"))),
+                _ => {
+                    return Err(Error::data(
+                        source,
+                        format!("column '{col}' has type {ty}, which CSV cannot carry"),
+                    ))
+                }
             };
             if pk > 0 {
                 key.push((pk, col.clone()));
@@ -64,9 +81,17 @@ impl Table {
             columns.push(Column { name: col, ty });
         }
         key.sort();
-        let mut stmt = conn.prepare("SELECT DISTINCT \"table\" FROM pragma_foreign_key_list(?1)")?;
-        let parents = stmt.query_map([name], |r| r.get(0))?.collect::<rusqlite::Result<_>>()?;
-        Ok(Table { name: name.to_string(), columns, key: key.into_iter().map(|k| k.1).collect(), parents })
+        let mut stmt =
+            conn.prepare("SELECT DISTINCT \"table\" FROM pragma_foreign_key_list(?1)")?;
+        let parents = stmt
+            .query_map([name], |r| r.get(0))?
+            .collect::<rusqlite::Result<_>>()?;
+        Ok(Table {
+            name: name.to_string(),
+            columns,
+            key: key.into_iter().map(|k| k.1).collect(),
+            parents,
+        })
     }
 }
 
@@ -75,7 +100,11 @@ impl Table {
 pub(super) fn dependency_order(mut pending: Vec<Table>) -> Vec<Table> {
     let mut done = Vec::with_capacity(pending.len());
     while !pending.is_empty() {
-        let waits = |t: &Table| t.parents.iter().any(|p| *p != t.name && pending.iter().any(|q| q.name == *p));
+        let waits = |t: &Table| {
+            t.parents
+                .iter()
+                .any(|p| *p != t.name && pending.iter().any(|q| q.name == *p))
+        };
         let next = pending.iter().position(|t| !waits(t)).unwrap_or(0);
         done.push(pending.remove(next));
     }
@@ -101,7 +130,10 @@ mod tests {
         let pos = |n: &str| order.iter().position(|t| t.name == n).unwrap();
         assert!(pos("classes") < pos("class_members"));
         assert_eq!(order.len(), COMMITTED_TABLES.len());
-        let err = Table::load(db.conn(), "nope", "dir/nope.csv").err().unwrap().to_string();
+        let err = Table::load(db.conn(), "nope", "dir/nope.csv")
+            .err()
+            .unwrap()
+            .to_string();
         assert_eq!(err, "dir/nope.csv: no table 'nope' in the database");
     }
 }

@@ -2,45 +2,50 @@
 //! semantics and the idiom catalogue are unchanged; everything else is matched again.
 
 use super::matcher::{Fact, Matcher};
+use crate::spec::load::Idiom;
 use crate::database::Database;
 use crate::error::Result;
 use crate::spec::{hash_text, SpecSet};
 use rusqlite::params;
-use std::collections::HashMap;
+use std::collections::{BTreeMap, HashMap};
 
-/// Hash of the idioms and of every macro they use (transitively): a change to any of them
-/// invalidates all cached matches; ISA-specific macros do not.
-pub fn catalogue_hash(specs: &SpecSet) -> String {
-    let mut used: Vec<&str> = specs.idioms.iter().map(|i| i.name.as_str()).collect();
-    let mut i = 0;
-    while i < used.len() {
-        if let Some(m) = specs.macros.map.get(used[i]) {
-            let mut syms = Vec::new();
-            symbols(&m.body, &mut syms);
-            for s in syms {
-                if let Some((name, _)) = specs.macros.map.get_key_value(s) {
-                    if !used.contains(&name.as_str()) {
-                        used.push(name);
-                    }
-                }
-            }
-        }
-        i += 1;
-    }
-    used.sort();
-    let text: String = used
-        .iter()
-        .map(|n| {
-            let m = &specs.macros.map[*n];
-            format!("{} ({}) {}\n", m.name, m.params.join(" "), m.body)
-        })
-        .collect();
-    let idioms: String = specs
+/// The hash of each idiom's definition together with every macro it uses (transitively), so
+/// a change to a shared macro invalidates exactly the idioms built on it.
+pub fn idiom_hashes(specs: &SpecSet) -> BTreeMap<String, String> {
+    specs
         .idioms
         .iter()
-        .map(|i| format!("{:?} {:?} {:?}\n", i.meta, i.condition, i.aliases))
-        .collect();
-    hash_text(&(text + &idioms))
+        .map(|idiom| {
+            let mut used: Vec<&str> = vec![idiom.name.as_str()];
+            let mut i = 0;
+            while i < used.len() {
+                if let Some(m) = specs.macros.map.get(used[i]) {
+                    let mut syms = Vec::new();
+                    symbols(&m.body, &mut syms);
+                    for s in syms {
+                        if let Some((name, _)) = specs.macros.map.get_key_value(s) {
+                            if !used.contains(&name.as_str()) {
+                                used.push(name);
+                            }
+                        }
+                    }
+                }
+                i += 1;
+            }
+            used[1..].sort();
+            let mut text = format!("{:?} {:?} {:?}\n", idiom.meta, idiom.condition, idiom.aliases);
+            for n in used {
+                let m = &specs.macros.map[n];
+                text += &format!("{} ({}) {}\n", m.name, m.params.join(" "), m.body);
+            }
+            (idiom.name.clone(), hash_text(&text))
+        })
+        .collect()
+}
+
+/// One hash for a whole catalogue of idiom hashes.
+pub fn catalogue_hash(idioms: &BTreeMap<String, String>) -> String {
+    hash_text(&idioms.iter().map(|(k, v)| format!("{k} {v}\n")).collect::<String>())
 }
 
 fn symbols<'a>(s: &'a crate::ir::sexpr::SExpr, out: &mut Vec<&'a str>) {
@@ -54,118 +59,157 @@ fn symbols<'a>(s: &'a crate::ir::sexpr::SExpr, out: &mut Vec<&'a str>) {
 /// How much matching a refresh did.
 #[derive(Debug, Default, Clone, serde::Serialize)]
 pub struct Refresh {
+    /// Instruction-idiom pairs taken from the cache, and matched anew.
     pub reused: usize,
     pub matched: usize,
     pub facts: usize,
 }
 
-/// Matches the given instructions on every core. Specs hold shared (non-Send) trees, so each
-/// worker thread reloads them from their directory and matches its share.
-fn match_parallel(specs: &SpecSet, which: &[usize]) -> Result<Vec<(String, String, Vec<Fact>)>> {
-    let workers = std::thread::available_parallelism()
-        .map_or(1, |n| n.get())
-        .min(which.len().max(1));
-    let dir = specs.dir.clone();
-    if workers <= 1 || dir.is_none() {
-        let mut matcher = Matcher::new(specs);
-        return which
+/// Work for one instruction: the idioms it still has to be matched against.
+struct Job {
+    instruction: usize,
+    idioms: Vec<String>,
+}
+
+/// Matches the jobs on every core. Specs hold shared (non-Send) trees, so each worker thread
+/// reloads them from their directory and matches its share.
+fn match_parallel(specs: &SpecSet, jobs: &[Job]) -> Result<Vec<Vec<Fact>>> {
+    let workers = std::thread::available_parallelism().map_or(1, |n| n.get()).min(jobs.len().max(1));
+    let run = |local: &SpecSet, share: &[&Job]| -> Result<Vec<(usize, Vec<Fact>)>> {
+        let mut matcher = Matcher::new(local);
+        share
             .iter()
-            .map(|&i| one(&mut matcher, &specs.instructions[i]))
-            .collect();
-    }
-    let dir = dir.unwrap();
-    let results: Vec<Result<Vec<_>>> = std::thread::scope(|scope| {
-        let handles: Vec<_> = (0..workers)
-            .map(|w| {
-                let dir = dir.clone();
-                let share: Vec<usize> = which.iter().copied().skip(w).step_by(workers).collect();
-                scope.spawn(move || -> Result<Vec<_>> {
-                    let local = crate::spec::load_dir(&dir)?;
-                    let mut matcher = Matcher::new(&local);
-                    share
-                        .iter()
-                        .map(|&i| one(&mut matcher, &local.instructions[i]))
-                        .collect()
-                })
+            .map(|job| {
+                let idioms: Vec<&Idiom> = local.idioms.iter().filter(|d| job.idioms.contains(&d.name)).collect();
+                Ok((job.instruction, matcher.facts_for(&local.instructions[job.instruction], &idioms)?))
             })
-            .collect();
-        handles
-            .into_iter()
-            .map(|h| h.join().expect("matcher thread"))
             .collect()
-    });
-    let mut out = Vec::new();
-    for r in results {
-        out.extend(r?);
-    }
-    Ok(out)
+    };
+    let mut results: Vec<(usize, Vec<Fact>)> = match specs.dir.clone() {
+        Some(dir) if workers > 1 => {
+            let parts: Vec<Result<Vec<(usize, Vec<Fact>)>>> = std::thread::scope(|scope| {
+                let handles: Vec<_> = (0..workers)
+                    .map(|w| {
+                        let dir = dir.clone();
+                        let share: Vec<&Job> = jobs.iter().skip(w).step_by(workers).collect();
+                        scope.spawn(move || run(&crate::spec::load_dir(&dir)?, &share))
+                    })
+                    .collect();
+                handles.into_iter().map(|h| h.join().expect("matcher thread")).collect()
+            });
+            let mut all = Vec::new();
+            for p in parts {
+                all.extend(p?);
+            }
+            all
+        }
+        _ => run(specs, &jobs.iter().collect::<Vec<_>>())?,
+    };
+    results.sort_by_key(|(i, _)| *i);
+    Ok(results.into_iter().map(|(_, f)| f).collect())
 }
 
-fn one(
-    matcher: &mut Matcher,
-    ins: &crate::spec::Instruction,
-) -> Result<(String, String, Vec<Fact>)> {
-    Ok((ins.name.clone(), ins.sem_hash.clone(), matcher.facts(ins)?))
+/// A cached row of `idiom_matches`.
+struct Cached {
+    sem_hash: String,
+    catalogue: String,
+    idiom: String,
+    fact: Option<Fact>,
 }
 
-/// Re-matches stale instructions into `idiom_matches` (when `rematch`; otherwise stale ones are
-/// left out until the next full build), then rebuilds `implements` from it.
+/// Brings `idiom_matches` up to date (when `rematch`: pairs whose instruction or idiom changed
+/// are matched again; otherwise only what the cache holds is used), then rebuilds `implements`.
 pub fn refresh(db: &mut Database, specs: &SpecSet, rematch: bool) -> Result<Refresh> {
-    let catalogue = catalogue_hash(specs);
-    let mut cached: HashMap<String, String> = HashMap::new();
+    let now = idiom_hashes(specs);
+    let catalogue = catalogue_hash(&now);
+    let mut versions: HashMap<String, HashMap<String, String>> = HashMap::new();
+    {
+        let mut stmt = db.conn().prepare("SELECT catalogue_hash, idiom, idiom_hash FROM idiom_catalogue")?;
+        for row in stmt.query_map([], |r| Ok((r.get::<_, String>(0)?, r.get::<_, String>(1)?, r.get::<_, String>(2)?)))? {
+            let (c, d, h) = row?;
+            versions.entry(c).or_default().insert(d, h);
+        }
+    }
+    let mut cached: HashMap<String, Vec<Cached>> = HashMap::new();
     {
         let mut stmt = db.conn().prepare(
-            "SELECT DISTINCT instruction, sem_hash FROM idiom_matches WHERE catalogue_hash = ?1",
+            "SELECT instruction, sem_hash, catalogue_hash, idiom, binding, status, lanes, solver_ms FROM idiom_matches",
         )?;
-        for row in stmt.query_map([&catalogue], |r| {
-            Ok((r.get::<_, String>(0)?, r.get::<_, String>(1)?))
-        })? {
-            let (name, hash) = row?;
-            cached.insert(name, hash);
+        let rows = stmt.query_map([], |r| {
+            let (name, idiom): (String, String) = (r.get(0)?, r.get(3)?);
+            let fact = (!idiom.is_empty()).then(|| -> rusqlite::Result<Fact> {
+                Ok(Fact {
+                    idiom: idiom.clone(),
+                    instruction: name.clone(),
+                    binding: r.get(4)?,
+                    status: r.get(5)?,
+                    lanes: r.get(6)?,
+                    ms: r.get(7)?,
+                })
+            });
+            Ok((name, Cached { sem_hash: r.get(1)?, catalogue: r.get(2)?, idiom, fact: fact.transpose()? }))
+        })?;
+        for row in rows {
+            let (name, c) = row?;
+            cached.entry(name).or_default().push(c);
         }
     }
-    let stale: Vec<usize> = (0..specs.instructions.len())
-        .filter(|&i| {
-            rematch
-                && cached.get(&specs.instructions[i].name) != Some(&specs.instructions[i].sem_hash)
-        })
-        .collect();
-    let mut stats = Refresh {
-        reused: cached.len(),
-        matched: stale.len(),
-        facts: 0,
-    };
-    let fresh = match_parallel(specs, &stale)?;
-    let names: Vec<&str> = specs.instructions.iter().map(|i| i.name.as_str()).collect();
+    // For every instruction: the facts still valid, and the idioms to match again.
+    let mut keep: Vec<Vec<Fact>> = Vec::new();
+    let mut jobs: Vec<Job> = Vec::new();
+    let mut stats = Refresh::default();
+    for (i, ins) in specs.instructions.iter().enumerate() {
+        let rows = cached.get(&ins.name).map(Vec::as_slice).unwrap_or_default();
+        let old = rows.first().filter(|c| c.sem_hash == ins.sem_hash).and_then(|c| versions.get(&c.catalogue));
+        let unchanged = |d: &str| old.is_some_and(|o| o.get(d) == now.get(d));
+        keep.push(
+            rows.iter()
+                .filter(|c| !c.idiom.is_empty() && c.sem_hash == ins.sem_hash && unchanged(&c.idiom))
+                .filter_map(|c| c.fact.clone())
+                .collect(),
+        );
+        let stale: Vec<String> = now.keys().filter(|d| !unchanged(d)).cloned().collect();
+        stats.reused += now.len() - stale.len();
+        if rematch && !stale.is_empty() {
+            stats.matched += stale.len();
+            jobs.push(Job { instruction: i, idioms: stale });
+        }
+    }
+    for (job, facts) in jobs.iter().zip(match_parallel(specs, &jobs)?) {
+        keep[job.instruction].extend(facts);
+    }
     db.transaction(|tx| {
-        tx.execute_batch("CREATE TEMP TABLE IF NOT EXISTS live(name TEXT PRIMARY KEY); DELETE FROM live;")?;
-        for n in &names {
-            tx.execute("INSERT OR IGNORE INTO live(name) VALUES (?1)", [n])?;
-        }
         if rematch {
-            tx.execute("DELETE FROM idiom_matches WHERE instruction NOT IN (SELECT name FROM live) OR catalogue_hash != ?1", [&catalogue])?;
-        }
-        for (name, hash, facts) in &fresh {
-            tx.execute("DELETE FROM idiom_matches WHERE instruction = ?1", [name])?;
+            tx.execute("DELETE FROM idiom_matches", [])?;
+            tx.execute("DELETE FROM idiom_catalogue", [])?;
+            let mut version = tx.prepare("INSERT INTO idiom_catalogue(catalogue_hash, idiom, idiom_hash) VALUES (?1, ?2, ?3)")?;
+            for (d, h) in &now {
+                version.execute(params![catalogue, d, h])?;
+            }
             let mut insert = tx.prepare(
                 "INSERT OR IGNORE INTO idiom_matches(instruction, sem_hash, catalogue_hash, idiom, binding, status, lanes, solver_ms)
                  VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8)",
             )?;
-            if facts.is_empty() {
-                insert.execute(params![name, hash, catalogue, "", "", "none", 0, 0.0])?;
-            }
-            for f in facts {
-                insert.execute(params![name, hash, catalogue, f.idiom, f.binding, f.status, f.lanes, (f.ms * 10.0).round() / 10.0])?;
+            for (ins, facts) in specs.instructions.iter().zip(&keep) {
+                if facts.is_empty() {
+                    insert.execute(params![ins.name, ins.sem_hash, catalogue, "", "", "none", 0, 0.0])?;
+                }
+                for f in facts {
+                    let ms = (f.ms * 10.0).round() / 10.0;
+                    insert.execute(params![ins.name, ins.sem_hash, catalogue, f.idiom, f.binding, f.status, f.lanes, ms])?;
+                }
             }
         }
         tx.execute("DELETE FROM implements", [])?;
-        stats.facts = tx.execute(
-            "INSERT INTO implements(idiom_id, instruction_id, binding, status, sem_hash)
-             SELECT d.id, i.id, m.binding, m.status, m.sem_hash FROM idiom_matches m
-             JOIN idioms d ON d.name = m.idiom JOIN instructions i ON i.name = m.instruction AND i.sem_hash = m.sem_hash
-             WHERE m.catalogue_hash = ?1",
-            [&catalogue],
+        let mut insert = tx.prepare(
+            "INSERT OR IGNORE INTO implements(idiom_id, instruction_id, binding, status, sem_hash)
+             SELECT d.id, i.id, ?3, ?4, i.sem_hash FROM idioms d, instructions i WHERE d.name = ?1 AND i.name = ?2",
         )?;
+        for (ins, facts) in specs.instructions.iter().zip(&keep) {
+            for f in facts {
+                stats.facts += insert.execute(params![f.idiom, ins.name, f.binding, f.status])?;
+            }
+        }
         Ok(())
     })?;
     Ok(stats)

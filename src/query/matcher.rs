@@ -113,8 +113,8 @@ impl<'a> Matcher<'a> {
             .ok()
     }
 
-    /// Every idiom the instruction implements.
-    pub fn facts(&mut self, ins: &Instruction) -> Result<Vec<Fact>> {
+    /// Which of the given idioms the instruction implements.
+    pub fn facts_for(&mut self, ins: &Instruction, idioms: &[&Idiom]) -> Result<Vec<Fact>> {
         let scaled = self.specs.scaled_to(ins, MIN_MATCH_LANES)?;
         let mut rng = SmallRng::seed_from_u64(
             crate::spec::hash_text(&ins.name).len() as u64
@@ -128,7 +128,7 @@ impl<'a> Matcher<'a> {
             .collect();
         let sources = sources(&scaled);
         let mut out = Vec::new();
-        for idiom in &self.specs.idioms {
+        for idiom in idioms {
             if let Some(f) = self.match_idiom(idiom, ins, &scaled, &sources, &envs)? {
                 out.push(f);
             }
@@ -200,8 +200,8 @@ impl<'a> Matcher<'a> {
     }
 }
 
-/// The candidate sources of idiom operands: every operand, and scalars splatted to the
-/// instruction's vector width.
+/// The candidate sources of idiom operands: every operand but masks, and scalars (immediates
+/// among them) splatted to the instruction's vector width.
 fn sources(ins: &Instruction) -> Vec<Source> {
     let width = ins
         .operands
@@ -215,9 +215,7 @@ fn sources(ins: &Instruction) -> Vec<Source> {
         if op.ty.elem == Elem::Bool {
             continue;
         }
-        if op.imm.is_none() {
-            out.push(Source::Operand(i));
-        }
+        out.push(Source::Operand(i));
         if op.ty.lanes == 1 && width > 1 {
             out.push(Source::Splat(i, width));
         }
