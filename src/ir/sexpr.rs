@@ -283,6 +283,8 @@ mod tests {
             .to_string();
         assert_eq!(err, "f.spec:2:8: expected ')' to close the '(' at 1:1");
         let err = read_one("(a))", "q").unwrap_err().to_string();
-        assert_eq!(err, "q:1:4: expected one expression, found more after it");
+        assert_eq!(err, "q:1:4: unexpected ')'");
+        let err = read_one("(a) (b)", "q").unwrap_err().to_string();
+        assert_eq!(err, "q:1:5: expected one expression, found more after it");
     }
 }

@@ -1,0 +1,287 @@
+//! Reading `specs/rules/*.rules`, elaborating a rule at one element type and lane count, the
+//! rule hash, and storing the rules in the `rules` table at `db build` time.
+
+use super::syntax::{instantiate, is_constant_wildcard, parse_rules, Rule};
+use crate::database::Database;
+use crate::error::{Error, Location, Result};
+use crate::ir::expr::Op;
+use crate::ir::halide::elaborate_halide;
+use crate::ir::sexpr::{read_one, SExpr, SKind};
+use crate::ir::{Elem, Expr, Macro, Macros, VecType};
+use crate::spec::hash_text;
+use rusqlite::params;
+use std::collections::{BTreeSet, HashMap};
+use std::path::{Path, PathBuf};
+use std::rc::Rc;
+
+/// Predicate helpers available to rules (not idioms: they only exist here).
+const PREDICATE_MACROS: [(&str, &[&str], &str); 3] = [
+    ("is_pow2", &["x"], "(and (ne x 0) (eq (and x (sub x 1)) 0))"),
+    ("upper_bounded", &["x", "k"], "(le x k)"),
+    ("lower_bounded", &["x", "k"], "(ge x k)"),
+];
+
+/// The spec macros plus the predicate helpers.
+pub fn rule_macros(spec_macros: &Macros) -> Result<Macros> {
+    let mut m = spec_macros.clone();
+    for (name, params, body) in PREDICATE_MACROS {
+        if m.map.contains_key(name) {
+            continue;
+        }
+        let body = read_one(body, "<rules prelude>")?;
+        m.map.insert(
+            name.to_string(),
+            Macro {
+                name: name.to_string(),
+                params: params.iter().map(|p| p.to_string()).collect(),
+                body,
+            },
+        );
+    }
+    Ok(m)
+}
+
+/// The rule files under `specs/rules/`, sorted.
+pub fn rule_files(specs: &Path) -> Result<Vec<PathBuf>> {
+    let dir = specs.join("rules");
+    if !dir.is_dir() {
+        return Ok(vec![]);
+    }
+    let mut out: Vec<PathBuf> = std::fs::read_dir(&dir)
+        .map_err(|e| Error::io(&dir, e))?
+        .filter_map(|e| e.ok().map(|e| e.path()))
+        .filter(|p| p.extension().is_some_and(|x| x == "rules"))
+        .collect();
+    out.sort();
+    Ok(out)
+}
+
+/// Parses every rule file; names are unique across files.
+pub fn load_rules(specs: &Path) -> Result<Vec<Rule>> {
+    let mut all: Vec<Rule> = Vec::new();
+    for path in rule_files(specs)? {
+        let text = std::fs::read_to_string(&path).map_err(|e| Error::io(&path, e))?;
+        let shown = path
+            .strip_prefix(specs.parent().unwrap_or(specs))
+            .unwrap_or(&path)
+            .display()
+            .to_string();
+        for r in parse_rules(&text, &shown)? {
+            if let Some(o) = all.iter().find(|o| o.name == r.name) {
+                let loc = Location {
+                    file: r.file.clone(),
+                    line: r.line,
+                    col: 1,
+                };
+                return Err(Error::parse(
+                    &loc,
+                    format!("rule '{}' is also defined at {}:{}", r.name, o.file, o.line),
+                ));
+            }
+            all.push(r);
+        }
+    }
+    Ok(all)
+}
+
+/// One rule at one element type and lane count, ready for the prover.
+pub struct Instance {
+    pub lhs: Rc<Expr>,
+    pub rhs: Rc<Expr>,
+    pub predicate: Option<Rc<Expr>>,
+}
+
+/// The element types to check a rule at (one `None` for a monomorphic rule).
+pub fn rule_types(rule: &Rule) -> Vec<Option<Elem>> {
+    if rule.types.is_empty() {
+        vec![None]
+    } else {
+        rule.types.iter().map(|t| Some(*t)).collect()
+    }
+}
+
+/// Elaborates a rule at `T = t` with variables of `lanes` lanes; errors point into the rule file.
+pub fn elaborate(rule: &Rule, t: Option<Elem>, lanes: u32, macros: &Macros) -> Result<Instance> {
+    let part = |text: &str, col: usize| -> Result<Rc<Expr>> {
+        let at = Location {
+            file: rule.file.clone(),
+            line: rule.line,
+            col,
+        };
+        let inst = instantiate(text, t).map_err(|m| Error::ty(&at, m))?;
+        let e = elaborate_halide(&inst, &rule.file, macros, lanes)
+            .map_err(|e| relocate(e, rule, col, t))?;
+        Ok(broadcast_constants(&e))
+    };
+    let lhs = part(&rule.lhs, rule.lhs_col)?;
+    let rhs = part(&rule.rhs, rule.rhs_col)?;
+    let at = |col| Location {
+        file: rule.file.clone(),
+        line: rule.line,
+        col,
+    };
+    let tname = t.map_or(String::new(), |t| format!(" (T = {t})"));
+    if lhs.ty != rhs.ty {
+        return Err(Error::ty(
+            &at(rule.rhs_col),
+            format!(
+                "the sides have different types{tname}: {} and {}",
+                lhs.ty, rhs.ty
+            ),
+        ));
+    }
+    let predicate = match &rule.predicate {
+        Some(p) => {
+            let e = part(p, rule.pred_col)?;
+            if e.ty.elem != Elem::Bool {
+                return Err(Error::ty(
+                    &at(rule.pred_col),
+                    format!("the predicate is {}, not bool lanes{tname}", e.ty),
+                ));
+            }
+            Some(e)
+        }
+        None => None,
+    };
+    if let Some(p) = &predicate {
+        if p.ty.lanes != lhs.ty.lanes {
+            return Err(Error::ty(
+                &at(rule.pred_col),
+                format!(
+                    "the predicate has {} lanes, the rule {}",
+                    p.ty.lanes, lhs.ty.lanes
+                ),
+            ));
+        }
+    }
+    Ok(Instance {
+        lhs,
+        rhs,
+        predicate,
+    })
+}
+
+/// Moves an error in an expression (line 1 of its own text) to the rule's line and column.
+fn relocate(e: Error, rule: &Rule, col: usize, t: Option<Elem>) -> Error {
+    let fix = |loc: Location| Location {
+        file: rule.file.clone(),
+        line: rule.line,
+        col: if loc.line <= 1 {
+            col + loc.col.saturating_sub(1)
+        } else {
+            col
+        },
+    };
+    let tname = t.map_or(String::new(), |t| format!(" (T = {t})"));
+    match e {
+        Error::Parse { loc, msg } => Error::Parse {
+            loc: fix(loc),
+            msg: format!("{msg}{tname}"),
+        },
+        Error::Type { loc, msg } => Error::Type {
+            loc: fix(loc),
+            msg: format!("{msg}{tname}"),
+        },
+        other => other,
+    }
+}
+
+/// Replaces each constant wildcard (an N-lane variable `c0_T`) by one scalar broadcast to N lanes.
+pub fn broadcast_constants(e: &Rc<Expr>) -> Rc<Expr> {
+    let mut map: HashMap<String, Rc<Expr>> = HashMap::new();
+    for (name, ty) in e.vars() {
+        if is_constant_wildcard(&name) && ty.lanes > 1 {
+            let scalar = Rc::new(Expr::var(&name, VecType::new(1, ty.elem)));
+            map.insert(
+                name,
+                Rc::new(Expr {
+                    op: Op::Broadcast(ty.lanes),
+                    ty,
+                    args: vec![scalar],
+                }),
+            );
+        }
+    }
+    if map.is_empty() {
+        e.clone()
+    } else {
+        e.substitute(&map)
+    }
+}
+
+/// The rule's hash: its text and the text of every macro it uses, transitively.
+pub fn rule_hash(rule: &Rule, macros: &Macros) -> String {
+    let mut used = BTreeSet::new();
+    let mut stack: Vec<String> = words(&rule.text);
+    while let Some(w) = stack.pop() {
+        if let Some(m) = macros.map.get(&w) {
+            if used.insert(w.clone()) {
+                collect_syms(&m.body, &mut stack);
+            }
+        }
+    }
+    let mut text = format!("rule {}\n", rule.text);
+    for name in used {
+        let m = &macros.map[&name];
+        text.push_str(&format!("({name} ({}) {})\n", m.params.join(" "), m.body));
+    }
+    hash_text(&text)
+}
+
+fn words(text: &str) -> Vec<String> {
+    text.split(|c: char| !(c.is_alphanumeric() || c == '_' || c == '-'))
+        .filter(|w| !w.is_empty())
+        .map(String::from)
+        .collect()
+}
+
+fn collect_syms(s: &SExpr, out: &mut Vec<String>) {
+    match &s.kind {
+        SKind::Sym(n) => out.push(n.clone()),
+        SKind::List(items) => items.iter().for_each(|i| collect_syms(i, out)),
+        _ => {}
+    }
+}
+
+/// Checks every rule elaborates at every type, then writes them into the `rules` table, keeping
+/// the verification fields of rows imported from `rules.db/rules.csv` with the same rule hash.
+/// Called by `db build` after the committed tables are imported.
+pub fn sync_rules(db: &mut Database, specs_dir: &Path, spec_macros: &Macros) -> Result<usize> {
+    let rules = load_rules(specs_dir)?;
+    let macros = rule_macros(spec_macros)?;
+    let mut hashes = Vec::with_capacity(rules.len());
+    for r in &rules {
+        for t in rule_types(r) {
+            elaborate(r, t, 4, &macros)?;
+        }
+        hashes.push(rule_hash(r, &macros));
+    }
+    db.transaction(|tx| {
+        let mut kept: HashMap<String, String> = HashMap::new();
+        {
+            let mut stmt = tx.prepare("SELECT name, rule_hash FROM rules WHERE provenance = 'hand-written'")?;
+            let rows = stmt.query_map([], |r| Ok((r.get::<_, String>(0)?, r.get::<_, String>(1)?)))?;
+            for row in rows {
+                let (n, h) = row?;
+                kept.insert(n, h);
+            }
+        }
+        for (name, hash) in &kept {
+            let current = rules.iter().zip(&hashes).find(|(r, _)| &r.name == name).map(|(_, h)| h);
+            if current != Some(hash) {
+                tx.execute("DELETE FROM rules WHERE name = ?1", [name])?;
+            }
+        }
+        for (r, h) in rules.iter().zip(&hashes) {
+            let types = r.types.iter().map(|t| t.name()).collect::<Vec<_>>().join(" ");
+            let lhs = if types.is_empty() { r.lhs.clone() } else { format!("for T in {types}: {}", r.lhs) };
+            tx.execute(
+                "INSERT INTO rules(name, lhs, rhs, predicate, kind, target, provenance, rule_hash)
+                 VALUES (?1, ?2, ?3, ?4, ?5, ?6, 'hand-written', ?7)
+                 ON CONFLICT(name) DO UPDATE SET lhs = ?2, rhs = ?3, predicate = ?4, kind = ?5, target = ?6",
+                params![r.name, lhs, r.rhs, r.predicate, r.kind, r.target, h],
+            )?;
+        }
+        Ok(rules.len())
+    })
+}
