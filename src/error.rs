@@ -46,15 +46,27 @@ pub type Result<T> = std::result::Result<T, Error>;
 
 impl Error {
     pub fn parse(loc: &Location, msg: impl Into<String>) -> Error {
-        Error::Parse { loc: loc.clone(), msg: msg.into() }
+        Error::Parse {
+            loc: loc.clone(),
+            msg: msg.into(),
+        }
     }
     pub fn ty(loc: &Location, msg: impl Into<String>) -> Error {
-        Error::Type { loc: loc.clone(), msg: msg.into() }
+        Error::Type {
+            loc: loc.clone(),
+            msg: msg.into(),
+        }
     }
     pub fn data(source_name: impl Into<String>, msg: impl Into<String>) -> Error {
-        Error::Data { source_name: source_name.into(), msg: msg.into() }
+        Error::Data {
+            source_name: source_name.into(),
+            msg: msg.into(),
+        }
     }
     pub fn io(path: impl AsRef<std::path::Path>, err: std::io::Error) -> Error {
-        Error::Io { path: path.as_ref().display().to_string(), err }
+        Error::Io {
+            path: path.as_ref().display().to_string(),
+            err,
+        }
     }
 }

@@ -33,18 +33,34 @@ impl Database {
             let source = path.display().to_string();
             let table = Table::load(&snapshot, name, &source)?;
             let mut out = String::new();
-            csv_text::write_record(&mut out, &table.columns.iter().map(|c| Some(c.name.clone())).collect::<Vec<_>>());
+            csv_text::write_record(
+                &mut out,
+                &table
+                    .columns
+                    .iter()
+                    .map(|c| Some(c.name.clone()))
+                    .collect::<Vec<_>>(),
+            );
             let cols: Vec<String> = table.columns.iter().map(|c| quote(&c.name)).collect();
             let key: Vec<String> = table.key.iter().map(|k| quote(k)).collect();
-            let order = if key.is_empty() { "rowid".to_string() } else { key.join(", ") };
-            let sql = format!("SELECT {} FROM {} ORDER BY {order}", cols.join(", "), quote(name));
+            let order = if key.is_empty() {
+                "rowid".to_string()
+            } else {
+                key.join(", ")
+            };
+            let sql = format!(
+                "SELECT {} FROM {} ORDER BY {order}",
+                cols.join(", "),
+                quote(name)
+            );
             let mut stmt = snapshot.prepare(&sql)?;
             let mut rows = stmt.query([])?;
             while let Some(row) = rows.next()? {
                 let mut fields = Vec::with_capacity(cols.len());
                 for (i, col) in table.columns.iter().enumerate() {
-                    let field = render(row.get_ref(i)?)
-                        .map_err(|why| Error::data(&source, format!("column '{}': {why}", col.name)))?;
+                    let field = render(row.get_ref(i)?).map_err(|why| {
+                        Error::data(&source, format!("column '{}': {why}", col.name))
+                    })?;
                     fields.push(field);
                 }
                 csv_text::write_record(&mut out, &fields);
@@ -67,7 +83,11 @@ impl Database {
             let mut loaded: Vec<Table> = Vec::new();
             for &name in tables {
                 if !loaded.iter().any(|t| t.name == name) {
-                    loaded.push(Table::load(tx, name, &csv_path(dir, name).display().to_string())?);
+                    loaded.push(Table::load(
+                        tx,
+                        name,
+                        &csv_path(dir, name).display().to_string(),
+                    )?);
                 }
             }
             let order = tables::dependency_order(loaded);
@@ -76,7 +96,10 @@ impl Database {
             }
             let mut lines = HashMap::new();
             for t in &order {
-                lines.insert(t.name.clone(), import_table(tx, t, &csv_path(dir, &t.name))?);
+                lines.insert(
+                    t.name.clone(),
+                    import_table(tx, t, &csv_path(dir, &t.name))?,
+                );
             }
             check_foreign_keys(tx, dir, &lines)
         })
@@ -96,10 +119,15 @@ fn render(v: ValueRef) -> std::result::Result<Field, String> {
 
 /// One CSV field as a value of column type `ty`.
 fn parse_value(field: Field, ty: ColType) -> std::result::Result<Value, String> {
-    let Some(s) = field else { return Ok(Value::Null) };
+    let Some(s) = field else {
+        return Ok(Value::Null);
+    };
     match ty {
         ColType::Text => Ok(Value::Text(s)),
-        ColType::Integer => s.parse().map(Value::Integer).map_err(|_| format!("expected an integer, found {s:?}")),
+        ColType::Integer => s
+            .parse()
+            .map(Value::Integer)
+            .map_err(|_| format!("expected an integer, found {s:?}")),
         ColType::Real => match s.parse::<f64>() {
             Ok(r) if !r.is_nan() => Ok(Value::Real(r)),
             _ => Err(format!("expected a number, found {s:?}")),
@@ -112,34 +140,56 @@ fn import_table(tx: &Transaction, table: &Table, path: &Path) -> Result<HashMap<
     let source = path.display().to_string();
     let text = fs::read_to_string(path).map_err(|e| Error::io(path, e))?;
     let mut records = csv_text::parse(&text, &source)?.into_iter();
-    let header = records.next().ok_or_else(|| Error::data(&source, "line 1: empty file, expected a header row"))?;
+    let header = records
+        .next()
+        .ok_or_else(|| Error::data(&source, "line 1: empty file, expected a header row"))?;
     let mut columns = Vec::with_capacity(header.fields.len());
     for name in header.fields.iter().map(|f| f.as_deref().unwrap_or("")) {
         let Some(col) = table.columns.iter().find(|c| c.name == name) else {
             let known: Vec<&str> = table.columns.iter().map(|c| c.name.as_str()).collect();
-            let msg = format!("line 1: unknown column '{name}' (table '{}' has {})", table.name, known.join(", "));
+            let msg = format!(
+                "line 1: unknown column '{name}' (table '{}' has {})",
+                table.name,
+                known.join(", ")
+            );
             return Err(Error::data(&source, msg));
         };
         if columns.iter().any(|c: &&tables::Column| c.name == name) {
-            return Err(Error::data(&source, format!("line 1: column '{name}' appears twice")));
+            return Err(Error::data(
+                &source,
+                format!("line 1: column '{name}' appears twice"),
+            ));
         }
         columns.push(col);
     }
     let names: Vec<String> = columns.iter().map(|c| quote(&c.name)).collect();
     let marks: Vec<String> = (1..=names.len()).map(|i| format!("?{i}")).collect();
-    let sql = format!("INSERT INTO {} ({}) VALUES ({})", quote(&table.name), names.join(", "), marks.join(", "));
+    let sql = format!(
+        "INSERT INTO {} ({}) VALUES ({})",
+        quote(&table.name),
+        names.join(", "),
+        marks.join(", ")
+    );
     let mut stmt = tx.prepare(&sql)?;
     let mut lines = HashMap::new();
     for rec in records {
         let at = |msg: String| Error::data(&source, format!("line {}: {msg}", rec.line));
         if rec.fields.len() != columns.len() {
-            return Err(at(format!("expected {} fields, found {}", columns.len(), rec.fields.len())));
+            return Err(at(format!(
+                "expected {} fields, found {}",
+                columns.len(),
+                rec.fields.len()
+            )));
         }
         let mut values = Vec::with_capacity(columns.len());
         for (field, col) in rec.fields.into_iter().zip(&columns) {
-            values.push(parse_value(field, col.ty).map_err(|why| at(format!("column '{}': {why}", col.name)))?);
+            values.push(
+                parse_value(field, col.ty)
+                    .map_err(|why| at(format!("column '{}': {why}", col.name)))?,
+            );
         }
-        stmt.execute(rusqlite::params_from_iter(values)).map_err(|e| at(e.to_string()))?;
+        stmt.execute(rusqlite::params_from_iter(values))
+            .map_err(|e| at(e.to_string()))?;
         lines.insert(tx.last_insert_rowid(), rec.line);
     }
     Ok(lines)
@@ -147,19 +197,39 @@ fn import_table(tx: &Transaction, table: &Table, path: &Path) -> Result<HashMap<
 
 /// Fails on the first dangling foreign key, naming the CSV file, line and column(s) when the
 /// offending row was imported, or the table and rowid when an import removed its parent.
-fn check_foreign_keys(tx: &Transaction, dir: &Path, lines: &HashMap<String, HashMap<i64, usize>>) -> Result<()> {
+fn check_foreign_keys(
+    tx: &Transaction,
+    dir: &Path,
+    lines: &HashMap<String, HashMap<i64, usize>>,
+) -> Result<()> {
     let violation = tx
         .query_row("PRAGMA foreign_key_check", [], |r| {
-            Ok((r.get::<_, String>(0)?, r.get::<_, i64>(1)?, r.get::<_, String>(2)?, r.get::<_, i64>(3)?))
+            Ok((
+                r.get::<_, String>(0)?,
+                r.get::<_, i64>(1)?,
+                r.get::<_, String>(2)?,
+                r.get::<_, i64>(3)?,
+            ))
         })
         .optional()?;
-    let Some((table, rowid, parent, fkid)) = violation else { return Ok(()) };
-    let mut stmt = tx.prepare("SELECT \"from\" FROM pragma_foreign_key_list(?1) WHERE id = ?2 ORDER BY seq")?;
-    let cols: Vec<String> = stmt.query_map((&table, fkid), |r| r.get(0))?.collect::<rusqlite::Result<_>>()?;
+    let Some((table, rowid, parent, fkid)) = violation else {
+        return Ok(());
+    };
+    let mut stmt =
+        tx.prepare("SELECT \"from\" FROM pragma_foreign_key_list(?1) WHERE id = ?2 ORDER BY seq")?;
+    let cols: Vec<String> = stmt
+        .query_map((&table, fkid), |r| r.get(0))?
+        .collect::<rusqlite::Result<_>>()?;
     let quoted: Vec<String> = cols.iter().map(|c| quote(c)).collect();
-    let sql = format!("SELECT {} FROM {} WHERE rowid = ?1", quoted.join(", "), quote(&table));
+    let sql = format!(
+        "SELECT {} FROM {} WHERE rowid = ?1",
+        quoted.join(", "),
+        quote(&table)
+    );
     let key: Vec<String> = tx.query_row(&sql, [rowid], |r| {
-        (0..cols.len()).map(|i| Ok(render(r.get_ref(i)?).ok().flatten().unwrap_or_default())).collect()
+        (0..cols.len())
+            .map(|i| Ok(render(r.get_ref(i)?).ok().flatten().unwrap_or_default()))
+            .collect()
     })?;
     let (cols, key) = (cols.join(", "), key.join(", "));
     let file = |t: &str| csv_path(dir, t).display().to_string();
@@ -181,7 +251,9 @@ mod tests {
     use rusqlite::params;
 
     fn scratch_dir(name: &str) -> PathBuf {
-        let dir = std::env::temp_dir().join(format!("isadb-csv-{}-{name}", std::process::id())).join("rules.db");
+        let dir = std::env::temp_dir()
+            .join(format!("isadb-csv-{}-{name}", std::process::id()))
+            .join("rules.db");
         let _ = fs::remove_dir_all(&dir);
         dir
     }
@@ -291,7 +363,10 @@ mod tests {
     }
 
     fn read_all(dir: &Path) -> Vec<(String, String)> {
-        COMMITTED_TABLES.iter().map(|t| (t.to_string(), fs::read_to_string(csv_path(dir, t)).unwrap())).collect()
+        COMMITTED_TABLES
+            .iter()
+            .map(|t| (t.to_string(), fs::read_to_string(csv_path(dir, t)).unwrap()))
+            .collect()
     }
 
     #[test]
@@ -312,11 +387,20 @@ mod tests {
         assert!(
             rules.contains("\n1,add-comm,(+ a b),(+ b a),,simplify,,,hand-written,h1,proven,\"4,8,16\",i8 i16,,12.5,")
         );
-        assert!(rules.contains("\n7,ünïcødé ✓,x,y,,lift,-1,\"\",imported,h3,unknown,\"\",\"\",,3.0,\n"));
+        assert!(
+            rules.contains("\n7,ünïcødé ✓,x,y,,lift,-1,\"\",imported,h3,unknown,\"\",\"\",,3.0,\n")
+        );
         let members = fs::read_to_string(csv_path(&a, "class_members")).unwrap();
-        assert_eq!(members, "class_id,instruction_id,binding\n1,1,T=i16\n1,2,T=i32\n");
+        assert_eq!(
+            members,
+            "class_id,instruction_id,binding\n1,1,T=i16\n1,2,T=i32\n"
+        );
 
-        let row = |sql: &str| db.conn().query_row(sql, [], |r| r.get::<_, String>(0)).unwrap();
+        let row = |sql: &str| {
+            db.conn()
+                .query_row(sql, [], |r| r.get::<_, String>(0))
+                .unwrap()
+        };
         assert_eq!(
             row("SELECT typeof(predicate) || typeof(phase) || typeof(solver_ms) FROM rules WHERE id = 1"),
             "nullnullreal"
@@ -325,10 +409,17 @@ mod tests {
             row("SELECT quote(predicate) || quote(rhs) || typeof(phase) FROM rules WHERE id = 2"),
             "''''integer"
         );
-        assert_eq!(row("SELECT counterexample FROM rules WHERE id = 2"), "a=0x7f,\r\nb=\"1\"");
+        assert_eq!(
+            row("SELECT counterexample FROM rules WHERE id = 2"),
+            "a=0x7f,\r\nb=\"1\""
+        );
         assert_eq!(row("SELECT name FROM rules WHERE id = 7"), "ünïcødé ✓");
-        assert!(fs::read_to_string(csv_path(&a, "verification_runs")).unwrap().ends_with(",2,1,1,1e-7\n"));
-        assert!(fs::read_to_string(csv_path(&a, "synthesis_runs")).unwrap().ends_with(",4,123456789.125\n"));
+        assert!(fs::read_to_string(csv_path(&a, "verification_runs"))
+            .unwrap()
+            .ends_with(",2,1,1,1e-7\n"));
+        assert!(fs::read_to_string(csv_path(&a, "synthesis_runs"))
+            .unwrap()
+            .ends_with(",4,123456789.125\n"));
     }
 
     #[test]
@@ -349,54 +440,102 @@ mod tests {
                 "rules",
                 "id,name",
                 "id,nam",
-                format!("{}: line 1: unknown column 'nam' (table 'rules' has id, name, lhs,", file("rules")),
+                format!(
+                    "{}: line 1: unknown column 'nam' (table 'rules' has id, name, lhs,",
+                    file("rules")
+                ),
             ),
             (
                 "rules",
                 ",lower,3,",
                 ",lower,three,",
-                format!("{}: line 3: column 'phase': expected an integer, found \"three\"", file("rules")),
+                format!(
+                    "{}: line 3: column 'phase': expected an integer, found \"three\"",
+                    file("rules")
+                ),
             ),
             (
                 "rules",
                 ",12.5,",
                 ",12.5.1,",
-                format!("{}: line 2: column 'solver_ms': expected a number, found \"12.5.1\"", file("rules")),
+                format!(
+                    "{}: line 2: column 'solver_ms': expected a number, found \"12.5.1\"",
+                    file("rules")
+                ),
             ),
-            ("rules", ",proven,", ",maybe,", format!("{}: line 2: CHECK constraint failed: status IN", file("rules"))),
-            ("rules", "\n7,", "\n1,", format!("{}: line 6: UNIQUE constraint failed: rules.id", file("rules"))),
+            (
+                "rules",
+                ",proven,",
+                ",maybe,",
+                format!(
+                    "{}: line 2: CHECK constraint failed: status IN",
+                    file("rules")
+                ),
+            ),
+            (
+                "rules",
+                "\n7,",
+                "\n1,",
+                format!(
+                    "{}: line 6: UNIQUE constraint failed: rules.id",
+                    file("rules")
+                ),
+            ),
             (
                 "class_members",
                 "\n1,2,",
                 "\n9,2,",
-                format!("{}: line 3: column 'class_id': no 'classes' row with key 9", file("class_members")),
+                format!(
+                    "{}: line 3: column 'class_id': no 'classes' row with key 9",
+                    file("class_members")
+                ),
             ),
             (
                 "class_members",
                 "\n1,2,",
                 "\n1,5,",
-                format!("{}: line 3: column 'instruction_id': no 'instructions' row with key 5", file("class_members")),
+                format!(
+                    "{}: line 3: column 'instruction_id': no 'instructions' row with key 5",
+                    file("class_members")
+                ),
             ),
             (
                 "validation_results",
                 "1000",
                 "\"1000\"x",
-                format!("{}: line 2: field 4: unexpected 'x' after the field", file("validation_results")),
+                format!(
+                    "{}: line 2: field 4: unexpected 'x' after the field",
+                    file("validation_results")
+                ),
             ),
         ];
         for (table, from, to, want) in cases {
             let dir = scratch_dir("bad");
             fs::create_dir_all(&dir).unwrap();
             for (t, text) in read_all(&good) {
-                let text = if t == table { text.replacen(from, to, 1) } else { text };
+                let text = if t == table {
+                    text.replacen(from, to, 1)
+                } else {
+                    text
+                };
                 fs::write(csv_path(&dir, &t), text).unwrap();
             }
-            let got = db.import_tables(&dir, COMMITTED_TABLES).err().expect(&want).to_string();
+            let got = db
+                .import_tables(&dir, COMMITTED_TABLES)
+                .expect_err(&want)
+                .to_string();
             let want = want.replace(&good.display().to_string(), &dir.display().to_string());
-            assert!(got.starts_with(&want) && !got.contains('\n'), "got  {got}\nwant {want}");
+            assert!(
+                got.starts_with(&want) && !got.contains('\n'),
+                "got  {got}\nwant {want}"
+            );
             let after = scratch_dir("bad-after");
             db.export_tables(&after, COMMITTED_TABLES).unwrap();
-            assert_eq!(read_all(&after), read_all(&good), "database changed after: {want}");
+            assert_eq!(
+                read_all(&after),
+                read_all(&good),
+                "database changed after: {want}"
+            );
         }
     }
 
@@ -405,8 +544,16 @@ mod tests {
         let dir = scratch_dir("orphan");
         let mut db = populated();
         db.export_tables(&dir, &["classes"]).unwrap();
-        fs::write(csv_path(&dir, "classes"), "id,name,description\n2,empty,\"\"\n").unwrap();
-        let err = db.import_tables(&dir, &["classes"]).err().unwrap().to_string();
+        fs::write(
+            csv_path(&dir, "classes"),
+            "id,name,description\n2,empty,\"\"\n",
+        )
+        .unwrap();
+        let err = db
+            .import_tables(&dir, &["classes"])
+            .err()
+            .unwrap()
+            .to_string();
         let want = format!(
             "{}: 'class_members' row 1 refers by 'class_id' to a 'classes' row with key 1, which is missing",
             csv_path(&dir, "classes").display()
@@ -415,16 +562,41 @@ mod tests {
         assert_eq!(db.stats().unwrap().classes, 2);
         // Columns missing from the header take their defaults (none here, so NOT NULL fails).
         fs::write(csv_path(&dir, "classes"), "id,name\n1,add2\n2,empty\n").unwrap();
-        let err = db.import_tables(&dir, &["classes"]).err().unwrap().to_string();
-        assert!(err.ends_with("line 2: NOT NULL constraint failed: classes.description"), "{err}");
-        fs::write(csv_path(&dir, "classes"), "name,id,description\nadd2,1,\"\"\nempty,2,\n").unwrap();
-        let err = db.import_tables(&dir, &["classes"]).err().unwrap().to_string();
-        assert!(err.ends_with("line 3: NOT NULL constraint failed: classes.description"), "{err}");
+        let err = db
+            .import_tables(&dir, &["classes"])
+            .err()
+            .unwrap()
+            .to_string();
+        assert!(
+            err.ends_with("line 2: NOT NULL constraint failed: classes.description"),
+            "{err}"
+        );
+        fs::write(
+            csv_path(&dir, "classes"),
+            "name,id,description\nadd2,1,\"\"\nempty,2,\n",
+        )
+        .unwrap();
+        let err = db
+            .import_tables(&dir, &["classes"])
+            .err()
+            .unwrap()
+            .to_string();
+        assert!(
+            err.ends_with("line 3: NOT NULL constraint failed: classes.description"),
+            "{err}"
+        );
         // Same keys again, in any column order: children keep their parents, so it goes through.
-        fs::write(csv_path(&dir, "classes"), "name,id,description\nadd2,1,\"\"\nempty,2,x\n").unwrap();
+        fs::write(
+            csv_path(&dir, "classes"),
+            "name,id,description\nadd2,1,\"\"\nempty,2,x\n",
+        )
+        .unwrap();
         db.import_tables(&dir, &["classes"]).unwrap();
         assert_eq!(
-            db.conn().query_row("SELECT name FROM classes WHERE id = 1", [], |r| r.get::<_, String>(0)).unwrap(),
+            db.conn()
+                .query_row("SELECT name FROM classes WHERE id = 1", [], |r| r
+                    .get::<_, String>(0))
+                .unwrap(),
             "add2"
         );
     }
@@ -435,11 +607,24 @@ mod tests {
         fs::create_dir_all(&dir).unwrap();
         let mut db = catalogue();
         let err = db.import_tables(&dir, &["rules"]).err().unwrap();
-        assert!(matches!(err, Error::Io { .. }) && err.to_string().contains("rules.csv"), "{err}");
+        assert!(
+            matches!(err, Error::Io { .. }) && err.to_string().contains("rules.csv"),
+            "{err}"
+        );
         let err = db.export_tables(&dir, &["nope"]).err().unwrap().to_string();
-        assert!(err.ends_with("nope.csv: no table 'nope' in the database"), "{err}");
+        assert!(
+            err.ends_with("nope.csv: no table 'nope' in the database"),
+            "{err}"
+        );
         fs::write(csv_path(&dir, "rules"), "").unwrap();
-        let err = db.import_tables(&dir, &["rules"]).err().unwrap().to_string();
-        assert!(err.ends_with("rules.csv: line 1: empty file, expected a header row"), "{err}");
+        let err = db
+            .import_tables(&dir, &["rules"])
+            .err()
+            .unwrap()
+            .to_string();
+        assert!(
+            err.ends_with("rules.csv: line 1: empty file, expected a header row"),
+            "{err}"
+        );
     }
 }

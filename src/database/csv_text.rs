@@ -34,7 +34,9 @@ pub(super) fn write_record(out: &mut String, fields: &[Field]) {
 
 /// Parses a whole file (records end with "\n" or "\r\n"); errors name `source` and the line.
 pub(super) fn parse(text: &str, source: &str) -> Result<Vec<Record>> {
-    let err = |line: usize, field: usize, msg: &str| Error::data(source, format!("line {line}: field {field}: {msg}"));
+    let err = |line: usize, field: usize, msg: &str| {
+        Error::data(source, format!("line {line}: field {field}: {msg}"))
+    };
     let mut records = Vec::new();
     let mut chars = text.chars().peekable();
     let mut line = 1;
@@ -46,7 +48,9 @@ pub(super) fn parse(text: &str, source: &str) -> Result<Vec<Record>> {
             if chars.next_if_eq(&'"').is_some() {
                 loop {
                     match chars.next() {
-                        None => return Err(err(start, fields.len() + 1, "unterminated quoted field")),
+                        None => {
+                            return Err(err(start, fields.len() + 1, "unterminated quoted field"))
+                        }
                         Some('"') if chars.next_if_eq(&'"').is_none() => break,
                         Some(c) => {
                             line += (c == '\n') as usize;
@@ -58,7 +62,11 @@ pub(super) fn parse(text: &str, source: &str) -> Result<Vec<Record>> {
             } else {
                 while let Some(c) = chars.next_if(|c| !matches!(c, ',' | '\n' | '\r')) {
                     if c == '"' {
-                        return Err(err(line, fields.len() + 1, "quote inside an unquoted field"));
+                        return Err(err(
+                            line,
+                            fields.len() + 1,
+                            "quote inside an unquoted field",
+                        ));
                     }
                     s.push(c);
                 }
@@ -75,10 +83,19 @@ pub(super) fn parse(text: &str, source: &str) -> Result<Vec<Record>> {
                     line += 1;
                     break;
                 }
-                Some(c) => return Err(err(line, fields.len(), &format!("unexpected {c:?} after the field"))),
+                Some(c) => {
+                    return Err(err(
+                        line,
+                        fields.len(),
+                        &format!("unexpected {c:?} after the field"),
+                    ))
+                }
             }
         }
-        records.push(Record { line: start, fields });
+        records.push(Record {
+            line: start,
+            fields,
+        });
     }
     Ok(records)
 }
@@ -94,14 +111,29 @@ mod tests {
     #[test]
     fn round_trip_keeps_null_empty_and_special_text() {
         let rows = vec![
-            vec![f("a"), None, f(""), f("x,y"), f("say \"hi\""), f("two\nlines"), f("cr\r\nlf"), f("ünï ✓")],
+            vec![
+                f("a"),
+                None,
+                f(""),
+                f("x,y"),
+                f("say \"hi\""),
+                f("two\nlines"),
+                f("cr\r\nlf"),
+                f("ünï ✓"),
+            ],
             vec![None, None, None, None, None, None, None, None],
         ];
         let mut out = String::new();
         rows.iter().for_each(|r| write_record(&mut out, r));
-        assert_eq!(out.lines().next().unwrap(), r#"a,,"","x,y","say ""hi""","two"#);
+        assert_eq!(
+            out.lines().next().unwrap(),
+            r#"a,,"","x,y","say ""hi""","two"#
+        );
         let back = parse(&out, "t.csv").unwrap();
-        assert_eq!(back.iter().map(|r| r.fields.clone()).collect::<Vec<_>>(), rows);
+        assert_eq!(
+            back.iter().map(|r| r.fields.clone()).collect::<Vec<_>>(),
+            rows
+        );
         assert_eq!(back.iter().map(|r| r.line).collect::<Vec<_>>(), [1, 4]);
     }
 
@@ -116,8 +148,17 @@ mod tests {
     #[test]
     fn malformed_quoting_names_line_and_field() {
         let e = |t: &str| parse(t, "t.csv").err().unwrap().to_string();
-        assert_eq!(e("a,b\n1,\"open\n"), "t.csv: line 2: field 2: unterminated quoted field");
-        assert_eq!(e("a,b\n1,x\"y\n"), "t.csv: line 2: field 2: quote inside an unquoted field");
-        assert_eq!(e("a,b\n\"q\"z,1\n"), "t.csv: line 2: field 1: unexpected 'z' after the field");
+        assert_eq!(
+            e("a,b\n1,\"open\n"),
+            "t.csv: line 2: field 2: unterminated quoted field"
+        );
+        assert_eq!(
+            e("a,b\n1,x\"y\n"),
+            "t.csv: line 2: field 2: quote inside an unquoted field"
+        );
+        assert_eq!(
+            e("a,b\n\"q\"z,1\n"),
+            "t.csv: line 2: field 1: unexpected 'z' after the field"
+        );
     }
 }

@@ -30,14 +30,20 @@ impl Database {
     /// naming the file.
     pub fn open(path: impl AsRef<Path>) -> Result<Database> {
         let path = path.as_ref();
-        Connection::open(path).map_err(Error::from).and_then(Database::setup).map_err(|e| {
-            let why = match e {
-                Error::Sql(e) => e.to_string(),
-                Error::Data { msg, .. } => msg,
-                e => e.to_string(),
-            };
-            Error::data(path.display().to_string(), format!("cannot open database: {why}"))
-        })
+        Connection::open(path)
+            .map_err(Error::from)
+            .and_then(Database::setup)
+            .map_err(|e| {
+                let why = match e {
+                    Error::Sql(e) => e.to_string(),
+                    Error::Data { msg, .. } => msg,
+                    e => e.to_string(),
+                };
+                Error::data(
+                    path.display().to_string(),
+                    format!("cannot open database: {why}"),
+                )
+            })
     }
 
     /// A fresh private in-memory database with the current schema (tests, dry runs).
@@ -65,7 +71,10 @@ impl Database {
 
     /// Runs `f` in one transaction: committed if it returns Ok, rolled back on Err (or panic),
     /// so the database is never left half-written.
-    pub fn transaction<T>(&mut self, f: impl FnOnce(&rusqlite::Transaction) -> Result<T>) -> Result<T> {
+    pub fn transaction<T>(
+        &mut self,
+        f: impl FnOnce(&rusqlite::Transaction) -> Result<T>,
+    ) -> Result<T> {
         let tx = self.conn.transaction()?;
         let value = f(&tx)?;
         tx.commit()?;
@@ -80,7 +89,10 @@ impl Database {
 
     /// Sets (inserts or replaces) the `meta` value for `key`.
     pub fn set_meta(&self, key: &str, value: &str) -> Result<()> {
-        self.conn.execute("INSERT OR REPLACE INTO meta(key, value) VALUES (?1, ?2)", [key, value])?;
+        self.conn.execute(
+            "INSERT OR REPLACE INTO meta(key, value) VALUES (?1, ?2)",
+            [key, value],
+        )?;
         Ok(())
     }
 }
@@ -99,7 +111,10 @@ mod tests {
     #[test]
     fn fresh_database_has_every_table_and_version() {
         let db = Database::open_in_memory().unwrap();
-        let version: u32 = db.conn().query_row("PRAGMA user_version", [], |r| r.get(0)).unwrap();
+        let version: u32 = db
+            .conn()
+            .query_row("PRAGMA user_version", [], |r| r.get(0))
+            .unwrap();
         assert_eq!(version, SCHEMA_VERSION);
         for t in [
             "isas",
@@ -116,10 +131,16 @@ mod tests {
             "implements",
             "meta",
         ] {
-            let n: i64 = db.conn().query_row(&format!("SELECT count(*) FROM {t}"), [], |r| r.get(0)).unwrap();
+            let n: i64 = db
+                .conn()
+                .query_row(&format!("SELECT count(*) FROM {t}"), [], |r| r.get(0))
+                .unwrap();
             assert_eq!(n, 0, "{t}");
         }
-        let fk: bool = db.conn().query_row("PRAGMA foreign_keys", [], |r| r.get(0)).unwrap();
+        let fk: bool = db
+            .conn()
+            .query_row("PRAGMA foreign_keys", [], |r| r.get(0))
+            .unwrap();
         assert!(fk);
     }
 
@@ -127,11 +148,17 @@ mod tests {
     fn reopening_a_file_keeps_data_and_uses_wal() {
         let dir = scratch_dir("reopen");
         let path = dir.join("isadb.sqlite");
-        Database::open(&path).unwrap().set_meta("input_hash", "abc").unwrap();
+        Database::open(&path)
+            .unwrap()
+            .set_meta("input_hash", "abc")
+            .unwrap();
         let db = Database::open(&path).unwrap();
         assert_eq!(db.meta("input_hash").unwrap().as_deref(), Some("abc"));
         assert_eq!(db.meta("missing").unwrap(), None);
-        let mode: String = db.conn().query_row("PRAGMA journal_mode", [], |r| r.get(0)).unwrap();
+        let mode: String = db
+            .conn()
+            .query_row("PRAGMA journal_mode", [], |r| r.get(0))
+            .unwrap();
         assert_eq!(mode, "wal");
     }
 
@@ -144,7 +171,8 @@ mod tests {
         });
         assert!(r.is_err());
         assert_eq!(db.meta("k").unwrap(), None);
-        db.transaction(|tx| Ok(tx.execute("INSERT INTO meta VALUES ('k', 'v')", [])?)).unwrap();
+        db.transaction(|tx| Ok(tx.execute("INSERT INTO meta VALUES ('k', 'v')", [])?))
+            .unwrap();
         assert_eq!(db.meta("k").unwrap().as_deref(), Some("v"));
     }
 
@@ -152,10 +180,18 @@ mod tests {
     fn corrupted_file_is_one_line_error() {
         let dir = scratch_dir("corrupt");
         let path = dir.join("isadb.sqlite");
-        let bytes: Vec<u8> = (0..8192u32).map(|i| (i.wrapping_mul(2654435761) >> 13) as u8).collect();
+        let bytes: Vec<u8> = (0..8192u32)
+            .map(|i| (i.wrapping_mul(2654435761) >> 13) as u8)
+            .collect();
         std::fs::write(&path, bytes).unwrap();
-        let msg = Database::open(&path).err().expect("random bytes must not open").to_string();
-        assert!(msg.contains("isadb.sqlite") && msg.contains("not a database"), "{msg}");
+        let msg = Database::open(&path)
+            .err()
+            .expect("random bytes must not open")
+            .to_string();
+        assert!(
+            msg.contains("isadb.sqlite") && msg.contains("not a database"),
+            "{msg}"
+        );
         assert!(!msg.contains('\n'), "{msg}");
     }
 
@@ -163,7 +199,11 @@ mod tests {
     fn newer_schema_is_refused() {
         let dir = scratch_dir("newer");
         let path = dir.join("isadb.sqlite");
-        Database::open(&path).unwrap().conn().pragma_update(None, "user_version", SCHEMA_VERSION + 1).unwrap();
+        Database::open(&path)
+            .unwrap()
+            .conn()
+            .pragma_update(None, "user_version", SCHEMA_VERSION + 1)
+            .unwrap();
         let msg = Database::open(&path).err().unwrap().to_string();
         assert!(msg.contains("newer"), "{msg}");
     }

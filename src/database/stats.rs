@@ -48,11 +48,18 @@ impl Database {
         while let Some(row) = rows.next()? {
             let isa: String = row.get(0)?;
             if isas.last().is_none_or(|s| s.name != isa) {
-                isas.push(IsaStats { name: isa, ..IsaStats::default() });
+                isas.push(IsaStats {
+                    name: isa,
+                    ..IsaStats::default()
+                });
             }
             let entry = isas.last_mut().expect("pushed above");
             if let Some(name) = row.get::<_, Option<String>>(1)? {
-                let feature = FeatureStats { name, instructions: row.get(2)?, with_intrinsic: row.get(3)? };
+                let feature = FeatureStats {
+                    name,
+                    instructions: row.get(2)?,
+                    with_intrinsic: row.get(3)?,
+                };
                 entry.instructions += feature.instructions;
                 entry.with_intrinsic += feature.with_intrinsic;
                 entry.features.push(feature);
@@ -60,7 +67,9 @@ impl Database {
         }
         let count = |sql: &str| conn.query_row(sql, [], |r| r.get::<_, u64>(0));
         let by_status = |table: &str| -> Result<BTreeMap<String, u64>> {
-            let mut stmt = conn.prepare(&format!("SELECT status, count(*) FROM {table} GROUP BY status"))?;
+            let mut stmt = conn.prepare(&format!(
+                "SELECT status, count(*) FROM {table} GROUP BY status"
+            ))?;
             let rows = stmt.query_map([], |r| Ok((r.get(0)?, r.get(1)?)))?;
             Ok(rows.collect::<rusqlite::Result<_>>()?)
         };
@@ -99,13 +108,26 @@ mod tests {
             )
             .unwrap();
         let s = db.stats().unwrap();
-        let feature =
-            |name: &str, instructions, with_intrinsic| FeatureStats { name: name.into(), instructions, with_intrinsic };
+        let feature = |name: &str, instructions, with_intrinsic| FeatureStats {
+            name: name.into(),
+            instructions,
+            with_intrinsic,
+        };
         assert_eq!(
             s.isas,
             vec![
-                IsaStats { name: "neon".into(), instructions: 0, with_intrinsic: 0, features: vec![] },
-                IsaStats { name: "rvv".into(), instructions: 1, with_intrinsic: 1, features: vec![feature("v", 1, 1)] },
+                IsaStats {
+                    name: "neon".into(),
+                    instructions: 0,
+                    with_intrinsic: 0,
+                    features: vec![]
+                },
+                IsaStats {
+                    name: "rvv".into(),
+                    instructions: 1,
+                    with_intrinsic: 1,
+                    features: vec![feature("v", 1, 1)]
+                },
                 IsaStats {
                     name: "x86".into(),
                     instructions: 2,
@@ -115,7 +137,10 @@ mod tests {
             ]
         );
         assert_eq!((s.idioms, s.classes), (0, 1));
-        assert_eq!(s.rules_by_status, BTreeMap::from([("proven".into(), 2), ("unverified".into(), 1)]));
+        assert_eq!(
+            s.rules_by_status,
+            BTreeMap::from([("proven".into(), 2), ("unverified".into(), 1)])
+        );
         assert!(s.validation_by_status.is_empty());
     }
 }

@@ -89,6 +89,18 @@ static void emit(const void *p, unsigned long n) {
   }
 }
 
+/* Reads up to n bytes from stdin into p, retrying short reads; returns the count read (n unless EOF/error). */
+static unsigned long read_in(void *p, unsigned long n) {
+  char *c = (char *)p;
+  unsigned long got = 0;
+  while (got < n) {
+    long r = (long)read(0, c + got, n - got);
+    if (r <= 0) break;
+    got += (unsigned long)r;
+  }
+  return got;
+}
+
 int harness_main(void);
 int main(void) { return harness_main(); }
 "#
@@ -124,6 +136,18 @@ static void emit(const void *p, unsigned long n) {
     c += w;
     n -= (unsigned long)w;
   }
+}
+
+/* Reads up to n bytes from stdin into p via the read syscall (63), retrying short reads; returns the count read. */
+static unsigned long read_in(void *p, unsigned long n) {
+  char *c = (char *)p;
+  unsigned long got = 0;
+  while (got < n) {
+    long r = isadb_syscall3(63, 0, (long)(c + got), (long)(n - got));
+    if (r <= 0) break;
+    got += (unsigned long)r;
+  }
+  return got;
 }
 
 int harness_main(void);
@@ -191,7 +215,7 @@ __attribute__((weak)) int __hexagon_modsi3(int a, int b) { return (int)__hexagon
 "#;
 
 /// C text every harness starts with for this target: intrinsic headers, `static void emit(const void *p, unsigned long n)`
-/// writing n bytes to stdout, and an entry point (`main`, or for HVX a `_start` stub) that returns `int harness_main(void)`'s value as exit code.
+/// writing n bytes to stdout, `static unsigned long read_in(void *p, unsigned long n)` reading up to n bytes of stdin, and an entry point (`main`, or for HVX a `_start` stub) that returns `int harness_main(void)`'s value as exit code.
 pub fn prelude(target: Target) -> &'static str {
     match target {
         Target::X86 => X86_PRELUDE,
@@ -212,7 +236,10 @@ pub fn check_tools(target: Target) -> Result<(), String> {
             .map(|s| s.success())
             .unwrap_or(false);
         if !ok {
-            return Err(format!("{} target: required tool `{tool}` is not installed or not runnable", target.name()));
+            return Err(format!(
+                "{} target: required tool `{tool}` is not installed or not runnable",
+                target.name()
+            ));
         }
     }
     Ok(())
@@ -221,6 +248,33 @@ pub fn check_tools(target: Target) -> Result<(), String> {
 /// Upper bound on one harness execution, so a hung emulator cannot stall validation.
 const RUN_TIMEOUT: Duration = Duration::from_secs(120);
 
+/// Why [`build_and_run`] failed, by stage, with the tool output callers need to attribute errors.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Failure {
+    /// A file could not be written or a tool could not be started.
+    Setup(String),
+    /// The compiler (`stage` "compile") or linker ("link") rejected the program: `summary` is one readable line
+    /// (first error lines), `stderr` the tool's complete diagnostics.
+    Build {
+        stage: &'static str,
+        summary: String,
+        stderr: String,
+    },
+    /// The program ran but failed (non-zero exit, signal or timeout); `stdout` holds what it wrote before that.
+    Run { summary: String, stdout: Vec<u8> },
+}
+
+impl std::fmt::Display for Failure {
+    /// The one-line summary.
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            Failure::Setup(s)
+            | Failure::Build { summary: s, .. }
+            | Failure::Run { summary: s, .. } => f.write_str(s),
+        }
+    }
+}
+
 /// Compiles `source` (prelude already included by the caller) with the extra flags, runs it, returns its stdout bytes.
 /// Errors carry the compiler's first error lines or the emulator's exit status, as one readable message.
 ///
@@ -228,28 +282,68 @@ const RUN_TIMEOUT: Duration = Duration::from_secs(120);
 /// (e.g. `+sve2`) is appended to the `-march` string; for Hvx a `-mvNN` replaces `-mv67`; everything else is passed
 /// to the compiler as-is. Intermediate files get unique names in `workdir` (created if missing); they are deleted
 /// afterwards, except that the source is kept on failure (the error message names its path).
-pub fn compile_and_run(target: Target, source: &str, extra_flags: &[String], workdir: &Path) -> Result<Vec<u8>, String> {
-    std::fs::create_dir_all(workdir).map_err(|e| format!("cannot create workdir {}: {e}", workdir.display()))?;
+pub fn compile_and_run(
+    target: Target,
+    source: &str,
+    extra_flags: &[String],
+    workdir: &Path,
+) -> Result<Vec<u8>, String> {
+    execute(target, source, extra_flags, workdir, &[], true).map_err(|(f, src)| match src {
+        Some(src) => format!("{f} [source: {}]", src.display()),
+        None => f.to_string(),
+    })
+}
+
+/// Like [`compile_and_run`], but feeds `stdin` to the program and reports failures by stage ([`Failure`]).
+/// All intermediate files are deleted, also on failure, unless the environment variable `ISADB_KEEP_HARNESS`
+/// is set (then the sources are kept in `workdir`, for debugging).
+pub fn build_and_run(
+    target: Target,
+    source: &str,
+    extra_flags: &[String],
+    workdir: &Path,
+    stdin: &[u8],
+) -> Result<Vec<u8>, Failure> {
+    let keep = std::env::var_os("ISADB_KEEP_HARNESS").is_some();
+    execute(target, source, extra_flags, workdir, stdin, keep).map_err(|(f, _)| f)
+}
+
+/// Writes the source, builds and runs it; on failure also returns the kept source's path (if `keep_source`).
+fn execute(
+    target: Target,
+    source: &str,
+    extra_flags: &[String],
+    workdir: &Path,
+    stdin: &[u8],
+    keep_source: bool,
+) -> Result<Vec<u8>, (Failure, Option<PathBuf>)> {
+    std::fs::create_dir_all(workdir).map_err(|e| {
+        (
+            Failure::Setup(format!("cannot create workdir {}: {e}", workdir.display())),
+            None,
+        )
+    })?;
     let stem = unique_stem(target);
     let src = workdir.join(format!("{stem}.c"));
     let obj = workdir.join(format!("{stem}.o"));
     let exe = workdir.join(format!("{stem}.elf"));
-    std::fs::write(&src, source).map_err(|e| format!("cannot write {}: {e}", src.display()))?;
+    std::fs::write(&src, source).map_err(|e| {
+        (
+            Failure::Setup(format!("cannot write {}: {e}", src.display())),
+            None,
+        )
+    })?;
 
-    let result = build(target, &src, &obj, &exe, extra_flags).and_then(|()| run(target, &exe));
-    match &result {
-        Ok(_) => {
-            for p in [&src, &obj, &exe] {
-                let _ = std::fs::remove_file(p);
-            }
-        }
-        Err(_) => {
-            for p in [&obj, &exe] {
-                let _ = std::fs::remove_file(p);
-            }
-        }
+    let result =
+        build(target, &src, &obj, &exe, extra_flags).and_then(|()| run(target, &exe, stdin));
+    for p in [&obj, &exe] {
+        let _ = std::fs::remove_file(p);
     }
-    result.map_err(|e| format!("{e} [source: {}]", src.display()))
+    let keep = result.is_err() && keep_source;
+    if !keep && std::env::var_os("ISADB_KEEP_HARNESS").is_none() {
+        let _ = std::fs::remove_file(&src);
+    }
+    result.map_err(|f| (f, keep.then_some(src)))
 }
 
 /// Returns a file stem unique across threads and processes sharing a workdir.
@@ -260,18 +354,31 @@ fn unique_stem(target: Target) -> String {
         .duration_since(std::time::UNIX_EPOCH)
         .map(|d| d.subsec_nanos())
         .unwrap_or(0);
-    format!("isadb_{}_{}_{}_{:08x}", target.name(), std::process::id(), n, nanos)
+    format!(
+        "isadb_{}_{}_{}_{:08x}",
+        target.name(),
+        std::process::id(),
+        n,
+        nanos
+    )
 }
 
 /// Splits extra flags into (march override, Neon march extensions, HVX `-mvNN` override, pass-through flags).
-fn split_flags(target: Target, extra: &[String]) -> (Option<&str>, String, Option<&str>, Vec<&str>) {
+fn split_flags(
+    target: Target,
+    extra: &[String],
+) -> (Option<&str>, String, Option<&str>, Vec<&str>) {
     let (mut march, mut exts, mut mv, mut rest) = (None, String::new(), None, Vec::new());
     for f in extra {
         if f.starts_with("-march=") && target != Target::Hvx {
             march = Some(f.as_str());
         } else if f.starts_with('+') && target == Target::Neon {
             exts.push_str(f);
-        } else if target == Target::Hvx && f.len() > 3 && f.starts_with("-mv") && f[3..].chars().all(|c| c.is_ascii_digit()) {
+        } else if target == Target::Hvx
+            && f.len() > 3
+            && f.starts_with("-mv")
+            && f[3..].chars().all(|c| c.is_ascii_digit())
+        {
             mv = Some(f.as_str());
         } else {
             rest.push(f.as_str());
@@ -281,13 +388,22 @@ fn split_flags(target: Target, extra: &[String]) -> (Option<&str>, String, Optio
 }
 
 /// Runs the compiler (and linker for HVX) producing `exe`.
-fn build(target: Target, src: &Path, obj: &Path, exe: &Path, extra: &[String]) -> Result<(), String> {
+fn build(
+    target: Target,
+    src: &Path,
+    obj: &Path,
+    exe: &Path,
+    extra: &[String],
+) -> Result<(), Failure> {
     let (march, exts, mv, rest) = split_flags(target, extra);
     match target {
         Target::X86 | Target::Neon => {
             let (cc, default_march) = match target {
                 Target::X86 => ("gcc", "-march=native"),
-                _ => ("aarch64-linux-gnu-gcc", "-march=armv8.2-a+dotprod+i8mm+rdma"),
+                _ => (
+                    "aarch64-linux-gnu-gcc",
+                    "-march=armv8.2-a+dotprod+i8mm+rdma",
+                ),
             };
             let mut cmd = Command::new(cc);
             cmd.arg("-O1");
@@ -295,50 +411,86 @@ fn build(target: Target, src: &Path, obj: &Path, exe: &Path, extra: &[String]) -
                 cmd.arg("-static");
             }
             cmd.arg(format!("{}{}", march.unwrap_or(default_march), exts));
-            cmd.arg("-fno-strict-aliasing").args(&rest).arg("-o").arg(exe).arg(src).arg("-lm");
+            cmd.arg("-fno-strict-aliasing")
+                .args(&rest)
+                .arg("-o")
+                .arg(exe)
+                .arg(src)
+                .arg("-lm");
             run_tool(target, "compile", cmd)
         }
         Target::Hvx => {
             let mut cc = Command::new("clang-14");
-            cc.args(["--target=hexagon", mv.unwrap_or("-mv67"), "-mhvx", "-mhvx-length=128b", "-O1"])
-                .args(["-ffreestanding", "-nostdlib", "-G0", "-fno-strict-aliasing"])
-                .args(&rest)
-                .arg("-c")
-                .arg(src)
-                .arg("-o")
-                .arg(obj);
+            cc.args([
+                "--target=hexagon",
+                mv.unwrap_or("-mv67"),
+                "-mhvx",
+                "-mhvx-length=128b",
+                "-O1",
+            ])
+            .args(["-ffreestanding", "-nostdlib", "-G0", "-fno-strict-aliasing"])
+            .args(&rest)
+            .arg("-c")
+            .arg(src)
+            .arg("-o")
+            .arg(obj);
             run_tool(target, "compile", cc)?;
             let mut ld = Command::new("ld.lld-14");
-            ld.args(["-static", "-e", "_start"]).arg(obj).arg("-o").arg(exe);
+            ld.args(["-static", "-e", "_start"])
+                .arg(obj)
+                .arg("-o")
+                .arg(exe);
             run_tool(target, "link", ld)
         }
     }
 }
 
-/// Runs a build tool; on failure returns its first error lines.
-fn run_tool(target: Target, stage: &str, mut cmd: Command) -> Result<(), String> {
+/// Runs a build tool; on failure returns its first error lines (summary) and complete diagnostics.
+fn run_tool(target: Target, stage: &'static str, mut cmd: Command) -> Result<(), Failure> {
     let prog = cmd.get_program().to_string_lossy().into_owned();
     let out = cmd
+        .env("LC_ALL", "C") // plain ASCII diagnostics, the same on every machine
         .stdin(Stdio::null())
         .output()
-        .map_err(|e| format!("{} {stage}: cannot run `{prog}`: {e}", target.name()))?;
+        .map_err(|e| {
+            Failure::Setup(format!(
+                "{} {stage}: cannot run `{prog}`: {e}",
+                target.name()
+            ))
+        })?;
     if out.status.success() {
         return Ok(());
     }
-    let text = String::from_utf8_lossy(&out.stderr);
-    Err(format!(
-        "{} {stage} failed ({prog}, {}): {}",
-        target.name(),
-        describe_status(out.status),
-        first_errors(&text)
-    ))
+    let text = String::from_utf8_lossy(&out.stderr).into_owned();
+    Err(Failure::Build {
+        stage,
+        summary: format!(
+            "{} {stage} failed ({prog}, {}): {}",
+            target.name(),
+            describe_status(out.status),
+            first_errors(&text)
+        ),
+        stderr: text,
+    })
 }
 
 /// Picks the first few `error` lines of compiler/linker output (or its first lines if none match).
 fn first_errors(text: &str) -> String {
-    let errs: Vec<&str> = text.lines().filter(|l| l.contains("error")).take(6).collect();
-    let lines: Vec<&str> = if errs.is_empty() { text.lines().take(10).collect() } else { errs };
-    lines.iter().map(|l| l.trim()).collect::<Vec<_>>().join(" | ")
+    let errs: Vec<&str> = text
+        .lines()
+        .filter(|l| l.contains("error"))
+        .take(6)
+        .collect();
+    let lines: Vec<&str> = if errs.is_empty() {
+        text.lines().take(10).collect()
+    } else {
+        errs
+    };
+    lines
+        .iter()
+        .map(|l| l.trim())
+        .collect::<Vec<_>>()
+        .join(" | ")
 }
 
 /// Formats an exit status including the terminating signal, if any.
@@ -356,8 +508,9 @@ fn describe_status(status: ExitStatus) -> String {
     }
 }
 
-/// Executes `exe` (under the target's emulator), enforcing [`RUN_TIMEOUT`], and returns stdout on exit status 0.
-fn run(target: Target, exe: &Path) -> Result<Vec<u8>, String> {
+/// Executes `exe` (under the target's emulator) with `stdin` as its standard input, enforcing [`RUN_TIMEOUT`],
+/// and returns stdout on exit status 0.
+fn run(target: Target, exe: &Path, stdin: &[u8]) -> Result<Vec<u8>, Failure> {
     let exe: PathBuf = exe.to_path_buf();
     let mut cmd = match target {
         Target::X86 => Command::new(&exe),
@@ -374,11 +527,17 @@ fn run(target: Target, exe: &Path) -> Result<Vec<u8>, String> {
     };
     let prog = cmd.get_program().to_string_lossy().into_owned();
     let mut child = cmd
-        .stdin(Stdio::null())
+        .stdin(if stdin.is_empty() {
+            Stdio::null()
+        } else {
+            Stdio::piped()
+        })
         .stdout(Stdio::piped())
         .stderr(Stdio::piped())
         .spawn()
-        .map_err(|e| format!("{} run: cannot start `{prog}`: {e}", target.name()))?;
+        .map_err(|e| {
+            Failure::Setup(format!("{} run: cannot start `{prog}`: {e}", target.name()))
+        })?;
     let mut so = child.stdout.take().expect("piped stdout");
     let mut se = child.stderr.take().expect("piped stderr");
     let t_out = std::thread::spawn(move || {
@@ -391,6 +550,14 @@ fn run(target: Target, exe: &Path) -> Result<Vec<u8>, String> {
         let _ = se.read_to_end(&mut v);
         v
     });
+    // The writer ignores errors: a program that exits early closes the pipe (EPIPE), which its status reports.
+    let t_in = child.stdin.take().map(|mut si| {
+        let data = stdin.to_vec();
+        std::thread::spawn(move || {
+            use std::io::Write;
+            let _ = si.write_all(&data);
+        })
+    });
     let start = Instant::now();
     let status = loop {
         match child.try_wait() {
@@ -401,26 +568,44 @@ fn run(target: Target, exe: &Path) -> Result<Vec<u8>, String> {
                 break None;
             }
             Ok(None) => std::thread::sleep(Duration::from_millis(2)),
-            Err(e) => return Err(format!("{} run: waiting for `{prog}` failed: {e}", target.name())),
+            Err(e) => {
+                return Err(Failure::Setup(format!(
+                    "{} run: waiting for `{prog}` failed: {e}",
+                    target.name()
+                )))
+            }
         }
     };
+    if let Some(t) = t_in {
+        let _ = t.join();
+    }
     let stdout = t_out.join().unwrap_or_default();
     let stderr = t_err.join().unwrap_or_default();
     let Some(status) = status else {
-        return Err(format!("{} run: `{prog}` timed out after {}s", target.name(), RUN_TIMEOUT.as_secs()));
+        let summary = format!(
+            "{} run: `{prog}` timed out after {}s",
+            target.name(),
+            RUN_TIMEOUT.as_secs()
+        );
+        return Err(Failure::Run { summary, stdout });
     };
     if status.success() {
         return Ok(stdout);
     }
     let err_text = String::from_utf8_lossy(&stderr);
     let err_text: String = err_text.lines().take(5).collect::<Vec<_>>().join(" | ");
-    Err(format!(
+    let summary = format!(
         "{} run failed: `{prog}` {} after writing {} stdout bytes{}",
         target.name(),
         describe_status(status),
         stdout.len(),
-        if err_text.is_empty() { String::new() } else { format!("; stderr: {err_text}") }
-    ))
+        if err_text.is_empty() {
+            String::new()
+        } else {
+            format!("; stderr: {err_text}")
+        }
+    );
+    Err(Failure::Run { summary, stdout })
 }
 
 #[cfg(test)]
@@ -516,7 +701,10 @@ int harness_main(void) {
 }
 "#,
             );
-            let flags: Vec<String> = ["-mavx512f", "-mavx512vnni"].iter().map(|s| s.to_string()).collect();
+            let flags: Vec<String> = ["-mavx512f", "-mavx512vnni"]
+                .iter()
+                .map(|s| s.to_string())
+                .collect();
             let out = compile_and_run(Target::X86, &src, &flags, &workdir()).unwrap();
             let exp: Vec<i32> = (0..16)
                 .map(|j: i32| {
@@ -606,15 +794,23 @@ int harness_main(void) {
 "#,
         );
         let out = compile_and_run(Target::Hvx, &src, &[], &workdir()).unwrap();
-        let mut h: Vec<i16> = (0..64).map(|i: i32| ((i * 300 - 9000) as i16).wrapping_add((i * 211 + 17) as i16)).collect();
+        let mut h: Vec<i16> = (0..64)
+            .map(|i: i32| ((i * 300 - 9000) as i16).wrapping_add((i * 211 + 17) as i16))
+            .collect();
         h[63] = i16::MIN;
         let ua: Vec<u8> = (0..128).map(|i: i32| (i * 37 + 11) as u8).collect();
         let ub: Vec<u8> = (0..128).map(|i: i32| (250 - i) as u8).collect();
         let rt: [i32; 4] = [3, 127, -1, -128];
-        let w: Vec<i32> = (0..32).map(|j| (0..4).map(|k| ua[4 * j + k] as i32 * rt[k]).sum()).collect();
+        let w: Vec<i32> = (0..32)
+            .map(|j| (0..4).map(|k| ua[4 * j + k] as i32 * rt[k]).sum())
+            .collect();
         // Widening pair: lo vector holds even-indexed lanes, hi vector holds odd-indexed lanes.
-        let even: Vec<i16> = (0..64).map(|i| ua[2 * i] as i16 + ub[2 * i] as i16).collect();
-        let odd: Vec<i16> = (0..64).map(|i| ua[2 * i + 1] as i16 + ub[2 * i + 1] as i16).collect();
+        let even: Vec<i16> = (0..64)
+            .map(|i| ua[2 * i] as i16 + ub[2 * i] as i16)
+            .collect();
+        let odd: Vec<i16> = (0..64)
+            .map(|i| ua[2 * i + 1] as i16 + ub[2 * i + 1] as i16)
+            .collect();
         let mut exp = le_i16(&h);
         exp.extend(le_i32(&w));
         exp.extend(le_i16(&even));
@@ -660,13 +856,43 @@ int harness_main(void) {
     }
 
     #[test]
+    fn stdin_reaches_every_target() {
+        let body = "int harness_main(void) { static unsigned char b[300000] __attribute__((aligned(256)));\n\
+                    unsigned long n = read_in(b, sizeof b); for (unsigned long i = 0; i < n; i++) b[i] ^= 0x5a;\n\
+                    emit(b, n); return n == 300000 ? 0 : 9; }\n";
+        let input: Vec<u8> = (0..300_000u32).map(|i| (i * 7 % 251) as u8).collect();
+        let expect: Vec<u8> = input.iter().map(|b| b ^ 0x5a).collect();
+        for t in Target::ALL {
+            if !have(t) || (t == Target::X86 && !cfg!(target_arch = "x86_64")) {
+                continue;
+            }
+            let out = build_and_run(t, &program(t, body), &[], &workdir(), &input).unwrap();
+            assert!(out == expect, "{t}: {} bytes back", out.len());
+            // A short input is seen as such (exit 9), with the stdout written so far.
+            match build_and_run(t, &program(t, body), &[], &workdir(), &input[..1000]) {
+                Err(Failure::Run { summary, stdout }) => {
+                    assert!(summary.contains("exit status 9"), "{summary}");
+                    assert_eq!(stdout.len(), 1000);
+                }
+                other => panic!("{t}: {other:?}"),
+            }
+        }
+    }
+
+    #[test]
     fn compile_error_is_reported() {
         if !have(Target::X86) {
             return;
         }
-        let src = program(Target::X86, "int harness_main(void) { return undefined_thing; }\n");
+        let src = program(
+            Target::X86,
+            "int harness_main(void) { return undefined_thing; }\n",
+        );
         let err = compile_and_run(Target::X86, &src, &[], &workdir()).unwrap_err();
-        assert!(err.contains("compile failed") && err.contains("undefined_thing"), "{err}");
+        assert!(
+            err.contains("compile failed") && err.contains("undefined_thing"),
+            "{err}"
+        );
         drop_kept_source(&err);
     }
 }
