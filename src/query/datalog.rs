@@ -172,17 +172,57 @@ impl Program {
     }
 }
 
-/// New head tuples for one rule: for each body position, its recent tuples joined with all
-/// tuples of the other atoms.
+/// New head tuples for one rule: for each body position, its recent tuples joined with the
+/// tuples of the other atoms (semi-naive). Variables live in slots (`UNBOUND` until an atom binds them).
 fn derive(
     rule: &Rule,
     consts: &[Option<u32>],
     vars: &HashMap<String, Variable<Vec<u32>>>,
 ) -> Vec<Vec<u32>> {
-    let snapshot = |name: &str, recent_only: bool| -> Vec<Vec<u32>> {
+    const UNBOUND: u32 = u32::MAX;
+    let mut names: Vec<String> = Vec::new();
+    let mut slot = |t: &Term| -> Option<usize> {
+        let Term::Var(v) = t else { return None };
+        Some(names.iter().position(|n| n == v).unwrap_or_else(|| {
+            names.push(v.clone());
+            names.len() - 1
+        }))
+    };
+    // Per body atom and term: the slot of a variable or the constant's id.
+    let mut const_at = consts.iter();
+    let atoms: Vec<Vec<(Option<usize>, Option<u32>)>> = rule
+        .body
+        .iter()
+        .map(|a| {
+            a.terms
+                .iter()
+                .map(|t| (slot(t), *const_at.next().unwrap()))
+                .collect()
+        })
+        .collect();
+    let constraints: Vec<[(Option<usize>, Option<u32>); 2]> = rule
+        .constraints
+        .iter()
+        .map(|c| {
+            [
+                (slot(&c.left), *const_at.next().unwrap()),
+                (slot(&c.right), *const_at.next().unwrap()),
+            ]
+        })
+        .collect();
+    let head: Vec<Option<usize>> = rule.head.terms.iter().map(&mut slot).collect();
+    drop(slot);
+    let width = names.len();
+    // The tuples an atom sees while `delta` takes the recent ones: earlier atoms see only the
+    // stable tuples and later ones everything, so each combination is derived once.
+    let snapshot = |name: &str, stable: bool, recent: bool| -> Vec<Vec<u32>> {
         let v = &vars[name];
-        let mut out: Vec<Vec<u32>> = v.recent.borrow().elements.clone();
-        if !recent_only {
+        let mut out: Vec<Vec<u32>> = if recent {
+            v.recent.borrow().elements.clone()
+        } else {
+            Vec::new()
+        };
+        if stable {
             for batch in v.stable.borrow().iter() {
                 out.extend(batch.elements.iter().cloned());
             }
@@ -191,37 +231,22 @@ fn derive(
     };
     let mut out = Vec::new();
     for delta in 0..rule.body.len() {
-        let tables: Vec<Vec<Vec<u32>>> = rule
-            .body
-            .iter()
-            .enumerate()
-            .map(|(i, a)| snapshot(&a.relation, i == delta))
-            .collect();
-        let mut bindings: Vec<HashMap<&str, u32>> = vec![HashMap::new()];
-        let mut bound: Vec<&str> = Vec::new();
-        let mut const_at = consts.iter();
-        for (atom, table) in rule.body.iter().zip(&tables) {
-            let atom_consts: Vec<Option<u32>> = atom
-                .terms
-                .iter()
-                .map(|_| *const_at.next().unwrap())
-                .collect();
-            // Hash join: index the atom's tuples by the terms already known (constants and
-            // variables bound by earlier atoms), then extend each binding by its matches.
-            let keyed: Vec<usize> = atom
-                .terms
-                .iter()
-                .enumerate()
-                .filter(|(_, t)| match t {
-                    Term::Const(_) => true,
-                    Term::Var(v) => bound.contains(&v.as_str()),
-                })
-                .map(|(i, _)| i)
+        // Nothing new at this position: every result was derived in an earlier round.
+        if vars[&rule.body[delta].relation].recent.borrow().is_empty() {
+            continue;
+        }
+        let mut bindings: Vec<Vec<u32>> = vec![vec![UNBOUND; width]];
+        let mut bound = vec![false; width];
+        for (i, (atom, terms)) in rule.body.iter().zip(&atoms).enumerate() {
+            let table = snapshot(&atom.relation, i != delta, i >= delta);
+            // Hash join on the terms already known: constants and variables bound earlier.
+            let keyed: Vec<usize> = (0..terms.len())
+                .filter(|&k| terms[k].0.is_none_or(|s| bound[s]))
                 .collect();
             let mut index: HashMap<Vec<u32>, Vec<&Vec<u32>>> = HashMap::new();
-            for t in table.iter().filter(|t| t.len() == atom.terms.len()) {
+            for t in table.iter().filter(|t| t.len() == terms.len()) {
                 index
-                    .entry(keyed.iter().map(|&i| t[i]).collect())
+                    .entry(keyed.iter().map(|&k| t[k]).collect())
                     .or_default()
                     .push(t);
             }
@@ -229,67 +254,46 @@ fn derive(
             for b in &bindings {
                 let key: Vec<u32> = keyed
                     .iter()
-                    .map(|&i| match &atom.terms[i] {
-                        Term::Const(_) => atom_consts[i].unwrap_or(u32::MAX),
-                        Term::Var(v) => b[v.as_str()],
+                    .map(|&k| match terms[k] {
+                        (Some(s), _) => b[s],
+                        (None, c) => c.unwrap_or(UNBOUND),
                     })
                     .collect();
                 'tuple: for t in index.get(&key).into_iter().flatten() {
                     let mut nb = b.clone();
-                    for (term, &v) in atom.terms.iter().zip(t.iter()) {
-                        if let Term::Var(name) = term {
-                            match nb.get(name.as_str()) {
-                                Some(&old) if old != v => continue 'tuple,
-                                Some(_) => {}
-                                None => {
-                                    nb.insert(name, v);
-                                }
+                    for (&(s, _), &v) in terms.iter().zip(t.iter()) {
+                        if let Some(s) = s {
+                            if nb[s] == UNBOUND {
+                                nb[s] = v;
+                            } else if nb[s] != v {
+                                continue 'tuple;
                             }
                         }
                     }
                     next.push(nb);
                 }
             }
-            for t in &atom.terms {
-                if let Term::Var(v) = t {
-                    if !bound.contains(&v.as_str()) {
-                        bound.push(v);
-                    }
+            for &(s, _) in terms {
+                if let Some(s) = s {
+                    bound[s] = true;
                 }
             }
             bindings = next;
         }
-        let value = |t: &Term, b: &HashMap<&str, u32>, c: Option<u32>| match t {
-            Term::Var(n) => b.get(n.as_str()).copied(),
-            Term::Const(_) => c,
-        };
-        let mut constraint_consts = const_at;
-        let cc: Vec<(Option<u32>, Option<u32>)> = rule
-            .constraints
-            .iter()
-            .map(|_| {
-                (
-                    *constraint_consts.next().unwrap(),
-                    *constraint_consts.next().unwrap(),
-                )
-            })
-            .collect();
+        let value = |b: &[u32], (s, c): (Option<usize>, Option<u32>)| s.map(|s| b[s]).or(c);
         for b in bindings {
-            let ok = rule.constraints.iter().zip(&cc).all(|(c, (lc, rc))| {
-                (value(&c.left, &b, *lc) == value(&c.right, &b, *rc)) == c.equal
-            });
+            let ok = rule
+                .constraints
+                .iter()
+                .zip(&constraints)
+                .all(|(c, [l, r])| (value(&b, *l) == value(&b, *r)) == c.equal);
             if ok {
-                if let Some(head) = rule
-                    .head
-                    .terms
+                if let Some(tuple) = head
                     .iter()
-                    .map(|t| match t {
-                        Term::Var(n) => b.get(n.as_str()).copied(),
-                        Term::Const(_) => None,
-                    })
+                    .map(|s| s.map(|s| b[s]))
                     .collect::<Option<Vec<u32>>>()
                 {
-                    out.push(head);
+                    out.push(tuple);
                 }
             }
         }
