@@ -1,45 +1,15 @@
 //! The real binary on the shipped specs: show, eval, prove, db build/export/import, and the
 //! one-line errors and exit codes for bad input.
 
-use std::path::{Path, PathBuf};
-use std::process::{Command, Output};
+use std::path::PathBuf;
+use std::process::Output;
 
-/// A private copy of the project's inputs, so tests never touch the shared database.
+mod common;
+
+use common::isadb;
+
 fn home(name: &str) -> PathBuf {
-    let root = Path::new(env!("CARGO_MANIFEST_DIR"));
-    let dir = std::env::temp_dir().join(format!("isadb-cli-{name}-{}", std::process::id()));
-    let _ = std::fs::remove_dir_all(&dir);
-    copy_dir(&root.join("specs"), &dir.join("specs"));
-    std::fs::create_dir_all(dir.join("rules.db")).unwrap();
-    for entry in std::fs::read_dir(root.join("rules.db")).unwrap() {
-        let p = entry.unwrap().path();
-        if p.extension().is_some_and(|x| x == "csv") {
-            std::fs::copy(&p, dir.join("rules.db").join(p.file_name().unwrap())).unwrap();
-        }
-    }
-    dir
-}
-
-fn copy_dir(from: &Path, to: &Path) {
-    std::fs::create_dir_all(to).unwrap();
-    for entry in std::fs::read_dir(from).unwrap() {
-        let p = entry.unwrap().path();
-        let dest = to.join(p.file_name().unwrap());
-        if p.is_dir() {
-            copy_dir(&p, &dest);
-        } else {
-            std::fs::copy(&p, &dest).unwrap();
-        }
-    }
-}
-
-fn isadb(home: &Path, args: &[&str]) -> Output {
-    Command::new(env!("CARGO_BIN_EXE_isadb"))
-        .arg("--home")
-        .arg(home)
-        .args(args)
-        .output()
-        .unwrap()
+    common::project_copy(&format!("cli-{name}"))
 }
 
 fn stdout(o: &Output) -> String {

@@ -6,12 +6,12 @@ use isadb::rules::load::{elaborate, load_rules, rule_macros, rule_types};
 use isadb::rules::mutate::mutants;
 use isadb::semantics::{prove_equivalent, Verdict};
 use isadb::spec::load_macros;
-use std::path::{Path, PathBuf};
-use std::process::{Command, Output};
+use std::path::PathBuf;
+use std::process::Output;
 
-fn root() -> &'static Path {
-    Path::new(env!("CARGO_MANIFEST_DIR"))
-}
+mod common;
+
+use common::{isadb, root};
 
 fn macros() -> Macros {
     rule_macros(&load_macros(&root().join("specs")).unwrap().macros).unwrap()
@@ -93,41 +93,8 @@ fn mutants_of_the_shipped_rules_are_refuted() {
     assert!(total >= 200, "only {total} mutants");
 }
 
-/// A private project copy (specs and the committed CSV tables).
 fn home(name: &str) -> PathBuf {
-    let dir = std::env::temp_dir().join(format!("isadb-rules-{name}-{}", std::process::id()));
-    let _ = std::fs::remove_dir_all(&dir);
-    copy_dir(&root().join("specs"), &dir.join("specs"));
-    std::fs::create_dir_all(dir.join("rules.db")).unwrap();
-    for entry in std::fs::read_dir(root().join("rules.db")).unwrap() {
-        let p = entry.unwrap().path();
-        if p.extension().is_some_and(|x| x == "csv") {
-            std::fs::copy(&p, dir.join("rules.db").join(p.file_name().unwrap())).unwrap();
-        }
-    }
-    dir
-}
-
-fn copy_dir(from: &Path, to: &Path) {
-    std::fs::create_dir_all(to).unwrap();
-    for entry in std::fs::read_dir(from).unwrap() {
-        let p = entry.unwrap().path();
-        let dest = to.join(p.file_name().unwrap());
-        if p.is_dir() {
-            copy_dir(&p, &dest);
-        } else {
-            std::fs::copy(&p, &dest).unwrap();
-        }
-    }
-}
-
-fn isadb(home: &Path, args: &[&str]) -> Output {
-    Command::new(env!("CARGO_BIN_EXE_isadb"))
-        .arg("--home")
-        .arg(home)
-        .args(args)
-        .output()
-        .unwrap()
+    common::project_copy(&format!("rules-{name}"))
 }
 
 fn text(o: &Output) -> (String, String) {

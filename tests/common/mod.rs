@@ -1,0 +1,55 @@
+//! Helpers shared by the integration tests: private copies of the project's inputs, so tests
+//! never touch the checkout's database, and running the real binary.
+#![allow(dead_code)]
+
+use std::path::{Path, PathBuf};
+use std::process::{Command, Output};
+
+pub fn root() -> &'static Path {
+    Path::new(env!("CARGO_MANIFEST_DIR"))
+}
+
+pub fn copy_dir(from: &Path, to: &Path) {
+    std::fs::create_dir_all(to).unwrap();
+    for entry in std::fs::read_dir(from).unwrap() {
+        let p = entry.unwrap().path();
+        let dest = to.join(p.file_name().unwrap());
+        if p.is_dir() {
+            copy_dir(&p, &dest);
+        } else {
+            std::fs::copy(&p, &dest).unwrap();
+        }
+    }
+}
+
+/// An empty scratch directory (with `rules.db/`) private to this test process.
+pub fn scratch(name: &str) -> PathBuf {
+    let dir = std::env::temp_dir().join(format!("isadb-test-{name}-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&dir);
+    std::fs::create_dir_all(dir.join("rules.db")).unwrap();
+    dir
+}
+
+/// A scratch copy of `specs/`, `queries/` and the committed CSV tables.
+pub fn project_copy(name: &str) -> PathBuf {
+    let dir = scratch(name);
+    copy_dir(&root().join("specs"), &dir.join("specs"));
+    copy_dir(&root().join("queries"), &dir.join("queries"));
+    for entry in std::fs::read_dir(root().join("rules.db")).unwrap() {
+        let p = entry.unwrap().path();
+        if p.extension().is_some_and(|x| x == "csv") {
+            std::fs::copy(&p, dir.join("rules.db").join(p.file_name().unwrap())).unwrap();
+        }
+    }
+    dir
+}
+
+/// Runs the isadb binary on a project directory.
+pub fn isadb(home: &Path, args: &[&str]) -> Output {
+    Command::new(env!("CARGO_BIN_EXE_isadb"))
+        .arg("--home")
+        .arg(home)
+        .args(args)
+        .output()
+        .unwrap()
+}
