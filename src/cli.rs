@@ -533,6 +533,9 @@ fn validate_text(report: &crate::validate::Report) -> String {
         report.seed,
         report.wall_ms / 1000.0
     );
+    for w in &report.warnings {
+        out += &format!("warning: {w}\n");
+    }
     let skipped: Vec<&crate::validate::InstrResult> = report
         .results
         .iter()

@@ -7,7 +7,7 @@ pub mod database;
 pub mod error;
 pub mod ir;
 pub mod query;
+pub mod rules;
 pub mod semantics;
 pub mod spec;
 pub mod validate;
-pub mod rules;

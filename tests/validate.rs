@@ -11,32 +11,12 @@ use isadb::validate::inputs;
 use isadb::validate::toolchain::{self, Target};
 use serde_json::Value;
 use std::path::{Path, PathBuf};
-use std::process::{Command, Output};
+use std::process::Output;
 use std::sync::{Mutex, OnceLock};
 
-fn copy_dir(from: &Path, to: &Path) {
-    std::fs::create_dir_all(to).unwrap();
-    for entry in std::fs::read_dir(from).unwrap() {
-        let p = entry.unwrap().path();
-        let dest = to.join(p.file_name().unwrap());
-        if p.is_dir() {
-            copy_dir(&p, &dest);
-        } else {
-            std::fs::copy(&p, &dest).unwrap();
-        }
-    }
-}
+mod common;
 
-fn root() -> &'static Path {
-    Path::new(env!("CARGO_MANIFEST_DIR"))
-}
-
-fn scratch(name: &str) -> PathBuf {
-    let dir = std::env::temp_dir().join(format!("isadb-validate-test-{name}-{}", std::process::id()));
-    let _ = std::fs::remove_dir_all(&dir);
-    std::fs::create_dir_all(dir.join("rules.db")).unwrap();
-    dir
-}
+use common::{copy_dir, isadb, root, scratch};
 
 /// One private copy of the shipped specs and committed tables, shared (one database build) by the
 /// per-ISA tests, which take turns through [`REAL_LOCK`].
@@ -56,21 +36,37 @@ fn real_home() -> &'static PathBuf {
 }
 static REAL_LOCK: Mutex<()> = Mutex::new(());
 
+/// A private home, removed when the test ends.
+struct TempHome(PathBuf);
+
+impl std::ops::Deref for TempHome {
+    type Target = Path;
+    fn deref(&self) -> &Path {
+        &self.0
+    }
+}
+
+impl Drop for TempHome {
+    fn drop(&mut self) {
+        let _ = std::fs::remove_dir_all(&self.0);
+    }
+}
+
 /// A home with the shared prelude and the given spec files (path under specs/, text).
-fn spec_home(name: &str, files: &[(&str, &str)]) -> PathBuf {
+fn spec_home(name: &str, files: &[(&str, &str)]) -> TempHome {
     let dir = scratch(name);
     std::fs::create_dir_all(dir.join("specs")).unwrap();
-    std::fs::copy(root().join("specs/prelude.spec"), dir.join("specs/prelude.spec")).unwrap();
+    std::fs::copy(
+        root().join("specs/prelude.spec"),
+        dir.join("specs/prelude.spec"),
+    )
+    .unwrap();
     for (path, text) in files {
         let p = dir.join("specs").join(path);
         std::fs::create_dir_all(p.parent().unwrap()).unwrap();
         std::fs::write(p, text).unwrap();
     }
-    dir
-}
-
-fn isadb(home: &Path, args: &[&str]) -> Output {
-    Command::new(env!("CARGO_BIN_EXE_isadb")).arg("--home").arg(home).args(args).output().unwrap()
+    TempHome(dir)
 }
 
 fn text(b: &[u8]) -> String {
@@ -78,7 +74,13 @@ fn text(b: &[u8]) -> String {
 }
 
 fn json(o: &Output) -> Value {
-    serde_json::from_slice(&o.stdout).unwrap_or_else(|e| panic!("bad JSON ({e}): {}\nstderr: {}", text(&o.stdout), text(&o.stderr)))
+    serde_json::from_slice(&o.stdout).unwrap_or_else(|e| {
+        panic!(
+            "bad JSON ({e}): {}\nstderr: {}",
+            text(&o.stdout),
+            text(&o.stderr)
+        )
+    })
 }
 
 fn n(v: &Value) -> u64 {
@@ -90,7 +92,12 @@ fn have(target: Target) -> bool {
 }
 
 fn result<'a>(report: &'a Value, name: &str) -> &'a Value {
-    report["results"].as_array().unwrap().iter().find(|r| r["name"] == name).unwrap_or_else(|| panic!("no result for {name}"))
+    report["results"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|r| r["name"] == name)
+        .unwrap_or_else(|| panic!("no result for {name}"))
 }
 
 /// Validates one ISA of the shipped specs with 24 inputs: no mismatches, and every instruction
@@ -98,7 +105,12 @@ fn result<'a>(report: &'a Value, name: &str) -> &'a Value {
 fn check_shipped(isa: &str, target: Target) {
     let _turn = REAL_LOCK.lock().unwrap_or_else(|e| e.into_inner());
     let home = real_home();
-    let out = isadb(home, &["validate", "--isa", isa, "--inputs", "24", "--force", "--json"]);
+    let out = isadb(
+        home,
+        &[
+            "validate", "--isa", isa, "--inputs", "24", "--force", "--json",
+        ],
+    );
     let report = json(&out);
     let s = &report["isas"][0];
     let mismatches: Vec<String> = report["results"]
@@ -108,11 +120,19 @@ fn check_shipped(isa: &str, target: Target) {
         .filter(|r| r["status"] == "mismatch")
         .map(|r| format!("{}: {}", r["name"], r["detail"]))
         .collect();
-    assert!(mismatches.is_empty(), "{isa} mismatches:\n{}", mismatches.join("\n"));
+    assert!(
+        mismatches.is_empty(),
+        "{isa} mismatches:\n{}",
+        mismatches.join("\n")
+    );
     assert_eq!(out.status.code(), Some(0), "stderr: {}", text(&out.stderr));
     assert_eq!(s["isa"], isa);
     assert_eq!(n(&s["mismatched"]), 0);
-    assert_eq!(n(&s["validated"]), n(&s["with_intrinsic"]) - n(&s["skipped"]), "{s}");
+    assert_eq!(
+        n(&s["validated"]),
+        n(&s["with_intrinsic"]) - n(&s["skipped"]),
+        "{s}"
+    );
     if n(&s["with_intrinsic"]) > 0 && have(target) {
         assert!(n(&s["validated"]) > 0, "{s}");
     }
@@ -183,7 +203,14 @@ const HVX_SAMPLES: &str = r#"
 /// and NEON's one-lane 64-bit vectors all validate; what cannot run here is skipped with a reason.
 #[test]
 fn sample_specs_cover_every_c_type_mapping() {
-    let home = spec_home("samples", &[("x86/s.spec", X86_SAMPLES), ("neon/s.spec", NEON_SAMPLES), ("hvx/s.spec", HVX_SAMPLES)]);
+    let home = spec_home(
+        "samples",
+        &[
+            ("x86/s.spec", X86_SAMPLES),
+            ("neon/s.spec", NEON_SAMPLES),
+            ("hvx/s.spec", HVX_SAMPLES),
+        ],
+    );
     let out = isadb(&home, &["validate", "--inputs", "32", "--json"]);
     let report = json(&out);
     assert_eq!(out.status.code(), Some(0), "{}", text(&out.stderr));
@@ -195,7 +222,10 @@ fn sample_specs_cover_every_c_type_mapping() {
             Some("emulator lacks hvxv68")
         } else if !have(target) {
             Some("tool unavailable")
-        } else if target == Target::X86 && !(cpu.contains("avx512bw") && cpu.contains("avx512vl")) && name.contains("mask") {
+        } else if target == Target::X86
+            && !(cpu.contains("avx512bw") && cpu.contains("avx512vl"))
+            && name.contains("mask")
+        {
             Some("CPU lacks")
         } else {
             None
@@ -217,9 +247,21 @@ fn sample_specs_cover_every_c_type_mapping() {
         assert_eq!(n(&s["ran"]), 0, "{s}");
     }
     assert_eq!(n(&again["rows_changed"]), 0);
-    let forced = json(&isadb(&home, &["validate", "--isa", "hvx", "--inputs", "32", "--force", "--json"]));
-    assert_eq!(n(&forced["isas"][0]["ran"]), if have(Target::Hvx) { 5 } else { 0 });
-    assert_eq!(std::fs::read(home.join("rules.db/validation_results.csv")).unwrap(), csv, "re-running must not change the CSV");
+    let forced = json(&isadb(
+        &home,
+        &[
+            "validate", "--isa", "hvx", "--inputs", "32", "--force", "--json",
+        ],
+    ));
+    assert_eq!(
+        n(&forced["isas"][0]["ran"]),
+        if have(Target::Hvx) { 5 } else { 0 }
+    );
+    assert_eq!(
+        std::fs::read(home.join("rules.db/validation_results.csv")).unwrap(),
+        csv,
+        "re-running must not change the CSV"
+    );
 }
 
 /// `_mm_add_epi16` specified as a subtraction is caught: exit 1, and the report names the
@@ -237,15 +279,36 @@ fn wrong_semantics_is_a_mismatch() {
 "#;
     let home = spec_home("wrong", &[("x86/w.spec", spec)]);
     let out = isadb(&home, &["validate", "--isa", "x86", "--inputs", "24"]);
-    assert_eq!(out.status.code(), Some(1), "{}{}", text(&out.stdout), text(&out.stderr));
+    assert_eq!(
+        out.status.code(),
+        Some(1),
+        "{}{}",
+        text(&out.stdout),
+        text(&out.stderr)
+    );
     let report = text(&out.stdout);
     assert!(report.contains("MISMATCH _mm_add_epi16 (x86)"), "{report}");
-    for needle in ["    a        = [", "    b        = [", "    expected = [", "    actual   = [", "differing lanes: "] {
+    for needle in [
+        "    a        = [",
+        "    b        = [",
+        "    expected = [",
+        "    actual   = [",
+        "differing lanes: ",
+    ] {
         assert!(report.contains(needle), "missing {needle:?} in\n{report}");
     }
-    assert_eq!(report.matches("  input ").count(), 3, "at most three examples:\n{report}");
+    assert_eq!(
+        report.matches("  input ").count(),
+        3,
+        "at most three examples:\n{report}"
+    );
     assert!(!report.contains("MISMATCH _mm_sub_epi16"));
-    let out = isadb(&home, &["validate", "--isa", "x86", "--inputs", "24", "--force", "--json"]);
+    let out = isadb(
+        &home,
+        &[
+            "validate", "--isa", "x86", "--inputs", "24", "--force", "--json",
+        ],
+    );
     assert_eq!(out.status.code(), Some(1));
     let r = json(&out);
     assert_eq!(n(&r["isas"][0]["mismatched"]), 1);
@@ -254,13 +317,23 @@ fn wrong_semantics_is_a_mismatch() {
     assert_eq!(bad["status"], "mismatch");
     assert!(n(&bad["mismatched_inputs"]) > 12, "{bad}");
     let m = &bad["mismatches"][0];
-    let (a, b) = (m["operands"][0][1].as_str().unwrap(), m["operands"][0][1].as_str().unwrap());
+    let (a, b) = (
+        m["operands"][0][1].as_str().unwrap(),
+        m["operands"][0][1].as_str().unwrap(),
+    );
     assert!(a.starts_with('[') && b.starts_with('['));
     assert_ne!(m["expected"], m["actual"]);
     // The verdict is recorded and exported; a cached mismatch still fails the run.
     let csv = std::fs::read_to_string(home.join("rules.db/validation_results.csv")).unwrap();
-    assert!(csv.lines().any(|l| l.contains(",_mm_add_epi16,x86,24,mismatch,")), "{csv}");
-    assert_eq!(isadb(&home, &["validate", "--isa", "x86"]).status.code(), Some(1));
+    assert!(
+        csv.lines()
+            .any(|l| l.contains(",_mm_add_epi16,x86,24,mismatch,")),
+        "{csv}"
+    );
+    assert_eq!(
+        isadb(&home, &["validate", "--isa", "x86"]).status.code(),
+        Some(1)
+    );
 }
 
 /// In one batch, a wrong C type and an unknown intrinsic are each reported as not compiling,
@@ -282,7 +355,10 @@ fn a_bad_intrinsic_does_not_sink_its_batch() {
   (operands (a (vec 8 i16)) (b (vec 8 i16))) (semantics (sub a b)) (cost 1))
 "#;
     let home = spec_home("badc", &[("x86/b.spec", spec)]);
-    let out = isadb(&home, &["validate", "--isa", "x86", "--inputs", "8", "--json"]);
+    let out = isadb(
+        &home,
+        &["validate", "--isa", "x86", "--inputs", "8", "--json"],
+    );
     assert_eq!(out.status.code(), Some(0), "{}", text(&out.stderr));
     let r = json(&out);
     assert_eq!(result(&r, "_mm_add_epi16")["status"], "validated");
@@ -291,15 +367,28 @@ fn a_bad_intrinsic_does_not_sink_its_batch() {
         let x = result(&r, name);
         assert_eq!(x["status"], "skipped");
         let d = x["detail"].as_str().unwrap();
-        assert!(d.starts_with("does not compile: ") && d.contains(name), "{d}");
+        assert!(
+            d.starts_with("does not compile: ") && d.contains(name),
+            "{d}"
+        );
     }
     assert_eq!(r["isas"][0]["skip_reasons"]["does not compile"], 2);
     // Usage errors exit 2.
-    assert_eq!(isadb(&home, &["validate", "--isa", "sve"]).status.code(), Some(2));
+    assert_eq!(
+        isadb(&home, &["validate", "--isa", "sve"]).status.code(),
+        Some(2)
+    );
     let unknown = isadb(&home, &["validate", "--instr", "_mm_add_epi61"]);
     assert_eq!(unknown.status.code(), Some(2));
-    assert!(text(&unknown.stderr).contains("did you mean '_mm_add_epi16'"), "{}", text(&unknown.stderr));
-    let one = json(&isadb(&home, &["validate", "--instr", "_mm_sub_epi16", "--force", "--json"]));
+    assert!(
+        text(&unknown.stderr).contains("did you mean '_mm_add_epi16'"),
+        "{}",
+        text(&unknown.stderr)
+    );
+    let one = json(&isadb(
+        &home,
+        &["validate", "--instr", "_mm_sub_epi16", "--force", "--json"],
+    ));
     assert_eq!(one["results"].as_array().unwrap().len(), 1);
 }
 
@@ -307,7 +396,10 @@ fn a_bad_intrinsic_does_not_sink_its_batch() {
 /// stdin: the C source does not depend on the number of inputs.
 #[test]
 fn harness_generator() {
-    let home = spec_home("gen", &[("x86/s.spec", X86_SAMPLES), ("hvx/s.spec", HVX_SAMPLES)]);
+    let home = spec_home(
+        "gen",
+        &[("x86/s.spec", X86_SAMPLES), ("hvx/s.spec", HVX_SAMPLES)],
+    );
     let specs = isadb::spec::load_dir(&home.join("specs")).unwrap();
     let job = |name: &str, target: Target, count: usize| {
         let ins = specs.instruction(name).unwrap();
@@ -315,26 +407,58 @@ fn harness_generator() {
         let set = inputs::generate(&ins.operands, count, 1, name);
         Job::new(h, &set, vec![])
     };
-    let small = [job("_mm_slli_epi16", Target::X86, 10), job("_mm512_mask_add_epi16", Target::X86, 10)];
-    let large = [job("_mm_slli_epi16", Target::X86, 1000), job("_mm512_mask_add_epi16", Target::X86, 1000)];
+    let small = [
+        job("_mm_slli_epi16", Target::X86, 10),
+        job("_mm512_mask_add_epi16", Target::X86, 10),
+    ];
+    let large = [
+        job("_mm_slli_epi16", Target::X86, 1000),
+        job("_mm512_mask_add_epi16", Target::X86, 1000),
+    ];
     let src_small = harness::source(Target::X86, &small.iter().collect::<Vec<_>>());
     let src_large = harness::source(Target::X86, &large.iter().collect::<Vec<_>>());
     // Immediates: 10 inputs give 8 combinations (lo, hi, 1, bits-1, bits, bits+1, ...); 1000 give 32.
-    for call in ["_mm_slli_epi16(v0, 0)", "_mm_slli_epi16(v0, 255)", "_mm_slli_epi16(v0, 15)", "_mm_slli_epi16(v0, 16)", "_mm_slli_epi16(v0, 17)"] {
+    for call in [
+        "_mm_slli_epi16(v0, 0)",
+        "_mm_slli_epi16(v0, 255)",
+        "_mm_slli_epi16(v0, 15)",
+        "_mm_slli_epi16(v0, 16)",
+        "_mm_slli_epi16(v0, 17)",
+    ] {
         assert!(src_small.text.contains(call), "missing {call}");
     }
     assert_eq!(src_large.text.matches("r = _mm_slli_epi16(").count(), 32);
-    let strip_cases = |s: &str| s.lines().filter(|l| !l.contains("case ")).collect::<Vec<_>>().join("\n");
-    assert_eq!(strip_cases(&src_small.text), strip_cases(&src_large.text), "inputs must not be compiled in");
-    assert!(src_small.text.contains("__mmask32 v1; ISADB_LOAD(__mmask32, v1, p + 64);"));
-    assert!(src_small.text.contains("r = _mm512_mask_add_epi16(v0, v1, v2, v3);"));
+    let strip_cases = |s: &str| {
+        s.lines()
+            .filter(|l| !l.contains("case "))
+            .collect::<Vec<_>>()
+            .join("\n")
+    };
+    assert_eq!(
+        strip_cases(&src_small.text),
+        strip_cases(&src_large.text),
+        "inputs must not be compiled in"
+    );
+    assert!(src_small
+        .text
+        .contains("__mmask32 v1; ISADB_LOAD(__mmask32, v1, p + 64);"));
+    assert!(src_small
+        .text
+        .contains("r = _mm512_mask_add_epi16(v0, v1, v2, v3);"));
     assert_eq!(src_small.lines.len(), 2);
     // stdin: header, then per job its count and records.
     let input = harness::stdin_bytes(&small.iter().collect::<Vec<_>>());
-    assert_eq!(input.len(), 8 + 4 + 10 * small[0].harness.record + 4 + 10 * small[1].harness.record);
+    assert_eq!(
+        input.len(),
+        8 + 4 + 10 * small[0].harness.record + 4 + 10 * small[1].harness.record
+    );
     assert_eq!(&input[..4], &harness::MAGIC_IN.to_le_bytes());
     // HVX: predicates go through Q6_Q_vand_VR / Q6_V_vand_QR, pairs are 256-byte records.
-    let hvx = [job("Q6_V_vmux_QVV", Target::Hvx, 4), job("Q6_Q_vcmp_gt_VhVh", Target::Hvx, 4), job("Q6_Wh_vadd_VubVub", Target::Hvx, 4)];
+    let hvx = [
+        job("Q6_V_vmux_QVV", Target::Hvx, 4),
+        job("Q6_Q_vcmp_gt_VhVh", Target::Hvx, 4),
+        job("Q6_Wh_vadd_VubVub", Target::Hvx, 4),
+    ];
     let src = harness::source(Target::Hvx, &hvx.iter().collect::<Vec<_>>());
     assert!(src.text.contains("Q6_Q_vand_VR(t_, -1)"));
     assert!(src.text.contains("Q6_V_vand_QR(r, -1)"));

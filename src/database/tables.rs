@@ -15,7 +15,7 @@ pub const COMMITTED_TABLES: &[&str] = &[
     "verification_runs",
     "synthesis_runs",
     "idiom_matches",
-        "idiom_catalogue",
+    "idiom_catalogue",
 ];
 
 /// The storage class of a column; STRICT tables guarantee every non-NULL value has it.

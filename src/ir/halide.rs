@@ -299,9 +299,7 @@ impl Parser {
         let mut lhs = self.binary(level + 1)?;
         loop {
             let t = self.peek();
-            let Some((op, name)) = LEVELS[level]
-                .iter()
-                .find(|(op, _)| t.tok == Tok::Punct(*op))
+            let Some((op, name)) = LEVELS[level].iter().find(|(op, _)| t.tok == Tok::Punct(op))
             else {
                 return Ok(lhs);
             };

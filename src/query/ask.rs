@@ -375,10 +375,20 @@ fn run_datalog(
     program.run(&mut facts);
     let shared = |j: &str| -> String {
         let of = |x: &str| -> Vec<(String, String)> {
-            facts.tuples("implements").into_iter().filter(|t| t[1] == x).map(|t| (t[0].to_string(), t[2].to_string())).collect()
+            facts
+                .tuples("implements")
+                .into_iter()
+                .filter(|t| t[1] == x)
+                .map(|t| (t[0].to_string(), t[2].to_string()))
+                .collect()
         };
         let mine = of(instruction.unwrap_or(""));
-        of(j).into_iter().filter(|p| mine.contains(p)).map(|(d, b)| format!("{d}: {b}")).collect::<Vec<_>>().join("; ")
+        of(j)
+            .into_iter()
+            .filter(|p| mine.contains(p))
+            .map(|(d, b)| format!("{d}: {b}"))
+            .collect::<Vec<_>>()
+            .join("; ")
     };
     let mut rows = Vec::new();
     for t in facts.tuples("answer") {
@@ -450,7 +460,10 @@ fn what_implements(db: &Database, layout: &Layout, expr: &str, target: &str) -> 
             facts.push((f.instruction, f.binding));
         }
     }
-    facts.iter().map(|(name, binding)| instruction_row(db, name, binding)).collect::<Result<Vec<_>>>()
+    facts
+        .iter()
+        .map(|(name, binding)| instruction_row(db, name, binding))
+        .collect::<Result<Vec<_>>>()
 }
 
 /// Variables of an expression: names with a type suffix that are not macros, in first-use order.

@@ -210,8 +210,7 @@ fn derive(
             ]
         })
         .collect();
-    let head: Vec<Option<usize>> = rule.head.terms.iter().map(&mut slot).collect();
-    drop(slot);
+    let head: Vec<Option<usize>> = rule.head.terms.iter().map(slot).collect();
     let width = names.len();
     // The tuples an atom sees while `delta` takes the recent ones: earlier atoms see only the
     // stable tuples and later ones everything, so each combination is derived once.

@@ -2,9 +2,9 @@
 //! semantics and the idiom catalogue are unchanged; everything else is matched again.
 
 use super::matcher::{Fact, Matcher};
-use crate::spec::load::Idiom;
 use crate::database::Database;
 use crate::error::Result;
+use crate::spec::load::Idiom;
 use crate::spec::{hash_text, SpecSet};
 use rusqlite::params;
 use std::collections::{BTreeMap, HashMap};
@@ -33,7 +33,10 @@ pub fn idiom_hashes(specs: &SpecSet) -> BTreeMap<String, String> {
                 i += 1;
             }
             used[1..].sort();
-            let mut text = format!("{:?} {:?} {:?}\n", idiom.meta, idiom.condition, idiom.aliases);
+            let mut text = format!(
+                "{:?} {:?} {:?}\n",
+                idiom.meta, idiom.condition, idiom.aliases
+            );
             for n in used {
                 let m = &specs.macros.map[n];
                 text += &format!("{} ({}) {}\n", m.name, m.params.join(" "), m.body);
@@ -45,7 +48,12 @@ pub fn idiom_hashes(specs: &SpecSet) -> BTreeMap<String, String> {
 
 /// One hash for a whole catalogue of idiom hashes.
 pub fn catalogue_hash(idioms: &BTreeMap<String, String>) -> String {
-    hash_text(&idioms.iter().map(|(k, v)| format!("{k} {v}\n")).collect::<String>())
+    hash_text(
+        &idioms
+            .iter()
+            .map(|(k, v)| format!("{k} {v}\n"))
+            .collect::<String>(),
+    )
 }
 
 fn symbols<'a>(s: &'a crate::ir::sexpr::SExpr, out: &mut Vec<&'a str>) {
@@ -71,23 +79,35 @@ struct Job {
     idioms: Vec<String>,
 }
 
+/// The facts found for the instruction with this index.
+type Matched = (usize, Vec<Fact>);
+
 /// Matches the jobs on every core. Specs hold shared (non-Send) trees, so each worker thread
 /// reloads them from their directory and matches its share.
 fn match_parallel(specs: &SpecSet, jobs: &[Job]) -> Result<Vec<Vec<Fact>>> {
-    let workers = std::thread::available_parallelism().map_or(1, |n| n.get()).min(jobs.len().max(1));
-    let run = |local: &SpecSet, share: &[&Job]| -> Result<Vec<(usize, Vec<Fact>)>> {
+    let workers = std::thread::available_parallelism()
+        .map_or(1, |n| n.get())
+        .min(jobs.len().max(1));
+    let run = |local: &SpecSet, share: &[&Job]| -> Result<Vec<Matched>> {
         let mut matcher = Matcher::new(local);
         share
             .iter()
             .map(|job| {
-                let idioms: Vec<&Idiom> = local.idioms.iter().filter(|d| job.idioms.contains(&d.name)).collect();
-                Ok((job.instruction, matcher.facts_for(&local.instructions[job.instruction], &idioms)?))
+                let idioms: Vec<&Idiom> = local
+                    .idioms
+                    .iter()
+                    .filter(|d| job.idioms.contains(&d.name))
+                    .collect();
+                Ok((
+                    job.instruction,
+                    matcher.facts_for(&local.instructions[job.instruction], &idioms)?,
+                ))
             })
             .collect()
     };
-    let mut results: Vec<(usize, Vec<Fact>)> = match specs.dir.clone() {
+    let mut results: Vec<Matched> = match specs.dir.clone() {
         Some(dir) if workers > 1 => {
-            let parts: Vec<Result<Vec<(usize, Vec<Fact>)>>> = std::thread::scope(|scope| {
+            let parts: Vec<Result<Vec<Matched>>> = std::thread::scope(|scope| {
                 let handles: Vec<_> = (0..workers)
                     .map(|w| {
                         let dir = dir.clone();
@@ -95,7 +115,10 @@ fn match_parallel(specs: &SpecSet, jobs: &[Job]) -> Result<Vec<Vec<Fact>>> {
                         scope.spawn(move || run(&crate::spec::load_dir(&dir)?, &share))
                     })
                     .collect();
-                handles.into_iter().map(|h| h.join().expect("matcher thread")).collect()
+                handles
+                    .into_iter()
+                    .map(|h| h.join().expect("matcher thread"))
+                    .collect()
             });
             let mut all = Vec::new();
             for p in parts {
@@ -124,8 +147,16 @@ pub fn refresh(db: &mut Database, specs: &SpecSet, rematch: bool) -> Result<Refr
     let catalogue = catalogue_hash(&now);
     let mut versions: HashMap<String, HashMap<String, String>> = HashMap::new();
     {
-        let mut stmt = db.conn().prepare("SELECT catalogue_hash, idiom, idiom_hash FROM idiom_catalogue")?;
-        for row in stmt.query_map([], |r| Ok((r.get::<_, String>(0)?, r.get::<_, String>(1)?, r.get::<_, String>(2)?)))? {
+        let mut stmt = db
+            .conn()
+            .prepare("SELECT catalogue_hash, idiom, idiom_hash FROM idiom_catalogue")?;
+        for row in stmt.query_map([], |r| {
+            Ok((
+                r.get::<_, String>(0)?,
+                r.get::<_, String>(1)?,
+                r.get::<_, String>(2)?,
+            ))
+        })? {
             let (c, d, h) = row?;
             versions.entry(c).or_default().insert(d, h);
         }
@@ -147,7 +178,15 @@ pub fn refresh(db: &mut Database, specs: &SpecSet, rematch: bool) -> Result<Refr
                     ms: r.get(7)?,
                 })
             });
-            Ok((name, Cached { sem_hash: r.get(1)?, catalogue: r.get(2)?, idiom, fact: fact.transpose()? }))
+            Ok((
+                name,
+                Cached {
+                    sem_hash: r.get(1)?,
+                    catalogue: r.get(2)?,
+                    idiom,
+                    fact: fact.transpose()?,
+                },
+            ))
         })?;
         for row in rows {
             let (name, c) = row?;
@@ -160,11 +199,16 @@ pub fn refresh(db: &mut Database, specs: &SpecSet, rematch: bool) -> Result<Refr
     let mut stats = Refresh::default();
     for (i, ins) in specs.instructions.iter().enumerate() {
         let rows = cached.get(&ins.name).map(Vec::as_slice).unwrap_or_default();
-        let old = rows.first().filter(|c| c.sem_hash == ins.sem_hash).and_then(|c| versions.get(&c.catalogue));
+        let old = rows
+            .first()
+            .filter(|c| c.sem_hash == ins.sem_hash)
+            .and_then(|c| versions.get(&c.catalogue));
         let unchanged = |d: &str| old.is_some_and(|o| o.get(d) == now.get(d));
         keep.push(
             rows.iter()
-                .filter(|c| !c.idiom.is_empty() && c.sem_hash == ins.sem_hash && unchanged(&c.idiom))
+                .filter(|c| {
+                    !c.idiom.is_empty() && c.sem_hash == ins.sem_hash && unchanged(&c.idiom)
+                })
                 .filter_map(|c| c.fact.clone())
                 .collect(),
         );
@@ -172,7 +216,10 @@ pub fn refresh(db: &mut Database, specs: &SpecSet, rematch: bool) -> Result<Refr
         stats.reused += now.len() - stale.len();
         if rematch && !stale.is_empty() {
             stats.matched += stale.len();
-            jobs.push(Job { instruction: i, idioms: stale });
+            jobs.push(Job {
+                instruction: i,
+                idioms: stale,
+            });
         }
     }
     for (job, facts) in jobs.iter().zip(match_parallel(specs, &jobs)?) {

@@ -156,7 +156,7 @@ pub fn verify_rules(
     }
     let mut todo: Vec<&Rule> = Vec::new();
     let mut skipped = 0;
-    for r in rules.iter().filter(|r| only.map_or(true, |n| n == r.name)) {
+    for r in rules.iter().filter(|r| only.is_none_or(|n| n == r.name)) {
         let hash = rule_hash(r, &macros);
         let status: Option<String> = db
             .conn()

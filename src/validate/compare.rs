@@ -133,7 +133,7 @@ mod tests {
         assert_eq!(lanes_text(Elem::Bool, &[1, INCONSISTENT]), "[1 ?]");
         let ops = [Operand {
             name: "a".into(),
-            ty: ty,
+            ty,
             c_type: None,
             imm: None,
         }];

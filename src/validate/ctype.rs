@@ -358,7 +358,7 @@ fn from_name(target: Target, ty: VecType, name: &str) -> Result<CType, String> {
             },
         ));
     }
-    if ty.elem.bits() % 8 != 0 {
+    if !ty.elem.bits().is_multiple_of(8) {
         return Err(misfit("lanes are not whole bytes"));
     }
     match known {

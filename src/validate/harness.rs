@@ -108,8 +108,8 @@ impl Harness {
             Ok(c) => c,
             Err(_)
                 if ins.result.elem != Elem::Bool
-                    && ins.result.bits() % 8 == 0
-                    && ins.result.elem.bits() % 8 == 0 =>
+                    && ins.result.bits().is_multiple_of(8)
+                    && ins.result.elem.bits().is_multiple_of(8) =>
             {
                 CType::auto(ins.result.bits() as usize / 8)
             }
@@ -516,11 +516,10 @@ mod tests {
     use crate::spec::Operand;
     use std::rc::Rc;
 
-    fn instruction(
-        name: &str,
-        ops: &[(&str, &str, Option<(i128, i128)>, Option<&str>)],
-        result: &str,
-    ) -> Instruction {
+    /// (name, IR type, immediate range, C type override)
+    type Op<'a> = (&'a str, &'a str, Option<(i128, i128)>, Option<&'a str>);
+
+    fn instruction(name: &str, ops: &[Op], result: &str) -> Instruction {
         Instruction {
             name: name.into(),
             intrinsic: Some(name.into()),

@@ -199,13 +199,38 @@ fn random_lane(rng: &mut Rng, elem: Elem) -> u128 {
     }
 }
 
-/// A small value: -8..8 for signed, 0..16 for unsigned, small integers for f32.
+/// A small value tied to the lane width b (shift counts, indices, narrow corner cases): half the
+/// time one of 0, ±1, ±2, ±(b-1), ±b, ±(b+1), b/2, 2b; else uniform in -(b+2)..=b+2 (signed) or
+/// 0..=b+2 (unsigned). Negative values wrap in unsigned lanes. f32: small integers.
 fn small_lane(rng: &mut Rng, elem: Elem) -> u128 {
     match elem {
         Elem::Bool => rng.below(2) as u128,
         Elem::F32 => ((rng.below(17) as i32 - 8) as f32).to_bits() as u128,
-        e if e.is_signed() => ((rng.below(17) as i128 - 8) as u128) & e.mask(),
-        e => rng.below(17) as u128 & e.mask(),
+        e => {
+            let b = e.bits() as i128;
+            let v = if rng.chance(1, 2) {
+                rng.pick(&[
+                    0,
+                    1,
+                    2,
+                    -1,
+                    -2,
+                    b - 1,
+                    b,
+                    b + 1,
+                    1 - b,
+                    -b,
+                    -1 - b,
+                    b / 2,
+                    2 * b,
+                ])
+            } else if e.is_signed() {
+                rng.below(2 * b as u64 + 5) as i128 - (b + 2)
+            } else {
+                rng.below(b as u64 + 3) as i128
+            };
+            (v as u128) & e.mask()
+        }
     }
 }
 
@@ -295,7 +320,10 @@ pub fn generate(operands: &[Operand], count: usize, seed: u64, stream: &str) -> 
     for i in 0..count {
         let imm_case = i % imm_cases.len();
         let mut imm_values = imm_cases[imm_case].iter();
-        let same_operands = i >= 4 && rng.chance(1, 8);
+        let same_operands = i >= 5 && rng.chance(1, 8);
+        // A quarter of the inputs draw every operand small at once, so that narrow corner cases
+        // that need two operands at once (a lane of 1 shifted by >= its width) come up.
+        let all_small = i >= 5 && !same_operands && rng.chance(1, 4);
         let mut lanes: Vec<Vec<u128>> = Vec::with_capacity(operands.len());
         for (k, op) in operands.iter().enumerate() {
             if op.imm.is_some() {
@@ -319,9 +347,13 @@ pub fn generate(operands: &[Operand], count: usize, seed: u64, stream: &str) -> 
                     };
                     vec![v; ty.lanes as usize]
                 }
-                4 => (0..ty.lanes as usize)
-                    .map(|j| e[(j + 3 * k) % e.len()])
-                    .collect(),
+                // Every 8th input from the 5th sweeps the edge values in order, so each appears.
+                _ if i % 8 == 4 => {
+                    let first = (i / 8) * ty.lanes as usize;
+                    (0..ty.lanes as usize)
+                        .map(|j| e[(first + j + 3 * k) % e.len()])
+                        .collect()
+                }
                 _ => {
                     let earlier = lanes
                         .iter()
@@ -331,7 +363,11 @@ pub fn generate(operands: &[Operand], count: usize, seed: u64, stream: &str) -> 
                     match earlier {
                         Some(l) if same_operands => l.clone(),
                         _ => {
-                            let s = rng.pick(&STRATEGIES);
+                            let s = if all_small {
+                                Strategy::Small
+                            } else {
+                                rng.pick(&STRATEGIES)
+                            };
                             operand_lanes(&mut rng, ty, s, e)
                         }
                     }
@@ -424,10 +460,16 @@ mod tests {
         assert_eq!(x.inputs[2].lanes[0], vec![0x8000; 8]);
         assert_eq!(x.inputs[3].lanes[0], vec![0x7fff; 8]);
         let all: Vec<u128> = x.inputs.iter().flat_map(|i| i.lanes.concat()).collect();
-        for v in [0x5555, 0xaaaa, 0x100, 0xff, 0x101] {
+        for v in [0x100, 0xff, 0x101] {
             assert!(all.contains(&v), "{v:#x} missing");
         }
         assert!(all.iter().all(|&v| v <= 0xffff));
+        // By 100 inputs, every edge value has been swept (12 sweeps of 8 lanes).
+        let x = generate(&ops, 100, 1, "add");
+        let all: Vec<u128> = x.inputs.iter().flat_map(|i| i.lanes.concat()).collect();
+        for v in edge_values(Elem::I16) {
+            assert!(all.contains(&v), "{v:#x} missing");
+        }
     }
 
     #[test]
@@ -454,6 +496,20 @@ mod tests {
             "x",
         );
         assert_eq!(small.imm_cases.len(), 12);
+    }
+
+    #[test]
+    fn narrow_two_operand_corners_come_up() {
+        // A lane of 1 shifted by at least the lane width (a planted vqshl bug hid there).
+        let ops = [op("a", "<4 x u32>", None), op("n", "<4 x i32>", None)];
+        let x = generate(&ops, 1000, 1, "vqshlq_u32");
+        let hits = x
+            .inputs
+            .iter()
+            .flat_map(|i| i.lanes[0].iter().zip(&i.lanes[1]))
+            .filter(|(&a, &n)| a == 1 && (32..=64).contains(&(n as i128)))
+            .count();
+        assert!(hits >= 3, "{hits} lanes of 1 with a count of 32..64");
     }
 
     #[test]

@@ -11,6 +11,11 @@
 //! - [`compare`]: lane comparison and mismatch descriptions.
 //! - [`store`]: results in `validation_results` and its CSV export.
 //! - [`run`]: the `validate` command's driver.
+//!
+//! Environment: `ISADB_REQUIRE_TOOLS=1` makes a missing compiler or emulator an error (else the
+//! ISA's instructions are skipped); `ISADB_KEEP_HARNESS=1` keeps the generated C sources in the
+//! temporary work directory; `ISADB_VALIDATE_TIMING=1` prints per-batch compile+run and
+//! interpreter times on stderr.
 pub mod compare;
 pub mod ctype;
 pub mod exec;

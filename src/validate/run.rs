@@ -118,6 +118,8 @@ pub struct Report {
     pub wall_ms: f64,
     /// Database rows written or deleted.
     pub rows_changed: usize,
+    /// Things the user should know that are not per-instruction results (a missing tool).
+    pub warnings: Vec<String>,
 }
 
 impl Report {
@@ -156,10 +158,10 @@ pub fn validate(layout: &Layout, opts: &Options) -> Result<Report> {
     let existing = store::load(&db)?;
     let host = Host::detect();
     let workdir = std::env::temp_dir().join(format!("isadb-validate-{}", std::process::id()));
-    let today = store::today();
 
     let mut results: Vec<InstrResult> = Vec::new();
     let mut summaries = Vec::new();
+    let mut warnings = Vec::new();
     for &target in &targets {
         let t0 = Instant::now();
         let group: Vec<&Instruction> = selected
@@ -167,53 +169,23 @@ pub fn validate(layout: &Layout, opts: &Options) -> Result<Report> {
             .copied()
             .filter(|i| Target::from_isa(&i.isa) == Some(target))
             .collect();
-        let mut out: Vec<(usize, InstrResult)> = Vec::new();
-        let mut work: Vec<Work> = Vec::new();
-        for (gi, ins) in group.iter().enumerate() {
-            let row = existing.get(&(ins.sem_hash.clone(), ins.name.clone()));
-            let usable =
-                row.filter(|r| !(r.status == "skipped" && features::is_environmental(&r.detail)));
-            if let (Some(r), false) = (usable, opts.force) {
-                out.push((gi, cached(r)));
-                continue;
-            }
-            // A machine that cannot run an instruction does not overwrite a real verdict.
-            let env_skip = |reason: String| match row.filter(|r| r.status != "skipped") {
-                Some(r) => cached(r),
-                None => skipped(ins, reason, opts.inputs),
-            };
-            let flags = match features::support(target, &ins.feature, &host) {
-                Support::Unsupported(reason) => {
-                    out.push((gi, env_skip(reason)));
-                    continue;
-                }
-                Support::Flags(f) => f,
-            };
-            match Harness::new(target, ins) {
-                Ok(harness) => work.push(Work {
-                    index: gi,
-                    ins,
-                    harness,
-                    flags,
-                }),
-                Err(e) => out.push((
-                    gi,
-                    skipped(ins, format!("cannot call from C: {e}"), opts.inputs),
-                )),
-            }
-        }
+        let (mut out, work) = classify(target, &group, &existing, &host, opts);
         let mut ran = 0;
         if !work.is_empty() {
             match tools_ready(target, &workdir) {
                 Err(e) if opts.require_tools => return Err(Error::Tool(e)),
                 Err(e) => {
+                    warnings.push(format!(
+                        "{e}; {} instructions not run (earlier verdicts kept, the rest skipped); \
+                         set ISADB_REQUIRE_TOOLS=1 to make this an error",
+                        work.len()
+                    ));
                     for w in &work {
                         let row = existing.get(&(w.ins.sem_hash.clone(), w.ins.name.clone()));
-                        let r = match row.filter(|r| r.status != "skipped") {
-                            Some(r) => cached(r),
-                            None => skipped(w.ins, format!("tool unavailable: {e}"), opts.inputs),
-                        };
-                        out.push((w.index, r));
+                        out.push((
+                            w.index,
+                            keep_or_skip(row, w.ins, format!("tool unavailable: {e}"), opts.inputs),
+                        ));
                     }
                 }
                 Ok(()) => {
@@ -223,44 +195,133 @@ pub fn validate(layout: &Layout, opts: &Options) -> Result<Report> {
             }
         }
         out.sort_by_key(|(i, _)| *i);
-        let mut s = IsaSummary {
-            isa: target.name().to_string(),
-            instructions: all
-                .iter()
-                .filter(|i| Target::from_isa(&i.isa) == Some(target))
-                .count(),
-            with_intrinsic: group.len(),
-            inputs_per_instruction: opts.inputs,
-            ..IsaSummary::default()
-        };
-        for (_, r) in &out {
-            match r.status.as_str() {
-                "validated" => s.validated += 1,
-                "mismatch" => s.mismatched += 1,
-                _ => {
-                    s.skipped += 1;
-                    *s.skip_reasons.entry(skip_category(&r.detail)).or_default() += 1;
-                }
-            }
-            if r.cached {
-                s.cached += 1;
-            }
-        }
-        s.wall_ms = t0.elapsed().as_secs_f64() * 1000.0;
-        s.instructions_per_second = if ran > 0 {
-            ran as f64 / t0.elapsed().as_secs_f64()
-        } else {
-            0.0
-        };
-        s.ran = ran;
-        summaries.push(s);
-        results.extend(out.into_iter().map(|(_, r)| r));
+        let results_here: Vec<InstrResult> = out.into_iter().map(|(_, r)| r).collect();
+        let isa_total = all
+            .iter()
+            .filter(|i| Target::from_isa(&i.isa) == Some(target))
+            .count();
+        summaries.push(summarize(target, isa_total, &results_here, ran, t0, opts));
+        results.extend(results_here);
     }
     if std::env::var_os("ISADB_KEEP_HARNESS").is_none() {
         let _ = std::fs::remove_dir_all(&workdir);
     }
+    let rows_changed = record(&mut db, layout, &all, &selected, &targets, &results, opts)?;
+    Ok(Report {
+        isas: summaries,
+        results,
+        inputs: opts.inputs,
+        seed: opts.seed,
+        wall_ms: start.elapsed().as_secs_f64() * 1000.0,
+        rows_changed,
+        warnings,
+    })
+}
 
-    // Record: changed outcomes, rows of re-specified or vanished instructions removed.
+/// Sorts one ISA's instructions into results known without running (cached verdicts, features
+/// this machine lacks, no way to call from C) and work to run. Results carry their position in
+/// `group`.
+fn classify<'a>(
+    target: Target,
+    group: &[&'a Instruction],
+    existing: &HashMap<(String, String), Row>,
+    host: &Host,
+    opts: &Options,
+) -> (Vec<(usize, InstrResult)>, Vec<Work<'a>>) {
+    let mut out = Vec::new();
+    let mut work = Vec::new();
+    for (index, &ins) in group.iter().enumerate() {
+        let row = existing.get(&(ins.sem_hash.clone(), ins.name.clone()));
+        // Environmental skips are re-evaluated every run; everything else is reused unless --force.
+        let reusable =
+            row.filter(|r| !(r.status == "skipped" && features::is_environmental(&r.detail)));
+        if let (Some(r), false) = (reusable, opts.force) {
+            out.push((index, cached(r)));
+            continue;
+        }
+        let flags = match features::support(target, &ins.feature, host) {
+            Support::Unsupported(reason) => {
+                out.push((index, keep_or_skip(row, ins, reason, opts.inputs)));
+                continue;
+            }
+            Support::Flags(f) => f,
+        };
+        match Harness::new(target, ins) {
+            Ok(harness) => work.push(Work {
+                index,
+                ins,
+                harness,
+                flags,
+            }),
+            Err(e) => out.push((
+                index,
+                skipped(ins, format!("cannot call from C: {e}"), opts.inputs),
+            )),
+        }
+    }
+    (out, work)
+}
+
+/// An instruction this machine cannot run: its earlier real verdict if there is one (a machine
+/// lacking a tool or feature does not overwrite it), else skipped for `reason`.
+fn keep_or_skip(
+    row: Option<&Row>,
+    ins: &Instruction,
+    reason: String,
+    inputs: usize,
+) -> InstrResult {
+    match row.filter(|r| r.status != "skipped") {
+        Some(r) => cached(r),
+        None => skipped(ins, reason, inputs),
+    }
+}
+
+/// Counts one ISA's results.
+fn summarize(
+    target: Target,
+    isa_total: usize,
+    results: &[InstrResult],
+    ran: usize,
+    t0: Instant,
+    opts: &Options,
+) -> IsaSummary {
+    let secs = t0.elapsed().as_secs_f64();
+    let mut s = IsaSummary {
+        isa: target.name().to_string(),
+        instructions: isa_total,
+        with_intrinsic: results.len(),
+        inputs_per_instruction: opts.inputs,
+        ran,
+        wall_ms: secs * 1000.0,
+        instructions_per_second: if ran > 0 { ran as f64 / secs } else { 0.0 },
+        ..IsaSummary::default()
+    };
+    for r in results {
+        match r.status.as_str() {
+            "validated" => s.validated += 1,
+            "mismatch" => s.mismatched += 1,
+            _ => {
+                s.skipped += 1;
+                *s.skip_reasons.entry(skip_category(&r.detail)).or_default() += 1;
+            }
+        }
+        s.cached += r.cached as usize;
+    }
+    s
+}
+
+/// Stores the new outcomes (dated today), removes rows of re-specified or vanished instructions
+/// and exports the CSV. Returns the number of rows changed.
+fn record(
+    db: &mut Database,
+    layout: &Layout,
+    all: &[Instruction],
+    selected: &[&Instruction],
+    targets: &[Target],
+    results: &[InstrResult],
+    opts: &Options,
+) -> Result<usize> {
+    let today = store::today();
     let by_name: HashMap<&str, &Instruction> =
         selected.iter().map(|i| (i.name.as_str(), *i)).collect();
     let rows: Vec<Row> = results
@@ -277,11 +338,11 @@ pub fn validate(layout: &Layout, opts: &Options) -> Result<Report> {
         })
         .collect();
     let mut scope = store::Scope::default();
-    for ins in &selected {
+    for ins in selected {
         scope.names.insert(ins.name.clone(), ins.sem_hash.clone());
     }
     if opts.instrs.is_empty() {
-        for t in &targets {
+        for t in targets {
             let names = all
                 .iter()
                 .filter(|i| Target::from_isa(&i.isa) == Some(*t))
@@ -290,16 +351,9 @@ pub fn validate(layout: &Layout, opts: &Options) -> Result<Report> {
             scope.full_isas.insert(t.name().to_string(), names);
         }
     }
-    let rows_changed = store::save(&mut db, &rows, &scope)?;
-    store::export(&db, &layout.tables)?;
-    Ok(Report {
-        isas: summaries,
-        results,
-        inputs: opts.inputs,
-        seed: opts.seed,
-        wall_ms: start.elapsed().as_secs_f64() * 1000.0,
-        rows_changed,
-    })
+    let changed = store::save(db, &rows, &scope)?;
+    store::export(db, &layout.tables)?;
+    Ok(changed)
 }
 
 /// Every instruction of the database, in spec order (cheaper than expanding the spec files again
@@ -478,19 +532,33 @@ struct Batch {
 }
 
 /// A worker's answer: per job its run result and the expected lanes (or why they are missing).
-type Finished = (usize, Vec<JobResult>, Vec<std::result::Result<Vec<Vec<u128>>, String>>);
+type Finished = (
+    usize,
+    Vec<JobResult>,
+    Vec<std::result::Result<Vec<Vec<u128>>, String>>,
+);
 
 /// Runs the work for one target on `opts.workers` threads: the main thread generates inputs batch
 /// by batch; a worker compiles and runs a batch while a helper thread evaluates its semantics.
-fn run_target(target: Target, work: Vec<Work>, opts: &Options, workdir: &Path) -> Vec<(usize, InstrResult)> {
+fn run_target(
+    target: Target,
+    work: Vec<Work>,
+    opts: &Options,
+    workdir: &Path,
+) -> Vec<(usize, InstrResult)> {
     let workers = opts.workers.max(1);
     let n = work.len();
     let mut batches = n.div_ceil(opts.batch_size.max(1));
     batches = batches.div_ceil(workers) * workers;
     let per_batch = n.div_ceil(batches).max(1);
     let progress = opts.progress.then(|| {
-        let bar = indicatif::ProgressBar::with_draw_target(Some(n as u64), indicatif::ProgressDrawTarget::stderr());
-        if let Ok(style) = indicatif::ProgressStyle::with_template("{msg:>5} [{bar:40}] {pos}/{len} instructions, {elapsed}") {
+        let bar = indicatif::ProgressBar::with_draw_target(
+            Some(n as u64),
+            indicatif::ProgressDrawTarget::stderr(),
+        );
+        if let Ok(style) = indicatif::ProgressStyle::with_template(
+            "{msg:>5} [{bar:40}] {pos}/{len} instructions, {elapsed}",
+        ) {
             bar.set_style(style.progress_chars("=> "));
         }
         bar.set_message(target.name());
@@ -511,10 +579,25 @@ fn run_target(target: Target, work: Vec<Work>, opts: &Options, workdir: &Path) -
                 let Ok(Ok(batch)) = next else { break };
                 let Batch { id, jobs, evals } = batch;
                 let (results, expected) = std::thread::scope(|s| {
-                    let eval = s.spawn(move || evals.iter().map(evaluate).collect::<Vec<_>>());
+                    let eval = s.spawn(move || {
+                        let t0 = Instant::now();
+                        let out = evals.iter().map(evaluate).collect::<Vec<_>>();
+                        if std::env::var_os("ISADB_VALIDATE_TIMING").is_some() {
+                            use std::io::Write;
+                            let ms = t0.elapsed().as_secs_f64() * 1000.0;
+                            let _ = writeln!(
+                                std::io::stderr(),
+                                "interpreter for {} instructions: {ms:.0} ms",
+                                out.len()
+                            );
+                        }
+                        out
+                    });
                     let results = exec::run_batch(target, jobs, workdir);
                     let n = results.len();
-                    let expected = eval.join().unwrap_or_else(|_| vec![Err("interpreter panicked".to_string()); n]);
+                    let expected = eval
+                        .join()
+                        .unwrap_or_else(|_| vec![Err("interpreter panicked".to_string()); n]);
                     (results, expected)
                 });
                 if tx.send((id, results, expected)).is_err() {
@@ -522,6 +605,8 @@ fn run_target(target: Target, work: Vec<Work>, opts: &Options, workdir: &Path) -
                 }
             });
         }
+        // Only the workers hold the job receiver: if they all die, sending fails instead of blocking.
+        drop(job_rx);
         drop(res_tx);
         let mut pending: HashMap<usize, Vec<Pending>> = HashMap::new();
         let finish = |(id, results, expected): Finished,
@@ -534,7 +619,11 @@ fn run_target(target: Target, work: Vec<Work>, opts: &Options, workdir: &Path) -
             for ((p, r), e) in batch.into_iter().zip(results).zip(expected) {
                 let result = match e {
                     Ok(e) => judge(&p, r, &e),
-                    Err(why) => skipped(p.ins, format!("interpreter error: {why}"), p.set.inputs.len()),
+                    Err(why) => skipped(
+                        p.ins,
+                        format!("interpreter error: {why}"),
+                        p.set.inputs.len(),
+                    ),
                 };
                 out.push((p.index, result));
             }
@@ -542,10 +631,19 @@ fn run_target(target: Target, work: Vec<Work>, opts: &Options, workdir: &Path) -
         let mut id = 0;
         while work.peek().is_some() {
             let chunk: Vec<Work> = work.by_ref().take(per_batch).collect();
-            let mut batch = Batch { id, jobs: Vec::with_capacity(chunk.len()), evals: Vec::with_capacity(chunk.len()) };
+            let mut batch = Batch {
+                id,
+                jobs: Vec::with_capacity(chunk.len()),
+                evals: Vec::with_capacity(chunk.len()),
+            };
             let mut kept = Vec::with_capacity(chunk.len());
             for w in chunk {
-                let set = Arc::new(inputs::generate(&w.ins.operands, opts.inputs, opts.seed, &w.ins.name));
+                let set = Arc::new(inputs::generate(
+                    &w.ins.operands,
+                    opts.inputs,
+                    opts.seed,
+                    &w.ins.name,
+                ));
                 batch.jobs.push(Job::new(w.harness.clone(), &set, w.flags));
                 batch.evals.push(EvalTask {
                     sem_text: w.ins.sem_text.clone(),
@@ -554,7 +652,12 @@ fn run_target(target: Target, work: Vec<Work>, opts: &Options, workdir: &Path) -
                     result: w.ins.result,
                     set: Arc::clone(&set),
                 });
-                kept.push(Pending { index: w.index, ins: w.ins, harness: w.harness, set });
+                kept.push(Pending {
+                    index: w.index,
+                    ins: w.ins,
+                    harness: w.harness,
+                    set,
+                });
             }
             pending.insert(id, kept);
             if job_tx.send(batch).is_err() {
@@ -572,7 +675,10 @@ fn run_target(target: Target, work: Vec<Work>, opts: &Options, workdir: &Path) -
         // Anything a crashed worker left behind.
         for (_, batch) in pending.drain() {
             for p in batch {
-                out.push((p.index, skipped(p.ins, "harness: worker thread failed".into(), opts.inputs)));
+                out.push((
+                    p.index,
+                    skipped(p.ins, "harness: worker thread failed".into(), opts.inputs),
+                ));
             }
         }
     });
@@ -586,7 +692,10 @@ fn run_target(target: Target, work: Vec<Work>, opts: &Options, workdir: &Path) -
 fn evaluate(task: &EvalTask) -> std::result::Result<Vec<Vec<u128>>, String> {
     let macros = Macros::default();
     let sem = Scope::new(&macros)
-        .expr(&read_one(&task.sem_text, &format!("semantics of {}", task.name)).map_err(|e| e.to_string())?)
+        .expr(
+            &read_one(&task.sem_text, &format!("semantics of {}", task.name))
+                .map_err(|e| e.to_string())?,
+        )
         .map_err(|e| e.to_string())?;
     let mut out = Vec::with_capacity(task.set.inputs.len());
     let mut env = Env::new();
@@ -596,7 +705,10 @@ fn evaluate(task: &EvalTask) -> std::result::Result<Vec<Vec<u128>>, String> {
         }
         let v = semantics::eval(&sem, &env).map_err(|e| e.to_string())?;
         if v.ty != task.result {
-            return Err(format!("semantics produce {}, the result type is {}", v.ty, task.result));
+            return Err(format!(
+                "semantics produce {}, the result type is {}",
+                v.ty, task.result
+            ));
         }
         out.push(v.lanes);
     }
@@ -613,7 +725,11 @@ fn judge(p: &Pending, r: JobResult, expected: &[Vec<u128>]) -> InstrResult {
     };
     let actual = p.harness.decode(&bytes);
     if actual.len() != count || expected.len() != count {
-        return skipped(ins, format!("harness: {} results for {count} inputs", actual.len()), count);
+        return skipped(
+            ins,
+            format!("harness: {} results for {count} inputs", actual.len()),
+            count,
+        );
     }
     let ty = p.harness.result.ty;
     let mut mismatches = Vec::new();
@@ -625,13 +741,27 @@ fn judge(p: &Pending, r: JobResult, expected: &[Vec<u128>]) -> InstrResult {
         }
         bad += 1;
         if mismatches.len() < MAX_EXAMPLES {
-            mismatches.push(compare::describe(i, &ins.operands, &p.set.inputs[i].lanes, ty, exp, act, lanes));
+            mismatches.push(compare::describe(
+                i,
+                &ins.operands,
+                &p.set.inputs[i].lanes,
+                ty,
+                exp,
+                act,
+                lanes,
+            ));
         }
     }
     let (status, detail) = if bad == 0 {
         ("validated", String::new())
     } else {
-        ("mismatch", format!("{bad} of {count} inputs differ; first: {}", mismatches[0].one_line()))
+        (
+            "mismatch",
+            format!(
+                "{bad} of {count} inputs differ; first: {}",
+                mismatches[0].one_line()
+            ),
+        )
     };
     InstrResult {
         name: ins.name.clone(),
