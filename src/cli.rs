@@ -234,10 +234,11 @@ pub fn find_instruction(db: &Database, name: &str) -> Result<InstructionRow> {
     {
         return Ok(row);
     }
-    let mut stmt = db.conn().prepare("SELECT name FROM instructions")?;
-    let names: Vec<String> = stmt
-        .query_map([], |r| r.get(0))?
-        .collect::<rusqlite::Result<_>>()?;
+    let names: Vec<String> = db
+        .text_rows("SELECT name FROM instructions")?
+        .into_iter()
+        .flatten()
+        .collect();
     let refs: Vec<&str> = names.iter().map(String::as_str).collect();
     Err(Error::Usage(format!(
         "unknown instruction '{name}'{}",
@@ -308,10 +309,10 @@ pub fn list(
     for (what, table, value) in [("ISA", "isas", isa), ("feature", "features", feature)] {
         if let Some(v) = value {
             let known: Vec<String> = db
-                .conn()
-                .prepare(&format!("SELECT name FROM {table}"))?
-                .query_map([], |r| r.get(0))?
-                .collect::<rusqlite::Result<_>>()?;
+                .text_rows(&format!("SELECT name FROM {table}"))?
+                .into_iter()
+                .flatten()
+                .collect();
             if !known.iter().any(|k| k == v) {
                 let refs: Vec<&str> = known.iter().map(String::as_str).collect();
                 return Err(Error::Usage(format!(

@@ -185,6 +185,19 @@ fn csv_export_import_round_trips_and_rejects_bad_rows() {
     let columns = header.split(',').count();
     let mut row = vec![String::new(); columns];
     let col = |name: &str| header.split(',').position(|c| c == name).unwrap();
+    let write_rules = |row: &[String]| {
+        let quoted: Vec<String> = row
+            .iter()
+            .map(|c| {
+                if c.contains(' ') {
+                    format!("\"{c}\"")
+                } else {
+                    c.clone()
+                }
+            })
+            .collect();
+        std::fs::write(&rules, format!("{header}\n{}\n", quoted.join(","))).unwrap();
+    };
     row[col("id")] = "1".into();
     row[col("name")] = "demo".into();
     row[col("lhs")] = "(add a b)".into();
@@ -193,21 +206,7 @@ fn csv_export_import_round_trips_and_rejects_bad_rows() {
     row[col("provenance")] = "hand-written".into();
     row[col("rule_hash")] = "h".into();
     row[col("status")] = "proven".into();
-    std::fs::write(
-        &rules,
-        format!(
-            "{header}\n{}\n",
-            row.iter()
-                .map(|c| if c.contains(' ') {
-                    format!("\"{c}\"")
-                } else {
-                    c.clone()
-                })
-                .collect::<Vec<_>>()
-                .join(",")
-        ),
-    )
-    .unwrap();
+    write_rules(&row);
     assert!(isadb(&h, &["db", "import", out.to_str().unwrap()])
         .status
         .success());
@@ -233,21 +232,7 @@ fn csv_export_import_round_trips_and_rejects_bad_rows() {
         );
     }
     row[col("status")] = "maybe".into();
-    std::fs::write(
-        &rules,
-        format!(
-            "{header}\n{}\n",
-            row.iter()
-                .map(|c| if c.contains(' ') {
-                    format!("\"{c}\"")
-                } else {
-                    c.clone()
-                })
-                .collect::<Vec<_>>()
-                .join(",")
-        ),
-    )
-    .unwrap();
+    write_rules(&row);
     let o = isadb(&h, &["db", "import", out.to_str().unwrap()]);
     assert_eq!(o.status.code(), Some(2));
     assert!(stderr(&o).contains("rules.csv: line 2"), "{}", stderr(&o));

@@ -87,6 +87,18 @@ impl Database {
         Ok(self.conn.query_row(q, [key], |r| r.get(0)).optional()?)
     }
 
+    /// Every row of a query whose columns are all text, as strings.
+    pub fn text_rows(&self, sql: &str) -> Result<Vec<Vec<String>>> {
+        let mut stmt = self.conn.prepare(sql)?;
+        let n = stmt.column_count();
+        let rows = stmt.query_map([], |r| {
+            (0..n)
+                .map(|i| r.get::<_, String>(i))
+                .collect::<rusqlite::Result<Vec<_>>>()
+        })?;
+        Ok(rows.collect::<rusqlite::Result<Vec<_>>>()?)
+    }
+
     /// Sets (inserts or replaces) the `meta` value for `key`.
     pub fn set_meta(&self, key: &str, value: &str) -> Result<()> {
         self.conn.execute(

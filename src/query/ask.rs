@@ -119,27 +119,26 @@ struct Vocabulary {
 
 impl Vocabulary {
     fn load(db: &Database) -> Result<Vocabulary> {
-        let conn = db.conn();
         let mut idioms = Vec::new();
-        let mut stmt = conn.prepare("SELECT name, aliases FROM idioms")?;
-        for row in stmt.query_map([], |r| Ok((r.get::<_, String>(0)?, r.get::<_, String>(1)?)))? {
-            let (name, aliases) = row?;
-            idioms.push((norm(&name), name.clone()));
-            for a in aliases.split('|').filter(|a| !a.is_empty()) {
-                idioms.push((norm(a), name.clone()));
+        for t in db.text_rows("SELECT name, aliases FROM idioms")? {
+            idioms.push((norm(&t[0]), t[0].clone()));
+            for a in t[1].split('|').filter(|a| !a.is_empty()) {
+                idioms.push((norm(a), t[0].clone()));
             }
         }
-        let strings = |sql: &str| -> Result<Vec<String>> {
-            let mut stmt = conn.prepare(sql)?;
-            let rows = stmt
-                .query_map([], |r| r.get::<_, String>(0))?
-                .collect::<rusqlite::Result<Vec<_>>>()?;
-            Ok(rows)
+        let column = |sql: &str| -> Result<Vec<String>> {
+            Ok(db
+                .text_rows(sql)?
+                .into_iter()
+                .map(|mut t| t.swap_remove(0))
+                .collect())
         };
         Ok(Vocabulary {
             idioms,
-            targets: strings("SELECT name FROM isas UNION SELECT name FROM features")?,
-            instructions: strings("SELECT name FROM instructions UNION SELECT intrinsic FROM instructions WHERE intrinsic IS NOT NULL")?,
+            targets: column("SELECT name FROM isas UNION SELECT name FROM features")?,
+            instructions: column(
+                "SELECT name FROM instructions UNION SELECT intrinsic FROM instructions WHERE intrinsic IS NOT NULL",
+            )?,
         })
     }
 
@@ -334,43 +333,22 @@ fn run_datalog(
         .replace("{target}", &quoted(target));
     let program = Program::parse(&text, &format!("queries/{name}.dl"))?;
     let mut facts = Facts::default();
-    let conn = db.conn();
-    let mut stmt = conn.prepare(
+    let implements =
         "SELECT d.name, i.name, m.binding FROM implements m JOIN idioms d ON d.id = m.idiom_id
-         JOIN instructions i ON i.id = m.instruction_id WHERE m.status = 'proven'",
-    )?;
-    for row in stmt.query_map([], |r| {
-        Ok((
-            r.get::<_, String>(0)?,
-            r.get::<_, String>(1)?,
-            r.get::<_, String>(2)?,
-        ))
-    })? {
-        let (d, i, b) = row?;
-        facts.add("implements", &[&d, &i, &b]);
+         JOIN instructions i ON i.id = m.instruction_id WHERE m.status = 'proven'";
+    for t in db.text_rows(implements)? {
+        facts.add("implements", &[&t[0], &t[1], &t[2]]);
     }
-    let mut stmt = conn.prepare(
-        "SELECT i.name, s.name, f.name FROM instructions i JOIN isas s ON s.id = i.isa_id JOIN features f ON f.id = i.feature_id",
-    )?;
-    for row in stmt.query_map([], |r| {
-        Ok((
-            r.get::<_, String>(0)?,
-            r.get::<_, String>(1)?,
-            r.get::<_, String>(2)?,
-        ))
-    })? {
-        let (i, s, f) = row?;
-        facts.add("isa", &[&i, &s]);
-        facts.add("feature", &[&i, &f]);
-        facts.add("target", &[&i, &s]);
-        facts.add("target", &[&i, &f]);
+    for t in db.text_rows("SELECT name, isa, feature FROM instruction_rows")? {
+        facts.add("isa", &[&t[0], &t[1]]);
+        facts.add("feature", &[&t[0], &t[2]]);
+        facts.add("target", &[&t[0], &t[1]]);
+        facts.add("target", &[&t[0], &t[2]]);
     }
-    let mut stmt = conn.prepare(
-        "SELECT i.name, c.name FROM class_members m JOIN classes c ON c.id = m.class_id JOIN instructions i ON i.id = m.instruction_id",
-    )?;
-    for row in stmt.query_map([], |r| Ok((r.get::<_, String>(0)?, r.get::<_, String>(1)?)))? {
-        let (i, c) = row?;
-        facts.add("member", &[&i, &c]);
+    let members = "SELECT i.name, c.name FROM class_members m JOIN classes c ON c.id = m.class_id
+         JOIN instructions i ON i.id = m.instruction_id";
+    for t in db.text_rows(members)? {
+        facts.add("member", &[&t[0], &t[1]]);
     }
     program.run(&mut facts);
     let shared = |j: &str| -> String {

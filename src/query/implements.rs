@@ -146,20 +146,11 @@ pub fn refresh(db: &mut Database, specs: &SpecSet, rematch: bool) -> Result<Refr
     let now = idiom_hashes(specs);
     let catalogue = catalogue_hash(&now);
     let mut versions: HashMap<String, HashMap<String, String>> = HashMap::new();
-    {
-        let mut stmt = db
-            .conn()
-            .prepare("SELECT catalogue_hash, idiom, idiom_hash FROM idiom_catalogue")?;
-        for row in stmt.query_map([], |r| {
-            Ok((
-                r.get::<_, String>(0)?,
-                r.get::<_, String>(1)?,
-                r.get::<_, String>(2)?,
-            ))
-        })? {
-            let (c, d, h) = row?;
-            versions.entry(c).or_default().insert(d, h);
-        }
+    for t in db.text_rows("SELECT catalogue_hash, idiom, idiom_hash FROM idiom_catalogue")? {
+        versions
+            .entry(t[0].clone())
+            .or_default()
+            .insert(t[1].clone(), t[2].clone());
     }
     let mut cached: HashMap<String, Vec<Cached>> = HashMap::new();
     {
