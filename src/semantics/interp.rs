@@ -200,10 +200,12 @@ fn binary(op: &Op, elem: Elem, a: u128, b: u128) -> u128 {
     }
     let m = elem.mask();
     let bits = elem.bits();
-    let ordering = if elem.is_signed() {
-        sign_extend(a, bits).cmp(&sign_extend(b, bits))
-    } else {
-        a.cmp(&b)
+    let ordering = || {
+        if elem.is_signed() {
+            sign_extend(a, bits).cmp(&sign_extend(b, bits))
+        } else {
+            a.cmp(&b)
+        }
     };
     match op {
         Op::Add => a.wrapping_add(b) & m,
@@ -220,20 +222,20 @@ fn binary(op: &Op, elem: Elem, a: u128, b: u128) -> u128 {
         Op::Shr if b >= bits as u128 => 0,
         Op::Shr => a >> b,
         Op::Min => {
-            if ordering.is_le() {
+            if ordering().is_le() {
                 a
             } else {
                 b
             }
         }
         Op::Max => {
-            if ordering.is_ge() {
+            if ordering().is_ge() {
                 a
             } else {
                 b
             }
         }
-        _ => compare(op, Some(ordering)) as u128,
+        _ => compare(op, Some(ordering())) as u128,
     }
 }
 
