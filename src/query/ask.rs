@@ -11,6 +11,7 @@ use crate::ir::sexpr::{read_one, SExpr, SKind};
 use crate::ir::Macro;
 use crate::spec::load::Idiom;
 use regex::Regex;
+use rusqlite::OptionalExtension;
 use serde::Serialize;
 use std::path::Path;
 
@@ -111,14 +112,16 @@ fn norm(s: &str) -> String {
 }
 
 /// Names and aliases the database knows, for resolution and suggestions.
-struct Vocabulary {
+struct Vocabulary<'a> {
+    db: &'a Database,
     idioms: Vec<(String, String)>,
     targets: Vec<String>,
-    instructions: Vec<String>,
+    /// Every instruction name and intrinsic, read only when a suggestion is needed.
+    instructions: std::cell::OnceCell<Vec<String>>,
 }
 
-impl Vocabulary {
-    fn load(db: &Database) -> Result<Vocabulary> {
+impl<'a> Vocabulary<'a> {
+    fn load(db: &'a Database) -> Result<Vocabulary<'a>> {
         let mut idioms = Vec::new();
         for t in db.text_rows("SELECT name, aliases FROM idioms")? {
             idioms.push((norm(&t[0]), t[0].clone()));
@@ -127,18 +130,13 @@ impl Vocabulary {
             }
         }
         let column = |sql: &str| -> Result<Vec<String>> {
-            Ok(db
-                .text_rows(sql)?
-                .into_iter()
-                .map(|mut t| t.swap_remove(0))
-                .collect())
+            Ok(db.text_rows(sql)?.into_iter().flatten().collect())
         };
         Ok(Vocabulary {
+            db,
             idioms,
             targets: column("SELECT name FROM isas UNION SELECT name FROM features")?,
-            instructions: column(
-                "SELECT name FROM instructions UNION SELECT intrinsic FROM instructions WHERE intrinsic IS NOT NULL",
-            )?,
+            instructions: std::cell::OnceCell::new(),
         })
     }
 
@@ -179,16 +177,25 @@ impl Vocabulary {
 
     fn instruction(&self, name: &str) -> Result<String> {
         let name = name.trim();
-        self.instructions
-            .iter()
-            .find(|x| *x == name)
-            .cloned()
-            .ok_or_else(|| {
-                Error::Usage(format!(
-                    "unknown instruction '{name}'{}",
-                    self.suggest(name)
-                ))
-            })
+        let sql = "SELECT name FROM instructions WHERE name = ?1 OR intrinsic = ?1";
+        let found: Option<String> = self
+            .db
+            .conn()
+            .query_row(sql, [name], |r| r.get(0))
+            .optional()?;
+        found.ok_or_else(|| {
+            Error::Usage(format!(
+                "unknown instruction '{name}'{}",
+                self.suggest(name)
+            ))
+        })
+    }
+
+    fn instruction_names(&self) -> &[String] {
+        self.instructions.get_or_init(|| {
+            let sql = "SELECT name FROM instructions UNION SELECT intrinsic FROM instructions WHERE intrinsic IS NOT NULL";
+            self.db.text_rows(sql).map(|rows| rows.into_iter().flatten().collect()).unwrap_or_default()
+        })
     }
 
     /// " (did you mean a, b or c?)" over idioms, aliases and instructions.
@@ -198,7 +205,7 @@ impl Vocabulary {
             .idioms
             .iter()
             .map(|(k, _)| k.as_str())
-            .chain(self.instructions.iter().map(String::as_str))
+            .chain(self.instruction_names().iter().map(String::as_str))
             .map(|k| (edit_distance(&w, &norm(k)), k))
             .collect();
         scored.sort();
@@ -331,7 +338,7 @@ fn run_datalog(
     let text = text
         .replace("{instruction}", &quoted(instruction))
         .replace("{target}", &quoted(target));
-    let program = Program::parse(&text, &format!("queries/{name}.dl"))?;
+    let program = Program::parse(&text, &format!("queries/{name}.dl"))?.unfold("answer");
     let mut facts = Facts::default();
     let implements =
         "SELECT d.name, i.name, m.binding FROM implements m JOIN idioms d ON d.id = m.idiom_id

@@ -127,6 +127,127 @@ impl Program {
         Ok(Program { rules })
     }
 
+    /// Only the rules `goal` depends on (through rule bodies, transitively): a query's answer
+    /// need not derive every relation of the shared library.
+    pub fn slice(&self, goal: &str) -> Program {
+        let mut needed: BTreeSet<&str> = BTreeSet::from([goal]);
+        loop {
+            let before = needed.len();
+            let found: Vec<&str> = self
+                .rules
+                .iter()
+                .filter(|r| needed.contains(r.head.relation.as_str()))
+                .flat_map(|r| r.body.iter().map(|a| a.relation.as_str()))
+                .collect();
+            needed.extend(found);
+            if needed.len() == before {
+                break;
+            }
+        }
+        let rules = self
+            .rules
+            .iter()
+            .filter(|r| needed.contains(r.head.relation.as_str()))
+            .cloned()
+            .collect();
+        Program { rules }
+    }
+
+    /// Replaces, in the rules for `goal`, every atom of a derived, non-recursive relation by
+    /// the bodies of that relation's rules: constants of the query then reach the joins, so a
+    /// question about one instruction does not derive the relation for all of them.
+    pub fn unfold(&self, goal: &str) -> Program {
+        let derived: BTreeSet<&str> = self
+            .rules
+            .iter()
+            .map(|r| r.head.relation.as_str())
+            .collect();
+        let unfoldable =
+            |rel: &str| derived.contains(rel) && rel != goal && !self.reaches(rel, rel);
+        let mut done: Vec<Rule> = Vec::new();
+        let mut todo: Vec<Rule> = self
+            .rules
+            .iter()
+            .filter(|r| r.head.relation == goal)
+            .cloned()
+            .collect();
+        let mut fresh = 0;
+        while let Some(rule) = todo.pop() {
+            let Some(k) = rule.body.iter().position(|a| unfoldable(&a.relation)) else {
+                done.push(rule);
+                continue;
+            };
+            let atom = &rule.body[k];
+            for def in self
+                .rules
+                .iter()
+                .filter(|d| d.head.relation == atom.relation)
+            {
+                fresh += 1;
+                let rename = |t: &Term| -> Term {
+                    match t {
+                        Term::Var(v) => match def
+                            .head
+                            .terms
+                            .iter()
+                            .position(|h| *h == Term::Var(v.clone()))
+                        {
+                            Some(i) => atom.terms[i].clone(),
+                            None => Term::Var(format!("_{fresh}_{v}")),
+                        },
+                        c => c.clone(),
+                    }
+                };
+                let mut body = rule.body.clone();
+                body.splice(
+                    k..=k,
+                    def.body.iter().map(|a| Atom {
+                        relation: a.relation.clone(),
+                        terms: a.terms.iter().map(rename).collect(),
+                    }),
+                );
+                let mut constraints = rule.constraints.clone();
+                constraints.extend(def.constraints.iter().map(|c| Constraint {
+                    left: rename(&c.left),
+                    right: rename(&c.right),
+                    equal: c.equal,
+                }));
+                todo.push(Rule {
+                    head: rule.head.clone(),
+                    body,
+                    constraints,
+                });
+            }
+        }
+        let mut rules = done;
+        rules.extend(
+            self.rules
+                .iter()
+                .filter(|r| r.head.relation != goal)
+                .cloned(),
+        );
+        Program { rules }.slice(goal)
+    }
+
+    /// Whether relation `to` is derived, directly or not, from `from`'s rules.
+    fn reaches(&self, from: &str, to: &str) -> bool {
+        let mut seen: BTreeSet<&str> = BTreeSet::new();
+        let mut stack = vec![from];
+        while let Some(rel) = stack.pop() {
+            for r in self.rules.iter().filter(|r| r.head.relation == rel) {
+                for a in &r.body {
+                    if a.relation == to {
+                        return true;
+                    }
+                    if seen.insert(a.relation.as_str()) {
+                        stack.push(&a.relation);
+                    }
+                }
+            }
+        }
+        false
+    }
+
     /// Derives every head relation to a fixpoint, adding them to `facts`.
     pub fn run(&self, facts: &mut Facts) {
         let mut iteration = Iteration::new();
@@ -230,8 +351,23 @@ fn derive(
     };
     let mut out = Vec::new();
     for delta in 0..rule.body.len() {
-        // Nothing new at this position: every result was derived in an earlier round.
-        if vars[&rule.body[delta].relation].recent.borrow().is_empty() {
+        // An atom that sees no tuples at this position makes the whole join empty (in the first
+        // round every earlier atom's stable part is still empty).
+        let seen = |i: usize| {
+            let v = &vars[&rule.body[i].relation];
+            let stable: usize = if i != delta {
+                v.stable.borrow().iter().map(|r| r.len()).sum()
+            } else {
+                0
+            };
+            stable
+                + if i >= delta {
+                    v.recent.borrow().len()
+                } else {
+                    0
+                }
+        };
+        if (0..rule.body.len()).any(|i| seen(i) == 0) {
             continue;
         }
         let mut bindings: Vec<Vec<u32>> = vec![vec![UNBOUND; width]];
@@ -417,6 +553,25 @@ mod tests {
         assert_eq!(f.tuples("path").len(), 12);
         assert!(f.tuples("other").iter().all(|t| t[0] != t[1]));
         assert_eq!(f.tuples("other").len(), 9);
+    }
+
+    #[test]
+    fn unfolding_keeps_the_answer() {
+        let text = "reach(X, Y) :- edge(X, Y).\nreach(X, Z) :- reach(X, Y), edge(Y, Z).\n\
+                    pair(X, Y) :- edge(X, Z), edge(Z, Y), X != Y.\n\
+                    answer(Y) :- pair(\"a\", Y).\nanswer(Y) :- reach(\"c\", Y).";
+        let p = Program::parse(text, "t.dl").unwrap();
+        let mut full = Facts::default();
+        let mut unfolded = Facts::default();
+        for (a, b) in [("a", "b"), ("b", "c"), ("c", "a"), ("c", "d"), ("b", "b")] {
+            full.add("edge", &[a, b]);
+            unfolded.add("edge", &[a, b]);
+        }
+        p.run(&mut full);
+        p.unfold("answer").run(&mut unfolded);
+        assert_eq!(full.tuples("answer"), unfolded.tuples("answer"));
+        assert!(unfolded.tuples("pair").is_empty(), "pair was unfolded away");
+        assert_eq!(full.tuples("answer").len(), 4);
     }
 
     #[test]
