@@ -127,6 +127,10 @@ fn bad_input_gives_one_line_errors_and_exit_2() {
             "does not fit in i16",
         ),
         (&["list", "--isa", "hxv"], "unknown ISA 'hxv'"),
+        (
+            &["prove", "(const (vec) 1)", "a_u8"],
+            "expected (vec LANES ELEM) or (mask LANES)",
+        ),
     ];
     for (args, want) in cases {
         let o = isadb(&h, args);

@@ -751,15 +751,15 @@ impl<'m> Scope<'m> {
         match s.head() {
             Some("vec") | Some("mask") => {
                 let items = s.list().unwrap();
-                let lanes = self.meta_u32(&items[1])?;
-                if lanes == 0 {
-                    return Err(items[1].err("a vector needs at least one lane"));
-                }
                 let elem = match (s.head(), items.len()) {
                     (Some("vec"), 3) => self.elem(&items[2])?,
                     (Some("mask"), 2) => Elem::Bool,
                     _ => return Err(s.err("expected (vec LANES ELEM) or (mask LANES)")),
                 };
+                let lanes = self.meta_u32(&items[1])?;
+                if lanes == 0 {
+                    return Err(items[1].err("a vector needs at least one lane"));
+                }
                 Ok(VecType::new(lanes, elem))
             }
             _ => Ok(VecType::new(1, self.elem(s)?)),

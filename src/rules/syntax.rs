@@ -230,6 +230,7 @@ fn parse_line(body: &str, file: &str, line: usize) -> Result<Rule> {
     for (part, what, col) in [
         (lhs_raw, "left-hand side", lhs_col),
         (rhs_raw, "right-hand side", rhs_col),
+        (pred_raw.unwrap_or("true"), "predicate after 'if'", pred_col),
     ] {
         if part.trim().is_empty() {
             return Err(err(file, line, col, format!("empty {what}")));
