@@ -6,7 +6,7 @@ use rusqlite::Connection;
 use crate::error::{Error, Result};
 
 /// The migrations in order; migration `i` (0-based) brings the schema to version `i + 1`.
-const MIGRATIONS: [(&str, &str); 5] = [
+const MIGRATIONS: [(&str, &str); 6] = [
     ("0001_core", include_str!("../../schemas/0001_core.sql")),
     ("0002_rules", include_str!("../../schemas/0002_rules.sql")),
     (
@@ -18,6 +18,10 @@ const MIGRATIONS: [(&str, &str); 5] = [
         include_str!("../../schemas/0004_idiom_matches.sql"),
     ),
     ("0005_views", include_str!("../../schemas/0005_views.sql")),
+    (
+        "0006_match_operands",
+        include_str!("../../schemas/0006_match_operands.sql"),
+    ),
 ];
 
 /// The schema version of a fully migrated database.

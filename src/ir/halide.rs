@@ -44,16 +44,30 @@ pub fn parse_halide(text: &str, source: &str) -> Result<SExpr> {
 /// `acc_u32 + reduce_add(4, u32(a_u8) * u32(b_u8))` `acc_u32` has `lanes` lanes and `a_u8`,
 /// `b_u8` have `4 * lanes`.
 pub fn elaborate_halide(text: &str, source: &str, macros: &Macros, lanes: u32) -> Result<Rc<Expr>> {
+    elaborate_halide_declared(text, source, macros, lanes, &HashMap::new())
+}
+
+/// As [`elaborate_halide`], with variables whose element type is `declared` (`--var z:u16`)
+/// rather than carried as a suffix.
+pub fn elaborate_halide_declared(
+    text: &str,
+    source: &str,
+    macros: &Macros,
+    lanes: u32,
+    declared: &HashMap<String, Elem>,
+) -> Result<Rc<Expr>> {
     let s = parse_halide(text, source)?;
     let mut uses = HashMap::new();
-    var_lanes(&s, lanes as u64, &mut uses)?;
+    var_lanes(&s, lanes as u64, declared, &mut uses)?;
     let mut scope = Scope::new(macros);
     scope.implicit_lanes = Some(lanes);
     for (name, (n, _)) in uses {
-        if n != lanes as u64 {
-            let elem = type_suffix(&name).expect("only typed names are collected");
-            scope.bind_var(&name, VecType::new(n as u32, elem));
-        }
+        let elem = declared
+            .get(&name)
+            .copied()
+            .or_else(|| type_suffix(&name))
+            .expect("only typed names are collected");
+        scope.bind_var(&name, VecType::new(n as u32, elem));
     }
     scope.expr(&s)
 }
@@ -64,9 +78,14 @@ fn type_suffix(name: &str) -> Option<Elem> {
 }
 
 /// The lane count of every typed variable: `lanes` outside `reduce-add`, times k inside one.
-fn var_lanes(s: &SExpr, lanes: u64, out: &mut HashMap<String, (u64, Location)>) -> Result<()> {
+fn var_lanes(
+    s: &SExpr,
+    lanes: u64,
+    declared: &HashMap<String, Elem>,
+    out: &mut HashMap<String, (u64, Location)>,
+) -> Result<()> {
     match &s.kind {
-        SKind::Sym(name) if type_suffix(name).is_some() => {
+        SKind::Sym(name) if type_suffix(name).is_some() || declared.contains_key(name) => {
             if lanes > u32::MAX as u64 {
                 return Err(s.err(format!("'{name}' would have {lanes} lanes, too many")));
             }
@@ -89,14 +108,14 @@ fn var_lanes(s: &SExpr, lanes: u64, out: &mut HashMap<String, (u64, Location)>) 
             if let (Some("reduce-add"), [_, k, x]) = (s.head(), items.as_slice()) {
                 if let SKind::Int(k) = k.kind {
                     if k > 0 && k <= u32::MAX as i128 {
-                        return var_lanes(x, lanes.saturating_mul(k as u64), out);
+                        return var_lanes(x, lanes.saturating_mul(k as u64), declared, out);
                     }
                 }
             }
             items
                 .iter()
                 .skip(1)
-                .try_for_each(|i| var_lanes(i, lanes, out))
+                .try_for_each(|i| var_lanes(i, lanes, declared, out))
         }
         _ => Ok(()),
     }

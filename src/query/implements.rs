@@ -9,6 +9,10 @@ use crate::spec::{hash_text, SpecSet};
 use rusqlite::params;
 use std::collections::{BTreeMap, HashMap};
 
+/// Part of every idiom hash: bumped when the matcher records more per fact, so the cache is
+/// matched again.
+const MATCHER_VERSION: &str = "operands-v2";
+
 /// The hash of each idiom's definition together with every macro it uses (transitively), so
 /// a change to a shared macro invalidates exactly the idioms built on it.
 pub fn idiom_hashes(specs: &SpecSet) -> BTreeMap<String, String> {
@@ -34,7 +38,7 @@ pub fn idiom_hashes(specs: &SpecSet) -> BTreeMap<String, String> {
             }
             used[1..].sort();
             let mut text = format!(
-                "{:?} {:?} {:?}\n",
+                "{MATCHER_VERSION} {:?} {:?} {:?}\n",
                 idiom.meta, idiom.condition, idiom.aliases
             );
             for n in used {
@@ -155,7 +159,7 @@ pub fn refresh(db: &mut Database, specs: &SpecSet, rematch: bool) -> Result<Refr
     let mut cached: HashMap<String, Vec<Cached>> = HashMap::new();
     {
         let mut stmt = db.conn().prepare(
-            "SELECT instruction, sem_hash, catalogue_hash, idiom, binding, status, lanes, solver_ms FROM idiom_matches",
+            "SELECT instruction, sem_hash, catalogue_hash, idiom, binding, status, lanes, solver_ms, operands, meta FROM idiom_matches",
         )?;
         let rows = stmt.query_map([], |r| {
             let (name, idiom): (String, String) = (r.get(0)?, r.get(3)?);
@@ -164,6 +168,8 @@ pub fn refresh(db: &mut Database, specs: &SpecSet, rematch: bool) -> Result<Refr
                     idiom: idiom.clone(),
                     instruction: name.clone(),
                     binding: r.get(4)?,
+                    operands: r.get(8)?,
+                    meta: r.get(9)?,
                     status: r.get(5)?,
                     lanes: r.get(6)?,
                     ms: r.get(7)?,
@@ -225,16 +231,16 @@ pub fn refresh(db: &mut Database, specs: &SpecSet, rematch: bool) -> Result<Refr
                 version.execute(params![catalogue, d, h])?;
             }
             let mut insert = tx.prepare(
-                "INSERT OR IGNORE INTO idiom_matches(instruction, sem_hash, catalogue_hash, idiom, binding, status, lanes, solver_ms)
-                 VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8)",
+                "INSERT OR IGNORE INTO idiom_matches(instruction, sem_hash, catalogue_hash, idiom, binding, status, lanes, solver_ms, operands, meta)
+                 VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10)",
             )?;
             for (ins, facts) in specs.instructions.iter().zip(&keep) {
                 if facts.is_empty() {
-                    insert.execute(params![ins.name, ins.sem_hash, catalogue, "", "", "none", 0, 0.0])?;
+                    insert.execute(params![ins.name, ins.sem_hash, catalogue, "", "", "none", 0, 0.0, "", ""])?;
                 }
                 for f in facts {
                     let ms = (f.ms * 10.0).round() / 10.0;
-                    insert.execute(params![ins.name, ins.sem_hash, catalogue, f.idiom, f.binding, f.status, f.lanes, ms])?;
+                    insert.execute(params![ins.name, ins.sem_hash, catalogue, f.idiom, f.binding, f.status, f.lanes, ms, f.operands, f.meta])?;
                 }
             }
         }

@@ -23,6 +23,11 @@ pub struct Fact {
     pub instruction: String,
     /// Human-readable instantiation, e.g. `u8 x i8 -> i32, 4-way, acc`.
     pub binding: String,
+    /// What each instruction operand receives, in operand order: an idiom parameter (`x`), a
+    /// parameter this scalar operand splats to every lane (`x^`), or a constant (`=0`).
+    pub operands: String,
+    /// The idiom's meta parameters as instantiated, e.g. `k=4 T=i32`.
+    pub meta: String,
     pub status: String,
     pub lanes: u32,
     pub ms: f64,
@@ -190,6 +195,14 @@ impl<'a> Matcher<'a> {
                     idiom: idiom.name.clone(),
                     instruction: ins.name.clone(),
                     binding: binding_text(idiom, &meta, &types, scaled, &fixed),
+                    operands: operands_text(scaled, &params, &assignment, &fixed),
+                    meta: idiom
+                        .meta
+                        .iter()
+                        .zip(&meta)
+                        .map(|((name, _), v)| format!("{name}={v}"))
+                        .collect::<Vec<_>>()
+                        .join(" "),
                     status: status.into(),
                     lanes: scaled.result.lanes,
                     ms,
@@ -423,6 +436,31 @@ fn proof_sides(
         .into_iter()
         .reduce(|a, b| Rc::new(Expr::build(Op::And, vec![a, b]).expect("and")));
     (lhs, rhs, assume)
+}
+
+fn operands_text(
+    ins: &Instruction,
+    params: &[&str],
+    assignment: &[Source],
+    fixed: &[(usize, u128)],
+) -> String {
+    (0..ins.operands.len())
+        .map(|i| {
+            if let Some((_, v)) = fixed.iter().find(|(j, _)| *j == i) {
+                return format!("={}", crate::ir::print::lane_text(ins.operands[i].ty.elem, *v));
+            }
+            let (p, s) = params
+                .iter()
+                .zip(assignment)
+                .find(|(_, s)| source_index(**s) == i)
+                .expect("every operand is fixed or assigned");
+            match s {
+                Source::Operand(_) => p.to_string(),
+                Source::Splat(..) => format!("{p}^"),
+            }
+        })
+        .collect::<Vec<_>>()
+        .join(" ")
 }
 
 fn binding_text(
