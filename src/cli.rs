@@ -9,6 +9,7 @@ use crate::semantics::{self, prove_equivalent, Env, Value, Verdict};
 use crate::spec::{load_dir, load_macros, Operand};
 use rusqlite::OptionalExtension;
 use serde::Serialize;
+use std::collections::HashMap;
 use std::path::PathBuf;
 use std::rc::Rc;
 use std::time::Instant;
@@ -465,6 +466,109 @@ pub fn prove(ctx: &Context, lhs: &str, rhs: &str, lanes: u32, timeout_ms: u32) -
         Verdict::Proven { .. } => Outcome::Success,
         _ => Outcome::Negative,
     })
+}
+
+/// `isadb compile`: selects, validates and prints the instruction sequence.
+pub fn compile(
+    ctx: &Context,
+    expr: &str,
+    target: &str,
+    lanes: Option<u32>,
+    vars: &[String],
+    emit: Option<&str>,
+) -> Result<Outcome> {
+    let target = crate::select::Target::parse(target)?;
+    if let Some(e) = emit.filter(|e| !["egglog", "c"].contains(e)) {
+        return Err(Error::Usage(format!("--emit {e}: expected egglog or c")));
+    }
+    let mut declared = HashMap::new();
+    for v in vars {
+        let (name, ty) = v
+            .split_once(':')
+            .ok_or_else(|| Error::Usage(format!("--var {v}: expected NAME:TYPE, e.g. z:u16")))?;
+        let elem = crate::ir::Elem::parse(ty)
+            .ok_or_else(|| Error::Usage(format!("--var {v}: unknown element type '{ty}'")))?;
+        declared.insert(name.to_string(), elem);
+    }
+    let catalog = crate::select::Catalog::load(&ctx.layout, target)?;
+    let compiled = crate::select::compile(&catalog, expr, lanes, &declared)?;
+    let (steps, outputs) = crate::select::steps(&compiled, &catalog);
+    let report = CompileReport {
+        expression: expr.to_string(),
+        target: target.name.to_string(),
+        result: compiled.input.ty.to_string(),
+        steps: steps
+            .iter()
+            .map(|s| StepReport {
+                temp: s.temp.clone(),
+                call: s.call.clone(),
+                asm: s.asm.clone(),
+                cost: s.cost,
+            })
+            .collect(),
+        outputs: outputs
+            .iter()
+            .map(|(t, from, to)| format!("out[{from}..{to}] = {t}"))
+            .collect(),
+        cost: compiled.cost,
+        select_ms: compiled.select_ms,
+        validate_ms: compiled.validate_ms,
+        egglog: (emit == Some("egglog")).then(|| compiled.program.text.clone()),
+        c: match emit {
+            Some("c") => Some(crate::select::emit_c::function(&compiled, &catalog, "kernel")?),
+            _ => None,
+        },
+    };
+    ctx.print(&report, || {
+        let mut out = format!("{} on {} ({}):
+", report.expression, report.target, report.result);
+        for s in &report.steps {
+            out += &format!("  {} = {:<48} {:<40} cost {}
+", s.temp, s.call, s.asm, s.cost);
+        }
+        for o in &report.outputs {
+            out += &format!("  {o}
+");
+        }
+        out += &format!(
+            "cost {} ({} instructions); selected in {:.1} ms, proven equivalent by z3 in {:.1} ms
+",
+            report.cost,
+            report.steps.len(),
+            report.select_ms,
+            report.validate_ms
+        );
+        if let Some(p) = &report.egglog {
+            out += &format!("\n{p}");
+        }
+        if let Some(c) = &report.c {
+            out += &format!("\n{c}");
+        }
+        out
+    });
+    Ok(Outcome::Success)
+}
+
+#[derive(Serialize)]
+struct StepReport {
+    temp: String,
+    call: String,
+    asm: String,
+    cost: f64,
+}
+
+#[derive(Serialize)]
+struct CompileReport {
+    expression: String,
+    target: String,
+    result: String,
+    steps: Vec<StepReport>,
+    outputs: Vec<String>,
+    cost: f64,
+    select_ms: f64,
+    validate_ms: f64,
+    egglog: Option<String>,
+    c: Option<String>,
 }
 
 /// `isadb validate`: runs the validation and prints per-ISA counts, skips and mismatches.

@@ -8,6 +8,7 @@ pub mod error;
 pub mod ir;
 pub mod query;
 pub mod rules;
+pub mod select;
 pub mod semantics;
 pub mod spec;
 pub mod validate;

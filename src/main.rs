@@ -82,6 +82,23 @@ enum Command {
         #[arg(long)]
         force: bool,
     },
+    /// Select instructions for a Halide-style expression on a target through the stored rules (egglog), prove
+    /// the selection equivalent with z3, and print it with its cost.
+    Compile {
+        expr: String,
+        /// x86-avx2, x86-avx512, neon or hvx.
+        #[arg(long)]
+        target: String,
+        /// Lanes of the result (default: the widest variable fills one register).
+        #[arg(long)]
+        lanes: Option<u32>,
+        /// A variable without a type suffix, as NAME:TYPE (e.g. z:u16); repeatable.
+        #[arg(long = "var", value_name = "NAME:TYPE")]
+        vars: Vec<String>,
+        /// Also print the egglog program that ran (egglog) or a C function with intrinsics (c).
+        #[arg(long)]
+        emit: Option<String>,
+    },
     /// Check instruction semantics against real execution: compile each intrinsic into a C harness, run it
     /// (natively or under qemu) and compare every result lane with the interpreter. Exit 1 on a mismatch.
     /// With ISADB_REQUIRE_TOOLS=1 a missing compiler or emulator is an error instead of a skip.
@@ -152,6 +169,13 @@ fn main() -> ExitCode {
         Command::VerifyRules { rule, jobs, force } => {
             isadb::rules::verify::verify_rules(&ctx.layout, rule.as_deref(), jobs, force, args.json)
         }
+        Command::Compile {
+            expr,
+            target,
+            lanes,
+            vars,
+            emit,
+        } => cli::compile(&ctx, &expr, &target, lanes, &vars, emit.as_deref()),
         Command::Validate {
             isa,
             instr,

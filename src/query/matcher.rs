@@ -6,7 +6,7 @@
 use crate::error::Result;
 use crate::ir::meta::Meta;
 use crate::ir::sexpr::{SExpr, SKind};
-use crate::ir::{Elem, Expr, Op, Scope, VecType};
+use crate::ir::{Elem, Expr, Macros, Op, Scope, VecType};
 use crate::semantics::{eval, prove_equivalent, Env, Value, Verdict};
 use crate::spec::load::Idiom;
 use crate::spec::{Instruction, SpecSet};
@@ -72,50 +72,9 @@ impl<'a> Matcher<'a> {
         if let Some(t) = self.templates.get(&key) {
             return t.clone();
         }
-        let t = self.elaborate(idiom, meta, types);
+        let t = instantiate_idiom(&self.specs.macros, idiom, meta, types);
         self.templates.insert(key, t.clone());
         t
-    }
-
-    fn elaborate(&self, idiom: &Idiom, meta: &[SExpr], types: &[VecType]) -> Option<Rc<Expr>> {
-        let mut scope = Scope::new(&self.specs.macros);
-        let operands = idiom.operand_params();
-        for (p, ty) in operands.iter().zip(types) {
-            scope.bind_var(p, *ty);
-        }
-        let at = &idiom.body;
-        let sym = |s: &str| SExpr {
-            kind: SKind::Sym(s.to_string()),
-            loc: at.loc.clone(),
-        };
-        let args: Vec<SExpr> = idiom
-            .params
-            .iter()
-            .map(|p| match idiom.meta.iter().position(|(m, _)| m == p) {
-                Some(i) => meta[i].clone(),
-                None => sym(p),
-            })
-            .collect();
-        if let Some(cond) = &idiom.condition {
-            let map: HashMap<&str, &SExpr> = idiom
-                .params
-                .iter()
-                .map(String::as_str)
-                .zip(args.iter())
-                .collect();
-            let cond = crate::ir::parse::substitute(cond, &map);
-            if !matches!(scope.meta(&cond), Ok(Meta::Bool(true))) {
-                return None;
-            }
-        }
-        let mut call = vec![sym(&idiom.name)];
-        call.extend(args);
-        scope
-            .expr(&SExpr {
-                kind: SKind::List(call),
-                loc: at.loc.clone(),
-            })
-            .ok()
     }
 
     /// Which of the given idioms the instruction implements.
@@ -212,6 +171,55 @@ impl<'a> Matcher<'a> {
         Ok(None)
     }
 }
+
+/// The idiom instantiated over variables named by its parameters (operands of `types`, meta
+/// parameters `meta`); None when it does not type-check or its condition rejects it.
+pub fn instantiate_idiom(
+macros: &Macros,
+idiom: &Idiom,
+meta: &[SExpr],
+types: &[VecType],
+) -> Option<Rc<Expr>> {
+    let mut scope = Scope::new(macros);
+    let operands = idiom.operand_params();
+    for (p, ty) in operands.iter().zip(types) {
+        scope.bind_var(p, *ty);
+    }
+    let at = &idiom.body;
+    let sym = |s: &str| SExpr {
+        kind: SKind::Sym(s.to_string()),
+        loc: at.loc.clone(),
+    };
+    let args: Vec<SExpr> = idiom
+        .params
+        .iter()
+        .map(|p| match idiom.meta.iter().position(|(m, _)| m == p) {
+            Some(i) => meta[i].clone(),
+            None => sym(p),
+        })
+        .collect();
+    if let Some(cond) = &idiom.condition {
+        let map: HashMap<&str, &SExpr> = idiom
+            .params
+            .iter()
+            .map(String::as_str)
+            .zip(args.iter())
+            .collect();
+        let cond = crate::ir::parse::substitute(cond, &map);
+        if !matches!(scope.meta(&cond), Ok(Meta::Bool(true))) {
+            return None;
+        }
+    }
+    let mut call = vec![sym(&idiom.name)];
+    call.extend(args);
+    scope
+        .expr(&SExpr {
+            kind: SKind::List(call),
+            loc: at.loc.clone(),
+        })
+        .ok()
+}
+
 
 /// The candidate sources of idiom operands: every operand but masks, and scalars (immediates
 /// among them) splatted to the instruction's vector width.

@@ -1,0 +1,278 @@
+//! What the database holds for one target: its instructions (semantics, cost, intrinsic), the
+//! proven idiom facts that turn into lowering rules, and the proven rewrite rules by phase.
+
+use super::target::Target;
+use crate::database::{Database, Layout};
+use crate::error::{Error, Result};
+use crate::ir::sexpr::read_one;
+use crate::ir::{Expr, Macros, Op, Scope, VecType};
+use crate::query::matcher::instantiate_idiom;
+use crate::rules::load::rule_macros;
+use crate::rules::Rule;
+use crate::spec::{load_macros, Instruction, Operand, SpecSet};
+use std::collections::HashMap;
+use std::rc::Rc;
+
+/// What an instruction operand receives in a lowering.
+#[derive(Debug, Clone)]
+pub enum Arg {
+    /// The value bound to this wildcard.
+    Wildcard(String),
+    /// A scalar operand: the lane value of the constant bound to this constant wildcard.
+    Splat(String),
+    /// A fixed constant.
+    Fixed(i64),
+}
+
+/// "This instruction computes this pattern": from an idiom fact or the instruction's own
+/// semantics.
+#[derive(Debug, Clone)]
+pub struct Lowering {
+    pub instruction: usize,
+    pub pattern: Rc<Expr>,
+    pub args: Vec<Arg>,
+    /// Where it came from, for `--emit egglog`.
+    pub source: String,
+}
+
+pub struct Catalog {
+    pub target: Target,
+    pub specs: SpecSet,
+    pub rule_macros: Macros,
+    pub instructions: Vec<Instruction>,
+    pub lowerings: Vec<Lowering>,
+    /// Proven rules of kind lift and simplify (the lift phase) and lower (this target's).
+    pub lift_rules: Vec<Rule>,
+    pub lower_rules: Vec<Rule>,
+}
+
+impl Catalog {
+    pub fn load(layout: &Layout, target: Target) -> Result<Catalog> {
+        let db = layout.open()?;
+        let specs = load_macros(&layout.specs)?;
+        let rule_macros = rule_macros(&specs.macros)?;
+        let instructions = target_instructions(&db, target, &specs.macros)?;
+        let by_name: HashMap<&str, usize> = instructions
+            .iter()
+            .enumerate()
+            .map(|(i, ins)| (ins.name.as_str(), i))
+            .collect();
+        let mut lowerings = Vec::new();
+        for row in db.text_rows(
+            "SELECT instruction, idiom, operands, meta FROM idiom_matches WHERE status = 'proven' ORDER BY instruction, idiom",
+        )? {
+            let Some(&i) = by_name.get(row[0].as_str()) else {
+                continue;
+            };
+            if let Some(l) = fact_lowering(&specs, &instructions[i], i, &row[1], &row[2], &row[3]) {
+                lowerings.push(l);
+            }
+        }
+        for (i, ins) in instructions.iter().enumerate() {
+            if let Some(l) = semantics_lowering(ins, i) {
+                lowerings.push(l);
+            }
+        }
+        let (lift_rules, lower_rules) = proven_rules(&db, target)?;
+        Ok(Catalog {
+            target,
+            specs,
+            rule_macros,
+            instructions,
+            lowerings,
+            lift_rules,
+            lower_rules,
+        })
+    }
+}
+
+fn target_instructions(db: &Database, target: Target, macros: &Macros) -> Result<Vec<Instruction>> {
+    let features = target
+        .features
+        .iter()
+        .map(|f| format!("'{f}'"))
+        .collect::<Vec<_>>()
+        .join(", ");
+    let sql = format!(
+        "SELECT i.name, coalesce(i.intrinsic, ''), i.asm, f.name, i.operands, i.result_type, i.semantics, CAST(i.cost AS TEXT)
+         FROM instructions i JOIN isas s ON s.id = i.isa_id JOIN features f ON f.id = i.feature_id
+         WHERE s.name = '{}' AND f.name IN ({features}) ORDER BY i.name",
+        target.isa
+    );
+    let mut out = Vec::new();
+    for row in db.text_rows(&sql)? {
+        let field = |what: &str| Error::data("instructions", format!("{}: bad {what}", row[0]));
+        let operands: Vec<Operand> =
+            serde_json::from_str(&row[4]).map_err(|_| field("operands"))?;
+        let result = VecType::parse(&row[5]).ok_or_else(|| field("result_type"))?;
+        let semantics = Scope::new(macros).expr(&read_one(&row[6], &row[0])?)?;
+        let mut ins = Instruction {
+            name: row[0].clone(),
+            intrinsic: (!row[1].is_empty()).then(|| row[1].clone()),
+            asm: row[2].clone(),
+            isa: target.isa.to_string(),
+            feature: row[3].clone(),
+            operands,
+            result,
+            cost: row[7].parse().map_err(|_| field("cost"))?,
+            ..Instruction::default()
+        };
+        ins.set_semantics(semantics);
+        out.push(ins);
+    }
+    Ok(out)
+}
+
+/// The lowering an idiom fact stands for: the idiom instantiated at the instruction's full
+/// width, its parameters as wildcards (constant wildcards for splatted scalar operands).
+fn fact_lowering(
+    specs: &SpecSet,
+    ins: &Instruction,
+    index: usize,
+    idiom: &str,
+    operands: &str,
+    meta: &str,
+) -> Option<Lowering> {
+    let idiom = specs.idioms.iter().find(|d| d.name == idiom)?;
+    let entries: Vec<&str> = operands.split_whitespace().collect();
+    if entries.len() != ins.operands.len() {
+        return None;
+    }
+    let width = ins
+        .operands
+        .iter()
+        .map(|o| o.ty.lanes)
+        .chain([ins.result.lanes])
+        .max()
+        .unwrap_or(1);
+    let mut types = Vec::new();
+    let mut renames: HashMap<String, Rc<Expr>> = HashMap::new();
+    for p in idiom.operand_params() {
+        let (i, entry) = entries
+            .iter()
+            .enumerate()
+            .find(|(_, e)| e.trim_end_matches('^') == p)?;
+        let op = &ins.operands[i];
+        if entry.ends_with('^') {
+            let c = format!("c{}", 90 + i);
+            let scalar = Rc::new(Expr::var(&c, VecType::new(1, op.ty.elem)));
+            renames.insert(
+                p.to_string(),
+                Rc::new(Expr::build(Op::Broadcast(width), vec![scalar]).ok()?),
+            );
+            types.push(op.ty.with_lanes(width));
+        } else {
+            renames.insert(p.to_string(), Rc::new(Expr::var(&op.name, op.ty)));
+            types.push(op.ty);
+        }
+    }
+    let meta_values = meta
+        .split_whitespace()
+        .map(|kv| read_one(kv.split_once('=')?.1, "meta").ok())
+        .collect::<Option<Vec<_>>>()?;
+    let template = instantiate_idiom(&specs.macros, idiom, &meta_values, &types)?;
+    if template.ty != ins.result {
+        return None;
+    }
+    let args = entries
+        .iter()
+        .enumerate()
+        .map(|(i, e)| {
+            if let Some(v) = e.strip_prefix('=') {
+                fixed_value(v).map(Arg::Fixed)
+            } else if e.ends_with('^') {
+                Some(Arg::Splat(format!("c{}", 90 + i)))
+            } else {
+                Some(Arg::Wildcard(ins.operands[i].name.clone()))
+            }
+        })
+        .collect::<Option<Vec<_>>>()?;
+    Some(Lowering {
+        instruction: index,
+        pattern: template.substitute(&renames),
+        args,
+        source: format!("fact: {} implements {}", ins.name, idiom.name),
+    })
+}
+
+fn fixed_value(text: &str) -> Option<i64> {
+    match text {
+        "true" => Some(1),
+        "false" => Some(0),
+        _ => text.parse().ok(),
+    }
+}
+
+/// The instruction's own semantics as a pattern, when every operand is a vector (immediates
+/// become constant wildcards).
+fn semantics_lowering(ins: &Instruction, index: usize) -> Option<Lowering> {
+    let mut renames: HashMap<String, Rc<Expr>> = HashMap::new();
+    let mut args = Vec::new();
+    for (i, op) in ins.operands.iter().enumerate() {
+        if op.ty.elem == crate::ir::Elem::Bool || (op.ty.lanes == 1 && op.imm.is_none()) {
+            return None;
+        }
+        if op.imm.is_some() {
+            let c = format!("c{}", 90 + i);
+            renames.insert(op.name.clone(), Rc::new(Expr::var(&c, op.ty)));
+            args.push(Arg::Splat(c));
+        } else {
+            args.push(Arg::Wildcard(op.name.clone()));
+        }
+    }
+    Some(Lowering {
+        instruction: index,
+        pattern: ins.semantics.substitute(&renames),
+        args,
+        source: format!("semantics of {}", ins.name),
+    })
+}
+
+/// Proven rules: lift and simplify for the lift phase, lower (generic or for this ISA).
+fn proven_rules(db: &Database, target: Target) -> Result<(Vec<Rule>, Vec<Rule>)> {
+    let mut lift = Vec::new();
+    let mut lower = Vec::new();
+    for row in db.text_rows(
+        "SELECT name, lhs, rhs, coalesce(predicate, ''), kind, coalesce(target, '') FROM rules WHERE status = 'proven' ORDER BY id",
+    )? {
+        let (types, lhs) = match row[1].strip_prefix("for T in ") {
+            Some(rest) => {
+                let (types, lhs) = rest
+                    .split_once(": ")
+                    .ok_or_else(|| Error::data("rules", format!("{}: bad lhs", row[0])))?;
+                let types = types
+                    .split_whitespace()
+                    .map(|t| {
+                        crate::ir::Elem::parse(t)
+                            .ok_or_else(|| Error::data("rules", format!("{}: bad type {t}", row[0])))
+                    })
+                    .collect::<Result<Vec<_>>>()?;
+                (types, lhs.to_string())
+            }
+            None => (vec![], row[1].clone()),
+        };
+        let rule = Rule {
+            name: row[0].clone(),
+            types,
+            lhs,
+            rhs: row[2].clone(),
+            predicate: (!row[3].is_empty()).then(|| row[3].clone()),
+            kind: row[4].clone(),
+            target: (!row[5].is_empty()).then(|| row[5].clone()),
+            text: String::new(),
+            file: format!("rules table, rule {}", row[0]),
+            line: 1,
+            lhs_col: 1,
+            rhs_col: 1,
+            pred_col: 1,
+        };
+        match rule.kind.as_str() {
+            "lift" | "simplify" => lift.push(rule),
+            "lower" if rule.target.as_deref().is_none_or(|t| t == target.isa) => {
+                lower.push(rule)
+            }
+            _ => {}
+        }
+    }
+    Ok((lift, lower))
+}

@@ -1,0 +1,177 @@
+//! The selected sequence as a C function with intrinsics that computes the expression over
+//! arrays: `void NAME(const T *x, ..., R *out, long n)` with `n` a multiple of the result lanes.
+
+use super::extract::Node;
+use super::{flatten_parts, inputs, Catalog, Compiled};
+use crate::error::{Error, Result};
+use crate::ir::{Elem, VecType};
+use crate::validate::ctype::c_type;
+use std::collections::HashMap;
+use std::fmt::Write;
+use std::rc::Rc;
+
+/// The C scalar type of an element.
+pub fn scalar_type(e: Elem) -> Result<&'static str> {
+    Ok(match e {
+        Elem::U8 => "uint8_t",
+        Elem::I8 => "int8_t",
+        Elem::U16 => "uint16_t",
+        Elem::I16 => "int16_t",
+        Elem::U32 => "uint32_t",
+        Elem::I32 => "int32_t",
+        Elem::U64 => "uint64_t",
+        Elem::I64 => "int64_t",
+        Elem::F32 => "float",
+        other => return Err(Error::Usage(format!("no C array type for {other} lanes"))),
+    })
+}
+
+/// The headers the function needs on the catalog's target.
+pub fn headers(catalog: &Catalog) -> &'static str {
+    match catalog.target.isa {
+        "x86" => "#include <immintrin.h>\n",
+        "neon" => "#include <arm_neon.h>\n",
+        _ => "#include <hexagon_types.h>\n#include <hexagon_protos.h>\n#include <hvx_hexagon_protos.h>\n",
+    }
+}
+
+/// The function's parameters in order: the inputs (sorted by name), then `out`.
+pub fn parameters(compiled: &Compiled) -> Vec<(String, VecType)> {
+    let mut vars: Vec<(String, VecType)> = inputs(&compiled.input).into_iter().collect();
+    vars.sort();
+    vars
+}
+
+/// The C function (without headers) computing `compiled` over arrays.
+pub fn function(compiled: &Compiled, catalog: &Catalog, name: &str) -> Result<String> {
+    let lanes = compiled.input.ty.lanes;
+    let mut params = Vec::new();
+    for (v, ty) in parameters(compiled) {
+        params.push(format!("const {} *{v}", scalar_type(ty.elem)?));
+    }
+    params.push(format!("{} *out", scalar_type(compiled.input.ty.elem)?));
+    params.push("long n".into());
+    let mut body = String::new();
+    let mut emitter = Emitter {
+        catalog,
+        compiled,
+        lines: &mut body,
+        temps: HashMap::new(),
+        count: 0,
+    };
+    let mut parts = Vec::new();
+    flatten_parts(&compiled.root, &mut parts);
+    let mut lane = 0;
+    let mut stores = Vec::new();
+    for p in &parts {
+        let value = emitter.value(p)?;
+        stores.push(format!(
+            "    memcpy(out + i + {lane}, &{value}, sizeof {value});\n"
+        ));
+        lane += p.ty(catalog).lanes;
+    }
+    let mut out = String::new();
+    writeln!(
+        out,
+        "/* {} on {}: {} lanes per iteration */",
+        compiled.source, catalog.target.name, lanes
+    )
+    .expect("string write");
+    writeln!(out, "void {name}({}) {{", params.join(", ")).expect("string write");
+    writeln!(out, "  for (long i = 0; i < n; i += {lanes}) {{").expect("string write");
+    out.push_str(&body);
+    for s in stores {
+        out.push_str(&s);
+    }
+    out.push_str("  }\n}\n");
+    Ok(out)
+}
+
+struct Emitter<'a> {
+    catalog: &'a Catalog,
+    compiled: &'a Compiled,
+    lines: &'a mut String,
+    temps: HashMap<String, String>,
+    count: usize,
+}
+
+impl Emitter<'_> {
+    fn fresh(&mut self) -> String {
+        self.count += 1;
+        format!("v{}", self.count)
+    }
+
+    fn c_type(&self, ty: VecType, c_override: Option<&str>) -> Result<String> {
+        c_type(self.catalog.target.toolchain(), ty, c_override)
+            .map(|c| c.name)
+            .map_err(Error::Usage)
+    }
+
+    /// A C expression (a variable, or a literal for scalars) holding the node's value.
+    fn value(&mut self, n: &Rc<Node>) -> Result<String> {
+        let key = format!("{n:?}");
+        if let Some(t) = self.temps.get(&key) {
+            return Ok(t.clone());
+        }
+        let result_lanes = self.compiled.input.ty.lanes;
+        let v = match &**n {
+            Node::Input { name, ty, offset } => {
+                let full = inputs(&self.compiled.input)[name];
+                let per_iteration = full.lanes / result_lanes;
+                let t = self.fresh();
+                let cty = self.c_type(*ty, None)?;
+                writeln!(
+                    self.lines,
+                    "    {cty} {t}; memcpy(&{t}, {name} + i * {per_iteration} + {offset}, sizeof {t});"
+                )
+                .expect("string write");
+                t
+            }
+            Node::Const { ty, value } if ty.lanes == 1 => value.to_string(),
+            Node::Const { ty, value } => {
+                let t = self.fresh();
+                let cty = self.c_type(*ty, None)?;
+                let elem = scalar_type(ty.elem)?;
+                writeln!(
+                    self.lines,
+                    "    static const {elem} {t}_lanes[{}] = {{{}}};\n    {cty} {t}; memcpy(&{t}, {t}_lanes, sizeof {t});",
+                    ty.lanes,
+                    vec![value.to_string(); ty.lanes as usize].join(", ")
+                )
+                .expect("string write");
+                t
+            }
+            Node::Instr { index, args } => {
+                let ins = &self.catalog.instructions[*index];
+                let intrinsic = ins.intrinsic.as_deref().ok_or_else(|| {
+                    Error::Usage(format!("{} has no intrinsic to emit", ins.name))
+                })?;
+                let mut texts = Vec::new();
+                for (a, op) in args.iter().zip(&ins.operands) {
+                    let v = self.value(a)?;
+                    texts.push(match (&**a, op.c_type.as_deref()) {
+                        (Node::Const { .. }, _) if op.ty.lanes == 1 => v,
+                        (_, Some(c)) => format!("({c}){v}"),
+                        _ => v,
+                    });
+                }
+                let t = self.fresh();
+                writeln!(
+                    self.lines,
+                    "    __auto_type {t} = {intrinsic}({}); /* {} */",
+                    texts.join(", "),
+                    ins.asm
+                )
+                .expect("string write");
+                t
+            }
+            Node::Parts(_) => {
+                return Err(Error::Usage(
+                    "a concatenation inside the sequence has no C form".into(),
+                ))
+            }
+        };
+        self.temps.insert(key, v.clone());
+        Ok(v)
+    }
+}

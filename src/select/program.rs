@@ -1,0 +1,433 @@
+//! The egglog program that selects instructions for one expression, generated from the
+//! database: declarations, a type and bounds analysis, the lift ruleset (lift and simplify rules),
+//! the target's lower ruleset (lower rules and one rule per instruction lowering), the input with
+//! its splits into halves, and the schedule.
+
+use super::catalog::{Arg, Catalog, Lowering};
+use super::term::{
+    const_term, ground, parse_type_name, type_name, wildcard, Pattern, CONSTRUCTORS,
+};
+use crate::ir::{Expr, Op};
+use crate::rules::load::{elaborate, rule_types};
+use crate::rules::Rule;
+use std::collections::{BTreeSet, HashMap};
+use std::fmt::Write;
+use std::rc::Rc;
+
+/// Cost of an IR operator left in the extracted term: far above any instruction sequence.
+pub const PRIMITIVE_COST: u64 = 1_000_000;
+/// Extraction costs are instruction costs times this (egglog costs are integers).
+pub const COST_SCALE: f64 = 10.0;
+const ITERATIONS: usize = 8;
+
+/// One rewrite in a ruleset.
+pub struct Rewrite {
+    pub ruleset: &'static str,
+    pub source: String,
+    lhs: String,
+    rhs: String,
+    conditions: Vec<String>,
+}
+
+impl Rewrite {
+    fn root_type(&self) -> Option<&str> {
+        self.lhs.split('"').nth(1)
+    }
+
+    fn rhs_types(&self) -> impl Iterator<Item = &str> {
+        self.rhs.split('"').skip(1).step_by(2)
+    }
+
+    fn render(&self, out: &mut String) {
+        let when = if self.conditions.is_empty() {
+            String::new()
+        } else {
+            format!(" :when ({})", self.conditions.join(" "))
+        };
+        writeln!(out, "; {}", self.source).expect("string write");
+        writeln!(
+            out,
+            "(rewrite {} {}{when} :ruleset {})",
+            self.lhs, self.rhs, self.ruleset
+        )
+        .expect("string write");
+    }
+}
+
+/// The egglog constructor of an instruction.
+pub fn instruction_constructor(name: &str) -> String {
+    let clean: String = name
+        .chars()
+        .map(|c| if c.is_ascii_alphanumeric() { c } else { '_' })
+        .collect();
+    format!("I_{clean}")
+}
+
+fn rule_rewrites(
+    rule: &Rule,
+    lanes: &BTreeSet<u32>,
+    catalog: &Catalog,
+    ruleset: &'static str,
+    out: &mut Vec<Rewrite>,
+    skipped: &mut Vec<String>,
+) {
+    for t in rule_types(rule) {
+        for &l in lanes {
+            let Ok(inst) = elaborate(rule, t, l, &catalog.rule_macros) else {
+                continue;
+            };
+            let mut p = Pattern::default();
+            let built = (|| -> Result<Rewrite, String> {
+                let lhs = p.lhs(&inst.lhs)?;
+                p.finish_lhs()?;
+                if let Some(pred) = &inst.predicate {
+                    p.predicate(pred)?;
+                }
+                let rhs = p.rhs(&inst.rhs)?;
+                Ok(Rewrite {
+                    ruleset,
+                    source: format!(
+                        "rule {}{} at {l} lanes",
+                        rule.name,
+                        t.map_or(String::new(), |t| format!(" T={t}"))
+                    ),
+                    lhs,
+                    rhs,
+                    conditions: p.conditions.clone(),
+                })
+            })();
+            match built {
+                Ok(r) => out.push(r),
+                Err(why) => skipped.push(format!("rule {}: {why}", rule.name)),
+            }
+        }
+    }
+}
+
+fn lowering_rewrite(l: &Lowering, catalog: &Catalog) -> Result<Rewrite, String> {
+    let ins = &catalog.instructions[l.instruction];
+    let mut p = Pattern::default();
+    let lhs = p.lhs(&l.pattern)?;
+    p.finish_lhs()?;
+    let mut args = Vec::new();
+    for (arg, op) in l.args.iter().zip(&ins.operands) {
+        args.push(match arg {
+            Arg::Wildcard(name) => {
+                if !p.wildcards.contains_key(name) {
+                    return Err(format!("operand {name} is not in the pattern"));
+                }
+                wildcard(name)
+            }
+            Arg::Splat(c) => {
+                if let Some((lo, hi)) = op.imm {
+                    p.conditions.push(format!("(>= {} {lo})", wildcard(c)));
+                    p.conditions.push(format!("(<= {} {hi})", wildcard(c)));
+                }
+                const_term(op.ty, &wildcard(c))
+            }
+            Arg::Fixed(v) => const_term(op.ty, &v.to_string()),
+        });
+    }
+    Ok(Rewrite {
+        ruleset: "lower",
+        source: l.source.clone(),
+        lhs,
+        rhs: format!("({} {})", instruction_constructor(&ins.name), args.join(" ")),
+        conditions: p.conditions,
+    })
+}
+
+/// The two halves of `e` (lanes `[0, n/2)` and `[n/2, n)`), down to the variables, when every
+/// node is lane-wise and each half keeps at least `min_bits`.
+pub fn halves(e: &Rc<Expr>, min_bits: u32) -> Option<(Rc<Expr>, Rc<Expr>)> {
+    if e.ty.lanes % 2 != 0 || e.ty.bits() / 2 < min_bits {
+        return None;
+    }
+    let half = |start: u32| -> Option<Rc<Expr>> { half_of(e, start, min_bits) };
+    Some((half(0)?, half(e.ty.lanes / 2)?))
+}
+
+fn half_of(e: &Rc<Expr>, start_lane: u32, min_bits: u32) -> Option<Rc<Expr>> {
+    let lanes = e.ty.lanes / 2;
+    let ty = e.ty.with_lanes(lanes);
+    if e.ty.lanes % 2 != 0 || ty.bits() < min_bits.min(e.ty.bits() / 2) {
+        return None;
+    }
+    match &e.op {
+        Op::Var(_) => Some(Rc::new(Expr {
+            op: Op::Slice {
+                start: start_lane,
+                stride: 1,
+                lanes,
+            },
+            ty,
+            args: vec![e.clone()],
+        })),
+        Op::Const(v) if v.len() == 1 => Some(Rc::new(Expr::constant(ty, v.clone()))),
+        Op::Slice { start, stride: 1, .. } if matches!(e.args[0].op, Op::Var(_)) => {
+            Some(Rc::new(Expr {
+                op: Op::Slice {
+                    start: start + start_lane,
+                    stride: 1,
+                    lanes,
+                },
+                ty,
+                args: e.args.clone(),
+            }))
+        }
+        Op::ReduceAdd(k) => {
+            let arg = half_of(&e.args[0], start_lane * k, min_bits)?;
+            Some(Rc::new(Expr::build(Op::ReduceAdd(*k), vec![arg]).ok()?))
+        }
+        op if op.is_lanewise_uniform()
+            || op.is_comparison()
+            || matches!(op, Op::Select | Op::Cast(_) | Op::SatCast(_)) =>
+        {
+            let args = e
+                .args
+                .iter()
+                .map(|a| half_of(a, start_lane, min_bits))
+                .collect::<Option<Vec<_>>>()?;
+            Some(Rc::new(Expr::build(op.clone(), args).ok()?))
+        }
+        _ => None,
+    }
+}
+
+/// Every node of `e` and of its halves (recursively), each with its split.
+fn splits(e: &Rc<Expr>, min_bits: u32, out: &mut Vec<(Rc<Expr>, Rc<Expr>, Rc<Expr>)>) {
+    let mut nodes: Vec<Rc<Expr>> = Vec::new();
+    collect(e, &mut nodes);
+    for n in nodes {
+        if matches!(n.op, Op::Var(_) | Op::Const(_) | Op::Slice { .. }) {
+            continue;
+        }
+        if let Some((lo, hi)) = halves(&n, min_bits) {
+            if out.iter().any(|(m, _, _)| *m == n) {
+                continue;
+            }
+            out.push((n.clone(), lo.clone(), hi.clone()));
+            splits(&lo, min_bits, out);
+            splits(&hi, min_bits, out);
+        }
+    }
+}
+
+fn collect(e: &Rc<Expr>, out: &mut Vec<Rc<Expr>>) {
+    for a in &e.args {
+        collect(a, out);
+    }
+    if !out.contains(e) {
+        out.push(e.clone());
+    }
+}
+
+/// A generated program and what went into it.
+pub struct Program {
+    pub text: String,
+    pub rewrites: usize,
+    /// Rules that have no e-graph form, with the reason.
+    pub skipped: Vec<String>,
+}
+
+/// The whole program for `input` on the catalog's target.
+pub fn program(catalog: &Catalog, input: &Rc<Expr>) -> Result<Program, String> {
+    let mut split_list = Vec::new();
+    splits(input, catalog.target.min_split_bits, &mut split_list);
+    let mut lanes: BTreeSet<u32> = BTreeSet::new();
+    let mut types: BTreeSet<String> = BTreeSet::new();
+    let mut add_types = |e: &Expr| {
+        e.walk(&mut |n| {
+            lanes.insert(n.ty.lanes);
+            types.insert(type_name(n.ty));
+        })
+    };
+    add_types(input);
+    for (_, lo, hi) in &split_list {
+        add_types(lo);
+        add_types(hi);
+    }
+    let mut rewrites = Vec::new();
+    let mut skipped = Vec::new();
+    for r in &catalog.lift_rules {
+        rule_rewrites(r, &lanes, catalog, "lift", &mut rewrites, &mut skipped);
+    }
+    for r in &catalog.lower_rules {
+        rule_rewrites(r, &lanes, catalog, "lower", &mut rewrites, &mut skipped);
+    }
+    for l in &catalog.lowerings {
+        match lowering_rewrite(l, catalog) {
+            Ok(r) => rewrites.push(r),
+            Err(why) => skipped.push(format!("{}: {why}", l.source)),
+        }
+    }
+    // Keep the rewrites that can apply: their root type is reachable from the input's types.
+    loop {
+        let before = types.len();
+        for r in &rewrites {
+            if r.root_type().is_some_and(|t| types.contains(t)) {
+                let new: Vec<String> = r.rhs_types().map(String::from).collect();
+                types.extend(new);
+            }
+        }
+        if types.len() == before {
+            break;
+        }
+    }
+    rewrites.retain(|r| r.root_type().is_some_and(|t| types.contains(t)) && r.lhs != r.rhs);
+    let mut seen = BTreeSet::new();
+    rewrites.retain(|r| seen.insert((r.lhs.clone(), r.rhs.clone(), r.conditions.clone())));
+
+    let mut text = String::new();
+    declarations(catalog, &rewrites, &mut text);
+    analysis(&types, &mut text);
+    for r in &rewrites {
+        r.render(&mut text);
+    }
+    writeln!(text, "(let $root (Out {}))", ground(input)?).expect("string write");
+    for (n, lo, hi) in &split_list {
+        writeln!(
+            text,
+            "(union {} (Concat \"{}\" {} {}))",
+            ground(n)?,
+            type_name(n.ty),
+            ground(lo)?,
+            ground(hi)?
+        )
+        .expect("string write");
+    }
+    writeln!(
+        text,
+        "(run-schedule\n  (repeat {ITERATIONS} (seq (saturate analysis) (run lift)))\n  (repeat {ITERATIONS} (seq (saturate analysis) (run lower) (run outputs))))\n(extract $root)"
+    )
+    .expect("string write");
+    Ok(Program {
+        text,
+        rewrites: rewrites.len(),
+        skipped,
+    })
+}
+
+fn declarations(catalog: &Catalog, rewrites: &[Rewrite], out: &mut String) {
+    out.push_str("(datatype Expr)\n");
+    out.push_str("(constructor Var (String String) Expr :cost 0)\n");
+    out.push_str("(constructor Const (String i64) Expr :cost 1)\n");
+    for c in &CONSTRUCTORS {
+        let sig = std::iter::once("String")
+            .chain(std::iter::repeat_n("i64", c.params))
+            .chain(std::iter::repeat_n("Expr", c.args))
+            .collect::<Vec<_>>()
+            .join(" ");
+        writeln!(
+            out,
+            "(constructor {} ({sig}) Expr :cost {PRIMITIVE_COST})",
+            c.name
+        )
+        .expect("string write");
+    }
+    // A contiguous part of an input array is a load, as cheap as the whole.
+    out.push_str("(constructor Part (String String i64) Expr :cost 0)\n");
+    out.push_str("(constructor Out (Expr) Expr :cost 0)\n");
+    out.push_str("(constructor OutPair (Expr Expr) Expr :cost 0)\n");
+    let used: BTreeSet<&str> = rewrites
+        .iter()
+        .filter_map(|r| r.rhs.strip_prefix('(')?.split_whitespace().next())
+        .filter(|h| h.starts_with("I_"))
+        .collect();
+    for ins in &catalog.instructions {
+        let name = instruction_constructor(&ins.name);
+        if !used.contains(name.as_str()) {
+            continue;
+        }
+        let sig = vec!["Expr"; ins.operands.len()].join(" ");
+        let cost = ((ins.cost * COST_SCALE).round() as u64).max(1);
+        writeln!(out, "(constructor {name} ({sig}) Expr :cost {cost})").expect("string write");
+    }
+    out.push_str("(function type-of (Expr) String :merge old)\n");
+    out.push_str("(function lo (Expr) i64 :merge (max old new))\n");
+    out.push_str("(function hi (Expr) i64 :merge (min old new))\n");
+    out.push_str("(function tlo (String) i64 :merge old)\n");
+    out.push_str("(function thi (String) i64 :merge old)\n");
+    out.push_str("(ruleset analysis)\n(ruleset lift)\n(ruleset lower)\n(ruleset outputs)\n");
+    out.push_str("(rewrite (Out (Concat t a b)) (OutPair (Out a) (Out b)) :ruleset outputs)\n");
+}
+
+/// Types of every node and interval bounds of integer nodes, as egglog rules.
+fn analysis(types: &BTreeSet<String>, out: &mut String) {
+    for c in &CONSTRUCTORS {
+        let vars: Vec<String> = (0..c.params + c.args).map(|i| format!("x{i}")).collect();
+        writeln!(
+            out,
+            "(rule ((= e ({} t {}))) ((set (type-of e) t)) :ruleset analysis)",
+            c.name,
+            vars.join(" ")
+        )
+        .expect("string write");
+    }
+    out.push_str(
+        "(rule ((= e (Var t n))) ((set (type-of e) t)) :ruleset analysis)\n\
+         (rule ((= e (Const t v))) ((set (type-of e) t)) :ruleset analysis)\n\
+         (rule ((= e (Part t n s))) ((set (type-of e) t)) :ruleset analysis)\n",
+    );
+    for t in types {
+        let Some(ty) = parse_type_name(t) else {
+            continue;
+        };
+        if !ty.elem.is_int() || ty.elem.bits() > 32 {
+            continue;
+        }
+        writeln!(
+            out,
+            "(set (tlo \"{t}\") {})\n(set (thi \"{t}\") {})",
+            ty.elem.min_value(),
+            ty.elem.max_value()
+        )
+        .expect("string write");
+    }
+    out.push_str(BOUNDS_RULES);
+}
+
+/// Interval arithmetic; a rule sets bounds only when the result cannot wrap.
+const BOUNDS_RULES: &str = r#"
+(rule ((= e (Var t n)) (= l (tlo t)) (= h (thi t))) ((set (lo e) l) (set (hi e) h)) :ruleset analysis)
+(rule ((= e (Part t n s)) (= l (tlo t)) (= h (thi t))) ((set (lo e) l) (set (hi e) h)) :ruleset analysis)
+(rule ((= e (Const t v)) (= l (tlo t))) ((set (lo e) v) (set (hi e) v)) :ruleset analysis)
+(rule ((= e (Add t a b)) (= la (lo a)) (= ha (hi a)) (= lb (lo b)) (= hb (hi b))
+       (>= (+ la lb) (tlo t)) (<= (+ ha hb) (thi t)))
+      ((set (lo e) (+ la lb)) (set (hi e) (+ ha hb))) :ruleset analysis)
+(rule ((= e (Sub t a b)) (= la (lo a)) (= ha (hi a)) (= lb (lo b)) (= hb (hi b))
+       (>= (- la hb) (tlo t)) (<= (- ha lb) (thi t)))
+      ((set (lo e) (- la hb)) (set (hi e) (- ha lb))) :ruleset analysis)
+(rule ((= e (Mul t a b)) (= la (lo a)) (= ha (hi a)) (= lb (lo b)) (= hb (hi b))
+       (>= la -2147483648) (<= ha 2147483647) (>= lb -2147483648) (<= hb 2147483647)
+       (>= (min (min (* la lb) (* la hb)) (min (* ha lb) (* ha hb))) (tlo t))
+       (<= (max (max (* la lb) (* la hb)) (max (* ha lb) (* ha hb))) (thi t)))
+      ((set (lo e) (min (min (* la lb) (* la hb)) (min (* ha lb) (* ha hb))))
+       (set (hi e) (max (max (* la lb) (* la hb)) (max (* ha lb) (* ha hb))))) :ruleset analysis)
+(rule ((= e (Shr t a (Const t2 c))) (= la (lo a)) (= ha (hi a)) (>= c 0) (< c 63))
+      ((set (lo e) (>> la c)) (set (hi e) (>> ha c))) :ruleset analysis)
+(rule ((= e (Shl t a (Const t2 c))) (= la (lo a)) (= ha (hi a)) (>= c 0) (< c 32) (>= la 0)
+       (<= (<< ha c) (thi t)))
+      ((set (lo e) (<< la c)) (set (hi e) (<< ha c))) :ruleset analysis)
+(rule ((= e (Min t a b)) (= la (lo a)) (= ha (hi a)) (= lb (lo b)) (= hb (hi b)))
+      ((set (lo e) (min la lb)) (set (hi e) (min ha hb))) :ruleset analysis)
+(rule ((= e (Max t a b)) (= la (lo a)) (= ha (hi a)) (= lb (lo b)) (= hb (hi b)))
+      ((set (lo e) (max la lb)) (set (hi e) (max ha hb))) :ruleset analysis)
+(rule ((= e (Cast t a)) (= la (lo a)) (= ha (hi a)) (>= la (tlo t)) (<= ha (thi t)))
+      ((set (lo e) la) (set (hi e) ha)) :ruleset analysis)
+(rule ((= e (SatCast t a)) (= la (lo a)) (= ha (hi a)) (= l (tlo t)) (= h (thi t)))
+      ((set (lo e) (min (max la l) h)) (set (hi e) (min (max ha l) h))) :ruleset analysis)
+(rule ((= e (And t a (Const t2 c))) (>= c 0)) ((set (lo e) 0) (set (hi e) c)) :ruleset analysis)
+(rule ((= e (Select t c a b)) (= la (lo a)) (= ha (hi a)) (= lb (lo b)) (= hb (hi b)))
+      ((set (lo e) (min la lb)) (set (hi e) (max ha hb))) :ruleset analysis)
+"#;
+
+/// The instruction index of each egglog instruction constructor.
+pub fn instruction_index(catalog: &Catalog) -> HashMap<String, usize> {
+    catalog
+        .instructions
+        .iter()
+        .enumerate()
+        .map(|(i, ins)| (instruction_constructor(&ins.name), i))
+        .collect()
+}

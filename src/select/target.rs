@@ -1,0 +1,82 @@
+//! The targets `isadb compile` selects instructions for: an ISA, the features it may use and the
+//! width of one register.
+
+use crate::error::{Error, Result};
+use crate::validate::toolchain;
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Target {
+    pub name: &'static str,
+    pub isa: &'static str,
+    /// Features whose instructions may be selected.
+    pub features: &'static [&'static str],
+    pub register_bits: u32,
+    /// Values narrower than this are not worth splitting a wider computation into.
+    pub min_split_bits: u32,
+}
+
+pub const TARGETS: [Target; 4] = [
+    Target {
+        name: "x86-avx2",
+        isa: "x86",
+        features: &["sse2", "ssse3", "sse4.1", "sse4.2", "avx", "avx2"],
+        register_bits: 256,
+        min_split_bits: 128,
+    },
+    Target {
+        name: "x86-avx512",
+        isa: "x86",
+        features: &[
+            "sse2",
+            "ssse3",
+            "sse4.1",
+            "sse4.2",
+            "avx",
+            "avx2",
+            "avx512f",
+            "avx512bw",
+            "avx512vl",
+            "avx512dq",
+            "avx512vnni",
+            "avx512vbmi",
+        ],
+        register_bits: 512,
+        min_split_bits: 128,
+    },
+    Target {
+        name: "neon",
+        isa: "neon",
+        features: &["neon", "rdm", "dotprod", "i8mm"],
+        register_bits: 128,
+        min_split_bits: 64,
+    },
+    Target {
+        name: "hvx",
+        isa: "hvx",
+        features: &["hvxv60", "hvxv62", "hvxv65", "hvxv66"],
+        register_bits: 1024,
+        min_split_bits: 1024,
+    },
+];
+
+impl Target {
+    pub fn parse(name: &str) -> Result<Target> {
+        TARGETS
+            .iter()
+            .find(|t| t.name == name)
+            .copied()
+            .ok_or_else(|| {
+                let known: Vec<&str> = TARGETS.iter().map(|t| t.name).collect();
+                Error::Usage(format!(
+                    "unknown target '{name}'{}; targets: {}",
+                    crate::ir::parse::did_you_mean(name, &known),
+                    known.join(", ")
+                ))
+            })
+    }
+
+    /// The toolchain that compiles and runs this target's C.
+    pub fn toolchain(&self) -> toolchain::Target {
+        toolchain::Target::from_isa(self.isa).expect("every target's ISA has a toolchain")
+    }
+}
