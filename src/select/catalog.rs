@@ -70,6 +70,7 @@ impl Catalog {
         }
         for (i, ins) in instructions.iter().enumerate() {
             if let Some(l) = semantics_lowering(ins, i) {
+                lowerings.extend(bitwise_variants(&l));
                 lowerings.push(l);
             }
         }
@@ -226,6 +227,43 @@ fn semantics_lowering(ins: &Instruction, index: usize) -> Option<Lowering> {
         args,
         source: format!("semantics of {}", ins.name),
     })
+}
+
+/// A bitwise instruction works on lanes of any integer type of the same width: the pattern at
+/// each such type (operands and result reinterpreted).
+fn bitwise_variants(l: &Lowering) -> Vec<Lowering> {
+    let mut bitwise = true;
+    l.pattern.walk(&mut |n| {
+        bitwise &= matches!(n.op, Op::Var(_) | Op::And | Op::Or | Op::Xor | Op::Not)
+    });
+    if !bitwise {
+        return vec![];
+    }
+    let bits = l.pattern.ty.bits();
+    crate::ir::Elem::ALL
+        .iter()
+        .filter(|e| e.is_int() && e.bits() <= 64 && bits % e.bits() == 0 && **e != l.pattern.ty.elem)
+        .filter_map(|&e| {
+            let retyped = retype(&l.pattern, VecType::new(bits / e.bits(), e))?;
+            Some(Lowering {
+                pattern: retyped,
+                source: format!("{} at {e} lanes", l.source),
+                ..l.clone()
+            })
+        })
+        .collect()
+}
+
+fn retype(e: &Rc<Expr>, ty: VecType) -> Option<Rc<Expr>> {
+    if let Op::Var(n) = &e.op {
+        return Some(Rc::new(Expr::var(n, ty)));
+    }
+    let args = e
+        .args
+        .iter()
+        .map(|a| retype(a, ty))
+        .collect::<Option<Vec<_>>>()?;
+    Some(Rc::new(Expr::build(e.op.clone(), args).ok()?))
 }
 
 /// Proven rules: lift and simplify for the lift phase, lower (generic or for this ISA).

@@ -165,6 +165,14 @@ impl Emitter<'_> {
                 .expect("string write");
                 t
             }
+            Node::Reinterpret { ty, arg } => {
+                let v = self.value(arg)?;
+                let t = self.fresh();
+                let cty = self.c_type(*ty, None)?;
+                writeln!(self.lines, "    {cty} {t}; memcpy(&{t}, &{v}, sizeof {t});")
+                    .expect("string write");
+                t
+            }
             Node::Parts(_) => {
                 return Err(Error::Usage(
                     "a concatenation inside the sequence has no C form".into(),

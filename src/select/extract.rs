@@ -23,6 +23,8 @@ pub enum Node {
     Const { ty: VecType, value: i64 },
     /// An instruction applied to its operands, in operand order.
     Instr { index: usize, args: Vec<Rc<Node>> },
+    /// The same bits read as another type of the same width.
+    Reinterpret { ty: VecType, arg: Rc<Node> },
     /// The result computed in consecutive parts.
     Parts(Vec<Rc<Node>>),
 }
@@ -83,6 +85,10 @@ fn node(s: &SExpr, index: &HashMap<String, usize>, catalog: &Catalog) -> Result<
             ty: ty_at(1).ok_or_else(bad)?,
             offset: int_at(3).ok_or_else(bad)? as u32,
         },
+        "Reinterpret" => Node::Reinterpret {
+            ty: ty_at(1).ok_or_else(bad)?,
+            arg: node(items.get(2).ok_or_else(bad)?, index, catalog)?,
+        },
         "Const" => Node::Const {
             ty: ty_at(1).ok_or_else(bad)?,
             value: int_at(2).ok_or_else(bad)?,
@@ -108,7 +114,7 @@ impl Node {
     /// The node's type.
     pub fn ty(&self, catalog: &Catalog) -> VecType {
         match self {
-            Node::Input { ty, .. } | Node::Const { ty, .. } => *ty,
+            Node::Input { ty, .. } | Node::Const { ty, .. } | Node::Reinterpret { ty, .. } => *ty,
             Node::Instr { index, .. } => catalog.instructions[*index].result,
             Node::Parts(parts) => {
                 let first = parts[0].ty(catalog);
@@ -126,6 +132,7 @@ impl Node {
                 catalog.instructions[*index].cost
                     + args.iter().map(|a| a.cost(catalog)).sum::<f64>()
             }
+            Node::Reinterpret { arg, .. } => arg.cost(catalog),
             Node::Parts(parts) => parts.iter().map(|p| p.cost(catalog)).sum(),
         }
     }
@@ -169,6 +176,9 @@ impl Node {
                 }
                 ins.semantics.substitute(&map)
             }
+            Node::Reinterpret { ty, arg } => Rc::new(
+                Expr::build(Op::Bitcast(ty.elem), vec![arg.to_expr(catalog, inputs)?]).map_err(wrong)?,
+            ),
             Node::Parts(parts) => {
                 let args = parts
                     .iter()

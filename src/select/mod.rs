@@ -159,6 +159,9 @@ fn operand_text(
             }
         }
         Node::Const { value, ty } => format!("splat({value}) {ty}"),
+        Node::Reinterpret { ty, arg } => {
+            format!("({ty}) {}", operand_text(arg, catalog, full, steps, seen))
+        }
         Node::Parts(_) => {
             let mut parts = Vec::new();
             flatten_parts(&Rc::new(n.clone()), &mut parts);

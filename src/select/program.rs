@@ -7,7 +7,7 @@ use super::catalog::{Arg, Catalog, Lowering};
 use super::term::{
     const_term, ground, parse_type_name, type_name, wildcard, Pattern, CONSTRUCTORS,
 };
-use crate::ir::{Expr, Op};
+use crate::ir::{Expr, Op, VecType};
 use crate::rules::load::{elaborate, rule_types};
 use crate::rules::Rule;
 use std::collections::{BTreeSet, HashMap};
@@ -30,12 +30,12 @@ pub struct Rewrite {
 }
 
 impl Rewrite {
-    fn root_type(&self) -> Option<&str> {
-        self.lhs.split('"').nth(1)
-    }
-
     fn rhs_types(&self) -> impl Iterator<Item = &str> {
         self.rhs.split('"').skip(1).step_by(2)
+    }
+
+    fn lhs_types(&self) -> impl Iterator<Item = &str> {
+        self.lhs.split('"').skip(1).step_by(2)
     }
 
     fn render(&self, out: &mut String) {
@@ -112,12 +112,13 @@ fn lowering_rewrite(l: &Lowering, catalog: &Catalog) -> Result<Rewrite, String> 
     let mut args = Vec::new();
     for (arg, op) in l.args.iter().zip(&ins.operands) {
         args.push(match arg {
-            Arg::Wildcard(name) => {
-                if !p.wildcards.contains_key(name) {
-                    return Err(format!("operand {name} is not in the pattern"));
+            Arg::Wildcard(name) => match p.wildcards.get(name) {
+                None => return Err(format!("operand {name} is not in the pattern")),
+                Some(t) if *t != op.ty => {
+                    format!("(Reinterpret \"{}\" {})", type_name(op.ty), wildcard(name))
                 }
-                wildcard(name)
-            }
+                Some(_) => wildcard(name),
+            },
             Arg::Splat(c) => {
                 if let Some((lo, hi)) = op.imm {
                     p.conditions.push(format!("(>= {} {lo})", wildcard(c)));
@@ -128,11 +129,16 @@ fn lowering_rewrite(l: &Lowering, catalog: &Catalog) -> Result<Rewrite, String> 
             Arg::Fixed(v) => const_term(op.ty, &v.to_string()),
         });
     }
+    let call = format!("({} {})", instruction_constructor(&ins.name), args.join(" "));
     Ok(Rewrite {
         ruleset: "lower",
         source: l.source.clone(),
         lhs,
-        rhs: format!("({} {})", instruction_constructor(&ins.name), args.join(" ")),
+        rhs: if l.pattern.ty == ins.result {
+            call
+        } else {
+            format!("(Reinterpret \"{}\" {call})", type_name(l.pattern.ty))
+        },
         conditions: p.conditions,
     })
 }
@@ -265,7 +271,7 @@ pub fn program(catalog: &Catalog, input: &Rc<Expr>) -> Result<Program, String> {
     loop {
         let before = types.len();
         for r in &rewrites {
-            if r.root_type().is_some_and(|t| types.contains(t)) {
+            if r.lhs_types().all(|t| types.contains(t)) {
                 let new: Vec<String> = r.rhs_types().map(String::from).collect();
                 types.extend(new);
             }
@@ -274,7 +280,8 @@ pub fn program(catalog: &Catalog, input: &Rc<Expr>) -> Result<Program, String> {
             break;
         }
     }
-    rewrites.retain(|r| r.root_type().is_some_and(|t| types.contains(t)) && r.lhs != r.rhs);
+    rewrites.retain(|r| r.lhs_types().all(|t| types.contains(t)) && r.lhs != r.rhs);
+    rewrites.extend(generated(&types));
     let mut seen = BTreeSet::new();
     rewrites.retain(|r| seen.insert((r.lhs.clone(), r.rhs.clone(), r.conditions.clone())));
 
@@ -308,6 +315,43 @@ pub fn program(catalog: &Catalog, input: &Rc<Expr>) -> Result<Program, String> {
     })
 }
 
+/// Rewrites sound by construction, for the types in play: a constant is the widening cast of
+/// the same value at a narrower type (so `u16(b_u8) * 2` is a widening multiply), and a cast
+/// between types of one width is a free reinterpretation of the bits.
+fn generated(types: &BTreeSet<String>) -> Vec<Rewrite> {
+    let parsed: Vec<VecType> = types.iter().filter_map(|t| parse_type_name(t)).collect();
+    let mut out = Vec::new();
+    for &t in &parsed {
+        for &s in &parsed {
+            if !t.elem.is_int() || !s.elem.is_int() || s.lanes != t.lanes {
+                continue;
+            }
+            let (tn, sn) = (type_name(t), type_name(s));
+            if s.elem.bits() < t.elem.bits() {
+                out.push(Rewrite {
+                    ruleset: "lift",
+                    source: format!("a {tn} constant that fits in {sn}"),
+                    lhs: format!("(Const \"{tn}\" c)"),
+                    rhs: format!("(Cast \"{tn}\" (Const \"{sn}\" c))"),
+                    conditions: vec![
+                        format!("(>= c {})", s.elem.min_value()),
+                        format!("(<= c {})", s.elem.max_value()),
+                    ],
+                });
+            } else if s.elem.bits() == t.elem.bits() && s != t {
+                out.push(Rewrite {
+                    ruleset: "lower",
+                    source: format!("{sn} as {tn} is the same bits"),
+                    lhs: format!("(Cast \"{tn}\" x)"),
+                    rhs: format!("(Reinterpret \"{tn}\" x)"),
+                    conditions: vec![format!("(= (type-of x) \"{sn}\")")],
+                });
+            }
+        }
+    }
+    out
+}
+
 fn declarations(catalog: &Catalog, rewrites: &[Rewrite], out: &mut String) {
     out.push_str("(datatype Expr)\n");
     out.push_str("(constructor Var (String String) Expr :cost 0)\n");
@@ -327,6 +371,7 @@ fn declarations(catalog: &Catalog, rewrites: &[Rewrite], out: &mut String) {
     }
     // A contiguous part of an input array is a load, as cheap as the whole.
     out.push_str("(constructor Part (String String i64) Expr :cost 0)\n");
+    out.push_str("(constructor Reinterpret (String Expr) Expr :cost 0)\n");
     out.push_str("(constructor Out (Expr) Expr :cost 0)\n");
     out.push_str("(constructor OutPair (Expr Expr) Expr :cost 0)\n");
     let used: BTreeSet<&str> = rewrites
@@ -367,7 +412,8 @@ fn analysis(types: &BTreeSet<String>, out: &mut String) {
     out.push_str(
         "(rule ((= e (Var t n))) ((set (type-of e) t)) :ruleset analysis)\n\
          (rule ((= e (Const t v))) ((set (type-of e) t)) :ruleset analysis)\n\
-         (rule ((= e (Part t n s))) ((set (type-of e) t)) :ruleset analysis)\n",
+         (rule ((= e (Part t n s))) ((set (type-of e) t)) :ruleset analysis)\n\
+         (rule ((= e (Reinterpret t x))) ((set (type-of e) t)) :ruleset analysis)\n",
     );
     for t in types {
         let Some(ty) = parse_type_name(t) else {
