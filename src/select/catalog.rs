@@ -18,7 +18,8 @@ use std::rc::Rc;
 pub enum Arg {
     /// The value bound to this wildcard.
     Wildcard(String),
-    /// A scalar operand: the lane value of the constant bound to this constant wildcard.
+    /// A scalar operand (immediate or register): the constant wildcard it stands for, which
+    /// selection instantiates with the constants of the input.
     Splat(String),
     /// A fixed constant.
     Fixed(i64),
@@ -207,13 +208,16 @@ fn fixed_value(text: &str) -> Option<i64> {
 /// The instruction's own semantics as a pattern, when every operand is a vector (immediates
 /// become constant wildcards).
 fn semantics_lowering(ins: &Instruction, index: usize) -> Option<Lowering> {
+    if ins.result.lanes == 1 {
+        return None;
+    }
     let mut renames: HashMap<String, Rc<Expr>> = HashMap::new();
     let mut args = Vec::new();
     for (i, op) in ins.operands.iter().enumerate() {
-        if op.ty.elem == crate::ir::Elem::Bool || (op.ty.lanes == 1 && op.imm.is_none()) {
+        if op.ty.elem == crate::ir::Elem::Bool {
             return None;
         }
-        if op.imm.is_some() {
+        if op.ty.lanes == 1 {
             let c = format!("c{}", 90 + i);
             renames.insert(op.name.clone(), Rc::new(Expr::var(&c, op.ty)));
             args.push(Arg::Splat(c));
@@ -236,7 +240,7 @@ fn bitwise_variants(l: &Lowering) -> Vec<Lowering> {
     l.pattern.walk(&mut |n| {
         bitwise &= matches!(n.op, Op::Var(_) | Op::And | Op::Or | Op::Xor | Op::Not)
     });
-    if !bitwise {
+    if !bitwise || l.args.iter().any(|a| !matches!(a, Arg::Wildcard(_))) {
         return vec![];
     }
     let bits = l.pattern.ty.bits();

@@ -5,7 +5,8 @@
 
 use super::catalog::{Arg, Catalog, Lowering};
 use super::term::{
-    const_term, ground, parse_type_name, type_name, wildcard, Pattern, CONSTRUCTORS,
+    const_term, ground, lane_bits, lane_value, parse_type_name, type_name, wildcard, Pattern,
+    CONSTRUCTORS,
 };
 use crate::ir::{Expr, Op, VecType};
 use crate::rules::load::{elaborate, rule_types};
@@ -104,10 +105,65 @@ fn rule_rewrites(
     }
 }
 
-fn lowering_rewrite(l: &Lowering, catalog: &Catalog) -> Result<Rewrite, String> {
+/// The rewrites of one lowering: scalar operands take each value among `constants` (within
+/// an immediate's range), so shift amounts and multipliers fold into the pattern.
+fn lowering_rewrites(
+    l: &Lowering,
+    catalog: &Catalog,
+    constants: &BTreeSet<i64>,
+) -> Result<Vec<Rewrite>, String> {
     let ins = &catalog.instructions[l.instruction];
+    let mut choices: Vec<Vec<(String, i64)>> = vec![vec![]];
+    for (arg, op) in l.args.iter().zip(&ins.operands) {
+        if let Arg::Splat(c) = arg {
+            let (lo, hi) = op.imm.unwrap_or((i128::MIN, i128::MAX));
+            let values: Vec<i64> = constants
+                .iter()
+                .copied()
+                .filter(|v| (lo..=hi).contains(&(*v as i128)))
+                .filter(|v| lane_value(op.ty.elem, lane_bits(op.ty.elem, *v)) == *v)
+                .collect();
+            choices = choices
+                .into_iter()
+                .flat_map(|partial| {
+                    values.iter().map(move |v| {
+                        let mut next = partial.clone();
+                        next.push((c.clone(), *v));
+                        next
+                    })
+                })
+                .collect();
+        }
+    }
+    choices
+        .iter()
+        .map(|values| lowering_rewrite(l, ins, values))
+        .collect()
+}
+
+fn lowering_rewrite(
+    l: &Lowering,
+    ins: &crate::spec::Instruction,
+    values: &[(String, i64)],
+) -> Result<Rewrite, String> {
+    let mut map = HashMap::new();
+    for (c, v) in values {
+        let op = l
+            .args
+            .iter()
+            .zip(&ins.operands)
+            .find(|(a, _)| matches!(a, Arg::Splat(n) if n == c))
+            .map(|(_, op)| op)
+            .expect("every value is for a scalar operand");
+        let elem = op.ty.elem;
+        map.insert(
+            c.clone(),
+            Rc::new(Expr::constant(VecType::new(1, elem), vec![lane_bits(elem, *v)])),
+        );
+    }
+    let pattern = l.pattern.substitute(&map);
     let mut p = Pattern::default();
-    let lhs = p.lhs(&l.pattern)?;
+    let lhs = p.lhs(&pattern)?;
     p.finish_lhs()?;
     let mut args = Vec::new();
     for (arg, op) in l.args.iter().zip(&ins.operands) {
@@ -120,24 +176,26 @@ fn lowering_rewrite(l: &Lowering, catalog: &Catalog) -> Result<Rewrite, String> 
                 Some(_) => wildcard(name),
             },
             Arg::Splat(c) => {
-                if let Some((lo, hi)) = op.imm {
-                    p.conditions.push(format!("(>= {} {lo})", wildcard(c)));
-                    p.conditions.push(format!("(<= {} {hi})", wildcard(c)));
-                }
-                const_term(op.ty, &wildcard(c))
+                let v = values.iter().find(|(n, _)| n == c).map(|(_, v)| *v);
+                const_term(op.ty, &v.expect("a value per scalar operand").to_string())
             }
             Arg::Fixed(v) => const_term(op.ty, &v.to_string()),
         });
     }
     let call = format!("({} {})", instruction_constructor(&ins.name), args.join(" "));
+    let shown: Vec<String> = values.iter().map(|(_, v)| v.to_string()).collect();
     Ok(Rewrite {
         ruleset: "lower",
-        source: l.source.clone(),
+        source: if shown.is_empty() {
+            l.source.clone()
+        } else {
+            format!("{} with scalar operands {}", l.source, shown.join(", "))
+        },
         lhs,
-        rhs: if l.pattern.ty == ins.result {
+        rhs: if pattern.ty == ins.result {
             call
         } else {
-            format!("(Reinterpret \"{}\" {call})", type_name(l.pattern.ty))
+            format!("(Reinterpret \"{}\" {call})", type_name(pattern.ty))
         },
         conditions: p.conditions,
     })
@@ -146,17 +204,18 @@ fn lowering_rewrite(l: &Lowering, catalog: &Catalog) -> Result<Rewrite, String> 
 /// The two halves of `e` (lanes `[0, n/2)` and `[n/2, n)`), down to the variables, when every
 /// node is lane-wise and each half keeps at least `min_bits`.
 pub fn halves(e: &Rc<Expr>, min_bits: u32) -> Option<(Rc<Expr>, Rc<Expr>)> {
-    if e.ty.lanes % 2 != 0 || e.ty.bits() / 2 < min_bits {
+    let widest = e.args.iter().map(|a| a.ty.bits()).fold(e.ty.bits(), u32::max);
+    if e.ty.lanes % 2 != 0 || widest / 2 < min_bits {
         return None;
     }
-    let half = |start: u32| -> Option<Rc<Expr>> { half_of(e, start, min_bits) };
+    let half = |start: u32| -> Option<Rc<Expr>> { half_of(e, start) };
     Some((half(0)?, half(e.ty.lanes / 2)?))
 }
 
-fn half_of(e: &Rc<Expr>, start_lane: u32, min_bits: u32) -> Option<Rc<Expr>> {
+fn half_of(e: &Rc<Expr>, start_lane: u32) -> Option<Rc<Expr>> {
     let lanes = e.ty.lanes / 2;
     let ty = e.ty.with_lanes(lanes);
-    if e.ty.lanes % 2 != 0 || ty.bits() < min_bits.min(e.ty.bits() / 2) {
+    if e.ty.lanes % 2 != 0 {
         return None;
     }
     match &e.op {
@@ -182,7 +241,7 @@ fn half_of(e: &Rc<Expr>, start_lane: u32, min_bits: u32) -> Option<Rc<Expr>> {
             }))
         }
         Op::ReduceAdd(k) => {
-            let arg = half_of(&e.args[0], start_lane * k, min_bits)?;
+            let arg = half_of(&e.args[0], start_lane * k)?;
             Some(Rc::new(Expr::build(Op::ReduceAdd(*k), vec![arg]).ok()?))
         }
         op if op.is_lanewise_uniform()
@@ -192,7 +251,7 @@ fn half_of(e: &Rc<Expr>, start_lane: u32, min_bits: u32) -> Option<Rc<Expr>> {
             let args = e
                 .args
                 .iter()
-                .map(|a| half_of(a, start_lane, min_bits))
+                .map(|a| half_of(a, start_lane))
                 .collect::<Option<Vec<_>>>()?;
             Some(Rc::new(Expr::build(op.clone(), args).ok()?))
         }
@@ -261,9 +320,15 @@ pub fn program(catalog: &Catalog, input: &Rc<Expr>) -> Result<Program, String> {
     for r in &catalog.lower_rules {
         rule_rewrites(r, &lanes, catalog, "lower", &mut rewrites, &mut skipped);
     }
+    let mut constants = BTreeSet::new();
+    input.walk(&mut |n| {
+        if let Op::Const(v) = &n.op {
+            constants.extend(v.iter().map(|b| lane_value(n.ty.elem, *b)));
+        }
+    });
     for l in &catalog.lowerings {
-        match lowering_rewrite(l, catalog) {
-            Ok(r) => rewrites.push(r),
+        match lowering_rewrites(l, catalog, &constants) {
+            Ok(rs) => rewrites.extend(rs),
             Err(why) => skipped.push(format!("{}: {why}", l.source)),
         }
     }
