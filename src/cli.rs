@@ -491,7 +491,18 @@ pub fn compile(
         declared.insert(name.to_string(), elem);
     }
     let catalog = crate::select::Catalog::load(&ctx.layout, target)?;
-    let compiled = crate::select::compile(&catalog, expr, lanes, &declared)?;
+    let compiled = match crate::select::compile(&catalog, expr, lanes, &declared) {
+        Ok(c) => c,
+        Err(e) => {
+            // The program that failed is what one needs to see to find out why.
+            if emit == Some("egglog") {
+                if let Ok((_, p)) = crate::select::prepare(&catalog, expr, lanes, &declared) {
+                    print!("{}", p.text);
+                }
+            }
+            return Err(e);
+        }
+    };
     let (steps, outputs) = crate::select::steps(&compiled, &catalog);
     let report = CompileReport {
         expression: expr.to_string(),

@@ -52,6 +52,25 @@ pub fn default_lanes(
     Ok((catalog.target.register_bits / widest).max(1))
 }
 
+/// The input expression at its lane count and the egglog program that selects for it.
+pub fn prepare(
+    catalog: &Catalog,
+    text: &str,
+    lanes: Option<u32>,
+    declared: &HashMap<String, Elem>,
+) -> Result<(Rc<Expr>, program::Program)> {
+    let lanes = match lanes {
+        Some(0) => return Err(Error::Usage("--lanes must be at least 1".into())),
+        Some(n) => n,
+        None => default_lanes(text, catalog, declared)?,
+    };
+    let input =
+        elaborate_halide_declared(text, "expression", &catalog.specs.macros, lanes, declared)?;
+    let program =
+        program::program(catalog, &input).map_err(|m| Error::Usage(format!("expression: {m}")))?;
+    Ok((input, program))
+}
+
 /// Elaborates, selects and validates one expression.
 pub fn compile(
     catalog: &Catalog,
@@ -59,14 +78,8 @@ pub fn compile(
     lanes: Option<u32>,
     declared: &HashMap<String, Elem>,
 ) -> Result<Compiled> {
-    let lanes = match lanes {
-        Some(0) => return Err(Error::Usage("--lanes must be at least 1".into())),
-        Some(n) => n,
-        None => default_lanes(text, catalog, declared)?,
-    };
-    let input = elaborate_halide_declared(text, "expression", &catalog.specs.macros, lanes, declared)?;
     let started = Instant::now();
-    let program = program::program(catalog, &input).map_err(|m| Error::Usage(format!("expression: {m}")))?;
+    let (input, program) = prepare(catalog, text, lanes, declared)?;
     let term = extract::run(&program)?;
     let root = extract::read_term(&term, catalog)?;
     let select_ms = started.elapsed().as_secs_f64() * 1e3;

@@ -386,6 +386,29 @@ pub fn program(catalog: &Catalog, input: &Rc<Expr>) -> Result<Program, String> {
 fn generated(types: &BTreeSet<String>) -> Vec<Rewrite> {
     let parsed: Vec<VecType> = types.iter().filter_map(|t| parse_type_name(t)).collect();
     let mut out = Vec::new();
+    // A conversion of a concatenation is the concatenation of the converted halves.
+    for &t in &parsed {
+        for &s in &parsed {
+            if s.lanes != t.lanes || t.lanes % 2 != 0 || s == t {
+                continue;
+            }
+            let (th, sh) = (t.with_lanes(t.lanes / 2), s.with_lanes(s.lanes / 2));
+            for op in ["Cast", "SatCast"] {
+                out.push(Rewrite {
+                    ruleset: "lower",
+                    source: format!("{op} to {} of a {} concatenation, by halves", type_name(t), type_name(s)),
+                    lhs: format!("({op} \"{}\" (Concat \"{}\" a b))", type_name(t), type_name(s)),
+                    rhs: format!(
+                        "(Concat \"{}\" ({op} \"{}\" a) ({op} \"{}\" b))",
+                        type_name(t),
+                        type_name(th),
+                        type_name(th)
+                    ),
+                    conditions: vec![format!("(= (type-of a) \"{}\")", type_name(sh))],
+                });
+            }
+        }
+    }
     for &t in &parsed {
         for &s in &parsed {
             if !t.elem.is_int() || !s.elem.is_int() || s.lanes != t.lanes {

@@ -132,6 +132,9 @@ fn fold(e: &Expr) -> Result<i64, String> {
 }
 
 fn node(e: &Expr, args: Vec<String>) -> Result<String, String> {
+    if e.op == Op::Concat && args.len() != 2 {
+        return concat(e, args);
+    }
     let (name, params) = constructor(&e.op, e.args.len())
         .ok_or_else(|| format!("'{}' has no instruction-selection form", e.op.name()))?;
     let mut s = format!("({name} \"{}\"", type_name(e.ty));
@@ -143,6 +146,26 @@ fn node(e: &Expr, args: Vec<String>) -> Result<String, String> {
     }
     s.push(')');
     Ok(s)
+}
+
+/// A concatenation of any number of parts as nested pairs, `(Concat t a (Concat t' b c))`.
+fn concat(e: &Expr, mut args: Vec<String>) -> Result<String, String> {
+    let lanes: Vec<u32> = e.args.iter().map(|a| a.ty.lanes).collect();
+    match args.len() {
+        0 => Err("an empty concatenation".into()),
+        1 => Ok(args.remove(0)),
+        _ => {
+            let first = args.remove(0);
+            let rest_ty = e.ty.with_lanes(lanes[1..].iter().sum());
+            let rest = Expr {
+                op: Op::Concat,
+                ty: rest_ty,
+                args: e.args[1..].to_vec(),
+            };
+            let rest = concat(&rest, args)?;
+            Ok(format!("(Concat \"{}\" {first} {rest})", type_name(e.ty)))
+        }
+    }
 }
 
 pub fn const_term(ty: VecType, value: &str) -> String {
