@@ -31,13 +31,7 @@ pub struct Rewrite {
 }
 
 impl Rewrite {
-    fn rhs_types(&self) -> impl Iterator<Item = &str> {
-        self.rhs.split('"').skip(1).step_by(2)
-    }
 
-    fn lhs_types(&self) -> impl Iterator<Item = &str> {
-        self.lhs.split('"').skip(1).step_by(2)
-    }
 
     fn render(&self, out: &mut String) {
         let when = if self.conditions.is_empty() {
@@ -53,6 +47,15 @@ impl Rewrite {
         )
         .expect("string write");
     }
+}
+
+/// The operator-at-type keys (`Add "u16x8`) of the IR nodes in a term or pattern.
+fn node_keys(term: &str) -> impl Iterator<Item = String> + '_ {
+    term.split('(').skip(1).filter_map(|piece| {
+        let (name, rest) = piece.split_once(' ')?;
+        let ty = rest.strip_prefix('"')?.split('"').next()?;
+        (!name.starts_with("I_")).then(|| format!("{name} {ty}"))
+    })
 }
 
 /// The egglog constructor of an instruction.
@@ -332,21 +335,44 @@ pub fn program(catalog: &Catalog, input: &Rc<Expr>) -> Result<Program, String> {
             Err(why) => skipped.push(format!("{}: {why}", l.source)),
         }
     }
-    // Keep the rewrites that can apply: their root type is reachable from the input's types.
+    // Keep the rewrites that can apply: every node their left side needs (an operator at a
+    // type) is in the input or made by a rewrite that can apply.
+    let mut nodes: BTreeSet<String> = BTreeSet::new();
+    let ground_text = ground(input)?;
+    nodes.extend(node_keys(&ground_text));
+    for (n, lo, hi) in &split_list {
+        nodes.insert(format!("Concat {}", type_name(n.ty)));
+        nodes.extend(node_keys(&ground(lo)?));
+        nodes.extend(node_keys(&ground(hi)?));
+    }
+    // Every type a rewrite can make, for the generated rewrites and the type ranges.
     loop {
         let before = types.len();
         for r in &rewrites {
-            if r.lhs_types().all(|t| types.contains(t)) {
-                let new: Vec<String> = r.rhs_types().map(String::from).collect();
-                types.extend(new);
-            }
+            let made: Vec<String> = r.rhs.split('"').skip(1).step_by(2).map(String::from).collect();
+            types.extend(made);
         }
+        types.retain(|t| parse_type_name(t).is_some());
         if types.len() == before {
             break;
         }
     }
-    rewrites.retain(|r| r.lhs_types().all(|t| types.contains(t)) && r.lhs != r.rhs);
     rewrites.extend(generated(&types));
+    let mut live = vec![false; rewrites.len()];
+    loop {
+        let before = nodes.len();
+        for (r, l) in rewrites.iter().zip(live.iter_mut()) {
+            if !*l && node_keys(&r.lhs).all(|k| nodes.contains(&k)) {
+                *l = true;
+                nodes.extend(node_keys(&r.rhs));
+            }
+        }
+        if nodes.len() == before {
+            break;
+        }
+    }
+    let mut keep = live.into_iter();
+    rewrites.retain(|r| keep.next().unwrap_or(false) && r.lhs != r.rhs);
     let mut seen = BTreeSet::new();
     rewrites.retain(|r| seen.insert((r.lhs.clone(), r.rhs.clone(), r.conditions.clone())));
 
