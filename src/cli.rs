@@ -476,6 +476,7 @@ pub fn compile(
     lanes: Option<u32>,
     vars: &[String],
     emit: Option<&str>,
+    run: Option<usize>,
 ) -> Result<Outcome> {
     let target = crate::select::Target::parse(target)?;
     if let Some(e) = emit.filter(|e| !["egglog", "c"].contains(e)) {
@@ -524,6 +525,20 @@ pub fn compile(
         cost: compiled.cost,
         select_ms: compiled.select_ms,
         validate_ms: compiled.validate_ms,
+        run: match run {
+            Some(iterations) => {
+                let dir = std::env::temp_dir().join("isadb-compile");
+                let check = crate::select::check::run_c(&compiled, &catalog, iterations, 1, &dir)?;
+                Some(match check.mismatch {
+                    None => format!(
+                        "ran the C on {}: {} lanes equal the interpreter's",
+                        target.name, check.lanes
+                    ),
+                    Some(m) => format!("MISMATCH running the C on {}: {m}", target.name),
+                })
+            }
+            None => None,
+        },
         egglog: (emit == Some("egglog")).then(|| compiled.program.text.clone()),
         c: match emit {
             Some("c") => Some(crate::select::emit_c::function(&compiled, &catalog, "kernel")?),
@@ -549,6 +564,9 @@ pub fn compile(
             report.select_ms,
             report.validate_ms
         );
+        if let Some(r) = &report.run {
+            out += &format!("{r}\n");
+        }
         if let Some(p) = &report.egglog {
             out += &format!("\n{p}");
         }
@@ -557,7 +575,10 @@ pub fn compile(
         }
         out
     });
-    Ok(Outcome::Success)
+    Ok(match &report.run {
+        Some(r) if r.starts_with("MISMATCH") => Outcome::Negative,
+        _ => Outcome::Success,
+    })
 }
 
 #[derive(Serialize)]
@@ -578,6 +599,7 @@ struct CompileReport {
     cost: f64,
     select_ms: f64,
     validate_ms: f64,
+    run: Option<String>,
     egglog: Option<String>,
     c: Option<String>,
 }

@@ -98,6 +98,10 @@ enum Command {
         /// Also print the egglog program that ran (egglog) or a C function with intrinsics (c).
         #[arg(long)]
         emit: Option<String>,
+        /// Compile the C function, run it (natively or under qemu) on this many iterations of random
+        /// inputs and compare every lane with the interpreter; exit 1 on a mismatch.
+        #[arg(long, value_name = "ITERATIONS")]
+        run: Option<usize>,
     },
     /// Check instruction semantics against real execution: compile each intrinsic into a C harness, run it
     /// (natively or under qemu) and compare every result lane with the interpreter. Exit 1 on a mismatch.
@@ -175,7 +179,8 @@ fn main() -> ExitCode {
             lanes,
             vars,
             emit,
-        } => cli::compile(&ctx, &expr, &target, lanes, &vars, emit.as_deref()),
+            run,
+        } => cli::compile(&ctx, &expr, &target, lanes, &vars, emit.as_deref(), run),
         Command::Validate {
             isa,
             instr,

@@ -4,6 +4,7 @@
 //! tree, and z3 proves it equivalent to the input before it is printed.
 
 pub mod catalog;
+pub mod check;
 pub mod emit_c;
 pub mod extract;
 pub mod program;

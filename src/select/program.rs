@@ -490,7 +490,7 @@ fn declarations(catalog: &Catalog, rewrites: &[Rewrite], out: &mut String) {
     out.push_str("(constructor OutPair (Expr Expr) Expr :cost 0)\n");
     let used: BTreeSet<&str> = rewrites
         .iter()
-        .filter_map(|r| r.rhs.strip_prefix('(')?.split_whitespace().next())
+        .flat_map(|r| r.rhs.split('(').filter_map(|p| p.split_whitespace().next()))
         .filter(|h| h.starts_with("I_"))
         .collect();
     for ins in &catalog.instructions {
