@@ -1,12 +1,16 @@
 //! `isadb bench`: the speed figures the issues set targets for, measured on this machine —
-//! database build, whole-process query latency, interpreter throughput, proof time.
+//! database build, whole-process query latency, interpreter throughput, proof time, and
+//! instruction selection per expression.
 
 use crate::cli::Context;
 use crate::database::Layout;
 use crate::error::{Error, Result};
 use crate::ir::sexpr::read_one;
 use crate::ir::Scope;
+use crate::select::target::TARGETS;
+use crate::select::{compile, Catalog};
 use crate::semantics::{eval, prove_equivalent, Env, Value};
+use std::collections::HashMap;
 use crate::spec::load_dir;
 use serde::Serialize;
 use std::process::Command;
@@ -23,7 +27,35 @@ pub struct Figures {
     pub interpreter_evals_per_s: f64,
     /// z3 time of the halving_add proof at 64 u8 lanes.
     pub prove_halving_add_u8x64_ms: f64,
+    /// Loading each target's catalog (instructions, facts, rules) from the database.
+    pub compile_catalog_ms: Vec<(String, f64)>,
+    /// Instruction selection (program generation + egglog) per expression of the corpus:
+    /// median and maximum, and the median z3 translation validation.
+    pub compile_expressions: usize,
+    pub compile_select_median_ms: f64,
+    pub compile_select_max_ms: f64,
+    pub compile_validate_median_ms: f64,
 }
+
+/// The selection corpus: Pitchfork's and Halide's fixed-point patterns on each target.
+const COMPILE_CORPUS: [(&str, &str); 16] = [
+    ("neon", "u16(a_u8) + u16(b_u8)*2 + u16(c_u8)"),
+    ("neon", "absd(a_u16, b_u16)"),
+    ("neon", "u8(min(z_u16, 255))"),
+    ("neon", "u8((u16(a_u8) + u16(b_u8) + 1) / 2)"),
+    ("neon", "i16_sat((i32(a_i16) * i32(b_i16) + (1 << 14)) / (1 << 15))"),
+    ("neon", "i8_sat((i32(a_i16) + 8) / 16)"),
+    ("neon", "a_u16 + u16(absd(b_u8, c_u8))"),
+    ("neon", "acc_u32 + reduce_add(4, u32(a_u8) * u32(b_u8))"),
+    ("x86-avx2", "absd(a_u16, b_u16)"),
+    ("x86-avx2", "u8(min(z_u16, 255))"),
+    ("x86-avx2", "i16((i32(a_i16) * i32(b_i16) + 16384) >> 15)"),
+    ("x86-avx2", "reduce_add(2, i32(a_i16) * i32(b_i16))"),
+    ("x86-avx512", "acc_i32 + reduce_add(4, i32(a_u8) * i32(b_i8))"),
+    ("hvx", "u16(a_u8) + u16(b_u8)*2 + u16(c_u8)"),
+    ("hvx", "u8(min(u16(a_u8) + u16(b_u8), 255))"),
+    ("hvx", "acc_i32 + reduce_add(4, i32(a_u8) * i32(b_i8))"),
+];
 
 fn median(mut v: Vec<f64>) -> f64 {
     v.sort_by(|a, b| a.partial_cmp(b).unwrap());
@@ -116,7 +148,34 @@ pub fn run(ctx: &Context, rounds: usize) -> Result<Figures> {
     prove_equivalent(&lhs, &rhs, None, 60_000)?;
     let prove_halving_add_u8x64_ms = t.elapsed().as_secs_f64() * 1000.0;
 
+    let mut compile_catalog_ms = Vec::new();
+    let mut catalogs = Vec::new();
+    for t in TARGETS {
+        let start = Instant::now();
+        catalogs.push(Catalog::load(&ctx.layout, t)?);
+        compile_catalog_ms.push((t.name.to_string(), start.elapsed().as_secs_f64() * 1000.0));
+    }
+    let mut select = Vec::new();
+    let mut validate = Vec::new();
+    for (target, text) in COMPILE_CORPUS {
+        let catalog = catalogs
+            .iter()
+            .find(|c| c.target.name == target)
+            .expect("corpus targets exist");
+        for _ in 0..rounds {
+            let c = compile(catalog, text, None, &HashMap::new())?;
+            select.push(c.select_ms);
+            validate.push(c.validate_ms);
+        }
+    }
+    let compile_select_max_ms = select.iter().copied().fold(0.0, f64::max);
+
     Ok(Figures {
+        compile_catalog_ms,
+        compile_expressions: COMPILE_CORPUS.len(),
+        compile_select_median_ms: median(select),
+        compile_select_max_ms,
+        compile_validate_median_ms: median(validate),
         db_build_ms,
         instructions: specs.instructions.len(),
         query_process_ms,

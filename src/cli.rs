@@ -786,6 +786,13 @@ pub fn bench(ctx: &Context, rounds: usize) -> Result<Outcome> {
             "prove halving_add u8 x 64: {:.1} ms\n",
             f.prove_halving_add_u8x64_ms
         );
+        for (t, ms) in &f.compile_catalog_ms {
+            out += &format!("compile: load the {t} catalog: {ms:.0} ms\n");
+        }
+        out += &format!(
+            "compile: selection over {} expressions: median {:.1} ms, max {:.1} ms; z3 translation validation median {:.1} ms\n",
+            f.compile_expressions, f.compile_select_median_ms, f.compile_select_max_ms, f.compile_validate_median_ms
+        );
         out
     });
     Ok(Outcome::Success)
