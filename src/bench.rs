@@ -10,9 +10,9 @@ use crate::ir::Scope;
 use crate::select::target::TARGETS;
 use crate::select::{compile, Catalog};
 use crate::semantics::{eval, prove_equivalent, Env, Value};
-use std::collections::HashMap;
 use crate::spec::load_dir;
 use serde::Serialize;
+use std::collections::HashMap;
 use std::process::Command;
 use std::time::Instant;
 
@@ -43,7 +43,10 @@ const COMPILE_CORPUS: [(&str, &str); 16] = [
     ("neon", "absd(a_u16, b_u16)"),
     ("neon", "u8(min(z_u16, 255))"),
     ("neon", "u8((u16(a_u8) + u16(b_u8) + 1) / 2)"),
-    ("neon", "i16_sat((i32(a_i16) * i32(b_i16) + (1 << 14)) / (1 << 15))"),
+    (
+        "neon",
+        "i16_sat((i32(a_i16) * i32(b_i16) + (1 << 14)) / (1 << 15))",
+    ),
     ("neon", "i8_sat((i32(a_i16) + 8) / 16)"),
     ("neon", "a_u16 + u16(absd(b_u8, c_u8))"),
     ("neon", "acc_u32 + reduce_add(4, u32(a_u8) * u32(b_u8))"),
@@ -51,7 +54,10 @@ const COMPILE_CORPUS: [(&str, &str); 16] = [
     ("x86-avx2", "u8(min(z_u16, 255))"),
     ("x86-avx2", "i16((i32(a_i16) * i32(b_i16) + 16384) >> 15)"),
     ("x86-avx2", "reduce_add(2, i32(a_i16) * i32(b_i16))"),
-    ("x86-avx512", "acc_i32 + reduce_add(4, i32(a_u8) * i32(b_i8))"),
+    (
+        "x86-avx512",
+        "acc_i32 + reduce_add(4, i32(a_u8) * i32(b_i8))",
+    ),
     ("hvx", "u16(a_u8) + u16(b_u8)*2 + u16(c_u8)"),
     ("hvx", "u8(min(u16(a_u8) + u16(b_u8), 255))"),
     ("hvx", "acc_i32 + reduce_add(4, i32(a_u8) * i32(b_i8))"),

@@ -539,22 +539,41 @@ pub fn compile(
             }
             None => None,
         },
-        egglog: (emit == Some("egglog")).then(|| compiled.program.text.clone()),
+        rewrites: compiled.program.rewrites,
+        egglog: (emit == Some("egglog")).then(|| {
+            let skipped: String = compiled
+                .program
+                .skipped
+                .iter()
+                .map(|s| format!("; not in the e-graph: {s}\n"))
+                .collect();
+            format!("{skipped}{}", compiled.program.text)
+        }),
         c: match emit {
-            Some("c") => Some(crate::select::emit_c::function(&compiled, &catalog, "kernel")?),
+            Some("c") => Some(crate::select::emit_c::function(
+                &compiled, &catalog, "kernel",
+            )?),
             _ => None,
         },
     };
     ctx.print(&report, || {
-        let mut out = format!("{} on {} ({}):
-", report.expression, report.target, report.result);
+        let mut out = format!(
+            "{} on {} ({}):
+",
+            report.expression, report.target, report.result
+        );
         for s in &report.steps {
-            out += &format!("  {} = {:<48} {:<40} cost {}
-", s.temp, s.call, s.asm, s.cost);
+            out += &format!(
+                "  {} = {:<48} {:<40} cost {}
+",
+                s.temp, s.call, s.asm, s.cost
+            );
         }
         for o in &report.outputs {
-            out += &format!("  {o}
-");
+            out += &format!(
+                "  {o}
+"
+            );
         }
         out += &format!(
             "cost {} ({} instructions); selected in {:.1} ms, proven equivalent by z3 in {:.1} ms
@@ -599,6 +618,7 @@ struct CompileReport {
     cost: f64,
     select_ms: f64,
     validate_ms: f64,
+    rewrites: usize,
     run: Option<String>,
     egglog: Option<String>,
     c: Option<String>,

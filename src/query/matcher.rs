@@ -175,10 +175,10 @@ impl<'a> Matcher<'a> {
 /// The idiom instantiated over variables named by its parameters (operands of `types`, meta
 /// parameters `meta`); None when it does not type-check or its condition rejects it.
 pub fn instantiate_idiom(
-macros: &Macros,
-idiom: &Idiom,
-meta: &[SExpr],
-types: &[VecType],
+    macros: &Macros,
+    idiom: &Idiom,
+    meta: &[SExpr],
+    types: &[VecType],
 ) -> Option<Rc<Expr>> {
     let mut scope = Scope::new(macros);
     let operands = idiom.operand_params();
@@ -219,7 +219,6 @@ types: &[VecType],
         })
         .ok()
 }
-
 
 /// The candidate sources of idiom operands: every operand but masks, and scalars (immediates
 /// among them) splatted to the instruction's vector width.
@@ -455,7 +454,10 @@ fn operands_text(
     (0..ins.operands.len())
         .map(|i| {
             if let Some((_, v)) = fixed.iter().find(|(j, _)| *j == i) {
-                return format!("={}", crate::ir::print::lane_text(ins.operands[i].ty.elem, *v));
+                return format!(
+                    "={}",
+                    crate::ir::print::lane_text(ins.operands[i].ty.elem, *v)
+                );
             }
             let (p, s) = params
                 .iter()

@@ -1,6 +1,7 @@
 //! What the database holds for one target: its instructions (semantics, cost, intrinsic), the
 //! proven idiom facts that turn into lowering rules, and the proven rewrite rules by phase.
 
+use super::program::Rewrite;
 use super::target::Target;
 use crate::database::{Database, Layout};
 use crate::error::{Error, Result};
@@ -10,6 +11,7 @@ use crate::query::matcher::instantiate_idiom;
 use crate::rules::load::rule_macros;
 use crate::rules::Rule;
 use crate::spec::{load_macros, Instruction, Operand, SpecSet};
+use std::cell::RefCell;
 use std::collections::HashMap;
 use std::rc::Rc;
 
@@ -45,6 +47,8 @@ pub struct Catalog {
     /// Proven rules of kind lift and simplify (the lift phase) and lower (this target's).
     pub lift_rules: Vec<Rule>,
     pub lower_rules: Vec<Rule>,
+    /// Rules already turned into rewrites, by ruleset, name, type and lane count.
+    pub rewrite_cache: RefCell<HashMap<String, std::result::Result<Option<Rewrite>, String>>>,
 }
 
 impl Catalog {
@@ -84,6 +88,7 @@ impl Catalog {
             lowerings,
             lift_rules,
             lower_rules,
+            rewrite_cache: RefCell::new(HashMap::new()),
         })
     }
 }
@@ -246,7 +251,12 @@ fn bitwise_variants(l: &Lowering) -> Vec<Lowering> {
     let bits = l.pattern.ty.bits();
     crate::ir::Elem::ALL
         .iter()
-        .filter(|e| e.is_int() && e.bits() <= 64 && bits % e.bits() == 0 && **e != l.pattern.ty.elem)
+        .filter(|e| {
+            e.is_int()
+                && e.bits() <= 64
+                && bits.is_multiple_of(e.bits())
+                && **e != l.pattern.ty.elem
+        })
         .filter_map(|&e| {
             let retyped = retype(&l.pattern, VecType::new(bits / e.bits(), e))?;
             Some(Lowering {

@@ -66,8 +66,11 @@ pub fn run_c(
     for (name, ty, _) in &inputs {
         let c = scalar_type(ty.elem)?;
         let len = ty.lanes as usize * iterations;
-        writeln!(main, "  static {c} {name}_in[{len}];\n  read_in({name}_in, sizeof {name}_in);")
-            .expect("string write");
+        writeln!(
+            main,
+            "  static {c} {name}_in[{len}];\n  read_in({name}_in, sizeof {name}_in);"
+        )
+        .expect("string write");
         args.push(format!("{name}_in"));
     }
     let out_len = result.lanes as usize * iterations;
@@ -105,7 +108,10 @@ pub fn run_c(
         let mut env = Env::new();
         for (name, ty, lanes) in &inputs {
             let n = ty.lanes as usize;
-            env.insert(name.clone(), Value::new(*ty, lanes[it * n..(it + 1) * n].to_vec()));
+            env.insert(
+                name.clone(),
+                Value::new(*ty, lanes[it * n..(it + 1) * n].to_vec()),
+            );
         }
         let expected = eval(&compiled.input, &env)?;
         let n = result.lanes as usize;

@@ -70,7 +70,10 @@ fn node(s: &SExpr, index: &HashMap<String, usize>, catalog: &Catalog) -> Result<
     let ty_at = |i: usize| str_at(i).as_deref().and_then(parse_type_name);
     let bad = || Error::data("extracted term", format!("unexpected {s}"));
     let args = |from: usize| -> Result<Vec<Rc<Node>>> {
-        items[from..].iter().map(|a| node(a, index, catalog)).collect()
+        items[from..]
+            .iter()
+            .map(|a| node(a, index, catalog))
+            .collect()
     };
     Ok(Rc::new(match head {
         "Out" => return node(items.get(1).ok_or_else(bad)?, index, catalog),
@@ -138,7 +141,11 @@ impl Node {
     }
 
     /// The IR this node computes: instruction semantics with their operands substituted.
-    pub fn to_expr(&self, catalog: &Catalog, inputs: &HashMap<String, VecType>) -> Result<Rc<Expr>> {
+    pub fn to_expr(
+        &self,
+        catalog: &Catalog,
+        inputs: &HashMap<String, VecType>,
+    ) -> Result<Rc<Expr>> {
         let wrong = |what: String| Error::data("selection", what);
         Ok(match self {
             Node::Input { name, ty, offset } => {
@@ -160,7 +167,9 @@ impl Node {
                     })
                 }
             }
-            Node::Const { ty, value } => Rc::new(Expr::constant(*ty, vec![lane_bits(ty.elem, *value)])),
+            Node::Const { ty, value } => {
+                Rc::new(Expr::constant(*ty, vec![lane_bits(ty.elem, *value)]))
+            }
             Node::Instr { index, args } => {
                 let ins = &catalog.instructions[*index];
                 let mut map = HashMap::new();
@@ -177,7 +186,8 @@ impl Node {
                 ins.semantics.substitute(&map)
             }
             Node::Reinterpret { ty, arg } => Rc::new(
-                Expr::build(Op::Bitcast(ty.elem), vec![arg.to_expr(catalog, inputs)?]).map_err(wrong)?,
+                Expr::build(Op::Bitcast(ty.elem), vec![arg.to_expr(catalog, inputs)?])
+                    .map_err(wrong)?,
             ),
             Node::Parts(parts) => {
                 let args = parts

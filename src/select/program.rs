@@ -22,6 +22,7 @@ pub const COST_SCALE: f64 = 10.0;
 const ITERATIONS: usize = 8;
 
 /// One rewrite in a ruleset.
+#[derive(Clone)]
 pub struct Rewrite {
     pub ruleset: &'static str,
     pub source: String,
@@ -31,8 +32,6 @@ pub struct Rewrite {
 }
 
 impl Rewrite {
-
-
     fn render(&self, out: &mut String) {
         let when = if self.conditions.is_empty() {
             String::new()
@@ -77,35 +76,51 @@ fn rule_rewrites(
 ) {
     for t in rule_types(rule) {
         for &l in lanes {
-            let Ok(inst) = elaborate(rule, t, l, &catalog.rule_macros) else {
-                continue;
-            };
-            let mut p = Pattern::default();
-            let built = (|| -> Result<Rewrite, String> {
-                let lhs = p.lhs(&inst.lhs)?;
-                p.finish_lhs()?;
-                if let Some(pred) = &inst.predicate {
-                    p.predicate(pred)?;
-                }
-                let rhs = p.rhs(&inst.rhs)?;
-                Ok(Rewrite {
-                    ruleset,
-                    source: format!(
-                        "rule {}{} at {l} lanes",
-                        rule.name,
-                        t.map_or(String::new(), |t| format!(" T={t}"))
-                    ),
-                    lhs,
-                    rhs,
-                    conditions: p.conditions.clone(),
-                })
-            })();
+            let key = format!("{ruleset} {} {t:?} {l}", rule.name);
+            let built = catalog
+                .rewrite_cache
+                .borrow_mut()
+                .entry(key)
+                .or_insert_with(|| rule_rewrite(rule, t, l, catalog, ruleset))
+                .clone();
             match built {
-                Ok(r) => out.push(r),
+                Ok(Some(r)) => out.push(r),
+                Ok(None) => {}
                 Err(why) => skipped.push(format!("rule {}: {why}", rule.name)),
             }
         }
     }
+}
+
+/// One rule at `T = t` and `lanes`; None when it does not elaborate there.
+fn rule_rewrite(
+    rule: &Rule,
+    t: Option<crate::ir::Elem>,
+    lanes: u32,
+    catalog: &Catalog,
+    ruleset: &'static str,
+) -> Result<Option<Rewrite>, String> {
+    let Ok(inst) = elaborate(rule, t, lanes, &catalog.rule_macros) else {
+        return Ok(None);
+    };
+    let mut p = Pattern::default();
+    let lhs = p.lhs(&inst.lhs)?;
+    p.finish_lhs()?;
+    if let Some(pred) = &inst.predicate {
+        p.predicate(pred)?;
+    }
+    let rhs = p.rhs(&inst.rhs)?;
+    Ok(Some(Rewrite {
+        ruleset,
+        source: format!(
+            "rule {}{} at {lanes} lanes",
+            rule.name,
+            t.map_or(String::new(), |t| format!(" T={t}"))
+        ),
+        lhs,
+        rhs,
+        conditions: p.conditions,
+    }))
 }
 
 /// The rewrites of one lowering: scalar operands take each value among `constants` (within
@@ -161,7 +176,10 @@ fn lowering_rewrite(
         let elem = op.ty.elem;
         map.insert(
             c.clone(),
-            Rc::new(Expr::constant(VecType::new(1, elem), vec![lane_bits(elem, *v)])),
+            Rc::new(Expr::constant(
+                VecType::new(1, elem),
+                vec![lane_bits(elem, *v)],
+            )),
         );
     }
     let pattern = l.pattern.substitute(&map);
@@ -185,7 +203,11 @@ fn lowering_rewrite(
             Arg::Fixed(v) => const_term(op.ty, &v.to_string()),
         });
     }
-    let call = format!("({} {})", instruction_constructor(&ins.name), args.join(" "));
+    let call = format!(
+        "({} {})",
+        instruction_constructor(&ins.name),
+        args.join(" ")
+    );
     let shown: Vec<String> = values.iter().map(|(_, v)| v.to_string()).collect();
     Ok(Rewrite {
         ruleset: "lower",
@@ -207,8 +229,12 @@ fn lowering_rewrite(
 /// The two halves of `e` (lanes `[0, n/2)` and `[n/2, n)`), down to the variables, when every
 /// node is lane-wise and each half keeps at least `min_bits`.
 pub fn halves(e: &Rc<Expr>, min_bits: u32) -> Option<(Rc<Expr>, Rc<Expr>)> {
-    let widest = e.args.iter().map(|a| a.ty.bits()).fold(e.ty.bits(), u32::max);
-    if e.ty.lanes % 2 != 0 || widest / 2 < min_bits {
+    let widest = e
+        .args
+        .iter()
+        .map(|a| a.ty.bits())
+        .fold(e.ty.bits(), u32::max);
+    if !e.ty.lanes.is_multiple_of(2) || widest / 2 < min_bits {
         return None;
     }
     let half = |start: u32| -> Option<Rc<Expr>> { half_of(e, start) };
@@ -218,7 +244,7 @@ pub fn halves(e: &Rc<Expr>, min_bits: u32) -> Option<(Rc<Expr>, Rc<Expr>)> {
 fn half_of(e: &Rc<Expr>, start_lane: u32) -> Option<Rc<Expr>> {
     let lanes = e.ty.lanes / 2;
     let ty = e.ty.with_lanes(lanes);
-    if e.ty.lanes % 2 != 0 {
+    if !e.ty.lanes.is_multiple_of(2) {
         return None;
     }
     match &e.op {
@@ -232,17 +258,17 @@ fn half_of(e: &Rc<Expr>, start_lane: u32) -> Option<Rc<Expr>> {
             args: vec![e.clone()],
         })),
         Op::Const(v) if v.len() == 1 => Some(Rc::new(Expr::constant(ty, v.clone()))),
-        Op::Slice { start, stride: 1, .. } if matches!(e.args[0].op, Op::Var(_)) => {
-            Some(Rc::new(Expr {
-                op: Op::Slice {
-                    start: start + start_lane,
-                    stride: 1,
-                    lanes,
-                },
-                ty,
-                args: e.args.clone(),
-            }))
-        }
+        Op::Slice {
+            start, stride: 1, ..
+        } if matches!(e.args[0].op, Op::Var(_)) => Some(Rc::new(Expr {
+            op: Op::Slice {
+                start: start + start_lane,
+                stride: 1,
+                lanes,
+            },
+            ty,
+            args: e.args.clone(),
+        })),
         Op::ReduceAdd(k) => {
             let arg = half_of(&e.args[0], start_lane * k)?;
             Some(Rc::new(Expr::build(Op::ReduceAdd(*k), vec![arg]).ok()?))
@@ -349,7 +375,13 @@ pub fn program(catalog: &Catalog, input: &Rc<Expr>) -> Result<Program, String> {
     loop {
         let before = types.len();
         for r in &rewrites {
-            let made: Vec<String> = r.rhs.split('"').skip(1).step_by(2).map(String::from).collect();
+            let made: Vec<String> = r
+                .rhs
+                .split('"')
+                .skip(1)
+                .step_by(2)
+                .map(String::from)
+                .collect();
             types.extend(made);
         }
         types.retain(|t| parse_type_name(t).is_some());
@@ -422,8 +454,16 @@ fn generated(types: &BTreeSet<String>) -> Vec<Rewrite> {
             for op in ["Cast", "SatCast"] {
                 out.push(Rewrite {
                     ruleset: "lower",
-                    source: format!("{op} to {} of a {} concatenation, by halves", type_name(t), type_name(s)),
-                    lhs: format!("({op} \"{}\" (Concat \"{}\" a b))", type_name(t), type_name(s)),
+                    source: format!(
+                        "{op} to {} of a {} concatenation, by halves",
+                        type_name(t),
+                        type_name(s)
+                    ),
+                    lhs: format!(
+                        "({op} \"{}\" (Concat \"{}\" a b))",
+                        type_name(t),
+                        type_name(s)
+                    ),
                     rhs: format!(
                         "(Concat \"{}\" ({op} \"{}\" a) ({op} \"{}\" b))",
                         type_name(t),

@@ -176,7 +176,9 @@ pub fn const_term(ty: VecType, value: &str) -> String {
 pub fn ground(e: &Expr) -> Result<String, String> {
     match &e.op {
         Op::Var(name) => Ok(format!("(Var \"{}\" \"{name}\")", type_name(e.ty))),
-        Op::Slice { start, stride: 1, .. } => match &e.args[0].op {
+        Op::Slice {
+            start, stride: 1, ..
+        } => match &e.args[0].op {
             Op::Var(name) => Ok(format!("(Part \"{}\" \"{name}\" {start})", type_name(e.ty))),
             _ => node(e, vec![ground(&e.args[0])?]),
         },
@@ -235,7 +237,11 @@ impl Pattern {
                 Ok(const_term(e.ty, &k))
             }
             _ => {
-                let args = e.args.iter().map(|a| self.lhs(a)).collect::<Result<_, _>>()?;
+                let args = e
+                    .args
+                    .iter()
+                    .map(|a| self.lhs(a))
+                    .collect::<Result<_, _>>()?;
                 node(e, args)
             }
         }
@@ -280,7 +286,11 @@ impl Pattern {
                 Ok(const_term(e.ty, &v))
             }
             _ => {
-                let args = e.args.iter().map(|a| self.rhs(a)).collect::<Result<_, _>>()?;
+                let args = e
+                    .args
+                    .iter()
+                    .map(|a| self.rhs(a))
+                    .collect::<Result<_, _>>()?;
                 node(e, args)
             }
         }
@@ -308,7 +318,11 @@ impl Pattern {
                     if !p.wildcards.contains_key(n) {
                         return Err(format!("{n} is not bound by the left side"));
                     }
-                    Ok(format!("({} {})", if upper { "hi" } else { "lo" }, wildcard(n)))
+                    Ok(format!(
+                        "({} {})",
+                        if upper { "hi" } else { "lo" },
+                        wildcard(n)
+                    ))
                 }
                 _ => p.int(x),
             }
@@ -317,7 +331,8 @@ impl Pattern {
         let upper_left = matches!(e.op, Op::Le | Op::Lt);
         let l = side(self, a, upper_left)?;
         let r = side(self, b, !upper_left)?;
-        if matches!(e.op, Op::Eq | Op::Ne) && (has_non_constant_vars(a) || has_non_constant_vars(b)) {
+        if matches!(e.op, Op::Eq | Op::Ne) && (has_non_constant_vars(a) || has_non_constant_vars(b))
+        {
             return Err(format!("unsupported predicate {e}"));
         }
         self.check_bound(&l)?;
