@@ -29,7 +29,15 @@ fn selected(report: &Value) -> Vec<String> {
         .as_array()
         .unwrap()
         .iter()
-        .map(|s| s["call"].as_str().unwrap().split('(').next().unwrap().to_string())
+        .map(|s| {
+            s["call"]
+                .as_str()
+                .unwrap()
+                .split('(')
+                .next()
+                .unwrap()
+                .to_string()
+        })
         .collect()
 }
 
@@ -43,7 +51,12 @@ const ACCEPTANCE: &[(&str, &str, &[&str], &[&str])] = &[
         &["vaddl_u8", "vmlal_u8", "vaddl_u8", "vmlal_u8"],
     ),
     ("neon", "absd(a_u16, b_u16)", &[], &["vabdq_u16"]),
-    ("hvx", "absd(a_u16, b_u16)", &[], &["Q6_Vuh_vabsdiff_VuhVuh"]),
+    (
+        "hvx",
+        "absd(a_u16, b_u16)",
+        &[],
+        &["Q6_Vuh_vabsdiff_VuhVuh"],
+    ),
     (
         "x86-avx2",
         "absd(a_u16, b_u16)",
@@ -61,17 +74,66 @@ const ACCEPTANCE: &[(&str, &str, &[&str], &[&str])] = &[
         "hvx",
         "u8(min(z_u16 >> 1, 255))",
         &["--lanes", "128"],
-        &["Q6_Vuh_vlsr_VuhR", "Q6_Vuh_vlsr_VuhR", "Q6_Vub_vpack_VhVh_sat"],
+        &[
+            "Q6_Vuh_vlsr_VuhR",
+            "Q6_Vuh_vlsr_VuhR",
+            "Q6_Vub_vpack_VhVh_sat",
+        ],
     ),
-    ("neon", "u8((u16(a_u8) + u16(b_u8) + 1) / 2)", &[], &["vrhaddq_u8"]),
-    ("hvx", "u8((u16(a_u8) + u16(b_u8) + 1) / 2)", &[], &["Q6_Vub_vavg_VubVub_rnd"]),
-    ("x86-avx2", "u8((u16(a_u8) + u16(b_u8) + 1) / 2)", &[], &["_mm256_avg_epu8"]),
-    ("neon", "u8(min(u16(a_u8) + u16(b_u8), 255))", &[], &["vqaddq_u8"]),
-    ("hvx", "u8(min(u16(a_u8) + u16(b_u8), 255))", &[], &["Q6_Vub_vadd_VubVub_sat"]),
-    ("x86-avx2", "u8(min(u16(a_u8) + u16(b_u8), 255))", &[], &["_mm256_adds_epu8"]),
-    ("neon", "i16_sat(i32(a_i16) + i32(b_i16))", &[], &["vqaddq_s16"]),
-    ("hvx", "i16_sat(i32(a_i16) + i32(b_i16))", &[], &["Q6_Vh_vadd_VhVh_sat"]),
-    ("x86-avx2", "i16_sat(i32(a_i16) + i32(b_i16))", &[], &["_mm256_adds_epi16"]),
+    (
+        "neon",
+        "u8((u16(a_u8) + u16(b_u8) + 1) / 2)",
+        &[],
+        &["vrhaddq_u8"],
+    ),
+    (
+        "hvx",
+        "u8((u16(a_u8) + u16(b_u8) + 1) / 2)",
+        &[],
+        &["Q6_Vub_vavg_VubVub_rnd"],
+    ),
+    (
+        "x86-avx2",
+        "u8((u16(a_u8) + u16(b_u8) + 1) / 2)",
+        &[],
+        &["_mm256_avg_epu8"],
+    ),
+    (
+        "neon",
+        "u8(min(u16(a_u8) + u16(b_u8), 255))",
+        &[],
+        &["vqaddq_u8"],
+    ),
+    (
+        "hvx",
+        "u8(min(u16(a_u8) + u16(b_u8), 255))",
+        &[],
+        &["Q6_Vub_vadd_VubVub_sat"],
+    ),
+    (
+        "x86-avx2",
+        "u8(min(u16(a_u8) + u16(b_u8), 255))",
+        &[],
+        &["_mm256_adds_epu8"],
+    ),
+    (
+        "neon",
+        "i16_sat(i32(a_i16) + i32(b_i16))",
+        &[],
+        &["vqaddq_s16"],
+    ),
+    (
+        "hvx",
+        "i16_sat(i32(a_i16) + i32(b_i16))",
+        &[],
+        &["Q6_Vh_vadd_VhVh_sat"],
+    ),
+    (
+        "x86-avx2",
+        "i16_sat(i32(a_i16) + i32(b_i16))",
+        &[],
+        &["_mm256_adds_epi16"],
+    ),
     (
         "neon",
         "i16_sat((i32(a_i16) * i32(b_i16) + (1 << 14)) / (1 << 15))",
@@ -84,7 +146,12 @@ const ACCEPTANCE: &[(&str, &str, &[&str], &[&str])] = &[
         &[],
         &["_mm256_mulhrs_epi16"],
     ),
-    ("neon", "i8_sat((i32(a_i16) + 8) / 16)", &[], &["vqrshrn_n_s16"]),
+    (
+        "neon",
+        "i8_sat((i32(a_i16) + 8) / 16)",
+        &[],
+        &["vqrshrn_n_s16"],
+    ),
     ("neon", "a_i16 + i16(b_i8) * i16(c_i8)", &[], &["vmlal_s8"]),
     ("neon", "a_u16 + u16(absd(b_u8, c_u8))", &[], &["vabal_u8"]),
     (
@@ -134,7 +201,9 @@ fn selects_the_fixed_point_instructions_on_every_target() {
         );
         let got = selected(&json(&out));
         if got != *want {
-            wrong.push(format!("{target} {expr}: selected {got:?}, expected {want:?}"));
+            wrong.push(format!(
+                "{target} {expr}: selected {got:?}, expected {want:?}"
+            ));
         }
     }
     assert!(wrong.is_empty(), "{}", wrong.join("\n"));
@@ -157,11 +226,23 @@ fn generated_c_computes_the_expression_on_every_target() {
     let cases = [
         ("x86-avx2", "absd(a_u16, b_u16)", &[][..]),
         ("x86-avx2", "u8(min(z_u16, 255))", &[]),
-        ("x86-avx2", "i16((i32(a_i16) * i32(b_i16) + 16384) >> 15)", &[]),
-        ("x86-avx512", "acc_i32 + reduce_add(4, i32(a_u8) * i32(b_i8))", &[]),
+        (
+            "x86-avx2",
+            "i16((i32(a_i16) * i32(b_i16) + 16384) >> 15)",
+            &[],
+        ),
+        (
+            "x86-avx512",
+            "acc_i32 + reduce_add(4, i32(a_u8) * i32(b_i8))",
+            &[],
+        ),
         ("neon", "u16(a_u8) + u16(b_u8)*2 + u16(c_u8)", &[]),
         ("neon", "i8_sat((i32(a_i16) + 8) / 16)", &[]),
-        ("neon", "acc_u32 + reduce_add(4, u32(a_u8) * u32(b_u8))", &[]),
+        (
+            "neon",
+            "acc_u32 + reduce_add(4, u32(a_u8) * u32(b_u8))",
+            &[],
+        ),
         ("hvx", "u16(a_u8) + u16(b_u8)*2 + u16(c_u8)", &[]),
         ("hvx", "u8(min(z_u16 >> 1, 255))", &["--lanes", "128"]),
         ("hvx", "acc_i32 + reduce_add(4, i32(a_u8) * i32(b_i8))", &[]),
@@ -181,7 +262,10 @@ fn generated_c_computes_the_expression_on_every_target() {
             String::from_utf8_lossy(&out.stderr)
         );
         let run = json(&out)["run"].as_str().unwrap().to_string();
-        assert!(run.contains("lanes equal the interpreter's"), "{target} {expr}: {run}");
+        assert!(
+            run.contains("lanes equal the interpreter's"),
+            "{target} {expr}: {run}"
+        );
     }
 }
 
@@ -211,7 +295,9 @@ fn translation_validation_rejects_a_wrong_selection() {
         index: uhadd,
         args: args.clone(),
     });
-    let err = validate(&catalog, &compiled.input, &wrong).unwrap_err().to_string();
+    let err = validate(&catalog, &compiled.input, &wrong)
+        .unwrap_err()
+        .to_string();
     assert!(err.contains("differs from the input"), "{err}");
 }
 
@@ -220,19 +306,49 @@ fn emits_the_egglog_program_and_c() {
     let home = project_copy("compile-emit");
     let out = isadb(
         &home,
-        &["compile", "--target", "hvx", "absd(a_u16, b_u16)", "--emit", "egglog"],
+        &[
+            "compile",
+            "--target",
+            "hvx",
+            "absd(a_u16, b_u16)",
+            "--emit",
+            "egglog",
+        ],
     );
     let text = String::from_utf8_lossy(&out.stdout);
-    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
-    for needle in ["(ruleset lift)", "(ruleset lower)", "(run-schedule", "(extract $root)", "I_Q6_Vuh_vabsdiff_VuhVuh", "(function hi (Expr) i64"] {
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    for needle in [
+        "(ruleset lift)",
+        "(ruleset lower)",
+        "(run-schedule",
+        "(extract $root)",
+        "I_Q6_Vuh_vabsdiff_VuhVuh",
+        "(function hi (Expr) i64",
+    ] {
         assert!(text.contains(needle), "no {needle} in the program");
     }
     let out = isadb(
         &home,
-        &["compile", "--target", "neon", "absd(a_u16, b_u16)", "--emit", "c"],
+        &[
+            "compile",
+            "--target",
+            "neon",
+            "absd(a_u16, b_u16)",
+            "--emit",
+            "c",
+        ],
     );
     let text = String::from_utf8_lossy(&out.stdout);
-    assert!(text.contains("void kernel(const uint16_t *a_u16, const uint16_t *b_u16, uint16_t *out, long n)"), "{text}");
+    assert!(
+        text.contains(
+            "void kernel(const uint16_t *a_u16, const uint16_t *b_u16, uint16_t *out, long n)"
+        ),
+        "{text}"
+    );
     assert!(text.contains("vabdq_u16("), "{text}");
 }
 
@@ -240,11 +356,23 @@ fn emits_the_egglog_program_and_c() {
 fn bad_input_is_one_line_and_exit_2() {
     let home = project_copy("compile-bad");
     let cases = [
-        (vec!["compile", "--target", "avx3", "a_u8 + b_u8"], "unknown target 'avx3'"),
+        (
+            vec!["compile", "--target", "avx3", "a_u8 + b_u8"],
+            "unknown target 'avx3'",
+        ),
         (vec!["compile", "--target", "neon", "a_u8 + b_u16"], "u8"),
-        (vec!["compile", "--target", "neon", "a_u8 +"], "expression:1:"),
-        (vec!["compile", "--target", "neon", "z + 1", "--var", "z"], "--var z: expected NAME:TYPE"),
-        (vec!["compile", "--target", "neon", "a_u8", "--emit", "asm"], "--emit asm"),
+        (
+            vec!["compile", "--target", "neon", "a_u8 +"],
+            "expression:1:",
+        ),
+        (
+            vec!["compile", "--target", "neon", "z + 1", "--var", "z"],
+            "--var z: expected NAME:TYPE",
+        ),
+        (
+            vec!["compile", "--target", "neon", "a_u8", "--emit", "asm"],
+            "--emit asm",
+        ),
     ];
     for (args, needle) in cases {
         let out = isadb(&home, &args);
@@ -256,8 +384,20 @@ fn bad_input_is_one_line_and_exit_2() {
     // A declared variable takes its type from --var.
     let out = isadb(
         &home,
-        &["--json", "compile", "--target", "neon", "u8(min(z, 255))", "--var", "z:u16"],
+        &[
+            "--json",
+            "compile",
+            "--target",
+            "neon",
+            "u8(min(z, 255))",
+            "--var",
+            "z:u16",
+        ],
     );
-    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
     assert_eq!(selected(&json(&out)), ["vqmovn_u16"]);
 }
