@@ -49,6 +49,8 @@ pub struct Catalog {
     pub lower_rules: Vec<Rule>,
     /// Rules already turned into rewrites, by ruleset, name, type and lane count.
     pub rewrite_cache: RefCell<HashMap<String, std::result::Result<Option<Rewrite>, String>>>,
+    /// Lowerings without scalar operands already turned into rewrites, by index.
+    pub lowering_cache: RefCell<HashMap<usize, std::result::Result<Vec<Rewrite>, String>>>,
 }
 
 impl Catalog {
@@ -89,6 +91,7 @@ impl Catalog {
             lift_rules,
             lower_rules,
             rewrite_cache: RefCell::new(HashMap::new()),
+            lowering_cache: RefCell::new(HashMap::new()),
         })
     }
 }

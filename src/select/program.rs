@@ -355,8 +355,20 @@ pub fn program(catalog: &Catalog, input: &Rc<Expr>) -> Result<Program, String> {
             constants.extend(v.iter().map(|b| lane_value(n.ty.elem, *b)));
         }
     });
-    for l in &catalog.lowerings {
-        match lowering_rewrites(l, catalog, &constants) {
+    for (i, l) in catalog.lowerings.iter().enumerate() {
+        // Without scalar operands a lowering's rewrite does not depend on the input.
+        let fixed = l.args.iter().all(|a| !matches!(a, Arg::Splat(_)));
+        let built = if fixed {
+            catalog
+                .lowering_cache
+                .borrow_mut()
+                .entry(i)
+                .or_insert_with(|| lowering_rewrites(l, catalog, &constants))
+                .clone()
+        } else {
+            lowering_rewrites(l, catalog, &constants)
+        };
+        match built {
             Ok(rs) => rewrites.extend(rs),
             Err(why) => skipped.push(format!("{}: {why}", l.source)),
         }
