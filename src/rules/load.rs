@@ -243,6 +243,56 @@ fn collect_syms(s: &SExpr, out: &mut Vec<String>) {
     }
 }
 
+/// How a polymorphic rule's types are stored in front of its `lhs` column: `for T in u8 u16: LHS`.
+const TYPES_PREFIX: &str = "for T in ";
+const TYPES_END: &str = ": ";
+
+/// The rules stored in the `rules` table with this verification status, in id order.
+pub fn stored_rules(db: &Database, status: &str) -> Result<Vec<Rule>> {
+    let mut out = Vec::new();
+    let mut stmt = db.conn().prepare(
+        "SELECT name, lhs, rhs, coalesce(predicate, ''), kind, coalesce(target, '') FROM rules WHERE status = ?1 ORDER BY id",
+    )?;
+    let rows = stmt.query_map([status], |r| {
+        (0..6)
+            .map(|i| r.get::<_, String>(i))
+            .collect::<rusqlite::Result<Vec<_>>>()
+    })?;
+    for row in rows {
+        let row = row?;
+        let bad = |what: String| Error::data("rules", format!("rule {}: {what}", row[0]));
+        let (types, lhs) = match row[1].strip_prefix(TYPES_PREFIX) {
+            Some(rest) => {
+                let (types, lhs) = rest
+                    .split_once(TYPES_END)
+                    .ok_or_else(|| bad(format!("lhs {:?} has no '{TYPES_END}'", row[1])))?;
+                let types = types
+                    .split_whitespace()
+                    .map(|t| Elem::parse(t).ok_or_else(|| bad(format!("unknown type {t}"))))
+                    .collect::<Result<Vec<_>>>()?;
+                (types, lhs.to_string())
+            }
+            None => (vec![], row[1].clone()),
+        };
+        out.push(Rule {
+            types,
+            lhs,
+            rhs: row[2].clone(),
+            predicate: (!row[3].is_empty()).then(|| row[3].clone()),
+            kind: row[4].clone(),
+            target: (!row[5].is_empty()).then(|| row[5].clone()),
+            text: String::new(),
+            file: format!("rules table, rule {}", row[0]),
+            line: 1,
+            lhs_col: 1,
+            rhs_col: 1,
+            pred_col: 1,
+            name: row[0].clone(),
+        });
+    }
+    Ok(out)
+}
+
 /// Checks every rule elaborates at every type, then writes them into the `rules` table, keeping
 /// the verification fields of rows imported from `rules.db/rules.csv` with the same rule hash.
 /// Called by `db build` after the committed tables are imported.
@@ -274,7 +324,7 @@ pub fn sync_rules(db: &mut Database, specs_dir: &Path, spec_macros: &Macros) -> 
         }
         for (r, h) in rules.iter().zip(&hashes) {
             let types = r.types.iter().map(|t| t.name()).collect::<Vec<_>>().join(" ");
-            let lhs = if types.is_empty() { r.lhs.clone() } else { format!("for T in {types}: {}", r.lhs) };
+            let lhs = if types.is_empty() { r.lhs.clone() } else { format!("{TYPES_PREFIX}{types}{TYPES_END}{}", r.lhs) };
             tx.execute(
                 "INSERT INTO rules(name, lhs, rhs, predicate, kind, target, provenance, rule_hash)
                  VALUES (?1, ?2, ?3, ?4, ?5, ?6, 'hand-written', ?7)

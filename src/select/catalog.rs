@@ -8,7 +8,7 @@ use crate::error::{Error, Result};
 use crate::ir::sexpr::read_one;
 use crate::ir::{Expr, Macros, Op, Scope, VecType};
 use crate::query::matcher::instantiate_idiom;
-use crate::rules::load::rule_macros;
+use crate::rules::load::{rule_macros, stored_rules};
 use crate::rules::Rule;
 use crate::spec::{load_macros, Instruction, Operand, SpecSet};
 use std::cell::RefCell;
@@ -287,45 +287,10 @@ fn retype(e: &Rc<Expr>, ty: VecType) -> Option<Rc<Expr>> {
 fn proven_rules(db: &Database, target: Target) -> Result<(Vec<Rule>, Vec<Rule>)> {
     let mut lift = Vec::new();
     let mut lower = Vec::new();
-    for row in db.text_rows(
-        "SELECT name, lhs, rhs, coalesce(predicate, ''), kind, coalesce(target, '') FROM rules WHERE status = 'proven' ORDER BY id",
-    )? {
-        let (types, lhs) = match row[1].strip_prefix("for T in ") {
-            Some(rest) => {
-                let (types, lhs) = rest
-                    .split_once(": ")
-                    .ok_or_else(|| Error::data("rules", format!("{}: bad lhs", row[0])))?;
-                let types = types
-                    .split_whitespace()
-                    .map(|t| {
-                        crate::ir::Elem::parse(t)
-                            .ok_or_else(|| Error::data("rules", format!("{}: bad type {t}", row[0])))
-                    })
-                    .collect::<Result<Vec<_>>>()?;
-                (types, lhs.to_string())
-            }
-            None => (vec![], row[1].clone()),
-        };
-        let rule = Rule {
-            name: row[0].clone(),
-            types,
-            lhs,
-            rhs: row[2].clone(),
-            predicate: (!row[3].is_empty()).then(|| row[3].clone()),
-            kind: row[4].clone(),
-            target: (!row[5].is_empty()).then(|| row[5].clone()),
-            text: String::new(),
-            file: format!("rules table, rule {}", row[0]),
-            line: 1,
-            lhs_col: 1,
-            rhs_col: 1,
-            pred_col: 1,
-        };
+    for rule in stored_rules(db, "proven")? {
         match rule.kind.as_str() {
             "lift" | "simplify" => lift.push(rule),
-            "lower" if rule.target.as_deref().is_none_or(|t| t == target.isa) => {
-                lower.push(rule)
-            }
+            "lower" if rule.target.as_deref().is_none_or(|t| t == target.isa) => lower.push(rule),
             _ => {}
         }
     }

@@ -619,7 +619,7 @@ const BOUNDS_RULES: &str = r#"
 (rule ((= e (Shr t a (Const t2 c))) (= la (lo a)) (= ha (hi a)) (>= c 0) (< c 63))
       ((set (lo e) (>> la c)) (set (hi e) (>> ha c))) :ruleset analysis)
 (rule ((= e (Shl t a (Const t2 c))) (= la (lo a)) (= ha (hi a)) (>= c 0) (< c 32) (>= la 0)
-       (<= (<< ha c) (thi t)))
+       (<= ha (>> (thi t) c)))
       ((set (lo e) (<< la c)) (set (hi e) (<< ha c))) :ruleset analysis)
 (rule ((= e (Min t a b)) (= la (lo a)) (= ha (hi a)) (= lb (lo b)) (= hb (hi b)))
       ((set (lo e) (min la lb)) (set (hi e) (min ha hb))) :ruleset analysis)
