@@ -50,6 +50,28 @@ const ACCEPTANCE: &[(&str, &str, &[&str], &[&str])] = &[
         &[],
         &["vaddl_u8", "vmlal_u8", "vaddl_u8", "vmlal_u8"],
     ),
+    // On HVX the widening adds leave their pair dealt (even lanes low): one vshuff restores
+    // the order. Cheaper than Pitchfork's vzxt + vmpa.acc (which the e-graph also holds).
+    (
+        "hvx",
+        "u16(a_u8) + u16(b_u8)*2 + u16(c_u8)",
+        &[],
+        &[
+            "Q6_Wh_vadd_VubVub",
+            "Q6_Wh_vaddacc_WhVubVub",
+            "Q6_W_vshuff_VVR",
+        ],
+    ),
+    (
+        "hvx",
+        "u16(a_u8) + u16(b_u8)*3 + u16(c_u8)",
+        &[],
+        &[
+            "Q6_Wh_vadd_VubVub",
+            "Q6_Wuh_vmpyacc_WuhVubVub",
+            "Q6_W_vshuff_VVR",
+        ],
+    ),
     ("neon", "absd(a_u16, b_u16)", &[], &["vabdq_u16"]),
     (
         "hvx",
@@ -79,6 +101,20 @@ const ACCEPTANCE: &[(&str, &str, &[&str], &[&str])] = &[
             "Q6_Vuh_vlsr_VuhR",
             "Q6_Vub_vpack_VhVh_sat",
         ],
+    ),
+    // Half a register of result: the low half of a vpack of the value with itself.
+    (
+        "hvx",
+        "u8(min(z_u16, 255))",
+        &[],
+        &["Q6_Vuh_vmin_VuhVuh", "Q6_Vub_vpack_VhVh_sat"],
+    ),
+    // vasr narrows two registers into interleaved lanes: deal the input first.
+    (
+        "hvx",
+        "u8_sat((i32(a_i16) + 8) / 16)",
+        &["--lanes", "128"],
+        &["Q6_W_vdeal_VVR", "Q6_Vub_vasr_VhVhR_rnd_sat"],
     ),
     (
         "neon",
@@ -245,6 +281,9 @@ fn generated_c_computes_the_expression_on_every_target() {
         ),
         ("hvx", "u16(a_u8) + u16(b_u8)*2 + u16(c_u8)", &[]),
         ("hvx", "u8(min(z_u16 >> 1, 255))", &["--lanes", "128"]),
+        ("hvx", "u8(min(z_u16, 255))", &[]),
+        ("hvx", "u8_sat((i32(a_i16) + 8) / 16)", &["--lanes", "128"]),
+        ("hvx", "u16(a_u8) + u16(b_u8)*3 + u16(c_u8)", &[]),
         ("hvx", "acc_i32 + reduce_add(4, i32(a_u8) * i32(b_i8))", &[]),
     ];
     for (target, expr, extra) in cases {

@@ -1,7 +1,9 @@
 //! What the database holds for one target: its instructions (semantics, cost, intrinsic), the
 //! proven idiom facts that turn into lowering rules, and the proven rewrite rules by phase.
 
+use super::permute::permutation_lowerings;
 use super::program::Rewrite;
+use super::simplify::simplify;
 use super::target::Target;
 use crate::database::{Database, Layout};
 use crate::error::{Error, Result};
@@ -25,6 +27,11 @@ pub enum Arg {
     Splat(String),
     /// A fixed constant.
     Fixed(i64),
+    /// A register pair given as its two registers (low, high), each a wildcard.
+    Pair(String, String),
+    /// A few lanes packed into one scalar register (HVX `Rt.b`): the wildcard selection
+    /// instantiates with constants of the input, alternating two values.
+    Packed(String),
 }
 
 /// "This instruction computes this pattern": from an idiom fact or the instruction's own
@@ -44,8 +51,10 @@ pub struct Catalog {
     pub rule_macros: Macros,
     pub instructions: Vec<Instruction>,
     pub lowerings: Vec<Lowering>,
-    /// Proven rules of kind lift and simplify (the lift phase) and lower (this target's).
+    /// Proven rules of kind lift (the lift phase), simplify (both phases) and lower (this
+    /// target's, the lower phase).
     pub lift_rules: Vec<Rule>,
+    pub simplify_rules: Vec<Rule>,
     pub lower_rules: Vec<Rule>,
     /// Rules already turned into rewrites, by ruleset, name, type and lane count.
     pub rewrite_cache: RefCell<HashMap<String, std::result::Result<Option<Rewrite>, String>>>,
@@ -76,12 +85,13 @@ impl Catalog {
             }
         }
         for (i, ins) in instructions.iter().enumerate() {
-            if let Some(l) = semantics_lowering(ins, i) {
+            if let Some(l) = semantics_lowering(ins, i, target.register_bits) {
                 lowerings.extend(bitwise_variants(&l));
                 lowerings.push(l);
             }
+            lowerings.extend(permutation_lowerings(ins, i));
         }
-        let (lift_rules, lower_rules) = proven_rules(&db, target)?;
+        let [lift_rules, simplify_rules, lower_rules] = proven_rules(&db, target)?;
         Ok(Catalog {
             target,
             specs,
@@ -89,6 +99,7 @@ impl Catalog {
             instructions,
             lowerings,
             lift_rules,
+            simplify_rules,
             lower_rules,
             rewrite_cache: RefCell::new(HashMap::new()),
             lowering_cache: RefCell::new(HashMap::new()),
@@ -214,8 +225,9 @@ fn fixed_value(text: &str) -> Option<i64> {
 }
 
 /// The instruction's own semantics as a pattern, when every operand is a vector (immediates
-/// become constant wildcards).
-fn semantics_lowering(ins: &Instruction, index: usize) -> Option<Lowering> {
+/// become constant wildcards). A register pair the semantics reads only by halves becomes
+/// two wildcards, so the pattern matches two separately computed registers.
+fn semantics_lowering(ins: &Instruction, index: usize, register_bits: u32) -> Option<Lowering> {
     if ins.result.lanes == 1 {
         return None;
     }
@@ -229,16 +241,57 @@ fn semantics_lowering(ins: &Instruction, index: usize) -> Option<Lowering> {
             let c = format!("c{}", 90 + i);
             renames.insert(op.name.clone(), Rc::new(Expr::var(&c, op.ty)));
             args.push(Arg::Splat(c));
+        } else if op.c_type.is_some() && op.ty.bits() <= 64 {
+            args.push(Arg::Packed(op.name.clone()));
+        } else if op.ty.bits() == 2 * register_bits {
+            let half = op.ty.with_lanes(op.ty.lanes / 2);
+            let (lo, hi) = (format!("{}_lo", op.name), format!("{}_hi", op.name));
+            let pair = Expr::build(
+                Op::Concat,
+                vec![Rc::new(Expr::var(&lo, half)), Rc::new(Expr::var(&hi, half))],
+            )
+            .ok()?;
+            renames.insert(op.name.clone(), Rc::new(pair));
+            args.push(Arg::Pair(lo, hi));
         } else {
             args.push(Arg::Wildcard(op.name.clone()));
         }
     }
+    let instantiate =
+        |renames: &HashMap<String, Rc<Expr>>| simplify(&ins.semantics.substitute(renames));
+    let mut pattern = instantiate(&renames);
+    // A pair still read as a whole stays one wildcard.
+    let mut unsplit = false;
+    for (arg, op) in args.iter_mut().zip(&ins.operands) {
+        if let Arg::Pair(lo, hi) = arg {
+            if concatenates(&pattern, lo, hi) {
+                renames.remove(&op.name);
+                *arg = Arg::Wildcard(op.name.clone());
+                unsplit = true;
+            }
+        }
+    }
+    if unsplit {
+        pattern = instantiate(&renames);
+    }
     Some(Lowering {
         instruction: index,
-        pattern: ins.semantics.substitute(&renames),
+        pattern,
         args,
         source: format!("semantics of {}", ins.name),
     })
+}
+
+/// Whether `pattern` concatenates the variables `lo` and `hi`.
+fn concatenates(pattern: &Expr, lo: &str, hi: &str) -> bool {
+    let mut found = false;
+    pattern.walk(&mut |n| {
+        found |= n.op == Op::Concat
+            && n.args.len() == 2
+            && matches!(&n.args[0].op, Op::Var(v) if v == lo)
+            && matches!(&n.args[1].op, Op::Var(v) if v == hi)
+    });
+    found
 }
 
 /// A bitwise instruction works on lanes of any integer type of the same width: the pattern at
@@ -283,16 +336,16 @@ fn retype(e: &Rc<Expr>, ty: VecType) -> Option<Rc<Expr>> {
     Some(Rc::new(Expr::build(e.op.clone(), args).ok()?))
 }
 
-/// Proven rules: lift and simplify for the lift phase, lower (generic or for this ISA).
-fn proven_rules(db: &Database, target: Target) -> Result<(Vec<Rule>, Vec<Rule>)> {
-    let mut lift = Vec::new();
-    let mut lower = Vec::new();
+/// Proven rules by phase: lift, simplify, and lower (generic or for this ISA).
+fn proven_rules(db: &Database, target: Target) -> Result<[Vec<Rule>; 3]> {
+    let [mut lift, mut simplify, mut lower] = [Vec::new(), Vec::new(), Vec::new()];
     for rule in stored_rules(db, "proven")? {
         match rule.kind.as_str() {
-            "lift" | "simplify" => lift.push(rule),
+            "lift" => lift.push(rule),
+            "simplify" => simplify.push(rule),
             "lower" if rule.target.as_deref().is_none_or(|t| t == target.isa) => lower.push(rule),
             _ => {}
         }
     }
-    Ok((lift, lower))
+    Ok([lift, simplify, lower])
 }

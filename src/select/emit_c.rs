@@ -64,11 +64,13 @@ pub fn function(compiled: &Compiled, catalog: &Catalog, name: &str) -> Result<St
     let mut lane = 0;
     let mut stores = Vec::new();
     for p in &parts {
-        let value = emitter.value(p)?;
+        let (value, at) = emitter.place(p)?;
+        let ty = p.ty(catalog);
         stores.push(format!(
-            "    memcpy(out + i + {lane}, &{value}, sizeof {value});\n"
+            "    memcpy(out + i + {lane}, (const char *)&{value} + {at}, {});\n",
+            ty.bits() / 8
         ));
-        lane += p.ty(catalog).lanes;
+        lane += ty.lanes;
     }
     let mut out = String::new();
     writeln!(
@@ -105,6 +107,18 @@ impl Emitter<'_> {
         c_type(self.catalog.target.toolchain(), ty, c_override)
             .map(|c| c.name)
             .map_err(Error::Usage)
+    }
+
+    /// A variable and a byte offset into it where the node's lanes are: lanes of a computed
+    /// value (half an HVX register has no C type of its own) are read in place.
+    fn place(&mut self, n: &Rc<Node>) -> Result<(String, u32)> {
+        match &**n {
+            Node::Lanes { ty, offset, arg } => {
+                let (v, at) = self.place(arg)?;
+                Ok((v, at + offset * ty.elem.bits() / 8))
+            }
+            _ => Ok((self.value(n)?, 0)),
+        }
     }
 
     /// A C expression (a variable, or a literal for scalars) holding the node's value.
@@ -148,11 +162,11 @@ impl Emitter<'_> {
                 })?;
                 let mut texts = Vec::new();
                 for (a, op) in args.iter().zip(&ins.operands) {
-                    let v = self.value(a)?;
-                    texts.push(match (&**a, op.c_type.as_deref()) {
-                        (Node::Const { .. }, _) if op.ty.lanes == 1 => v,
-                        (_, Some(c)) => format!("({c}){v}"),
-                        _ => v,
+                    texts.push(match (a.scalar(), op.c_type.as_deref()) {
+                        (Some(value), _) if op.ty.lanes == 1 => value.to_string(),
+                        (Some(value), Some(c)) => format!("({c}){value}"),
+                        (None, Some(c)) => format!("({c}){}", self.value(a)?),
+                        (_, None) => self.value(a)?,
                     });
                 }
                 let t = self.fresh();
@@ -173,10 +187,32 @@ impl Emitter<'_> {
                     .expect("string write");
                 t
             }
-            Node::Parts(_) => {
-                return Err(Error::Usage(
-                    "a concatenation inside the sequence has no C form".into(),
-                ))
+            Node::Parts(parts) => {
+                let t = self.fresh();
+                let cty = self.c_type(n.ty(self.catalog), None)?;
+                writeln!(self.lines, "    {cty} {t};").expect("string write");
+                let mut at = String::from("0");
+                for p in parts {
+                    let v = self.value(p)?;
+                    writeln!(
+                        self.lines,
+                        "    memcpy((char *)&{t} + {at}, &{v}, sizeof {v});"
+                    )
+                    .expect("string write");
+                    at = format!("{at} + sizeof {v}");
+                }
+                t
+            }
+            Node::Lanes { ty, .. } => {
+                let (v, at) = self.place(n)?;
+                let t = self.fresh();
+                let cty = self.c_type(*ty, None)?;
+                writeln!(
+                    self.lines,
+                    "    {cty} {t}; memcpy(&{t}, (const char *)&{v} + {at}, sizeof {t});"
+                )
+                .expect("string write");
+                t
             }
         };
         self.temps.insert(key, v.clone());

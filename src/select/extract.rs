@@ -25,8 +25,15 @@ pub enum Node {
     Instr { index: usize, args: Vec<Rc<Node>> },
     /// The same bits read as another type of the same width.
     Reinterpret { ty: VecType, arg: Rc<Node> },
-    /// The result computed in consecutive parts.
+    /// The result computed in consecutive parts (or a register pair assembled from two).
     Parts(Vec<Rc<Node>>),
+    /// Lanes `[offset, offset + ty.lanes)` of a computed value: one register of a pair, or
+    /// the low part of a register.
+    Lanes {
+        ty: VecType,
+        offset: u32,
+        arg: Rc<Node>,
+    },
 }
 
 /// Runs the program; the extracted term as text.
@@ -78,6 +85,22 @@ fn node(s: &SExpr, index: &HashMap<String, usize>, catalog: &Catalog) -> Result<
     Ok(Rc::new(match head {
         "Out" => return node(items.get(1).ok_or_else(bad)?, index, catalog),
         "OutPair" => Node::Parts(args(1)?),
+        "Pair" => Node::Parts(args(2)?),
+        "Lanes" => {
+            let ty = ty_at(1).ok_or_else(bad)?;
+            let offset = int_at(2).ok_or_else(bad)? as u32;
+            let arg = node(items.get(3).ok_or_else(bad)?, index, catalog)?;
+            match &*arg {
+                Node::Input {
+                    name, offset: at, ..
+                } => Node::Input {
+                    name: name.clone(),
+                    ty,
+                    offset: at + offset,
+                },
+                _ => Node::Lanes { ty, offset, arg },
+            }
+        }
         "Var" => Node::Input {
             name: str_at(2).ok_or_else(bad)?,
             ty: ty_at(1).ok_or_else(bad)?,
@@ -114,10 +137,23 @@ fn node(s: &SExpr, index: &HashMap<String, usize>, catalog: &Catalog) -> Result<
 }
 
 impl Node {
+    /// The value of a one-lane constant, also when reinterpreted as packed lanes (an HVX
+    /// `Rt.b` operand).
+    pub fn scalar(&self) -> Option<i64> {
+        match self {
+            Node::Const { ty, value } if ty.lanes == 1 => Some(*value),
+            Node::Reinterpret { arg, .. } => arg.scalar(),
+            _ => None,
+        }
+    }
+
     /// The node's type.
     pub fn ty(&self, catalog: &Catalog) -> VecType {
         match self {
-            Node::Input { ty, .. } | Node::Const { ty, .. } | Node::Reinterpret { ty, .. } => *ty,
+            Node::Input { ty, .. }
+            | Node::Const { ty, .. }
+            | Node::Reinterpret { ty, .. }
+            | Node::Lanes { ty, .. } => *ty,
             Node::Instr { index, .. } => catalog.instructions[*index].result,
             Node::Parts(parts) => {
                 let first = parts[0].ty(catalog);
@@ -127,16 +163,28 @@ impl Node {
         }
     }
 
-    /// Sum of the instruction costs (a shared subterm counts once per use).
+    /// Sum of the costs of the distinct instructions (a shared subterm is computed once).
     pub fn cost(&self, catalog: &Catalog) -> f64 {
+        let mut computed = Vec::new();
+        self.add_cost(catalog, &mut computed)
+    }
+
+    fn add_cost<'a>(&'a self, catalog: &Catalog, computed: &mut Vec<&'a Node>) -> f64 {
         match self {
             Node::Input { .. } | Node::Const { .. } => 0.0,
+            Node::Instr { .. } if computed.contains(&self) => 0.0,
             Node::Instr { index, args } => {
+                computed.push(self);
                 catalog.instructions[*index].cost
-                    + args.iter().map(|a| a.cost(catalog)).sum::<f64>()
+                    + args
+                        .iter()
+                        .map(|a| a.add_cost(catalog, computed))
+                        .sum::<f64>()
             }
-            Node::Reinterpret { arg, .. } => arg.cost(catalog),
-            Node::Parts(parts) => parts.iter().map(|p| p.cost(catalog)).sum(),
+            Node::Reinterpret { arg, .. } | Node::Lanes { arg, .. } => {
+                arg.add_cost(catalog, computed)
+            }
+            Node::Parts(parts) => parts.iter().map(|p| p.add_cost(catalog, computed)).sum(),
         }
     }
 
@@ -196,6 +244,17 @@ impl Node {
                     .collect::<Result<Vec<_>>>()?;
                 Rc::new(Expr::build(Op::Concat, args).map_err(wrong)?)
             }
+            Node::Lanes { ty, offset, arg } => Rc::new(
+                Expr::build(
+                    Op::Slice {
+                        start: *offset,
+                        stride: 1,
+                        lanes: ty.lanes,
+                    },
+                    vec![arg.to_expr(catalog, inputs)?],
+                )
+                .map_err(wrong)?,
+            ),
         })
     }
 }

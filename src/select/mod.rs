@@ -7,7 +7,10 @@ pub mod catalog;
 pub mod check;
 pub mod emit_c;
 pub mod extract;
+mod layout;
+mod permute;
 pub mod program;
+mod simplify;
 pub mod target;
 pub mod term;
 
@@ -176,6 +179,11 @@ fn operand_text(
         Node::Reinterpret { ty, arg } => {
             format!("({ty}) {}", operand_text(arg, catalog, full, steps, seen))
         }
+        Node::Lanes { ty, offset, arg } => format!(
+            "{}[{offset}..{}]",
+            operand_text(arg, catalog, full, steps, seen),
+            offset + ty.lanes
+        ),
         Node::Parts(_) => {
             let mut parts = Vec::new();
             flatten_parts(&Rc::new(n.clone()), &mut parts);
@@ -190,8 +198,8 @@ fn operand_text(
             let texts: Vec<String> = args
                 .iter()
                 .zip(&ins.operands)
-                .map(|(a, op)| match (&**a, op.ty.lanes) {
-                    (Node::Const { value, .. }, 1) => value.to_string(),
+                .map(|(a, op)| match a.scalar() {
+                    Some(value) if op.ty.lanes == 1 || op.c_type.is_some() => value.to_string(),
                     _ => operand_text(a, catalog, full, steps, seen),
                 })
                 .collect();

@@ -4,6 +4,8 @@
 //! its splits into halves, and the schedule.
 
 use super::catalog::{Arg, Catalog, Lowering};
+use super::layout;
+use super::simplify::simplify;
 use super::term::{
     const_term, ground, lane_bits, lane_value, parse_type_name, type_name, wildcard, Pattern,
     CONSTRUCTORS,
@@ -26,9 +28,9 @@ const ITERATIONS: usize = 8;
 pub struct Rewrite {
     pub ruleset: &'static str,
     pub source: String,
-    lhs: String,
-    rhs: String,
-    conditions: Vec<String>,
+    pub lhs: String,
+    pub rhs: String,
+    pub conditions: Vec<String>,
 }
 
 impl Rewrite {
@@ -124,34 +126,54 @@ fn rule_rewrite(
 }
 
 /// The rewrites of one lowering: scalar operands take each value among `constants` (within
-/// an immediate's range), so shift amounts and multipliers fold into the pattern.
+/// an immediate's range), so shift amounts and multipliers fold into the pattern; a packed
+/// scalar register takes two such values alternating over its lanes (one is also tried).
 fn lowering_rewrites(
     l: &Lowering,
     catalog: &Catalog,
     constants: &BTreeSet<i64>,
 ) -> Result<Vec<Rewrite>, String> {
     let ins = &catalog.instructions[l.instruction];
-    let mut choices: Vec<Vec<(String, i64)>> = vec![vec![]];
+    let mut choices: Vec<Vec<(String, Vec<i64>)>> = vec![vec![]];
     for (arg, op) in l.args.iter().zip(&ins.operands) {
-        if let Arg::Splat(c) = arg {
-            let (lo, hi) = op.imm.unwrap_or((i128::MIN, i128::MAX));
-            let values: Vec<i64> = constants
+        let (name, with_one) = match arg {
+            Arg::Splat(c) => (c, false),
+            Arg::Packed(c) => (c, true),
+            _ => continue,
+        };
+        let (lo, hi) = op.imm.unwrap_or((i128::MIN, i128::MAX));
+        let values: Vec<i64> = constants
+            .iter()
+            .copied()
+            .chain(with_one.then_some(1))
+            .filter(|v| (lo..=hi).contains(&(*v as i128)))
+            .filter(|v| lane_value(op.ty.elem, lane_bits(op.ty.elem, *v)) == *v)
+            .collect::<BTreeSet<i64>>()
+            .into_iter()
+            .collect();
+        let lanes: Vec<Vec<i64>> = if with_one {
+            let period = |p: i64, q: i64| -> Vec<i64> {
+                (0..op.ty.lanes)
+                    .map(|k| if k % 2 == 0 { p } else { q })
+                    .collect()
+            };
+            values
                 .iter()
-                .copied()
-                .filter(|v| (lo..=hi).contains(&(*v as i128)))
-                .filter(|v| lane_value(op.ty.elem, lane_bits(op.ty.elem, *v)) == *v)
-                .collect();
-            choices = choices
-                .into_iter()
-                .flat_map(|partial| {
-                    values.iter().map(move |v| {
-                        let mut next = partial.clone();
-                        next.push((c.clone(), *v));
-                        next
-                    })
+                .flat_map(|p| values.iter().map(move |q| period(*p, *q)))
+                .collect()
+        } else {
+            values.iter().map(|v| vec![*v]).collect()
+        };
+        choices = choices
+            .into_iter()
+            .flat_map(|partial| {
+                lanes.iter().map(move |v| {
+                    let mut next = partial.clone();
+                    next.push((name.clone(), v.clone()));
+                    next
                 })
-                .collect();
-        }
+            })
+            .collect();
     }
     choices
         .iter()
@@ -159,46 +181,94 @@ fn lowering_rewrites(
         .collect()
 }
 
+/// The operand an argument wildcard or constant stands for.
+fn operand_of<'a>(
+    l: &Lowering,
+    ins: &'a crate::spec::Instruction,
+    name: &str,
+) -> &'a crate::spec::Operand {
+    l.args
+        .iter()
+        .zip(&ins.operands)
+        .find(|(a, _)| matches!(a, Arg::Splat(n) | Arg::Packed(n) if n == name))
+        .map(|(_, op)| op)
+        .expect("every value is for a scalar operand")
+}
+
+/// Lanes packed into one scalar, lane 0 in the low bits, as the i64 of a signed scalar.
+fn packed_scalar(elem: crate::ir::Elem, lanes: &[i64]) -> (VecType, i64) {
+    let bits = elem.bits() * lanes.len() as u32;
+    let scalar = if bits > 32 {
+        crate::ir::Elem::I64
+    } else {
+        crate::ir::Elem::I32
+    };
+    let packed = lanes.iter().enumerate().fold(0u128, |acc, (k, v)| {
+        acc | (lane_bits(elem, *v) << (k as u32 * elem.bits()))
+    });
+    (VecType::new(1, scalar), lane_value(scalar, packed))
+}
+
 fn lowering_rewrite(
     l: &Lowering,
     ins: &crate::spec::Instruction,
-    values: &[(String, i64)],
+    values: &[(String, Vec<i64>)],
 ) -> Result<Rewrite, String> {
     let mut map = HashMap::new();
     for (c, v) in values {
-        let op = l
-            .args
-            .iter()
-            .zip(&ins.operands)
-            .find(|(a, _)| matches!(a, Arg::Splat(n) if n == c))
-            .map(|(_, op)| op)
-            .expect("every value is for a scalar operand");
-        let elem = op.ty.elem;
+        let ty = operand_of(l, ins, c).ty;
+        let elem = ty.elem;
         map.insert(
             c.clone(),
             Rc::new(Expr::constant(
-                VecType::new(1, elem),
-                vec![lane_bits(elem, *v)],
+                ty.with_lanes(v.len() as u32),
+                v.iter().map(|x| lane_bits(elem, *x)).collect(),
             )),
         );
     }
-    let pattern = l.pattern.substitute(&map);
+    let pattern = simplify(&l.pattern.substitute(&map));
     let mut p = Pattern::default();
     let lhs = p.lhs(&pattern)?;
     p.finish_lhs()?;
+    let bound = |name: &str, ty: VecType| -> Result<String, String> {
+        match p.wildcards.get(name) {
+            None => Err(format!("operand {name} is not in the pattern")),
+            Some(t) if *t != ty => Ok(format!(
+                "(Reinterpret \"{}\" {})",
+                type_name(ty),
+                wildcard(name)
+            )),
+            Some(_) => Ok(wildcard(name)),
+        }
+    };
+    let value = |c: &str| {
+        values
+            .iter()
+            .find(|(n, _)| n == c)
+            .map(|(_, v)| v.clone())
+            .expect("a value per scalar operand")
+    };
     let mut args = Vec::new();
     for (arg, op) in l.args.iter().zip(&ins.operands) {
         args.push(match arg {
-            Arg::Wildcard(name) => match p.wildcards.get(name) {
-                None => return Err(format!("operand {name} is not in the pattern")),
-                Some(t) if *t != op.ty => {
-                    format!("(Reinterpret \"{}\" {})", type_name(op.ty), wildcard(name))
-                }
-                Some(_) => wildcard(name),
-            },
-            Arg::Splat(c) => {
-                let v = values.iter().find(|(n, _)| n == c).map(|(_, v)| *v);
-                const_term(op.ty, &v.expect("a value per scalar operand").to_string())
+            Arg::Wildcard(name) => bound(name, op.ty)?,
+            Arg::Pair(lo, hi) => {
+                let half = op.ty.with_lanes(op.ty.lanes / 2);
+                format!(
+                    "(Pair \"{}\" {} {})",
+                    type_name(op.ty),
+                    bound(lo, half)?,
+                    bound(hi, half)?
+                )
+            }
+            Arg::Splat(c) => const_term(op.ty, &value(c)[0].to_string()),
+            Arg::Packed(c) => {
+                let (scalar, packed) = packed_scalar(op.ty.elem, &value(c));
+                format!(
+                    "(Reinterpret \"{}\" {})",
+                    type_name(op.ty),
+                    const_term(scalar, &packed.to_string())
+                )
             }
             Arg::Fixed(v) => const_term(op.ty, &v.to_string()),
         });
@@ -208,7 +278,13 @@ fn lowering_rewrite(
         instruction_constructor(&ins.name),
         args.join(" ")
     );
-    let shown: Vec<String> = values.iter().map(|(_, v)| v.to_string()).collect();
+    let shown: Vec<String> = values
+        .iter()
+        .map(|(_, v)| {
+            let lanes: Vec<String> = v.iter().map(i64::to_string).collect();
+            lanes.join(" ")
+        })
+        .collect();
     Ok(Rewrite {
         ruleset: "lower",
         source: if shown.is_empty() {
@@ -341,10 +417,21 @@ pub fn program(catalog: &Catalog, input: &Rc<Expr>) -> Result<Program, String> {
         add_types(lo);
         add_types(hi);
     }
+    let layout = catalog.target.lane_layout;
+    if layout {
+        let parsed: BTreeSet<VecType> = types.iter().filter_map(|t| parse_type_name(t)).collect();
+        for h in layout::halves(&parsed) {
+            lanes.insert(h.lanes);
+            types.insert(type_name(h));
+        }
+    }
     let mut rewrites = Vec::new();
     let mut skipped = Vec::new();
     for r in &catalog.lift_rules {
         rule_rewrites(r, &lanes, catalog, "lift", &mut rewrites, &mut skipped);
+    }
+    for r in &catalog.simplify_rules {
+        rule_rewrites(r, &lanes, catalog, "simplify", &mut rewrites, &mut skipped);
     }
     for r in &catalog.lower_rules {
         rule_rewrites(r, &lanes, catalog, "lower", &mut rewrites, &mut skipped);
@@ -357,7 +444,10 @@ pub fn program(catalog: &Catalog, input: &Rc<Expr>) -> Result<Program, String> {
     });
     for (i, l) in catalog.lowerings.iter().enumerate() {
         // Without scalar operands a lowering's rewrite does not depend on the input.
-        let fixed = l.args.iter().all(|a| !matches!(a, Arg::Splat(_)));
+        let fixed = l
+            .args
+            .iter()
+            .all(|a| !matches!(a, Arg::Splat(_) | Arg::Packed(_)));
         let built = if fixed {
             catalog
                 .lowering_cache
@@ -402,6 +492,15 @@ pub fn program(catalog: &Catalog, input: &Rc<Expr>) -> Result<Program, String> {
         }
     }
     rewrites.extend(generated(&types));
+    let parsed_types: BTreeSet<VecType> = types.iter().filter_map(|t| parse_type_name(t)).collect();
+    for t in &parsed_types {
+        nodes.insert(format!("Const {}", type_name(*t)));
+        if layout {
+            for op in ["Slice", "Concat", "Interleave", "Lanes"] {
+                nodes.insert(format!("{op} {}", type_name(*t)));
+            }
+        }
+    }
     let mut live = vec![false; rewrites.len()];
     loop {
         let before = nodes.len();
@@ -410,6 +509,19 @@ pub fn program(catalog: &Catalog, input: &Rc<Expr>) -> Result<Program, String> {
                 *l = true;
                 nodes.extend(node_keys(&r.rhs));
             }
+        }
+        if layout {
+            // The even and odd lanes of a node are the same operator at half the lanes.
+            let halved: Vec<String> = nodes
+                .iter()
+                .filter_map(|k| {
+                    let (op, t) = k.split_once(' ')?;
+                    let t = parse_type_name(t)?;
+                    (t.lanes % 2 == 0)
+                        .then(|| format!("{op} {}", type_name(t.with_lanes(t.lanes / 2))))
+                })
+                .collect();
+            nodes.extend(halved);
         }
         if nodes.len() == before {
             break;
@@ -423,10 +535,22 @@ pub fn program(catalog: &Catalog, input: &Rc<Expr>) -> Result<Program, String> {
     let mut text = String::new();
     declarations(catalog, &rewrites, &mut text);
     analysis(&types, &mut text);
+    if layout {
+        text.push_str(&layout::rules(&parsed_types));
+    }
     for r in &rewrites {
         r.render(&mut text);
     }
-    writeln!(text, "(let $root (Out {}))", ground(input)?).expect("string write");
+    let root = ground(input)?;
+    writeln!(text, "(let $root (Out {root}))").expect("string write");
+    if layout {
+        text.push_str(&layout::facts(
+            &root,
+            input.ty,
+            &input.vars(),
+            catalog.target.register_bits,
+        ));
+    }
     for (n, lo, hi) in &split_list {
         writeln!(
             text,
@@ -440,7 +564,7 @@ pub fn program(catalog: &Catalog, input: &Rc<Expr>) -> Result<Program, String> {
     }
     writeln!(
         text,
-        "(run-schedule\n  (repeat {ITERATIONS} (seq (saturate analysis) (run lift)))\n  (repeat {ITERATIONS} (seq (saturate analysis) (run lower) (run outputs))))\n(extract $root)"
+        "(run-schedule\n  (repeat {ITERATIONS} (seq (saturate analysis) (run lift) (run simplify)))\n  (repeat {ITERATIONS} (seq (saturate analysis) (run lower) (run simplify) (run outputs))))\n(extract $root)"
     )
     .expect("string write");
     Ok(Program {
@@ -538,6 +662,10 @@ fn declarations(catalog: &Catalog, rewrites: &[Rewrite], out: &mut String) {
     // A contiguous part of an input array is a load, as cheap as the whole.
     out.push_str("(constructor Part (String String i64) Expr :cost 0)\n");
     out.push_str("(constructor Reinterpret (String Expr) Expr :cost 0)\n");
+    // A register pair assembled from two registers, and lanes of a value from a lane offset
+    // (one register of a pair, or the low part of a register): register naming, not work.
+    out.push_str("(constructor Pair (String Expr Expr) Expr :cost 0)\n");
+    out.push_str("(constructor Lanes (String i64 Expr) Expr :cost 0)\n");
     out.push_str("(constructor Out (Expr) Expr :cost 0)\n");
     out.push_str("(constructor OutPair (Expr Expr) Expr :cost 0)\n");
     let used: BTreeSet<&str> = rewrites
@@ -559,8 +687,12 @@ fn declarations(catalog: &Catalog, rewrites: &[Rewrite], out: &mut String) {
     out.push_str("(function hi (Expr) i64 :merge (min old new))\n");
     out.push_str("(function tlo (String) i64 :merge old)\n");
     out.push_str("(function thi (String) i64 :merge old)\n");
-    out.push_str("(ruleset analysis)\n(ruleset lift)\n(ruleset lower)\n(ruleset outputs)\n");
+    out.push_str("(ruleset analysis)\n(ruleset lift)\n(ruleset simplify)\n(ruleset lower)\n(ruleset outputs)\n");
     out.push_str("(rewrite (Out (Concat t a b)) (OutPair (Out a) (Out b)) :ruleset outputs)\n");
+    // A cast of a constant that fits is the constant at the new type.
+    out.push_str(
+        "(rule ((= e (Cast t (Const s c))) (= l (tlo t)) (= h (thi t)) (>= c l) (<= c h))\n      ((union e (Const t c))) :ruleset lower)\n",
+    );
 }
 
 /// Types of every node and interval bounds of integer nodes, as egglog rules.
@@ -579,7 +711,9 @@ fn analysis(types: &BTreeSet<String>, out: &mut String) {
         "(rule ((= e (Var t n))) ((set (type-of e) t)) :ruleset analysis)\n\
          (rule ((= e (Const t v))) ((set (type-of e) t)) :ruleset analysis)\n\
          (rule ((= e (Part t n s))) ((set (type-of e) t)) :ruleset analysis)\n\
-         (rule ((= e (Reinterpret t x))) ((set (type-of e) t)) :ruleset analysis)\n",
+         (rule ((= e (Reinterpret t x))) ((set (type-of e) t)) :ruleset analysis)\n\
+         (rule ((= e (Pair t x y))) ((set (type-of e) t)) :ruleset analysis)\n\
+         (rule ((= e (Lanes t s x))) ((set (type-of e) t)) :ruleset analysis)\n",
     );
     for t in types {
         let Some(ty) = parse_type_name(t) else {

@@ -13,6 +13,9 @@ pub struct Target {
     pub register_bits: u32,
     /// Values narrower than this are not worth splitting a wider computation into.
     pub min_split_bits: u32,
+    /// Widening instructions deal their pairs and narrowing ones interleave, and a value of
+    /// half a register is stored from a whole one: selection reasons about lane layout.
+    pub lane_layout: bool,
 }
 
 pub const TARGETS: [Target; 4] = [
@@ -22,6 +25,7 @@ pub const TARGETS: [Target; 4] = [
         features: &["sse2", "ssse3", "sse4.1", "sse4.2", "avx", "avx2"],
         register_bits: 256,
         min_split_bits: 128,
+        lane_layout: false,
     },
     Target {
         name: "x86-avx512",
@@ -42,6 +46,7 @@ pub const TARGETS: [Target; 4] = [
         ],
         register_bits: 512,
         min_split_bits: 128,
+        lane_layout: false,
     },
     Target {
         name: "neon",
@@ -49,6 +54,7 @@ pub const TARGETS: [Target; 4] = [
         features: &["neon", "rdm", "dotprod", "i8mm"],
         register_bits: 128,
         min_split_bits: 64,
+        lane_layout: false,
     },
     Target {
         name: "hvx",
@@ -56,6 +62,7 @@ pub const TARGETS: [Target; 4] = [
         features: &["hvxv60", "hvxv62", "hvxv65", "hvxv66"],
         register_bits: 1024,
         min_split_bits: 1024,
+        lane_layout: true,
     },
 ];
 

@@ -49,6 +49,13 @@ impl<'c> Lane<'c> {
     }
 
     fn ite(c: &Bool<'c>, a: &Lane<'c>, b: &Lane<'c>) -> Lane<'c> {
+        // A condition known now (a constant control such as an HVX shuffle's Rt) picks a
+        // branch instead of leaving z3 a term to simplify per query.
+        match c.simplify().as_bool() {
+            Some(true) => return a.clone(),
+            Some(false) => return b.clone(),
+            None => {}
+        }
         match (a, b) {
             (Lane::Bits(x), Lane::Bits(y)) => Lane::Bits(c.ite(x, y)),
             (Lane::Flag(x), Lane::Flag(y)) => Lane::Flag(c.ite(x, y)),
@@ -158,6 +165,9 @@ impl<'c> Encoder<'c> {
                     .iter()
                     .map(|i| {
                         let i = i.bits();
+                        if let Some(k) = i.simplify().as_u64() {
+                            return table.get(k as usize).cloned().unwrap_or(zero.clone());
+                        }
                         let reach = if i.get_size() >= 32 {
                             table.len()
                         } else {

@@ -1,0 +1,90 @@
+//! Identities folded out of instantiated instruction patterns, so a pattern reads the way the
+//! input writes the same computation: a multiplier of one disappears, and a half of a pair
+//! built from two registers is that register.
+
+use crate::ir::{Expr, Op};
+use crate::semantics::{eval, Env};
+use std::rc::Rc;
+
+/// `e` with `x * 1` and `1 * x` replaced by `x`, and the low or high half of a
+/// concatenation of two equal halves replaced by that half.
+pub fn simplify(e: &Rc<Expr>) -> Rc<Expr> {
+    let args: Vec<Rc<Expr>> = e.args.iter().map(simplify).collect();
+    let rebuilt = || {
+        Rc::new(Expr {
+            op: e.op.clone(),
+            ty: e.ty,
+            args: args.clone(),
+        })
+    };
+    match &e.op {
+        Op::Mul => {
+            if is_one(&args[1]) && args[0].ty == e.ty {
+                return args[0].clone();
+            }
+            if is_one(&args[0]) && args[1].ty == e.ty {
+                return args[1].clone();
+            }
+            rebuilt()
+        }
+        Op::Slice {
+            start,
+            stride: 1,
+            lanes,
+        } if args[0].op == Op::Concat => {
+            let mut offset = 0;
+            for part in &args[0].args {
+                if offset == *start && part.ty.lanes == *lanes {
+                    return part.clone();
+                }
+                offset += part.ty.lanes;
+            }
+            rebuilt()
+        }
+        _ => rebuilt(),
+    }
+}
+
+/// A variable-free expression whose every lane is one.
+fn is_one(e: &Expr) -> bool {
+    let mut has_vars = false;
+    e.walk(&mut |n| has_vars |= matches!(n.op, Op::Var(_)));
+    !has_vars
+        && eval(e, &Env::new())
+            .map(|v| (0..v.lanes.len()).all(|i| v.int(i) == 1))
+            .unwrap_or(false)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::ir::{Elem, VecType};
+
+    fn var(name: &str, lanes: u32) -> Rc<Expr> {
+        Rc::new(Expr::var(name, VecType::new(lanes, Elem::I16)))
+    }
+
+    #[test]
+    fn multiplier_of_one_and_halves_of_a_pair_fold_away() {
+        let (lo, hi) = (var("lo", 4), var("hi", 4));
+        let pair = Rc::new(Expr::build(Op::Concat, vec![lo.clone(), hi.clone()]).unwrap());
+        let slice = |start| {
+            Rc::new(
+                Expr::build(
+                    Op::Slice {
+                        start,
+                        stride: 1,
+                        lanes: 4,
+                    },
+                    vec![pair.clone()],
+                )
+                .unwrap(),
+            )
+        };
+        let one = Rc::new(Expr::constant(VecType::new(4, Elem::I16), vec![1]));
+        let scaled = Rc::new(Expr::build(Op::Mul, vec![slice(4), one]).unwrap());
+        let sum = Rc::new(Expr::build(Op::Add, vec![slice(0), scaled]).unwrap());
+        let expected = Expr::build(Op::Add, vec![lo, hi]).unwrap();
+        assert_eq!(*simplify(&sum), expected);
+    }
+}
