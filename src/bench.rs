@@ -3,7 +3,7 @@
 //! instruction selection per expression.
 
 use crate::cli::Context;
-use crate::database::Layout;
+use crate::database::{Database, Layout};
 use crate::error::{Error, Result};
 use crate::ir::sexpr::read_one;
 use crate::ir::Scope;
@@ -29,11 +29,14 @@ pub struct Figures {
     pub prove_halving_add_u8x64_ms: f64,
     /// Loading each target's catalog (instructions, facts, rules) from the database.
     pub compile_catalog_ms: Vec<(String, f64)>,
-    /// Instruction selection (program generation + egglog) per expression of the corpus:
-    /// median and maximum, and the median z3 translation validation.
+    /// Instruction selection per expression of the corpus: cold (program generation + egglog,
+    /// no cache) and cached (a selection cache hit), median and maximum, and the median z3
+    /// translation validation of the cold selections.
     pub compile_expressions: usize,
-    pub compile_select_median_ms: f64,
-    pub compile_select_max_ms: f64,
+    pub compile_cold_median_ms: f64,
+    pub compile_cold_max_ms: f64,
+    pub compile_cached_median_ms: f64,
+    pub compile_cached_max_ms: f64,
     pub compile_validate_median_ms: f64,
 }
 
@@ -66,6 +69,53 @@ const COMPILE_CORPUS: [(&str, &str); 16] = [
 fn median(mut v: Vec<f64>) -> f64 {
     v.sort_by(|a, b| a.partial_cmp(b).unwrap());
     v[v.len() / 2]
+}
+
+/// Per-run times over the corpus, in ms.
+struct SelectionTimes {
+    /// Selection without the cache (program generation + egglog).
+    cold: Vec<f64>,
+    /// Selection answered by the cache.
+    cached: Vec<f64>,
+    /// z3 translation validation of the cold selections.
+    validate: Vec<f64>,
+}
+
+/// Compiles each corpus expression `rounds` times without the cache, then once to store it in
+/// `cache` and `rounds` times more from it.
+fn selection_times(
+    catalogs: &[Catalog],
+    cache: &mut Database,
+    rounds: usize,
+) -> Result<SelectionTimes> {
+    let mut times = SelectionTimes {
+        cold: Vec::new(),
+        cached: Vec::new(),
+        validate: Vec::new(),
+    };
+    let declared = HashMap::new();
+    for (target, text) in COMPILE_CORPUS {
+        let catalog = catalogs
+            .iter()
+            .find(|c| c.target.name == target)
+            .expect("corpus targets exist");
+        for _ in 0..rounds {
+            let c = compile(catalog, text, None, &declared, None)?;
+            times.cold.push(c.select_ms);
+            times.validate.push(c.validate_ms);
+        }
+        compile(catalog, text, None, &declared, Some(&mut *cache))?;
+        for _ in 0..rounds {
+            let c = compile(catalog, text, None, &declared, Some(&mut *cache))?;
+            if !c.cached {
+                return Err(Error::Tool(format!(
+                    "{target} {text:?}: the stored selection was not found in the cache"
+                )));
+            }
+            times.cached.push(c.select_ms);
+        }
+    }
+    Ok(times)
 }
 
 pub fn run(ctx: &Context, rounds: usize) -> Result<Figures> {
@@ -161,26 +211,26 @@ pub fn run(ctx: &Context, rounds: usize) -> Result<Figures> {
         catalogs.push(Catalog::load(&ctx.layout, t)?);
         compile_catalog_ms.push((t.name.to_string(), start.elapsed().as_secs_f64() * 1000.0));
     }
-    let mut select = Vec::new();
-    let mut validate = Vec::new();
-    for (target, text) in COMPILE_CORPUS {
-        let catalog = catalogs
-            .iter()
-            .find(|c| c.target.name == target)
-            .expect("corpus targets exist");
-        for _ in 0..rounds {
-            let c = compile(catalog, text, None, &HashMap::new())?;
-            select.push(c.select_ms);
-            validate.push(c.validate_ms);
-        }
-    }
-    let compile_select_max_ms = select.iter().copied().fold(0.0, f64::max);
+    // The selection cache lives in a fresh database file, so the project's own cache is neither
+    // used nor filled.
+    std::fs::create_dir_all(&scratch).map_err(|e| Error::io(&scratch, e))?;
+    let times = Database::open(scratch.join("isadb.sqlite"))
+        .and_then(|mut cache| selection_times(&catalogs, &mut cache, rounds));
+    let _ = std::fs::remove_dir_all(&scratch);
+    let SelectionTimes {
+        cold,
+        cached,
+        validate,
+    } = times?;
+    let max = |v: &[f64]| v.iter().copied().fold(0.0, f64::max);
 
     Ok(Figures {
         compile_catalog_ms,
         compile_expressions: COMPILE_CORPUS.len(),
-        compile_select_median_ms: median(select),
-        compile_select_max_ms,
+        compile_cold_max_ms: max(&cold),
+        compile_cold_median_ms: median(cold),
+        compile_cached_max_ms: max(&cached),
+        compile_cached_median_ms: median(cached),
         compile_validate_median_ms: median(validate),
         db_build_ms,
         instructions: specs.instructions.len(),

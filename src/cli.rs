@@ -468,16 +468,31 @@ pub fn prove(ctx: &Context, lhs: &str, rhs: &str, lanes: u32, timeout_ms: u32) -
     })
 }
 
+/// The flags of `isadb compile` besides the expression and the target.
+pub struct CompileOptions<'a> {
+    pub lanes: Option<u32>,
+    pub vars: &'a [String],
+    pub emit: Option<&'a str>,
+    pub run: Option<usize>,
+    /// Reuse and record selections in the selection cache (`--emit egglog` bypasses it, since
+    /// it prints the program that ran).
+    pub cache: bool,
+}
+
 /// `isadb compile`: selects, validates and prints the instruction sequence.
 pub fn compile(
     ctx: &Context,
     expr: &str,
     target: &str,
-    lanes: Option<u32>,
-    vars: &[String],
-    emit: Option<&str>,
-    run: Option<usize>,
+    options: CompileOptions,
 ) -> Result<Outcome> {
+    let CompileOptions {
+        lanes,
+        vars,
+        emit,
+        run,
+        cache,
+    } = options;
     let target = crate::select::Target::parse(target)?;
     if let Some(e) = emit.filter(|e| !["egglog", "c"].contains(e)) {
         return Err(Error::Usage(format!("--emit {e}: expected egglog or c")));
@@ -492,7 +507,12 @@ pub fn compile(
         declared.insert(name.to_string(), elem);
     }
     let catalog = crate::select::Catalog::load(&ctx.layout, target)?;
-    let compiled = match crate::select::compile(&catalog, expr, lanes, &declared) {
+    let mut db = if cache && emit != Some("egglog") {
+        Some(ctx.db()?)
+    } else {
+        None
+    };
+    let compiled = match crate::select::compile(&catalog, expr, lanes, &declared, db.as_mut()) {
         Ok(c) => c,
         Err(e) => {
             // The program that failed is what one needs to see to find out why.
@@ -539,16 +559,20 @@ pub fn compile(
             }
             None => None,
         },
-        rewrites: compiled.program.rewrites,
-        egglog: (emit == Some("egglog")).then(|| {
-            let skipped: String = compiled
-                .program
-                .skipped
-                .iter()
-                .map(|s| format!("; not in the e-graph: {s}\n"))
-                .collect();
-            format!("{skipped}{}", compiled.program.text)
-        }),
+        cached: compiled.cached,
+        rewrites: compiled.program.as_ref().map(|p| p.rewrites),
+        egglog: compiled
+            .program
+            .as_ref()
+            .filter(|_| emit == Some("egglog"))
+            .map(|program| {
+                let skipped: String = program
+                    .skipped
+                    .iter()
+                    .map(|s| format!("; not in the e-graph: {s}\n"))
+                    .collect();
+                format!("{skipped}{}", program.text)
+            }),
         c: match emit {
             Some("c") => Some(crate::select::emit_c::function(
                 &compiled, &catalog, "kernel",
@@ -575,13 +599,17 @@ pub fn compile(
 "
             );
         }
+        let proof = if report.cached {
+            "from the selection cache (proven equivalent by z3 when stored)".to_string()
+        } else {
+            format!("proven equivalent by z3 in {:.1} ms", report.validate_ms)
+        };
         out += &format!(
-            "cost {} ({} instructions); selected in {:.1} ms, proven equivalent by z3 in {:.1} ms
+            "cost {} ({} instructions); selected in {:.1} ms, {proof}
 ",
             report.cost,
             report.steps.len(),
             report.select_ms,
-            report.validate_ms
         );
         if let Some(r) = &report.run {
             out += &format!("{r}\n");
@@ -618,7 +646,10 @@ struct CompileReport {
     cost: f64,
     select_ms: f64,
     validate_ms: f64,
-    rewrites: usize,
+    /// Whether the selection came from the selection cache (no egglog, no z3 this time).
+    cached: bool,
+    /// Rewrites in the egglog program; `None` for a cached selection.
+    rewrites: Option<usize>,
     run: Option<String>,
     egglog: Option<String>,
     c: Option<String>,
@@ -810,8 +841,13 @@ pub fn bench(ctx: &Context, rounds: usize) -> Result<Outcome> {
             out += &format!("compile: load the {t} catalog: {ms:.0} ms\n");
         }
         out += &format!(
-            "compile: selection over {} expressions: median {:.1} ms, max {:.1} ms; z3 translation validation median {:.1} ms\n",
-            f.compile_expressions, f.compile_select_median_ms, f.compile_select_max_ms, f.compile_validate_median_ms
+            "compile: selection over {} expressions: cold median {:.1} ms, max {:.1} ms; cached median {:.1} ms, max {:.1} ms; z3 translation validation median {:.1} ms\n",
+            f.compile_expressions,
+            f.compile_cold_median_ms,
+            f.compile_cold_max_ms,
+            f.compile_cached_median_ms,
+            f.compile_cached_max_ms,
+            f.compile_validate_median_ms
         );
         out
     });

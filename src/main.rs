@@ -102,6 +102,9 @@ enum Command {
         /// inputs and compare every lane with the interpreter; exit 1 on a mismatch.
         #[arg(long, value_name = "ITERATIONS")]
         run: Option<usize>,
+        /// Neither reuse nor record the selection in the database's selection cache.
+        #[arg(long)]
+        no_cache: bool,
     },
     /// Check instruction semantics against real execution: compile each intrinsic into a C harness, run it
     /// (natively or under qemu) and compare every result lane with the interpreter. Exit 1 on a mismatch.
@@ -180,7 +183,19 @@ fn main() -> ExitCode {
             vars,
             emit,
             run,
-        } => cli::compile(&ctx, &expr, &target, lanes, &vars, emit.as_deref(), run),
+            no_cache,
+        } => cli::compile(
+            &ctx,
+            &expr,
+            &target,
+            cli::CompileOptions {
+                lanes,
+                vars: &vars,
+                emit: emit.as_deref(),
+                run,
+                cache: !no_cache,
+            },
+        ),
         Command::Validate {
             isa,
             instr,

@@ -5,7 +5,7 @@
 mod common;
 
 use common::{isadb, project_copy};
-use isadb::database::Layout;
+use isadb::database::{Database, Layout};
 use isadb::select::{compile, validate, Catalog, Node, Target};
 use isadb::validate::toolchain;
 use serde_json::Value;
@@ -227,7 +227,7 @@ fn selects_the_fixed_point_instructions_on_every_target() {
     let home = project_copy("compile-acceptance");
     let mut wrong = Vec::new();
     for (target, expr, extra, want) in ACCEPTANCE {
-        let mut args = vec!["--json", "compile", "--target", target, expr];
+        let mut args = vec!["--json", "compile", "--target", target, expr, "--no-cache"];
         args.extend_from_slice(extra);
         let out = isadb(&home, &args);
         assert!(
@@ -318,6 +318,7 @@ fn translation_validation_rejects_a_wrong_selection() {
         "u8((u16(a_u8) + u16(b_u8) + 1) / 2)",
         None,
         &HashMap::new(),
+        None,
     )
     .unwrap();
     validate(&catalog, &compiled.input, &compiled.root).unwrap();
@@ -439,4 +440,85 @@ fn bad_input_is_one_line_and_exit_2() {
         String::from_utf8_lossy(&out.stderr)
     );
     assert_eq!(selected(&json(&out)), ["vqmovn_u16"]);
+}
+
+/// `compile --json` on neon; the report.
+fn compile_json(home: &std::path::Path, expr: &str, extra: &[&str]) -> Value {
+    let mut args = vec!["--json", "compile", "--target", "neon", expr];
+    args.extend_from_slice(extra);
+    let out = isadb(home, &args);
+    assert!(
+        out.status.success(),
+        "{expr} {extra:?}: {}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    json(&out)
+}
+
+const AVERAGE: &str = "u8((u16(a_u8) + u16(b_u8) + 1) / 2)";
+
+#[test]
+fn selection_cache_answers_the_same_expression_again() {
+    let home = project_copy("compile-cache");
+    let first = compile_json(&home, AVERAGE, &[]);
+    assert_eq!(first["cached"], false);
+    assert!(first["rewrites"].as_u64().unwrap() > 0);
+    // Spelled differently, the same elaborated expression.
+    let second = compile_json(&home, "u8((u16(a_u8)+u16(b_u8)+1)/2)", &[]);
+    assert_eq!(second["cached"], true);
+    assert_eq!(second["steps"], first["steps"]);
+    assert_eq!(second["outputs"], first["outputs"]);
+    assert_eq!(second["cost"], first["cost"]);
+    assert_eq!(second["rewrites"], Value::Null);
+    let text = isadb(&home, &["compile", "--target", "neon", AVERAGE]);
+    assert!(
+        String::from_utf8_lossy(&text.stdout).contains("from the selection cache"),
+        "{}",
+        String::from_utf8_lossy(&text.stdout)
+    );
+    assert_eq!(
+        compile_json(&home, AVERAGE, &["--no-cache"])["cached"],
+        false
+    );
+    assert_eq!(
+        compile_json(&home, AVERAGE, &["--lanes", "8"])["cached"],
+        false
+    );
+    assert_eq!(
+        compile_json(&home, AVERAGE, &["--lanes", "8"])["cached"],
+        true
+    );
+
+    // The cache is not a committed table: not exported, and a rebuilt database starts empty.
+    let exported = home.join("exported");
+    assert!(isadb(&home, &["db", "export", exported.to_str().unwrap()])
+        .status
+        .success());
+    assert!(exported.join("rules.csv").exists());
+    assert!(!exported.join("selection_cache.csv").exists());
+    assert!(isadb(&home, &["db", "build"]).status.success());
+    assert_eq!(compile_json(&home, AVERAGE, &[])["cached"], false);
+}
+
+#[test]
+fn a_corrupt_cache_row_is_selected_again_and_overwritten() {
+    let home = project_copy("compile-cache-corrupt");
+    let first = compile_json(&home, AVERAGE, &[]);
+    let db = Database::open(Layout::at(&home).db).unwrap();
+    let term = "SELECT term FROM selection_cache";
+    let stored: String = db.conn().query_row(term, [], |r| r.get(0)).unwrap();
+    let corrupted = db
+        .conn()
+        .execute(
+            "UPDATE selection_cache SET term = '(I_no_such_instruction'",
+            [],
+        )
+        .unwrap();
+    assert_eq!(corrupted, 1);
+    let again = compile_json(&home, AVERAGE, &[]);
+    assert_eq!(again["cached"], false);
+    assert_eq!(again["steps"], first["steps"]);
+    let rewritten: String = db.conn().query_row(term, [], |r| r.get(0)).unwrap();
+    assert_eq!(rewritten, stored);
+    assert_eq!(compile_json(&home, AVERAGE, &[])["cached"], true);
 }

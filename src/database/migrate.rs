@@ -6,7 +6,7 @@ use rusqlite::Connection;
 use crate::error::{Error, Result};
 
 /// The migrations in order; migration `i` (0-based) brings the schema to version `i + 1`.
-const MIGRATIONS: [(&str, &str); 6] = [
+const MIGRATIONS: [(&str, &str); 7] = [
     ("0001_core", include_str!("../../schemas/0001_core.sql")),
     ("0002_rules", include_str!("../../schemas/0002_rules.sql")),
     (
@@ -21,6 +21,10 @@ const MIGRATIONS: [(&str, &str); 6] = [
     (
         "0006_match_operands",
         include_str!("../../schemas/0006_match_operands.sql"),
+    ),
+    (
+        "0007_selection_cache",
+        include_str!("../../schemas/0007_selection_cache.sql"),
     ),
 ];
 

@@ -142,6 +142,7 @@ mod tests {
             "validation_results",
             "implements",
             "meta",
+            "selection_cache",
         ] {
             let n: i64 = db
                 .conn()

@@ -60,6 +60,8 @@ pub struct Catalog {
     pub rewrite_cache: RefCell<HashMap<String, std::result::Result<Option<Rewrite>, String>>>,
     /// Lowerings without scalar operands already turned into rewrites, by index.
     pub lowering_cache: RefCell<HashMap<usize, std::result::Result<Vec<Rewrite>, String>>>,
+    /// Hash of everything selection reads from this catalog, the key of the selection cache.
+    pub fingerprint: String,
 }
 
 impl Catalog {
@@ -92,6 +94,13 @@ impl Catalog {
             lowerings.extend(permutation_lowerings(ins, i));
         }
         let [lift_rules, simplify_rules, lower_rules] = proven_rules(&db, target)?;
+        let fingerprint = super::cache::fingerprint(
+            target,
+            &instructions,
+            &lowerings,
+            &[&lift_rules, &simplify_rules, &lower_rules],
+            &rule_macros,
+        );
         Ok(Catalog {
             target,
             specs,
@@ -103,6 +112,7 @@ impl Catalog {
             lower_rules,
             rewrite_cache: RefCell::new(HashMap::new()),
             lowering_cache: RefCell::new(HashMap::new()),
+            fingerprint,
         })
     }
 }

@@ -3,6 +3,7 @@
 //! lower ruleset rewrites idioms into instructions, extraction picks the cheapest instruction
 //! tree, and z3 proves it equivalent to the input before it is printed.
 
+pub mod cache;
 pub mod catalog;
 pub mod check;
 pub mod emit_c;
@@ -14,6 +15,7 @@ mod simplify;
 pub mod target;
 pub mod term;
 
+use crate::database::Database;
 use crate::error::{Error, Result};
 use crate::ir::halide::elaborate_halide_declared;
 use crate::ir::{Elem, Expr, VecType};
@@ -33,9 +35,14 @@ pub struct Compiled {
     pub input: Rc<Expr>,
     pub root: Rc<Node>,
     pub cost: f64,
-    pub program: program::Program,
+    /// The egglog program that selected it; `None` when it came from the selection cache.
+    pub program: Option<program::Program>,
+    /// Time of selection (elaboration, program generation and egglog, or the cache lookup).
     pub select_ms: f64,
+    /// z3 translation validation; 0 for a cached selection, validated when it was stored.
     pub validate_ms: f64,
+    /// Whether the selection came from the selection cache.
+    pub cached: bool,
 }
 
 /// The lane count of the result when none is given: the widest variable (counting the lanes
@@ -56,6 +63,26 @@ pub fn default_lanes(
     Ok((catalog.target.register_bits / widest).max(1))
 }
 
+/// The input expression at its lane count (default: [`default_lanes`]).
+pub fn elaborate(
+    catalog: &Catalog,
+    text: &str,
+    lanes: Option<u32>,
+    declared: &HashMap<String, Elem>,
+) -> Result<Rc<Expr>> {
+    let lanes = match lanes {
+        Some(0) => return Err(Error::Usage("--lanes must be at least 1".into())),
+        Some(n) => n,
+        None => default_lanes(text, catalog, declared)?,
+    };
+    elaborate_halide_declared(text, "expression", &catalog.specs.macros, lanes, declared)
+}
+
+/// The egglog program that selects for an elaborated input.
+fn generate(catalog: &Catalog, input: &Rc<Expr>) -> Result<program::Program> {
+    program::program(catalog, input).map_err(|m| Error::Usage(format!("expression: {m}")))
+}
+
 /// The input expression at its lane count and the egglog program that selects for it.
 pub fn prepare(
     catalog: &Catalog,
@@ -63,41 +90,62 @@ pub fn prepare(
     lanes: Option<u32>,
     declared: &HashMap<String, Elem>,
 ) -> Result<(Rc<Expr>, program::Program)> {
-    let lanes = match lanes {
-        Some(0) => return Err(Error::Usage("--lanes must be at least 1".into())),
-        Some(n) => n,
-        None => default_lanes(text, catalog, declared)?,
-    };
-    let input =
-        elaborate_halide_declared(text, "expression", &catalog.specs.macros, lanes, declared)?;
-    let program =
-        program::program(catalog, &input).map_err(|m| Error::Usage(format!("expression: {m}")))?;
+    let input = elaborate(catalog, text, lanes, declared)?;
+    let program = generate(catalog, &input)?;
     Ok((input, program))
 }
 
-/// Elaborates, selects and validates one expression.
+/// Elaborates, selects and validates one expression. With `cache` (the database holding the
+/// selection cache) a validated selection stored before is reused without egglog or z3, and a
+/// new one is stored once it is validated.
 pub fn compile(
     catalog: &Catalog,
     text: &str,
     lanes: Option<u32>,
     declared: &HashMap<String, Elem>,
+    cache: Option<&mut Database>,
 ) -> Result<Compiled> {
     let started = Instant::now();
-    let (input, program) = prepare(catalog, text, lanes, declared)?;
+    let input = elaborate(catalog, text, lanes, declared)?;
+    let stored = match cache.as_deref() {
+        Some(db) => cache::lookup(db, catalog, &input, declared)?,
+        None => None,
+    };
+    // A stored term that no longer reads back is a miss: it is selected again and overwritten.
+    if let Some((root, cost)) =
+        stored.and_then(|(term, cost)| Some((extract::read_term(&term, catalog).ok()?, cost)))
+    {
+        return Ok(Compiled {
+            source: text.to_string(),
+            input,
+            root,
+            cost,
+            program: None,
+            select_ms: started.elapsed().as_secs_f64() * 1e3,
+            validate_ms: 0.0,
+            cached: true,
+        });
+    }
+    let program = generate(catalog, &input)?;
     let term = extract::run(&program)?;
     let root = extract::read_term(&term, catalog)?;
     let select_ms = started.elapsed().as_secs_f64() * 1e3;
     let started = Instant::now();
     validate(catalog, &input, &root)?;
     let validate_ms = started.elapsed().as_secs_f64() * 1e3;
+    let cost = root.cost(catalog);
+    if let Some(db) = cache {
+        cache::store(db, catalog, &input, declared, &term, cost)?;
+    }
     Ok(Compiled {
         source: text.to_string(),
-        cost: root.cost(catalog),
         input,
         root,
-        program,
+        cost,
+        program: Some(program),
         select_ms,
         validate_ms,
+        cached: false,
     })
 }
 

@@ -1,0 +1,133 @@
+//! The selection cache (table `selection_cache`): the validated term selected for an expression
+//! on a catalog, so compiling it again skips egglog and z3, as Minotaur caches its synthesized
+//! SIMD sequences. Rows are keyed by the catalog fingerprint, so any change to what selection
+//! reads makes old rows unreachable instead of wrong.
+
+use super::catalog::{Catalog, Lowering};
+use super::target::Target;
+use crate::database::Database;
+use crate::error::Result;
+use crate::ir::{Elem, Expr, Macros};
+use crate::rules::Rule;
+use crate::spec::{hash_text, Instruction};
+use rusqlite::{params, OptionalExtension};
+use std::collections::HashMap;
+use std::fmt::Write;
+
+/// Part of every fingerprint: bump it whenever program generation (`program.rs`) or term
+/// extraction changes, so terms chosen by an older selector are not reused.
+pub const SELECTOR_VERSION: &str = "selector-1";
+
+/// Hex SHA-256 of everything selection on a catalog depends on: the target, its instructions
+/// (name, semantics, cost, operands), the lowerings built from proven idiom facts and
+/// semantics, the proven rules and the macros they are elaborated with.
+pub fn fingerprint(
+    target: Target,
+    instructions: &[Instruction],
+    lowerings: &[Lowering],
+    rules: &[&[Rule]],
+    macros: &Macros,
+) -> String {
+    let mut text = format!("{SELECTOR_VERSION}\n{target:?}\n");
+    for ins in instructions {
+        writeln!(
+            text,
+            "instruction {} {} {} {} {:?}",
+            ins.name, ins.sem_hash, ins.cost, ins.result, ins.operands
+        )
+        .expect("string write");
+    }
+    for l in lowerings {
+        writeln!(
+            text,
+            "lowering {} {} {:?} {}",
+            l.instruction, l.pattern, l.args, l.source
+        )
+        .expect("string write");
+    }
+    for rule in rules.iter().copied().flatten() {
+        writeln!(text, "rule {rule:?}").expect("string write");
+    }
+    let mut names: Vec<&String> = macros.map.keys().collect();
+    names.sort();
+    for name in names {
+        let m = &macros.map[name];
+        writeln!(text, "macro {name} ({}) {}", m.params.join(" "), m.body).expect("string write");
+    }
+    hash_text(&text)
+}
+
+/// The key of one selection: the elaborated input printed with its types (so spacing and
+/// spelling of the source do not matter), its result lanes and the `--var` declarations.
+struct Key {
+    lanes: u32,
+    expression: String,
+    declared: String,
+}
+
+impl Key {
+    fn new(input: &Expr, declared: &HashMap<String, Elem>) -> Key {
+        let mut vars: Vec<String> = declared.iter().map(|(n, e)| format!("{n}:{e}")).collect();
+        vars.sort();
+        Key {
+            lanes: input.ty.lanes,
+            expression: input.to_string(),
+            declared: vars.join(" "),
+        }
+    }
+}
+
+/// The cached term and cost of `input` on this catalog, if it was selected and validated before.
+pub fn lookup(
+    db: &Database,
+    catalog: &Catalog,
+    input: &Expr,
+    declared: &HashMap<String, Elem>,
+) -> Result<Option<(String, f64)>> {
+    let key = Key::new(input, declared);
+    let row = db
+        .conn()
+        .query_row(
+            "SELECT term, cost FROM selection_cache
+             WHERE target = ?1 AND lanes = ?2 AND expression = ?3 AND declared = ?4 AND catalog = ?5",
+            params![
+                catalog.target.name,
+                key.lanes,
+                key.expression,
+                key.declared,
+                catalog.fingerprint
+            ],
+            |r| Ok((r.get(0)?, r.get(1)?)),
+        )
+        .optional()?;
+    Ok(row)
+}
+
+/// Records a selection that passed translation validation, replacing any row with its key.
+pub fn store(
+    db: &mut Database,
+    catalog: &Catalog,
+    input: &Expr,
+    declared: &HashMap<String, Elem>,
+    term: &str,
+    cost: f64,
+) -> Result<()> {
+    let key = Key::new(input, declared);
+    db.transaction(|tx| {
+        tx.execute(
+            "INSERT OR REPLACE INTO selection_cache
+             (target, lanes, expression, declared, catalog, term, cost)
+             VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7)",
+            params![
+                catalog.target.name,
+                key.lanes,
+                key.expression,
+                key.declared,
+                catalog.fingerprint,
+                term,
+                cost
+            ],
+        )?;
+        Ok(())
+    })
+}
