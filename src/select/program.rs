@@ -494,7 +494,6 @@ pub fn program(catalog: &Catalog, input: &Rc<Expr>) -> Result<Program, String> {
     rewrites.extend(generated(&types));
     let parsed_types: BTreeSet<VecType> = types.iter().filter_map(|t| parse_type_name(t)).collect();
     for t in &parsed_types {
-        nodes.insert(format!("Const {}", type_name(*t)));
         if layout {
             for op in ["Slice", "Concat", "Interleave", "Lanes"] {
                 nodes.insert(format!("{op} {}", type_name(*t)));
@@ -510,6 +509,12 @@ pub fn program(catalog: &Catalog, input: &Rc<Expr>) -> Result<Program, String> {
                 nodes.extend(node_keys(&r.rhs));
             }
         }
+        // A cast of a constant folds to a constant of the cast's type.
+        let folded: Vec<String> = nodes
+            .iter()
+            .filter_map(|k| k.strip_prefix("Cast ").map(|t| format!("Const {t}")))
+            .collect();
+        nodes.extend(folded);
         if layout {
             // The even and odd lanes of a node are the same operator at half the lanes.
             let halved: Vec<String> = nodes
