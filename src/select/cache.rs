@@ -16,7 +16,7 @@ use std::fmt::Write;
 
 /// Part of every fingerprint: bump it whenever program generation (`program.rs`) or term
 /// extraction changes, so terms chosen by an older selector are not reused.
-pub const SELECTOR_VERSION: &str = "selector-2";
+pub const SELECTOR_VERSION: &str = "selector-3";
 
 /// Hex SHA-256 of everything selection on a catalog depends on: the target, its instructions
 /// (name, semantics, cost, operands), the lowerings built from proven idiom facts and

@@ -4,10 +4,11 @@
 //! become e-graph nodes, so instructions that make or take dealt values can be selected, with
 //! one shuffle where the natural order comes back.
 
-use super::term::type_name;
-use crate::ir::VecType;
+use super::term::{ground, type_name};
+use crate::ir::{Expr, Op, VecType};
 use std::collections::BTreeSet;
 use std::fmt::Write;
+use std::rc::Rc;
 
 /// Lane-wise constructors whose operands have the result's type.
 const LANEWISE: [(&str, usize); 14] = [
@@ -110,12 +111,48 @@ const LAYOUT_RULES: &str = r#"(rewrite (Slice h s 2 (Const t c)) (Const h c) :ru
 (rule ((= e (Lanes h n (Concat t a b))) (= n (lanes-of h)) (= h (type-of b))) ((union e b)) :ruleset lower)
 "#;
 
+/// The input at twice its lanes with every variable read twice (`concat(v, v)`), when the
+/// result is half a register: the whole register an instruction can write, whose low half is
+/// the result.
+pub fn doubled(input: &Rc<Expr>, register_bits: u32) -> Option<Rc<Expr>> {
+    (2 * input.ty.bits() == register_bits)
+        .then(|| double(input))
+        .flatten()
+}
+
+fn double(e: &Rc<Expr>) -> Option<Rc<Expr>> {
+    let built = match &e.op {
+        Op::Var(_) => Expr::build(Op::Concat, vec![e.clone(), e.clone()]),
+        Op::Const(v) if v.len() == 1 => {
+            Ok(Expr::constant(e.ty.with_lanes(2 * e.ty.lanes), v.clone()))
+        }
+        op if op.is_lanewise_uniform()
+            || op.is_comparison()
+            || matches!(
+                op,
+                Op::Select | Op::Cast(_) | Op::SatCast(_) | Op::ReduceAdd(_)
+            ) =>
+        {
+            let args = e.args.iter().map(double).collect::<Option<Vec<_>>>()?;
+            Expr::build(e.op.clone(), args)
+        }
+        _ => return None,
+    };
+    built.ok().map(Rc::new)
+}
+
 /// Facts about the input: a pair-sized variable is its two registers, the result is the
 /// interleave of its even and odd lanes, and a result of half a register is the low half of
-/// a register holding it twice.
-pub fn facts(root: &str, ty: VecType, vars: &[(String, VecType)], register_bits: u32) -> String {
+/// a register holding it twice (the input computed on its variables read twice).
+pub fn facts(input: &Rc<Expr>, register_bits: u32) -> Result<String, String> {
     let mut out = String::new();
-    for (name, t) in vars.iter().filter(|(_, t)| t.bits() == 2 * register_bits) {
+    let ty = input.ty;
+    let root = ground(input)?;
+    for (name, t) in input
+        .vars()
+        .iter()
+        .filter(|(_, t)| t.bits() == 2 * register_bits)
+    {
         let h = t.with_lanes(t.lanes / 2);
         writeln!(
             out,
@@ -137,12 +174,26 @@ pub fn facts(root: &str, ty: VecType, vars: &[(String, VecType)], register_bits:
         .expect("string write");
     }
     if 2 * ty.bits() == register_bits {
-        writeln!(
-            out,
-            "(union {root} (Lanes \"{t}\" 0 (Concat \"{}\" {root} {root})))",
+        let twice = format!(
+            "(Concat \"{}\" {root} {root})",
             type_name(ty.with_lanes(2 * ty.lanes))
-        )
-        .expect("string write");
+        );
+        writeln!(out, "(union {root} (Lanes \"{t}\" 0 {twice}))").expect("string write");
+        if let Some(d) = doubled(input, register_bits) {
+            writeln!(out, "(union {twice} {})", ground(&d)?).expect("string write");
+            let whole = d.ty.with_lanes(d.ty.lanes / 2);
+            writeln!(
+                out,
+                "(union {} (Interleave \"{}\" (Slice \"{}\" 0 2 {}) (Slice \"{}\" 1 2 {})))",
+                ground(&d)?,
+                type_name(d.ty),
+                type_name(whole),
+                ground(&d)?,
+                type_name(whole),
+                ground(&d)?
+            )
+            .expect("string write");
+        }
     }
-    out
+    Ok(out)
 }

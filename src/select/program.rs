@@ -418,6 +418,12 @@ pub fn program(catalog: &Catalog, input: &Rc<Expr>) -> Result<Program, String> {
         add_types(hi);
     }
     let layout = catalog.target.lane_layout;
+    let doubled = layout
+        .then(|| layout::doubled(input, catalog.target.register_bits))
+        .flatten();
+    if let Some(d) = &doubled {
+        add_types(d);
+    }
     if layout {
         let parsed: BTreeSet<VecType> = types.iter().filter_map(|t| parse_type_name(t)).collect();
         for h in layout::halves(&parsed) {
@@ -468,6 +474,9 @@ pub fn program(catalog: &Catalog, input: &Rc<Expr>) -> Result<Program, String> {
     let mut nodes: BTreeSet<String> = BTreeSet::new();
     let ground_text = ground(input)?;
     nodes.extend(node_keys(&ground_text));
+    if let Some(d) = &doubled {
+        nodes.extend(node_keys(&ground(d)?));
+    }
     for (n, lo, hi) in &split_list {
         nodes.insert(format!("Concat {}", type_name(n.ty)));
         nodes.extend(node_keys(&ground(lo)?));
@@ -549,12 +558,7 @@ pub fn program(catalog: &Catalog, input: &Rc<Expr>) -> Result<Program, String> {
     let root = ground(input)?;
     writeln!(text, "(let $root (Out {root}))").expect("string write");
     if layout {
-        text.push_str(&layout::facts(
-            &root,
-            input.ty,
-            &input.vars(),
-            catalog.target.register_bits,
-        ));
+        text.push_str(&layout::facts(input, catalog.target.register_bits)?);
     }
     for (n, lo, hi) in &split_list {
         writeln!(
