@@ -72,6 +72,17 @@ const ACCEPTANCE: &[(&str, &str, &[&str], &[&str])] = &[
             "Q6_W_vshuff_VVR",
         ],
     ),
+    // With coefficients that are not both one, Pitchfork's vzxt + vmpa.acc (Rt.b = 3, 5, 3, 5).
+    (
+        "hvx",
+        "u16(a_u8) + u16(b_u8)*3 + u16(c_u8)*5",
+        &[],
+        &[
+            "Q6_Wuh_vzxt_Vub",
+            "Q6_Wh_vmpaacc_WhWubRb",
+            "Q6_W_vshuff_VVR",
+        ],
+    ),
     ("neon", "absd(a_u16, b_u16)", &[], &["vabdq_u16"]),
     (
         "hvx",
