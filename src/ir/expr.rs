@@ -105,6 +105,13 @@ impl Op {
         matches!(self, Op::Eq | Op::Ne | Op::Lt | Op::Le | Op::Gt | Op::Ge)
     }
 
+    /// Operators that compute every lane from the same lane of each operand.
+    pub fn is_lanewise(&self) -> bool {
+        self.is_lanewise_uniform()
+            || self.is_comparison()
+            || matches!(self, Op::Select | Op::Cast(_) | Op::SatCast(_))
+    }
+
     /// Lane-wise operators whose operands all share the result's type.
     pub fn is_lanewise_uniform(&self) -> bool {
         matches!(

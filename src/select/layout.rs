@@ -32,7 +32,7 @@ const LANEWISE: [(&str, usize); 14] = [
 pub fn halves(types: &BTreeSet<VecType>) -> BTreeSet<VecType> {
     types
         .iter()
-        .filter(|t| t.lanes % 2 == 0)
+        .filter(|t| t.lanes.is_multiple_of(2))
         .map(|t| t.with_lanes(t.lanes / 2))
         .collect()
 }
@@ -44,7 +44,7 @@ pub fn rules(types: &BTreeSet<VecType>) -> String {
     let mut out = String::from(
         "(function half-of (String) String :merge old)\n(function lanes-of (String) i64 :merge old)\n",
     );
-    for t in types.iter().filter(|t| t.lanes % 2 == 0) {
+    for t in types.iter().filter(|t| t.lanes.is_multiple_of(2)) {
         let h = t.with_lanes(t.lanes / 2);
         writeln!(
             out,
@@ -126,19 +126,19 @@ fn double(e: &Rc<Expr>) -> Option<Rc<Expr>> {
         Op::Const(v) if v.len() == 1 => {
             Ok(Expr::constant(e.ty.with_lanes(2 * e.ty.lanes), v.clone()))
         }
-        op if op.is_lanewise_uniform()
-            || op.is_comparison()
-            || matches!(
-                op,
-                Op::Select | Op::Cast(_) | Op::SatCast(_) | Op::ReduceAdd(_)
-            ) =>
-        {
+        op if op.is_lanewise() || matches!(op, Op::ReduceAdd(_)) => {
             let args = e.args.iter().map(double).collect::<Option<Vec<_>>>()?;
             Expr::build(e.op.clone(), args)
         }
         _ => return None,
     };
     built.ok().map(Rc::new)
+}
+
+/// `term` (of type `ty`) is the interleave of its even and odd lanes.
+fn interleave_of_halves(term: &str, ty: VecType) -> String {
+    let (t, h) = (type_name(ty), type_name(ty.with_lanes(ty.lanes / 2)));
+    format!("(union {term} (Interleave \"{t}\" (Slice \"{h}\" 0 2 {term}) (Slice \"{h}\" 1 2 {term})))\n")
 }
 
 /// Facts about the input: a pair-sized variable is its two registers, the result is the
@@ -165,34 +165,24 @@ pub fn facts(input: &Rc<Expr>, register_bits: u32) -> Result<String, String> {
         )
         .expect("string write");
     }
-    let (t, h) = (type_name(ty), type_name(ty.with_lanes(ty.lanes / 2)));
     if ty.lanes.is_multiple_of(2) && ty.bits() >= register_bits {
-        writeln!(
-            out,
-            "(union {root} (Interleave \"{t}\" (Slice \"{h}\" 0 2 {root}) (Slice \"{h}\" 1 2 {root})))"
-        )
-        .expect("string write");
+        out.push_str(&interleave_of_halves(&root, ty));
     }
     if 2 * ty.bits() == register_bits {
         let twice = format!(
             "(Concat \"{}\" {root} {root})",
             type_name(ty.with_lanes(2 * ty.lanes))
         );
-        writeln!(out, "(union {root} (Lanes \"{t}\" 0 {twice}))").expect("string write");
+        writeln!(
+            out,
+            "(union {root} (Lanes \"{}\" 0 {twice}))",
+            type_name(ty)
+        )
+        .expect("string write");
         if let Some(d) = doubled(input, register_bits) {
-            writeln!(out, "(union {twice} {})", ground(&d)?).expect("string write");
-            let whole = d.ty.with_lanes(d.ty.lanes / 2);
-            writeln!(
-                out,
-                "(union {} (Interleave \"{}\" (Slice \"{}\" 0 2 {}) (Slice \"{}\" 1 2 {})))",
-                ground(&d)?,
-                type_name(d.ty),
-                type_name(whole),
-                ground(&d)?,
-                type_name(whole),
-                ground(&d)?
-            )
-            .expect("string write");
+            let whole = ground(&d)?;
+            writeln!(out, "(union {twice} {whole})").expect("string write");
+            out.push_str(&interleave_of_halves(&whole, d.ty));
         }
     }
     Ok(out)

@@ -349,10 +349,7 @@ fn half_of(e: &Rc<Expr>, start_lane: u32) -> Option<Rc<Expr>> {
             let arg = half_of(&e.args[0], start_lane * k)?;
             Some(Rc::new(Expr::build(Op::ReduceAdd(*k), vec![arg]).ok()?))
         }
-        op if op.is_lanewise_uniform()
-            || op.is_comparison()
-            || matches!(op, Op::Select | Op::Cast(_) | Op::SatCast(_)) =>
-        {
+        op if op.is_lanewise() => {
             let args = e
                 .args
                 .iter()
@@ -502,8 +499,9 @@ pub fn program(catalog: &Catalog, input: &Rc<Expr>) -> Result<Program, String> {
     }
     rewrites.extend(generated(&types));
     let parsed_types: BTreeSet<VecType> = types.iter().filter_map(|t| parse_type_name(t)).collect();
-    for t in &parsed_types {
-        if layout {
+    if layout {
+        // Layout rules make these at every type in play.
+        for t in &parsed_types {
             for op in ["Slice", "Concat", "Interleave", "Lanes"] {
                 nodes.insert(format!("{op} {}", type_name(*t)));
             }
@@ -531,7 +529,8 @@ pub fn program(catalog: &Catalog, input: &Rc<Expr>) -> Result<Program, String> {
                 .filter_map(|k| {
                     let (op, t) = k.split_once(' ')?;
                     let t = parse_type_name(t)?;
-                    (t.lanes % 2 == 0)
+                    t.lanes
+                        .is_multiple_of(2)
                         .then(|| format!("{op} {}", type_name(t.with_lanes(t.lanes / 2))))
                 })
                 .collect();
