@@ -195,6 +195,11 @@ pub fn wildcard(name: &str) -> String {
     format!("w_{name}")
 }
 
+/// Whether operand `i` of an `op` node has the node's own type.
+fn operand_typed_by_node(op: &Op, i: usize) -> bool {
+    op.is_lanewise_uniform() || (matches!(op, Op::Select) && i > 0)
+}
+
 /// Builds the query and actions of one rewrite: wildcards seen on the left, the conditions
 /// they need, and fresh variables for computed constants.
 #[derive(Default)]
@@ -202,6 +207,8 @@ pub struct Pattern {
     /// Non-constant wildcards with their types.
     pub wildcards: BTreeMap<String, VecType>,
     bound_constants: BTreeSet<String>,
+    /// For each wildcard, whether each of its uses is typed by its parent.
+    typed: BTreeMap<String, Vec<bool>>,
     pending: Vec<(String, String)>,
     pub conditions: Vec<String>,
     fresh: usize,
@@ -210,19 +217,22 @@ pub struct Pattern {
 impl Pattern {
     /// The left-hand side pattern of `e`.
     pub fn lhs(&mut self, e: &Expr) -> Result<String, String> {
+        self.lhs_node(e, false)
+    }
+
+    /// `typed_by_parent`: the node's parent in the pattern has operands of its own type (an
+    /// e-graph node `(Add "u16x8" a b)` has operands of type u16x8), so a wildcard here needs
+    /// no `type-of` condition.
+    fn lhs_node(&mut self, e: &Expr, typed_by_parent: bool) -> Result<String, String> {
         match &e.op {
             Op::Var(name) if !is_constant_wildcard(name) => {
-                if let Some(t) = self.wildcards.insert(name.clone(), e.ty) {
-                    if t != e.ty {
+                match self.wildcards.insert(name.clone(), e.ty) {
+                    Some(t) if t != e.ty => {
                         return Err(format!("wildcard {name} is used at {t} and {}", e.ty));
                     }
-                } else {
-                    self.conditions.push(format!(
-                        "(= (type-of {}) \"{}\")",
-                        wildcard(name),
-                        type_name(e.ty)
-                    ));
+                    _ => {}
                 }
+                self.typed.entry(name.clone()).or_default().push(typed_by_parent);
                 Ok(wildcard(name))
             }
             _ if !has_vars(e) => Ok(const_term(e.ty, &fold(e)?.to_string())),
@@ -240,15 +250,29 @@ impl Pattern {
                 let args = e
                     .args
                     .iter()
-                    .map(|a| self.lhs(a))
+                    .enumerate()
+                    .map(|(i, a)| self.lhs_node(a, operand_typed_by_node(&e.op, i)))
                     .collect::<Result<_, _>>()?;
                 node(e, args)
             }
         }
     }
 
-    /// Checks every constant wildcard is bound and turns computed constants into conditions.
+    /// Checks every constant wildcard is bound, adds a `type-of` condition for each wildcard
+    /// whose type no parent fixes, and turns computed constants into conditions.
     pub fn finish_lhs(&mut self) -> Result<(), String> {
+        let untyped: Vec<String> = std::mem::take(&mut self.typed)
+            .into_iter()
+            .filter(|(_, uses)| !uses.contains(&true))
+            .map(|(name, _)| {
+                format!(
+                    "(= (type-of {}) \"{}\")",
+                    wildcard(&name),
+                    type_name(self.wildcards[&name])
+                )
+            })
+            .collect();
+        self.conditions.splice(0..0, untyped);
         for (k, value) in std::mem::take(&mut self.pending) {
             self.check_bound(&value)?;
             self.conditions.push(format!("(= {k} {value})"));
