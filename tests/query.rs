@@ -147,3 +147,34 @@ fn unknown_words_get_suggestions() {
         .join("queries/relations.dl")
         .exists());
 }
+
+#[test]
+fn permutations_that_coincide_at_few_lanes_are_told_apart_at_full_width() {
+    // A 4-lane shuffle is a 4-lane deal; at 64 halfwords vshuff interleaves instead.
+    let mut found = names(&query("deinterleave on hvx"));
+    found.sort();
+    assert_eq!(found, ["Q6_Vb_vdeal_Vb", "Q6_Vh_vdeal_Vh"]);
+    // 256- and 512-bit packs work within each 128-bit lane, so only the 128-bit forms pack
+    // their two operands one after the other.
+    let mut found = names(&query("saturating pack on x86"));
+    found.sort();
+    let mut want: Vec<String> = ["", "mask_", "maskz_"]
+        .iter()
+        .flat_map(|m| {
+            ["packs_epi16", "packs_epi32", "packus_epi16", "packus_epi32"]
+                .iter()
+                .map(move |p| format!("_mm_{m}{p}"))
+        })
+        .collect();
+    want.sort();
+    assert_eq!(found, want);
+    // vtrnq/vuzpq on four lanes transpose and unzip; on two lanes (vtrn/vuzp) they zip.
+    let found = names(&query("interleave_lanes on neon"));
+    assert!(found.iter().any(|n| n == "vtrn_s32"), "{found:?}");
+    assert!(
+        !found
+            .iter()
+            .any(|n| n.starts_with("vtrnq") || n.starts_with("vuzpq")),
+        "{found:?}"
+    );
+}

@@ -45,6 +45,8 @@ const FINGERPRINT_INPUTS: usize = 6;
 /// Matching at fewer lanes makes unrelated idioms coincide (a 1-lane unzip is the identity).
 const MIN_MATCH_LANES: u32 = 4;
 const PROOF_TIMEOUT_MS: u32 = 5_000;
+/// Seed of the random inputs that confirm a match at the instruction's own width.
+const FULL_WIDTH_SEED: u64 = 11;
 
 type TemplateKey = (String, Vec<String>, Vec<VecType>);
 
@@ -139,7 +141,9 @@ impl<'a> Matcher<'a> {
                 if zeroed.count() > 1 {
                     continue;
                 }
-                if !fingerprint_matches(scaled, &template, &params, &assignment, &fixed, envs)? {
+                if !fingerprint_matches(scaled, &template, &params, &assignment, &fixed, envs)?
+                    || !self.matches_at_full_width(idiom, &meta, ins, scaled, &assignment)?
+                {
                     continue;
                 }
                 let (lhs, rhs, assume) =
@@ -169,6 +173,44 @@ impl<'a> Matcher<'a> {
             }
         }
         Ok(None)
+    }
+
+    /// Whether a match found at the scaled lane count also holds, on random inputs, for the
+    /// instruction at its own width: at few lanes distinct permutations coincide (a 4-lane
+    /// deal is a 4-lane shuffle). True when the idiom does not instantiate at full width.
+    fn matches_at_full_width(
+        &mut self,
+        idiom: &Idiom,
+        meta: &[SExpr],
+        ins: &Instruction,
+        scaled: &Instruction,
+        assignment: &[Source],
+    ) -> Result<bool> {
+        if scaled.result == ins.result {
+            return Ok(true);
+        }
+        let width = source_width(ins);
+        let full: Vec<Source> = assignment
+            .iter()
+            .map(|s| match *s {
+                Source::Operand(i) => Source::Operand(i),
+                Source::Splat(i, _) => Source::Splat(i, width),
+            })
+            .collect();
+        let types: Vec<VecType> = full.iter().map(|s| source_type(ins, *s)).collect();
+        let Some(template) = self.template(idiom, meta, &types) else {
+            return Ok(true);
+        };
+        if template.ty != ins.result {
+            return Ok(true);
+        }
+        let mut rng = SmallRng::seed_from_u64(FULL_WIDTH_SEED);
+        let envs: Vec<Env> = (0..FINGERPRINT_INPUTS)
+            .map(|_| random_env(ins, &mut rng))
+            .collect();
+        let fixed = fixed_operands(ins, &full);
+        let params = idiom.operand_params();
+        fingerprint_matches(ins, &template, &params, &full, &fixed, &envs)
     }
 }
 
@@ -223,13 +265,7 @@ pub fn instantiate_idiom(
 /// The candidate sources of idiom operands: every operand but masks, and scalars (immediates
 /// among them) splatted to the instruction's vector width.
 fn sources(ins: &Instruction) -> Vec<Source> {
-    let width = ins
-        .operands
-        .iter()
-        .map(|o| o.ty.lanes)
-        .max()
-        .unwrap_or(1)
-        .max(ins.result.lanes);
+    let width = source_width(ins);
     let mut out = Vec::new();
     for (i, op) in ins.operands.iter().enumerate() {
         if op.ty.elem == Elem::Bool {
@@ -241,6 +277,16 @@ fn sources(ins: &Instruction) -> Vec<Source> {
         }
     }
     out
+}
+
+/// The lane count scalars are splatted to: the widest operand or result.
+fn source_width(ins: &Instruction) -> u32 {
+    ins.operands
+        .iter()
+        .map(|o| o.ty.lanes)
+        .max()
+        .unwrap_or(1)
+        .max(ins.result.lanes)
 }
 
 fn source_type(ins: &Instruction, s: Source) -> VecType {

@@ -232,7 +232,10 @@ impl Pattern {
                     }
                     _ => {}
                 }
-                self.typed.entry(name.clone()).or_default().push(typed_by_parent);
+                self.typed
+                    .entry(name.clone())
+                    .or_default()
+                    .push(typed_by_parent);
                 Ok(wildcard(name))
             }
             _ if !has_vars(e) => Ok(const_term(e.ty, &fold(e)?.to_string())),

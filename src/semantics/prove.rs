@@ -110,23 +110,25 @@ pub fn prove_equivalent(
             solver.assert(lane.flag());
         }
     }
-    // Simplified, a lane's query no longer shows where its bits sat in a wider instruction
-    // lane (extracts of concatenations and of bitwise operations fold away).
-    let differ: Vec<Bool> = l
-        .iter()
-        .zip(&r)
-        .map(|(a, b)| a.equals(b).not().simplify())
-        .collect();
+    let differ: Vec<Bool> = l.iter().zip(&r).map(|(a, b)| a.equals(b).not()).collect();
     // One query per lane: each involves only that lane's inputs, which z3 solves far faster
     // than one disjunction over every lane of a wide vector. Without a precondition, a lane
-    // whose query is another's with the input lanes renamed has the same answer.
+    // whose query is another's with the input lanes renamed has the same answer. Lanes are
+    // compared simplified: a lane's query then no longer shows where its bits sat in a wider
+    // instruction lane (extracts of concatenations and of bitwise operations fold away).
+    // z3 is asked the query as written, and the simplified one when that is unknown: each
+    // form is the faster for some instructions.
     let mut result = SatResult::Unsat;
     let mut answered = HashSet::new();
     for d in &differ {
-        if assume.is_none() && !answered.insert(renamed_apart(&ctx, d)) {
+        let simplified = d.simplify();
+        if assume.is_none() && !answered.insert(renamed_apart(&ctx, &simplified)) {
             continue;
         }
         result = solver.check_assumptions(std::slice::from_ref(d));
+        if result == SatResult::Unknown {
+            result = solver.check_assumptions(std::slice::from_ref(&simplified));
+        }
         if result != SatResult::Unsat {
             if result == SatResult::Sat {
                 solver.assert(d);
