@@ -540,3 +540,28 @@ fn a_corrupt_cache_row_is_selected_again_and_overwritten() {
     assert_eq!(rewritten, stored);
     assert_eq!(compile_json(&home, AVERAGE, &[])["cached"], true);
 }
+
+#[test]
+fn a_cache_row_edited_into_another_term_is_caught_on_random_inputs() {
+    let home = project_copy("compile-cache-edited");
+    let first = compile_json(&home, AVERAGE, &[]);
+    let db = Database::open(Layout::at(&home).db).unwrap();
+    // Still a term over the catalog's instructions, but a truncating halving add.
+    let edited = db
+        .conn()
+        .execute(
+            "UPDATE selection_cache SET term = replace(term, 'I_vrhaddq_u8', 'I_vhaddq_u8')",
+            [],
+        )
+        .unwrap();
+    assert_eq!(edited, 1);
+    let term: String = db
+        .conn()
+        .query_row("SELECT term FROM selection_cache", [], |r| r.get(0))
+        .unwrap();
+    assert!(term.contains("I_vhaddq_u8"), "{term}");
+    let again = compile_json(&home, AVERAGE, &[]);
+    assert_eq!(again["cached"], false);
+    assert_eq!(again["steps"], first["steps"]);
+    assert_eq!(compile_json(&home, AVERAGE, &[])["cached"], true);
+}

@@ -4,15 +4,21 @@
 //! reads makes old rows unreachable instead of wrong.
 
 use super::catalog::{Catalog, Lowering};
+use super::check::random_lanes;
+use super::extract::Node;
 use super::target::Target;
 use crate::database::Database;
 use crate::error::Result;
 use crate::ir::{Elem, Expr, Macros};
 use crate::rules::Rule;
+use crate::semantics::{eval, Env, Value};
 use crate::spec::{hash_text, Instruction};
+use rand::rngs::SmallRng;
+use rand::SeedableRng;
 use rusqlite::{params, OptionalExtension};
 use std::collections::HashMap;
 use std::fmt::Write;
+use std::rc::Rc;
 
 /// Part of every fingerprint: bump it whenever program generation (`program.rs`) or term
 /// extraction changes, so terms chosen by an older selector are not reused.
@@ -77,18 +83,18 @@ impl Key {
     }
 }
 
-/// The cached term and cost of `input` on this catalog, if it was selected and validated before.
+/// The cached term of `input` on this catalog, if it was selected and validated before.
 pub fn lookup(
     db: &Database,
     catalog: &Catalog,
     input: &Expr,
     declared: &HashMap<String, Elem>,
-) -> Result<Option<(String, f64)>> {
+) -> Result<Option<String>> {
     let key = Key::new(input, declared);
     let row = db
         .conn()
         .query_row(
-            "SELECT term, cost FROM selection_cache
+            "SELECT term FROM selection_cache
              WHERE target = ?1 AND lanes = ?2 AND expression = ?3 AND declared = ?4 AND catalog = ?5",
             params![
                 catalog.target.name,
@@ -97,10 +103,35 @@ pub fn lookup(
                 key.declared,
                 catalog.fingerprint
             ],
-            |r| Ok((r.get(0)?, r.get(1)?)),
+            |r| r.get(0),
         )
         .optional()?;
     Ok(row)
+}
+
+/// Inputs a cache hit is run on before it is used.
+const SPOT_CHECKS: usize = 4;
+const SPOT_CHECK_SEED: u64 = 5;
+
+/// Whether a stored selection computes `input` on random inputs, by the interpreter. A hit is
+/// not proven again (that would cost what the cache saves), but a row edited into another
+/// term that still reads back is caught here.
+pub fn agrees_on_random_inputs(catalog: &Catalog, input: &Rc<Expr>, root: &Node) -> bool {
+    let Ok(selected) = root.to_expr(catalog, &super::inputs(input)) else {
+        return false;
+    };
+    let mut rng = SmallRng::seed_from_u64(SPOT_CHECK_SEED);
+    (0..SPOT_CHECKS).all(|_| {
+        let env: Env = input
+            .vars()
+            .into_iter()
+            .map(|(name, ty)| {
+                let lanes = random_lanes(ty, ty.lanes as usize, &mut rng);
+                (name, Value::new(ty, lanes))
+            })
+            .collect();
+        matches!((eval(input, &env), eval(&selected, &env)), (Ok(a), Ok(b)) if a == b)
+    })
 }
 
 /// Records a selection that passed translation validation, replacing any row with its key.

@@ -22,7 +22,7 @@ pub struct RunCheck {
 }
 
 /// Random lane values of `ty`, a third of them edge values (0, max, min, ...).
-fn random_lanes(ty: VecType, count: usize, rng: &mut SmallRng) -> Vec<u128> {
+pub(crate) fn random_lanes(ty: VecType, count: usize, rng: &mut SmallRng) -> Vec<u128> {
     let edges = edge_values(ty.elem);
     (0..count)
         .map(|_| {

@@ -111,15 +111,17 @@ pub fn compile(
         Some(db) => cache::lookup(db, catalog, &input, declared)?,
         None => None,
     };
-    // A stored term that no longer reads back is a miss: it is selected again and overwritten.
-    if let Some((root, cost)) =
-        stored.and_then(|(term, cost)| Some((extract::read_term(&term, catalog).ok()?, cost)))
+    // A stored term that no longer reads back, or that computes something else on random
+    // inputs, is a miss: it is selected again and overwritten.
+    if let Some(root) = stored
+        .and_then(|term| extract::read_term(&term, catalog).ok())
+        .filter(|root| cache::agrees_on_random_inputs(catalog, &input, root))
     {
         return Ok(Compiled {
             source: text.to_string(),
             input,
+            cost: root.cost(catalog),
             root,
-            cost,
             program: None,
             select_ms: started.elapsed().as_secs_f64() * 1e3,
             validate_ms: 0.0,
