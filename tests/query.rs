@@ -101,6 +101,26 @@ fn dot_product_on_neon_is_sdot_udot_usdot() {
     for n in &found {
         assert!(n.contains("dot"), "{n} is not a dot product");
     }
+    // The lane forms are proven for each value of the lane immediate.
+    let mut found = names(&query("dot_product_lane_acc on neon"));
+    found.sort();
+    let mut want: Vec<String> = ["vdot", "vsudot", "vusdot"]
+        .iter()
+        .flat_map(|op| {
+            ["", "q"].iter().flat_map(move |q| {
+                ["lane", "laneq"].iter().flat_map(move |l| {
+                    let types: &[&str] = if *op == "vdot" {
+                        &["s32", "u32"]
+                    } else {
+                        &["s32"]
+                    };
+                    types.iter().map(move |t| format!("{op}{q}_{l}_{t}"))
+                })
+            })
+        })
+        .collect();
+    want.sort();
+    assert_eq!(found, want);
 }
 
 #[test]

@@ -9,7 +9,7 @@ use crate::ir::sexpr::{SExpr, SKind};
 use crate::ir::{Elem, Expr, Macros, Op, Scope, VecType};
 use crate::semantics::{eval, prove_equivalent, Env, Value, Verdict};
 use crate::spec::load::Idiom;
-use crate::spec::{Instruction, SpecSet};
+use crate::spec::{Instruction, Operand, SpecSet};
 use rand::rngs::SmallRng;
 use rand::{Rng, SeedableRng};
 use serde::Serialize;
@@ -45,6 +45,8 @@ const FINGERPRINT_INPUTS: usize = 6;
 /// Matching at fewer lanes makes unrelated idioms coincide (a 1-lane unzip is the identity).
 const MIN_MATCH_LANES: u32 = 4;
 const PROOF_TIMEOUT_MS: u32 = 5_000;
+/// Most combinations of immediate values proven one by one.
+const MAX_IMMEDIATE_CASES: i128 = 16;
 /// Seed of the random inputs that confirm a match at the instruction's own width.
 const FULL_WIDTH_SEED: u64 = 11;
 
@@ -148,7 +150,8 @@ impl<'a> Matcher<'a> {
                 }
                 let (lhs, rhs, assume) =
                     proof_sides(scaled, &template, &params, &assignment, &fixed);
-                let verdict = prove_equivalent(&lhs, &rhs, assume.as_deref(), PROOF_TIMEOUT_MS)?;
+                let verdict =
+                    prove_over_immediates(scaled, &assignment, &lhs, &rhs, assume.as_deref())?;
                 let (status, ms) = match verdict {
                     Verdict::Proven { ms, .. } => ("proven", ms),
                     Verdict::Unknown { ms, .. } => ("unknown", ms),
@@ -489,6 +492,61 @@ fn proof_sides(
         .into_iter()
         .reduce(|a, b| Rc::new(Expr::build(Op::And, vec![a, b]).expect("and")));
     (lhs, rhs, assume)
+}
+
+/// Proves `lhs == rhs` for every value of the immediates the idiom binds: value by value when
+/// there are at most [`MAX_IMMEDIATE_CASES`] (a lookup by a constant lane index folds, which z3
+/// finds far easier than a selection among every lane), otherwise once under `assume`.
+fn prove_over_immediates(
+    ins: &Instruction,
+    assignment: &[Source],
+    lhs: &Rc<Expr>,
+    rhs: &Rc<Expr>,
+    assume: Option<&Expr>,
+) -> Result<Verdict> {
+    let immediates: Vec<(&Operand, i128, i128)> = assignment
+        .iter()
+        .filter_map(|s| {
+            let op = &ins.operands[source_index(*s)];
+            op.imm.map(|(lo, hi)| (op, lo, hi))
+        })
+        .collect();
+    let cases = immediates
+        .iter()
+        .try_fold(1i128, |n, (_, lo, hi)| n.checked_mul(hi - lo + 1));
+    if immediates.is_empty() || !cases.is_some_and(|n| n <= MAX_IMMEDIATE_CASES) {
+        return prove_equivalent(lhs, rhs, assume, PROOF_TIMEOUT_MS);
+    }
+    let mut combinations: Vec<HashMap<String, Rc<Expr>>> = vec![HashMap::new()];
+    for (op, lo, hi) in immediates {
+        combinations = combinations
+            .into_iter()
+            .flat_map(|partial| {
+                (lo..=hi).map(move |v| {
+                    let mut next = partial.clone();
+                    let value = Expr::constant(op.ty, vec![v as u128 & op.ty.elem.mask()]);
+                    next.insert(op.name.clone(), Rc::new(value));
+                    next
+                })
+            })
+            .collect();
+    }
+    let mut ms = 0.0;
+    for values in &combinations {
+        let (l, r) = (lhs.substitute(values), rhs.substitute(values));
+        match prove_equivalent(&l, &r, None, PROOF_TIMEOUT_MS)? {
+            Verdict::Proven { ms: t, .. } => ms += t,
+            Verdict::Unknown { reason, ms: t } => {
+                return Ok(Verdict::Unknown { reason, ms: ms + t })
+            }
+            refuted => return Ok(refuted),
+        }
+    }
+    Ok(Verdict::Proven {
+        ty: lhs.ty.to_string(),
+        lanes: lhs.ty.lanes,
+        ms,
+    })
 }
 
 fn operands_text(
