@@ -514,7 +514,7 @@ fn prove_over_immediates(
     let cases = immediates
         .iter()
         .try_fold(1i128, |n, (_, lo, hi)| n.checked_mul(hi - lo + 1));
-    if immediates.is_empty() || !cases.is_some_and(|n| n <= MAX_IMMEDIATE_CASES) {
+    if immediates.is_empty() || cases.is_none_or(|n| n > MAX_IMMEDIATE_CASES) {
         return prove_equivalent(lhs, rhs, assume, PROOF_TIMEOUT_MS);
     }
     let mut combinations: Vec<HashMap<String, Rc<Expr>>> = vec![HashMap::new()];
