@@ -539,21 +539,20 @@ mod tests {
         }
     }
 
+    /// Writes `classes.csv` and imports it; the import's error.
+    fn import_classes(db: &mut Database, dir: &Path, text: &str) -> String {
+        fs::write(csv_path(dir, "classes"), text).unwrap();
+        db.import_tables(dir, &["classes"])
+            .expect_err(text)
+            .to_string()
+    }
+
     #[test]
     fn removing_a_parent_of_unimported_rows_fails() {
         let dir = scratch_dir("orphan");
         let mut db = populated();
         db.export_tables(&dir, &["classes"]).unwrap();
-        fs::write(
-            csv_path(&dir, "classes"),
-            "id,name,description\n2,empty,\"\"\n",
-        )
-        .unwrap();
-        let err = db
-            .import_tables(&dir, &["classes"])
-            .err()
-            .unwrap()
-            .to_string();
+        let err = import_classes(&mut db, &dir, "id,name,description\n2,empty,\"\"\n");
         let want = format!(
             "{}: 'class_members' row 1 refers by 'class_id' to a 'classes' row with key 1, which is missing",
             csv_path(&dir, "classes").display()
@@ -561,26 +560,16 @@ mod tests {
         assert_eq!(err, want);
         assert_eq!(db.stats().unwrap().classes, 2);
         // Columns missing from the header take their defaults (none here, so NOT NULL fails).
-        fs::write(csv_path(&dir, "classes"), "id,name\n1,add2\n2,empty\n").unwrap();
-        let err = db
-            .import_tables(&dir, &["classes"])
-            .err()
-            .unwrap()
-            .to_string();
+        let err = import_classes(&mut db, &dir, "id,name\n1,add2\n2,empty\n");
         assert!(
             err.ends_with("line 2: NOT NULL constraint failed: classes.description"),
             "{err}"
         );
-        fs::write(
-            csv_path(&dir, "classes"),
+        let err = import_classes(
+            &mut db,
+            &dir,
             "name,id,description\nadd2,1,\"\"\nempty,2,\n",
-        )
-        .unwrap();
-        let err = db
-            .import_tables(&dir, &["classes"])
-            .err()
-            .unwrap()
-            .to_string();
+        );
         assert!(
             err.ends_with("line 3: NOT NULL constraint failed: classes.description"),
             "{err}"

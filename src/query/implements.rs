@@ -9,8 +9,8 @@ use crate::spec::{hash_text, SpecSet};
 use rusqlite::params;
 use std::collections::{BTreeMap, HashMap};
 
-/// Part of every idiom hash: bumped when the matcher records more per fact, so the cache is
-/// matched again.
+/// Part of every idiom hash: bumped when the matcher records more per fact or decides matches
+/// differently, so the cache is matched again.
 const MATCHER_VERSION: &str = "operands-v4-immediate-cases";
 
 /// The hash of each idiom's definition together with every macro it uses (transitively), so

@@ -91,9 +91,7 @@ impl<'a> Matcher<'a> {
                     .bytes()
                     .fold(0u64, |h, b| h.wrapping_mul(31).wrapping_add(b as u64)),
         );
-        let envs: Vec<Env> = (0..FINGERPRINT_INPUTS)
-            .map(|_| random_env(&scaled, &mut rng))
-            .collect();
+        let envs = fingerprint_envs(&scaled, &mut rng);
         let sources = sources(&scaled);
         let mut out = Vec::new();
         for idiom in idioms {
@@ -108,9 +106,7 @@ impl<'a> Matcher<'a> {
     pub fn fact(&mut self, idiom: &Idiom, ins: &Instruction) -> Result<Option<Fact>> {
         let scaled = self.specs.scaled_to(ins, MIN_MATCH_LANES)?;
         let mut rng = SmallRng::seed_from_u64(7);
-        let envs: Vec<Env> = (0..FINGERPRINT_INPUTS)
-            .map(|_| random_env(&scaled, &mut rng))
-            .collect();
+        let envs = fingerprint_envs(&scaled, &mut rng);
         self.match_idiom(idiom, ins, &scaled, &sources(&scaled), &envs)
     }
 
@@ -207,10 +203,7 @@ impl<'a> Matcher<'a> {
         if template.ty != ins.result {
             return Ok(true);
         }
-        let mut rng = SmallRng::seed_from_u64(FULL_WIDTH_SEED);
-        let envs: Vec<Env> = (0..FINGERPRINT_INPUTS)
-            .map(|_| random_env(ins, &mut rng))
-            .collect();
+        let envs = fingerprint_envs(ins, &mut SmallRng::seed_from_u64(FULL_WIDTH_SEED));
         let fixed = fixed_operands(ins, &full);
         let params = idiom.operand_params();
         fingerprint_matches(ins, &template, &params, &full, &fixed, &envs)
@@ -362,6 +355,13 @@ fn fixed_operands(ins: &Instruction, assignment: &[Source]) -> Vec<(usize, u128)
             };
             (i, v)
         })
+        .collect()
+}
+
+/// The random inputs a candidate match is fingerprinted on.
+fn fingerprint_envs(ins: &Instruction, rng: &mut SmallRng) -> Vec<Env> {
+    (0..FINGERPRINT_INPUTS)
+        .map(|_| random_env(ins, rng))
         .collect()
 }
 
