@@ -10,7 +10,7 @@ use serde::Serialize;
 use std::collections::HashSet;
 use std::time::Instant;
 use z3::ast::{Ast, AstKind, Bool, Dynamic};
-use z3::{Config, Context, DeclKind, FuncDecl, SatResult, Solver};
+use z3::{FuncDecl, SatResult, Solver};
 
 #[derive(Debug, Clone, Serialize)]
 #[serde(tag = "verdict", rename_all = "lowercase")]
@@ -36,7 +36,7 @@ impl Verdict {
 
 /// `query` with its input lanes renamed in order of first use. z3 shares equal terms, so two
 /// lane queries that are the same formula up to a renaming of the inputs become one term.
-fn renamed_apart<'c>(ctx: &'c Context, query: &Bool<'c>) -> Dynamic<'c> {
+fn renamed_apart(query: &Bool) -> Dynamic {
     let mut seen = HashSet::new();
     let mut inputs = Vec::new();
     let mut stack = vec![Dynamic::from_ast(query)];
@@ -44,9 +44,12 @@ fn renamed_apart<'c>(ctx: &'c Context, query: &Bool<'c>) -> Dynamic<'c> {
         if !seen.insert(node.clone()) {
             continue;
         }
+        // An input is a leaf application other than `true`/`false` (numerals are not
+        // applications). `DeclKind` is not used: z3-sys's prebuilt enum values are those of a
+        // newer z3 than Debian's 4.8.12, and `Z3_OP_UNINTERPRETED` moved between the two.
         if node.kind() == AstKind::App
             && node.num_children() == 0
-            && node.decl().kind() == DeclKind::UNINTERPRETED
+            && !matches!(node.decl().name().as_str(), "true" | "false")
         {
             inputs.push(node.clone());
         }
@@ -55,7 +58,7 @@ fn renamed_apart<'c>(ctx: &'c Context, query: &Bool<'c>) -> Dynamic<'c> {
     let renamed: Vec<Dynamic> = inputs
         .iter()
         .enumerate()
-        .map(|(k, v)| FuncDecl::new(ctx, format!("renamed{k}"), &[], &v.get_sort()).apply(&[]))
+        .map(|(k, v)| FuncDecl::new(format!("renamed{k}"), &[], &v.get_sort()).apply(&[]))
         .collect();
     let pairs: Vec<(&Dynamic, &Dynamic)> = inputs.iter().zip(&renamed).collect();
     Dynamic::from_ast(query).substitute(&pairs)
@@ -95,14 +98,11 @@ pub fn prove_equivalent(
         }
     }
     let start = Instant::now();
-    let mut cfg = Config::new();
-    cfg.set_model_generation(true);
-    let ctx = Context::new(&cfg);
-    let mut enc = Encoder::new(&ctx);
+    let mut enc = Encoder::new();
     let l = enc.encode(lhs)?;
     let r = enc.encode(rhs)?;
-    let solver = Solver::new(&ctx);
-    let mut params = z3::Params::new(&ctx);
+    let solver = Solver::new();
+    let mut params = z3::Params::new();
     params.set_u32("timeout", timeout_ms);
     solver.set_params(&params);
     if let Some(pre) = assume {
@@ -122,7 +122,7 @@ pub fn prove_equivalent(
     let mut answered = HashSet::new();
     for d in &differ {
         let simplified = d.simplify();
-        if assume.is_none() && !answered.insert(renamed_apart(&ctx, &simplified)) {
+        if assume.is_none() && !answered.insert(renamed_apart(&simplified)) {
             continue;
         }
         result = solver.check_assumptions(std::slice::from_ref(d));
@@ -171,7 +171,7 @@ pub fn prove_equivalent(
 }
 
 /// The model's value of one lane as raw bits (reals are rounded to the nearest f32).
-fn model_bits(model: &z3::Model<'_>, lane: &Lane<'_>) -> u128 {
+fn model_bits(model: &z3::Model, lane: &Lane) -> u128 {
     match lane {
         Lane::Bits(b) => model.eval(b, true).map_or(0, |v| lane_bits_of(&v)),
         Lane::Flag(f) => model
@@ -181,7 +181,7 @@ fn model_bits(model: &z3::Model<'_>, lane: &Lane<'_>) -> u128 {
         Lane::Num(r) => {
             let (n, d) = model
                 .eval(r, true)
-                .and_then(|v| v.as_real())
+                .and_then(|v| v.as_rational())
                 .unwrap_or((0, 1));
             (n as f32 / d as f32).to_bits() as u128
         }

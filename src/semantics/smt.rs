@@ -6,32 +6,32 @@ use crate::ir::{Elem, Expr, Op};
 use std::collections::HashMap;
 use std::rc::Rc;
 use z3::ast::{Ast, Bool, Real, BV};
-use z3::{Context, FuncDecl, Sort};
+use z3::{FuncDecl, Sort};
 
 /// One lane of a symbolic vector.
 #[derive(Clone, Debug)]
-pub enum Lane<'c> {
-    Bits(BV<'c>),
-    Flag(Bool<'c>),
-    Num(Real<'c>),
+pub enum Lane {
+    Bits(BV),
+    Flag(Bool),
+    Num(Real),
 }
 
-impl<'c> Lane<'c> {
-    pub fn bits(&self) -> &BV<'c> {
+impl Lane {
+    pub fn bits(&self) -> &BV {
         match self {
             Lane::Bits(b) => b,
             _ => unreachable!("typing guarantees an integer lane"),
         }
     }
 
-    pub fn flag(&self) -> &Bool<'c> {
+    pub fn flag(&self) -> &Bool {
         match self {
             Lane::Flag(b) => b,
             _ => unreachable!("typing guarantees a mask lane"),
         }
     }
 
-    pub fn num(&self) -> &Real<'c> {
+    pub fn num(&self) -> &Real {
         match self {
             Lane::Num(r) => r,
             _ => unreachable!("typing guarantees an f32 lane"),
@@ -39,16 +39,16 @@ impl<'c> Lane<'c> {
     }
 
     /// Lane equality as a z3 formula.
-    pub fn equals(&self, other: &Lane<'c>) -> Bool<'c> {
+    pub fn equals(&self, other: &Lane) -> Bool {
         match (self, other) {
-            (Lane::Bits(a), Lane::Bits(b)) => a._eq(b),
-            (Lane::Flag(a), Lane::Flag(b)) => a._eq(b),
-            (Lane::Num(a), Lane::Num(b)) => a._eq(b),
+            (Lane::Bits(a), Lane::Bits(b)) => a.eq(b),
+            (Lane::Flag(a), Lane::Flag(b)) => a.eq(b),
+            (Lane::Num(a), Lane::Num(b)) => a.eq(b),
             _ => unreachable!("lanes of one type"),
         }
     }
 
-    fn ite(c: &Bool<'c>, a: &Lane<'c>, b: &Lane<'c>) -> Lane<'c> {
+    fn ite(c: &Bool, a: &Lane, b: &Lane) -> Lane {
         // A condition known now (a constant control such as an HVX shuffle's Rt) picks a
         // branch instead of leaving z3 a term to simplify per query.
         match c.simplify().as_bool() {
@@ -66,19 +66,17 @@ impl<'c> Lane<'c> {
 }
 
 /// Encodes expressions over a shared set of named variables.
-pub struct Encoder<'c> {
-    pub ctx: &'c Context,
+pub struct Encoder {
     /// The lanes of every variable encoded so far.
-    pub vars: HashMap<String, Vec<Lane<'c>>>,
-    memo: HashMap<*const Expr, Vec<Lane<'c>>>,
-    sqrt: FuncDecl<'c>,
+    pub vars: HashMap<String, Vec<Lane>>,
+    memo: HashMap<*const Expr, Vec<Lane>>,
+    sqrt: FuncDecl,
 }
 
-impl<'c> Encoder<'c> {
-    pub fn new(ctx: &'c Context) -> Encoder<'c> {
-        let sqrt = FuncDecl::new(ctx, "sqrt", &[&Sort::real(ctx)], &Sort::real(ctx));
+impl Encoder {
+    pub fn new() -> Encoder {
+        let sqrt = FuncDecl::new("sqrt", &[&Sort::real()], &Sort::real());
         Encoder {
-            ctx,
             vars: HashMap::new(),
             memo: HashMap::new(),
             sqrt,
@@ -86,25 +84,25 @@ impl<'c> Encoder<'c> {
     }
 
     /// A fresh lane constant for variable lanes.
-    fn var_lane(&self, name: &str, i: u32, elem: Elem) -> Lane<'c> {
+    fn var_lane(&self, name: &str, i: u32, elem: Elem) -> Lane {
         let n = format!("{name}[{i}]");
         match elem {
-            Elem::Bool => Lane::Flag(Bool::new_const(self.ctx, n)),
-            Elem::F32 => Lane::Num(Real::new_const(self.ctx, n)),
-            e => Lane::Bits(BV::new_const(self.ctx, n, e.bits())),
+            Elem::Bool => Lane::Flag(Bool::new_const(n)),
+            Elem::F32 => Lane::Num(Real::new_const(n)),
+            e => Lane::Bits(BV::new_const(n, e.bits())),
         }
     }
 
     /// A constant lane from raw bits.
-    pub fn const_lane(&self, elem: Elem, bits: u128) -> Lane<'c> {
+    pub fn const_lane(&self, elem: Elem, bits: u128) -> Lane {
         match elem {
-            Elem::Bool => Lane::Flag(Bool::from_bool(self.ctx, bits != 0)),
-            Elem::F32 => Lane::Num(real_of_f32(self.ctx, f32::from_bits(bits as u32))),
-            e => Lane::Bits(bv_const(self.ctx, bits, e.bits())),
+            Elem::Bool => Lane::Flag(Bool::from_bool(bits != 0)),
+            Elem::F32 => Lane::Num(real_of_f32(f32::from_bits(bits as u32))),
+            e => Lane::Bits(bv_const(bits, e.bits())),
         }
     }
 
-    fn encode_shared(&mut self, e: &Rc<Expr>) -> Result<Vec<Lane<'c>>> {
+    fn encode_shared(&mut self, e: &Rc<Expr>) -> Result<Vec<Lane>> {
         let key = Rc::as_ptr(e);
         if let Some(v) = self.memo.get(&key) {
             return Ok(v.clone());
@@ -117,7 +115,7 @@ impl<'c> Encoder<'c> {
     }
 
     /// The lanes of `e`; variables are created on first use and shared by name.
-    pub fn encode(&mut self, e: &Expr) -> Result<Vec<Lane<'c>>> {
+    pub fn encode(&mut self, e: &Expr) -> Result<Vec<Lane>> {
         let args = e
             .args
             .iter()
@@ -174,7 +172,7 @@ impl<'c> Encoder<'c> {
                             table.len().min(1 << i.get_size())
                         };
                         (0..reach).rev().fold(zero.clone(), |acc, j| {
-                            let hit = i._eq(&bv_const(self.ctx, j as u128, i.get_size()));
+                            let hit = i.eq(&bv_const(j as u128, i.get_size()));
                             Lane::ite(&hit, &table[j], &acc)
                         })
                     })
@@ -210,19 +208,18 @@ impl<'c> Encoder<'c> {
         })
     }
 
-    fn unary(&self, op: &Op, elem: Elem, x: &Lane<'c>) -> Lane<'c> {
-        let ctx = self.ctx;
+    fn unary(&self, op: &Op, elem: Elem, x: &Lane) -> Lane {
         match x {
             Lane::Flag(b) => Lane::Flag(b.not()),
             Lane::Num(r) => {
-                let zero = Real::from_real(ctx, 0, 1);
+                let zero = real_int(0);
                 Lane::Num(match op {
                     Op::Neg => r.unary_minus(),
                     Op::Abs => r.lt(&zero).ite(&r.unary_minus(), r),
                     Op::Sqrt => self.sqrt.apply(&[r]).as_real().unwrap(),
                     Op::Sgn => r.gt(&zero).ite(
-                        &Real::from_real(ctx, 1, 1),
-                        &r.lt(&zero).ite(&Real::from_real(ctx, -1, 1), &zero),
+                        &real_int(1),
+                        &r.lt(&zero).ite(&real_int(-1), &zero),
                     ),
                     _ => unreachable!("typing admits no other f32 unary op"),
                 })
@@ -233,16 +230,16 @@ impl<'c> Encoder<'c> {
                     Op::Neg => b.bvneg(),
                     Op::Not => b.bvnot(),
                     Op::Abs if elem.is_signed() => {
-                        b.bvslt(&BV::from_u64(ctx, 0, w)).ite(&b.bvneg(), b)
+                        b.bvslt(&BV::from_u64(0, w)).ite(&b.bvneg(), b)
                     }
                     Op::Abs => b.clone(),
-                    Op::Popcount => (0..w).fold(BV::from_u64(ctx, 0, w), |acc, i| {
+                    Op::Popcount => (0..w).fold(BV::from_u64(0, w), |acc, i| {
                         acc.bvadd(&b.extract(i, i).zero_ext(w - 1))
                     }),
-                    Op::Clz => (0..w).fold(BV::from_u64(ctx, w as u64, w), |acc, i| {
+                    Op::Clz => (0..w).fold(BV::from_u64(w as u64, w), |acc, i| {
                         b.extract(i, i)
-                            ._eq(&BV::from_u64(ctx, 1, 1))
-                            .ite(&BV::from_u64(ctx, (w - 1 - i) as u64, w), &acc)
+                            .eq(&BV::from_u64(1, 1))
+                            .ite(&BV::from_u64((w - 1 - i) as u64, w), &acc)
                     }),
                     _ => unreachable!("typing admits no other unary op"),
                 })
@@ -250,25 +247,25 @@ impl<'c> Encoder<'c> {
         }
     }
 
-    fn binary(&self, op: &Op, elem: Elem, a: &Lane<'c>, b: &Lane<'c>) -> Lane<'c> {
+    fn binary(&self, op: &Op, elem: Elem, a: &Lane, b: &Lane) -> Lane {
         match (a, b) {
             (Lane::Flag(x), Lane::Flag(y)) => Lane::Flag(match op {
-                Op::And => Bool::and(self.ctx, &[x, y]),
-                Op::Or => Bool::or(self.ctx, &[x, y]),
+                Op::And => Bool::and(&[x, y]),
+                Op::Or => Bool::or(&[x, y]),
                 Op::Xor => x.xor(y),
-                Op::Eq => x._eq(y),
-                Op::Ne => x._eq(y).not(),
+                Op::Eq => x.eq(y),
+                Op::Ne => x.eq(y).not(),
                 _ => unreachable!("typing admits no other mask op"),
             }),
             (Lane::Num(x), Lane::Num(y)) => match op {
-                Op::Add => Lane::Num(Real::add(self.ctx, &[x, y])),
-                Op::Sub => Lane::Num(Real::sub(self.ctx, &[x, y])),
-                Op::Mul => Lane::Num(Real::mul(self.ctx, &[x, y])),
+                Op::Add => Lane::Num(Real::add(&[x, y])),
+                Op::Sub => Lane::Num(Real::sub(&[x, y])),
+                Op::Mul => Lane::Num(Real::mul(&[x, y])),
                 Op::Div => Lane::Num(x.div(y)),
                 Op::Min => Lane::Num(x.le(y).ite(x, y)),
                 Op::Max => Lane::Num(x.ge(y).ite(x, y)),
-                Op::Eq => Lane::Flag(x._eq(y)),
-                Op::Ne => Lane::Flag(x._eq(y).not()),
+                Op::Eq => Lane::Flag(x.eq(y)),
+                Op::Ne => Lane::Flag(x.eq(y).not()),
                 Op::Lt => Lane::Flag(x.lt(y)),
                 Op::Le => Lane::Flag(x.le(y)),
                 Op::Gt => Lane::Flag(x.gt(y)),
@@ -291,8 +288,8 @@ impl<'c> Encoder<'c> {
                     Op::Shr => Lane::Bits(x.bvlshr(y)),
                     Op::Min => Lane::Bits(le.ite(x, y)),
                     Op::Max => Lane::Bits(le.ite(y, x)),
-                    Op::Eq => Lane::Flag(x._eq(y)),
-                    Op::Ne => Lane::Flag(x._eq(y).not()),
+                    Op::Eq => Lane::Flag(x.eq(y)),
+                    Op::Ne => Lane::Flag(x.eq(y).not()),
                     Op::Lt => Lane::Flag(lt),
                     Op::Le => Lane::Flag(le),
                     Op::Gt => Lane::Flag(le.not()),
@@ -304,46 +301,45 @@ impl<'c> Encoder<'c> {
         }
     }
 
-    fn cast(&self, from: Elem, to: Elem, x: &Lane<'c>) -> Lane<'c> {
-        let ctx = self.ctx;
+    fn cast(&self, from: Elem, to: Elem, x: &Lane) -> Lane {
         match (x, to) {
             (Lane::Num(_), _) => x.clone(),
             (Lane::Flag(f), to) => Lane::Bits(f.ite(
-                &BV::from_u64(ctx, 1, to.bits()),
-                &BV::from_u64(ctx, 0, to.bits()),
+                &BV::from_u64(1, to.bits()),
+                &BV::from_u64(0, to.bits()),
             )),
             (Lane::Bits(b), Elem::Bool) => {
-                Lane::Flag(b._eq(&BV::from_u64(ctx, 0, b.get_size())).not())
+                Lane::Flag(b.eq(&BV::from_u64(0, b.get_size())).not())
             }
             (Lane::Bits(b), to) => Lane::Bits(resize(b, from.is_signed(), to.bits())),
         }
     }
 
-    fn sat_cast(&self, from: Elem, to: Elem, x: &Lane<'c>) -> Lane<'c> {
+    fn sat_cast(&self, from: Elem, to: Elem, x: &Lane) -> Lane {
         // Compare in a width that holds both ranges exactly.
         let w = from.bits().max(to.bits()) + 2;
         let v = resize(x.bits(), from.is_signed(), w);
-        let lo = int_const(self.ctx, to.min_value(), w);
+        let lo = int_const(to.min_value(), w);
         let hi = if to == Elem::U128 {
-            bv_const(self.ctx, u128::MAX, 128).zero_ext(w - 128)
+            bv_const(u128::MAX, 128).zero_ext(w - 128)
         } else {
-            int_const(self.ctx, to.max_value(), w)
+            int_const(to.max_value(), w)
         };
         let clamped = v.bvslt(&lo).ite(&lo, &v.bvsgt(&hi).ite(&hi, &v));
         Lane::Bits(clamped.extract(to.bits() - 1, 0))
     }
 
-    fn bitcast(&self, lanes: &[Lane<'c>], from: Elem, to: Elem) -> Result<Vec<Lane<'c>>> {
+    fn bitcast(&self, lanes: &[Lane], from: Elem, to: Elem) -> Result<Vec<Lane>> {
         if from == Elem::F32 || to == Elem::F32 {
             return Err(Error::Usage(
                 "bitcast of f32 lanes has no z3 encoding".into(),
             ));
         }
-        let as_bits: Vec<BV<'c>> = lanes
+        let as_bits: Vec<BV> = lanes
             .iter()
             .map(|l| match l {
                 Lane::Flag(f) => {
-                    f.ite(&BV::from_u64(self.ctx, 1, 1), &BV::from_u64(self.ctx, 0, 1))
+                    f.ite(&BV::from_u64(1, 1), &BV::from_u64(0, 1))
                 }
                 other => other.bits().clone(),
             })
@@ -359,7 +355,7 @@ impl<'c> Encoder<'c> {
             .map(|i| {
                 let piece = all.extract((i + 1) * w - 1, i * w);
                 if to == Elem::Bool {
-                    Lane::Flag(piece._eq(&BV::from_u64(self.ctx, 1, 1)))
+                    Lane::Flag(piece.eq(&BV::from_u64(1, 1)))
                 } else {
                     Lane::Bits(piece)
                 }
@@ -369,7 +365,7 @@ impl<'c> Encoder<'c> {
 }
 
 /// Sign- or zero-extends, or truncates, to `to` bits.
-fn resize<'c>(b: &BV<'c>, signed: bool, to: u32) -> BV<'c> {
+fn resize(b: &BV, signed: bool, to: u32) -> BV {
     let w = b.get_size();
     match to.cmp(&w) {
         std::cmp::Ordering::Equal => b.clone(),
@@ -380,7 +376,7 @@ fn resize<'c>(b: &BV<'c>, signed: bool, to: u32) -> BV<'c> {
 }
 
 /// A bitvector constant of any width up to 128 (wider widths are zero-extended).
-pub fn bv_const(ctx: &Context, bits: u128, width: u32) -> BV<'_> {
+pub fn bv_const(bits: u128, width: u32) -> BV {
     if width <= 64 {
         let mask = if width == 64 {
             u64::MAX
@@ -388,26 +384,32 @@ pub fn bv_const(ctx: &Context, bits: u128, width: u32) -> BV<'_> {
             (1u64 << width) - 1
         };
         let bits = bits & mask as u128;
-        return BV::from_u64(ctx, bits as u64, width);
+        return BV::from_u64(bits as u64, width);
     }
-    let hi = BV::from_u64(ctx, (bits >> 64) as u64, 64);
-    let lo = BV::from_u64(ctx, bits as u64, 64);
+    let hi = BV::from_u64((bits >> 64) as u64, 64);
+    let lo = BV::from_u64(bits as u64, 64);
     resize(&hi.concat(&lo), false, width)
 }
 
 /// A two's-complement constant of `width` bits holding `value`.
-fn int_const(ctx: &Context, value: i128, width: u32) -> BV<'_> {
+fn int_const(value: i128, width: u32) -> BV {
     if width <= 128 {
-        bv_const(ctx, value as u128, width)
+        bv_const(value as u128, width)
     } else {
-        bv_const(ctx, value as u128, 128).sign_ext(width - 128)
+        bv_const(value as u128, 128).sign_ext(width - 128)
     }
 }
 
+/// The real number `n`. Built from a numeral string: `Real::from_rational` calls
+/// `Z3_mk_real_int64`, which Debian's z3 4.8.12 does not have.
+fn real_int(n: i64) -> Real {
+    Real::from_rational_str(&n.to_string(), "1").expect("an integer numeral parses")
+}
+
 /// The exact rational value of a finite f32.
-fn real_of_f32(ctx: &Context, x: f32) -> Real<'_> {
+fn real_of_f32(x: f32) -> Real {
     let (num, den) = exact_fraction(x);
-    Real::from_real_str(ctx, &num, &den).unwrap_or_else(|| Real::from_real(ctx, 0, 1))
+    Real::from_rational_str(&num, &den).unwrap_or_else(|| real_int(0))
 }
 
 fn exact_fraction(x: f32) -> (String, String) {
@@ -431,7 +433,7 @@ fn exact_fraction(x: f32) -> (String, String) {
 }
 
 /// A model's value of a bitvector lane, as raw bits.
-pub fn lane_bits_of(b: &BV<'_>) -> u128 {
+pub fn lane_bits_of(b: &BV) -> u128 {
     if let Some(v) = b.as_u64() {
         return v as u128;
     }
@@ -445,8 +447,7 @@ pub fn lane_bits_of(b: &BV<'_>) -> u128 {
 /// z3's own simplifier computes each lane: the cross-check of the encoding against the
 /// interpreter. f32 lanes come back as the nearest f32 to z3's exact rational.
 pub fn eval_with_z3(e: &Expr, env: &crate::semantics::Env) -> Result<crate::semantics::Value> {
-    let ctx = Context::new(&z3::Config::new());
-    let mut enc = Encoder::new(&ctx);
+    let mut enc = Encoder::new();
     for (name, ty) in e.vars() {
         let v = env
             .get(&name)
@@ -471,7 +472,7 @@ pub fn eval_with_z3(e: &Expr, env: &crate::semantics::Env) -> Result<crate::sema
             Lane::Num(r) => {
                 let (n, d) = r
                     .simplify()
-                    .as_real()
+                    .as_rational()
                     .ok_or_else(|| Error::Tool("z3 left an f32 lane symbolic".into()))?;
                 Ok((n as f64 / d as f64) as f32).map(|x| x.to_bits() as u128)
             }
