@@ -124,16 +124,91 @@ pub fn db_export(ctx: &Context, dir: Option<PathBuf>) -> Result<Outcome> {
     Ok(Outcome::Success)
 }
 
-pub fn db_import(ctx: &Context, dir: Option<PathBuf>) -> Result<Outcome> {
+pub fn db_import(ctx: &Context, dir: Option<PathBuf>, merge: bool) -> Result<Outcome> {
     let dir = dir.unwrap_or_else(|| ctx.layout.tables.clone());
     let present: Vec<&str> = COMMITTED_TABLES
         .iter()
         .copied()
         .filter(|t| dir.join(format!("{t}.csv")).exists())
         .collect();
-    ctx.db()?.import_tables(&dir, &present)?;
-    println!("imported {} tables from {}", present.len(), dir.display());
+    let mut db = ctx.db()?;
+    if merge {
+        db.merge_tables(&dir, &present)?;
+        db.export_tables(&ctx.layout.tables, &present)?;
+        println!(
+            "merged {} tables from {} into the database and {}",
+            present.len(),
+            dir.display(),
+            ctx.layout.tables.display()
+        );
+    } else {
+        db.import_tables(&dir, &present)?;
+        println!("imported {} tables from {}", present.len(), dir.display());
+    }
     Ok(Outcome::Success)
+}
+
+/// The arguments of `isadb synth`, as given on the command line.
+pub struct SynthArgs<'a> {
+    pub max_size: usize,
+    pub lower_size: usize,
+    pub shard: Option<&'a str>,
+    pub out: Option<PathBuf>,
+    pub jobs: usize,
+    pub force: bool,
+    pub types: &'a [String],
+    pub targets: &'a [String],
+}
+
+pub fn synth(ctx: &Context, args: SynthArgs, json: bool) -> Result<Outcome> {
+    let defaults = crate::synth::Options::default();
+    let shard = match args.shard {
+        None => None,
+        Some(text) => {
+            let parsed = text
+                .split_once('/')
+                .and_then(|(k, n)| Some((k.trim().parse().ok()?, n.trim().parse().ok()?)));
+            Some(parsed.ok_or_else(|| {
+                Error::Usage(format!("--shard {text}: expected K/N, e.g. 2/8"))
+            })?)
+        }
+    };
+    if shard.is_some() && args.out.is_none() {
+        return Err(Error::Usage(
+            "--shard needs --out DIR for the shard's CSV rows".into(),
+        ));
+    }
+    let types = if args.types.is_empty() {
+        defaults.types
+    } else {
+        args.types
+            .iter()
+            .map(|t| {
+                crate::ir::Elem::parse(t)
+                    .filter(|e| e.is_int() && e.bits() <= 32)
+                    .ok_or_else(|| Error::Usage(format!("--types: '{t}' is not one of u8 u16 u32 i8 i16 i32")))
+            })
+            .collect::<Result<Vec<_>>>()?
+    };
+    let targets = if args.targets.is_empty() {
+        defaults.targets
+    } else {
+        for t in args.targets {
+            crate::select::Target::parse(t)?;
+        }
+        args.targets.to_vec()
+    };
+    let options = crate::synth::Options {
+        max_size: args.max_size,
+        lower_size: args.lower_size,
+        shard,
+        out: args.out,
+        jobs: args.jobs,
+        force: args.force,
+        types,
+        targets,
+    };
+    crate::synth::synth(&ctx.layout, &options, json)
 }
 
 pub fn db_stats(ctx: &Context) -> Result<Outcome> {

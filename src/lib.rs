@@ -11,4 +11,5 @@ pub mod rules;
 pub mod select;
 pub mod semantics;
 pub mod spec;
+pub mod synth;
 pub mod validate;

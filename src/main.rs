@@ -106,6 +106,35 @@ enum Command {
         #[arg(long)]
         no_cache: bool,
     },
+    /// Synthesize rewrite rules (lifting and simplification by enumeration, lowering per target),
+    /// prove them with z3 and store them in the database and rules.db/. Only pieces whose inputs
+    /// changed are searched again.
+    Synth {
+        /// Largest term (nodes) of the lifting and simplification workloads.
+        #[arg(long, default_value_t = isadb::synth::Options::default().max_size)]
+        max_size: usize,
+        /// Largest term (nodes) of the lowering search.
+        #[arg(long, default_value_t = isadb::synth::Options::default().lower_size)]
+        lower_size: usize,
+        /// Search only shard K of N (pieces K, K+N, ...), written as CSV to --out.
+        #[arg(long, value_name = "K/N")]
+        shard: Option<String>,
+        /// Directory for a shard's CSV rows (merge them with `isadb db import --merge DIR`).
+        #[arg(long)]
+        out: Option<PathBuf>,
+        /// Search threads.
+        #[arg(long, default_value_t = 2)]
+        jobs: usize,
+        /// Search every piece, changed or not.
+        #[arg(long)]
+        force: bool,
+        /// Only these element types (comma-separated, e.g. u8,i16).
+        #[arg(long, value_delimiter = ',')]
+        types: Vec<String>,
+        /// Only these targets' lowerings (comma-separated).
+        #[arg(long, value_delimiter = ',')]
+        targets: Vec<String>,
+    },
     /// Check instruction semantics against real execution: compile each intrinsic into a C harness, run it
     /// (natively or under qemu) and compare every result lane with the interpreter. Exit 1 on a mismatch.
     /// With ISADB_REQUIRE_TOOLS=1 a missing compiler or emulator is an error instead of a skip.
@@ -135,7 +164,13 @@ enum DbAction {
     /// Write the committed tables as CSV into a directory (default rules.db/).
     Export { dir: Option<PathBuf> },
     /// Load the committed tables from CSV files in a directory (default rules.db/).
-    Import { dir: Option<PathBuf> },
+    Import {
+        dir: Option<PathBuf>,
+        /// Add the rows to the tables (a row replaces the one with its name or key) instead of
+        /// replacing the tables, and write the merged tables to rules.db/ (for `synth --shard`).
+        #[arg(long)]
+        merge: bool,
+    },
     /// Instruction counts per ISA and feature, and the other tables' sizes.
     Stats,
 }
@@ -154,7 +189,7 @@ fn main() -> ExitCode {
         Command::Db { action } => match action {
             DbAction::Build => cli::db_build(&ctx),
             DbAction::Export { dir } => cli::db_export(&ctx, dir),
-            DbAction::Import { dir } => cli::db_import(&ctx, dir),
+            DbAction::Import { dir, merge } => cli::db_import(&ctx, dir, merge),
             DbAction::Stats => cli::db_stats(&ctx),
         },
         Command::Show { instruction } => cli::show(&ctx, &instruction),
@@ -195,6 +230,29 @@ fn main() -> ExitCode {
                 run,
                 cache: !no_cache,
             },
+        ),
+        Command::Synth {
+            max_size,
+            lower_size,
+            shard,
+            out,
+            jobs,
+            force,
+            types,
+            targets,
+        } => cli::synth(
+            &ctx,
+            cli::SynthArgs {
+                max_size,
+                lower_size,
+                shard: shard.as_deref(),
+                out,
+                jobs,
+                force,
+                types: &types,
+                targets: &targets,
+            },
+            args.json,
         ),
         Command::Validate {
             isa,

@@ -98,8 +98,25 @@ impl Database {
             for t in &order {
                 lines.insert(
                     t.name.clone(),
-                    import_table(tx, t, &csv_path(dir, &t.name))?,
+                    import_table(tx, t, &csv_path(dir, &t.name), false)?,
                 );
+            }
+            check_foreign_keys(tx, dir, &lines)
+        })
+    }
+
+    /// Adds the rows of each `dir/<table>.csv` to the table, in one transaction: a row whose
+    /// unique key (a rule's name, a search piece) is already there replaces it, and a row id
+    /// column is left for SQLite to assign. Merges the CSV of independent runs (`synth --shard`).
+    pub fn merge_tables(&mut self, dir: impl AsRef<Path>, tables: &[&str]) -> Result<()> {
+        let dir = dir.as_ref();
+        self.transaction(|tx| {
+            tx.pragma_update(None, "defer_foreign_keys", true)?;
+            let mut lines = HashMap::new();
+            for &name in tables {
+                let path = csv_path(dir, name);
+                let table = Table::load(tx, name, &path.display().to_string())?;
+                lines.insert(name.to_string(), import_table(tx, &table, &path, true)?);
             }
             check_foreign_keys(tx, dir, &lines)
         })
@@ -135,8 +152,14 @@ fn parse_value(field: Field, ty: ColType) -> std::result::Result<Value, String> 
     }
 }
 
-/// Inserts the rows of one CSV file; returns the CSV line of each inserted rowid.
-fn import_table(tx: &Transaction, table: &Table, path: &Path) -> Result<HashMap<i64, usize>> {
+/// Inserts the rows of one CSV file; returns the CSV line of each inserted rowid. With `merge`,
+/// an `id` row key is not read and a row replaces the one it conflicts with.
+fn import_table(
+    tx: &Transaction,
+    table: &Table,
+    path: &Path,
+    merge: bool,
+) -> Result<HashMap<i64, usize>> {
     let source = path.display().to_string();
     let text = fs::read_to_string(path).map_err(|e| Error::io(path, e))?;
     let mut records = csv_text::parse(&text, &source)?.into_iter();
@@ -162,10 +185,21 @@ fn import_table(tx: &Transaction, table: &Table, path: &Path) -> Result<HashMap<
         }
         columns.push(col);
     }
-    let names: Vec<String> = columns.iter().map(|c| quote(&c.name)).collect();
+    let generated_id = merge && table.key == ["id"];
+    let keep: Vec<bool> = columns
+        .iter()
+        .map(|c| !(generated_id && c.name == "id"))
+        .collect();
+    let names: Vec<String> = columns
+        .iter()
+        .zip(&keep)
+        .filter(|(_, k)| **k)
+        .map(|(c, _)| quote(&c.name))
+        .collect();
     let marks: Vec<String> = (1..=names.len()).map(|i| format!("?{i}")).collect();
     let sql = format!(
-        "INSERT INTO {} ({}) VALUES ({})",
+        "INSERT {}INTO {} ({}) VALUES ({})",
+        if merge { "OR REPLACE " } else { "" },
         quote(&table.name),
         names.join(", "),
         marks.join(", ")
@@ -182,7 +216,13 @@ fn import_table(tx: &Transaction, table: &Table, path: &Path) -> Result<HashMap<
             )));
         }
         let mut values = Vec::with_capacity(columns.len());
-        for (field, col) in rec.fields.into_iter().zip(&columns) {
+        for ((field, col), _) in rec
+            .fields
+            .into_iter()
+            .zip(&columns)
+            .zip(&keep)
+            .filter(|(_, k)| **k)
+        {
             values.push(
                 parse_value(field, col.ty)
                     .map_err(|why| at(format!("column '{}': {why}", col.name)))?,
@@ -356,7 +396,7 @@ mod tests {
              INSERT INTO validation_results VALUES ('h1', 'vpaddw', 'x86', 1000, 'validated', '', '2024-05-01'),
                  ('h2', 'vpaddd', 'x86', 0, 'skipped', 'no CPU, \"avx2\"', '2024-05-02');
              INSERT INTO verification_runs VALUES (1, 't0', 't1', 'isadb verify --all', 2, 1, 1, 1e-7);
-             INSERT INTO synthesis_runs VALUES (1, 't0', 't1', 'x86', 'W=256', 4, 123456789.125);",
+             INSERT INTO synthesis_runs(id, started_at, finished_at, isa, params, rules_found, wall_ms) VALUES (1, 't0', 't1', 'x86', 'W=256', 4, 123456789.125);",
         )
         .unwrap();
         db
@@ -382,13 +422,14 @@ mod tests {
         assert_eq!(
             rules.lines().next().unwrap(),
             "id,name,lhs,rhs,predicate,kind,phase,target,provenance,rule_hash,\
-            status,lanes_proven,types_proven,counterexample,solver_ms,verified_at"
+            status,lanes_proven,types_proven,counterexample,solver_ms,verified_at,\
+            synthesis_run,search,reason"
         );
         assert!(
             rules.contains("\n1,add-comm,(+ a b),(+ b a),,simplify,,,hand-written,h1,proven,\"4,8,16\",i8 i16,,12.5,")
         );
         assert!(
-            rules.contains("\n7,ünïcødé ✓,x,y,,lift,-1,\"\",imported,h3,unknown,\"\",\"\",,3.0,\n")
+            rules.contains("\n7,ünïcødé ✓,x,y,,lift,-1,\"\",imported,h3,unknown,\"\",\"\",,3.0,,,,\n")
         );
         let members = fs::read_to_string(csv_path(&a, "class_members")).unwrap();
         assert_eq!(

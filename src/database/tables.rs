@@ -14,6 +14,7 @@ pub const COMMITTED_TABLES: &[&str] = &[
     "validation_results",
     "verification_runs",
     "synthesis_runs",
+    "synthesis_pieces",
     "idiom_matches",
     "idiom_catalogue",
 ];

@@ -335,3 +335,41 @@ pub fn sync_rules(db: &mut Database, specs_dir: &Path, spec_macros: &Macros) -> 
         Ok(rules.len())
     })
 }
+
+/// The synthesized rules (`isadb synth`) stored in the `rules` table, each with its rule line
+/// as text (the rule hash covers it, as for a hand-written rule).
+pub fn synthesized_rules(db: &Database) -> Result<Vec<Rule>> {
+    let rows = db.text_rows(
+        "SELECT name, lhs, rhs, coalesce(predicate, ''), kind, coalesce(target, '') FROM rules
+         WHERE provenance = 'synthesized' ORDER BY name",
+    )?;
+    let mut out = Vec::new();
+    for row in rows {
+        let (types, lhs) = match row[1].strip_prefix("for T in ") {
+            Some(rest) => {
+                let (t, l) = rest.split_once(": ").ok_or_else(|| {
+                    Error::data("rules", format!("rule {}: lhs without ': '", row[0]))
+                })?;
+                (format!(" for T in {t}"), l.to_string())
+            }
+            None => (String::new(), row[1].clone()),
+        };
+        let predicate = if row[3].is_empty() {
+            String::new()
+        } else {
+            format!(" if {}", row[3])
+        };
+        let attrs = if row[5].is_empty() {
+            format!("[kind {}]", row[4])
+        } else {
+            format!("[kind {}, target {}]", row[4], row[5])
+        };
+        let line = format!(
+            "rule {}{types}: {lhs} => {}{predicate} {attrs}",
+            row[0], row[2]
+        );
+        let mut parsed = parse_rules(&line, "rules table (synthesized)")?;
+        out.push(parsed.remove(0));
+    }
+    Ok(out)
+}

@@ -40,9 +40,9 @@ pub struct Rule {
 pub const KINDS: [&str; 6] = ["lift", "lower", "simplify", "expand", "compile", "optimize"];
 
 /// Type aliases usable in polymorphic rules, longest first so `SWT` is not read as `S` + `WT`.
-const ALIASES: [&str; 8] = ["SWT", "SNT", "UNT", "WT", "NT", "ST", "UT", "T"];
+pub const ALIASES: [&str; 8] = ["SWT", "SNT", "UNT", "WT", "NT", "ST", "UT", "T"];
 
-fn alias_type(alias: &str, t: Elem) -> Option<Elem> {
+pub fn alias_type(alias: &str, t: Elem) -> Option<Elem> {
     match alias {
         "T" => Some(t),
         "WT" => t.wide(),

@@ -1,8 +1,9 @@
-//! `isadb verify-rules`: prove every rule with z3 under its predicate, at every element type it
+//! `isadb verify-rules`: prove every rule (hand-written in `specs/rules/`, synthesized in the
+//! `rules` table) with z3 under its predicate, at every element type it
 //! ranges over, at 4 lanes and at one full 128-bit register; record the verdicts in the `rules`
 //! table and export `rules.db/rules.csv` and a `verification_runs` row.
 
-use super::load::{elaborate, load_rules, rule_hash, rule_macros, rule_types};
+use super::load::{elaborate, load_rules, rule_hash, rule_macros, rule_types, synthesized_rules};
 use super::syntax::Rule;
 use crate::cli::{render_table, Outcome};
 use crate::database::Layout;
@@ -107,7 +108,7 @@ pub fn verify_rule(rule: &Rule, macros: &Macros, timeout_ms: u32) -> Result<Rule
     Ok(v)
 }
 
-fn now_text() -> String {
+pub fn now_text() -> String {
     let secs = std::time::SystemTime::now()
         .duration_since(std::time::UNIX_EPOCH)
         .unwrap_or_default()
@@ -144,7 +145,8 @@ pub fn verify_rules(
     let mut db = layout.open()?;
     let spec = load_macros(&layout.specs)?;
     let macros = rule_macros(&spec.macros)?;
-    let rules = load_rules(&layout.specs)?;
+    let mut rules = load_rules(&layout.specs)?;
+    rules.extend(synthesized_rules(&db)?);
     if let Some(name) = only {
         if !rules.iter().any(|r| r.name == name) {
             let known: Vec<&str> = rules.iter().map(|r| r.name.as_str()).collect();

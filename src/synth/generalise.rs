@@ -1,0 +1,199 @@
+//! Generalisation of a rule found at one element type: over element types (the concrete types
+//! written as the aliases `T WT NT ST UT SWT SNT UNT` of the rule syntax, each claimed type
+//! proven) and over literals (Pitchfork's constant wildcards related by a predicate, proven).
+//! Lane counts need nothing: rules are lane-wise and `verify_rule` proves 4 lanes and one full
+//! register at every claimed type.
+
+use super::proof::{self, Outcome};
+use super::term::{Head, Term};
+use crate::error::Result;
+use crate::ir::halide::elaborate_halide;
+use crate::ir::{Elem, Macros};
+use crate::rules::load::broadcast_constants;
+use crate::rules::syntax::{alias_type, instantiate, ALIASES};
+use std::rc::Rc;
+
+/// The element types a polymorphic rule may claim.
+pub const RULE_TYPES: [Elem; 8] = [
+    Elem::U8,
+    Elem::U16,
+    Elem::U32,
+    Elem::U64,
+    Elem::I8,
+    Elem::I16,
+    Elem::I32,
+    Elem::I64,
+];
+
+/// The alias of `e` relative to `base`, preferring the plainest (`T` over `ST`).
+fn alias_of(e: Elem, base: Elem) -> Option<&'static str> {
+    ["T", "WT", "NT", "ST", "UT", "SWT", "SNT", "UNT"]
+        .into_iter()
+        .find(|a| alias_type(a, base) == Some(e))
+}
+
+/// The text with every concrete element type written as its alias relative to `base` (`x_u8`
+/// becomes `x`, `u16(` becomes `WT(`); None when some type has no alias.
+pub fn polymorphic(text: &str, base: Elem) -> Option<String> {
+    let mut out = String::new();
+    let mut word = String::new();
+    let flush = |word: &mut String, out: &mut String| -> Option<()> {
+        if word.is_empty() {
+            return Some(());
+        }
+        let w = std::mem::take(word);
+        if w.chars().next().is_some_and(|c| c.is_ascii_digit()) {
+            out.push_str(&w);
+            return Some(());
+        }
+        if let Some(e) = Elem::parse(&w) {
+            out.push_str(alias_of(e, base)?);
+            return Some(());
+        }
+        if let Some((stem, suffix)) = w.rsplit_once('_') {
+            if suffix == "sat" {
+                if let Some(e) = Elem::parse(stem) {
+                    out.push_str(&format!("{}_sat", alias_of(e, base)?));
+                    return Some(());
+                }
+            }
+            if let Some(e) = Elem::parse(suffix) {
+                let a = alias_of(e, base)?;
+                if a == "T" {
+                    out.push_str(stem);
+                } else {
+                    out.push_str(&format!("{stem}_{a}"));
+                }
+                return Some(());
+            }
+        }
+        debug_assert!(!ALIASES.contains(&w.as_str()));
+        out.push_str(&w);
+        Some(())
+    };
+    for c in text.chars() {
+        if c.is_ascii_alphanumeric() || c == '_' {
+            word.push(c);
+        } else {
+            flush(&mut word, &mut out)?;
+            out.push(c);
+        }
+    }
+    flush(&mut word, &mut out)?;
+    Some(out)
+}
+
+/// The types at which the polymorphic rule `lhs => rhs [if predicate]` is proven (at one lane).
+pub fn claim_types(
+    lhs: &str,
+    rhs: &str,
+    predicate: Option<&str>,
+    macros: &Macros,
+) -> Result<Vec<Elem>> {
+    let mut out = Vec::new();
+    for t in RULE_TYPES {
+        let side = |text: &str| -> Option<Rc<crate::ir::Expr>> {
+            let inst = instantiate(text, Some(t)).ok()?;
+            let e = elaborate_halide(&inst, "synthesized rule", macros, 1).ok()?;
+            Some(broadcast_constants(&e))
+        };
+        let (Some(l), Some(r)) = (side(lhs), side(rhs)) else {
+            continue;
+        };
+        let p = match predicate {
+            Some(p) => match side(p) {
+                Some(p) => Some(p),
+                None => continue,
+            },
+            None => None,
+        };
+        if l.ty == r.ty && proof::prove(&l, &r, p.as_deref())? == Outcome::Proven {
+            out.push(t);
+        }
+    }
+    Ok(out)
+}
+
+/// A relation between the literal `a` of the left side and `b` of the right side, and the
+/// predicate that states it over constant wildcards `c0` (left) and `c1` (right).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Relation {
+    /// The same literal on both sides: one wildcard, no predicate.
+    Same,
+    /// `a == 1 << b` (a multiplier and its shift).
+    LeftIsPow2OfRight,
+    /// `b == 1 << a`.
+    RightIsPow2OfLeft,
+}
+
+impl Relation {
+    pub const ALL: [Relation; 3] = [
+        Relation::Same,
+        Relation::LeftIsPow2OfRight,
+        Relation::RightIsPow2OfLeft,
+    ];
+
+    pub fn holds(self, a: i64, b: i64) -> bool {
+        let pow = |k: i64| (0..63).contains(&k).then(|| 1i64 << k);
+        match self {
+            Relation::Same => a == b,
+            Relation::LeftIsPow2OfRight => pow(b) == Some(a),
+            Relation::RightIsPow2OfLeft => pow(a) == Some(b),
+        }
+    }
+
+    /// The predicate over the wildcards (typed `elem`), None for [`Relation::Same`].
+    pub fn predicate(self, elem: Elem) -> Option<String> {
+        match self {
+            Relation::Same => None,
+            Relation::LeftIsPow2OfRight => Some(format!("c0_{elem} == 1 << c1_{elem}")),
+            Relation::RightIsPow2OfLeft => Some(format!("c1_{elem} == 1 << c0_{elem}")),
+        }
+    }
+}
+
+/// The term with every literal `value` replaced by the constant wildcard `name`.
+pub fn abstract_literal(t: &Rc<Term>, value: i64, name: &str) -> Rc<Term> {
+    if t.head == Head::Const(value) {
+        return Term::var(name, t.elem);
+    }
+    if t.args.is_empty() {
+        return t.clone();
+    }
+    Term::node(
+        t.head.clone(),
+        t.elem,
+        t.args
+            .iter()
+            .map(|a| abstract_literal(a, value, name))
+            .collect(),
+    )
+}
+
+/// The term with the constant wildcard `name` replaced by the literal `value`.
+pub fn concretise(t: &Rc<Term>, name: &str, value: i64) -> Rc<Term> {
+    if t.head == Head::Var(name.to_string()) {
+        return Term::constant(value, t.elem);
+    }
+    if t.args.is_empty() {
+        return t.clone();
+    }
+    Term::node(
+        t.head.clone(),
+        t.elem,
+        t.args.iter().map(|a| concretise(a, name, value)).collect(),
+    )
+}
+
+/// The single nonzero literal of a term and its type, if it has exactly one.
+pub fn single_literal(t: &Term) -> Option<(i64, Elem)> {
+    let mut found: Vec<(i64, Elem)> = Vec::new();
+    t.walk(&mut |n| {
+        if let Head::Const(v) = n.head {
+            if v != 0 && !found.iter().any(|(w, _)| *w == v) {
+                found.push((v, n.elem));
+            }
+        }
+    });
+    (found.len() == 1).then(|| found[0])
+}

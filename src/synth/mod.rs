@@ -1,0 +1,46 @@
+//! `isadb synth`: rule synthesis into the database.
+//!
+//! The search is split into independent pieces (a workload at one element type, a lowering
+//! goal on one target). Each piece runs Ruler's loop (`search`) or the lowering search
+//! (`lower`) over the typed terms of `term`, enumerated by `workload`, told apart by
+//! `fingerprint`, paired by `candidate`, proven by `proof`, minimised by `derive`, generalised
+//! by `generalise` and `predicate`, directed and given a kind by `phase` from `cost`; `store`
+//! writes the rules with their provenance and verification record, and `run` is the command.
+//! Downward-only: nothing here is imported by the modules below it.
+
+pub mod candidate;
+pub mod cost;
+pub mod derive;
+pub mod fingerprint;
+pub mod generalise;
+pub mod instructions;
+pub mod lower;
+pub mod phase;
+pub mod predicate;
+pub mod proof;
+pub mod run;
+pub mod search;
+pub mod store;
+pub mod term;
+pub mod workload;
+
+use crate::ir::Elem;
+
+/// A rule found by the search, before it is named and stored.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Found {
+    /// The element types `T` ranges over (empty: the rule is written at concrete types).
+    pub types: Vec<Elem>,
+    pub lhs: String,
+    pub rhs: String,
+    pub predicate: Option<String>,
+    pub kind: &'static str,
+    /// The ISAs the rule is for (empty: every target).
+    pub isas: Vec<&'static str>,
+    /// Why it has its kind: the costs on every target.
+    pub reason: String,
+    /// The search piece that found it.
+    pub piece: String,
+}
+
+pub use run::{synth, Options};

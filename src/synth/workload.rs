@@ -1,0 +1,211 @@
+//! Workloads: the grammar of one piece of the search (an element type, the types in play, the
+//! operators, idioms and literals), and bottom-up enumeration of every well-typed term up to a
+//! size bound (Ruler's enumeration, with enumo's explicit workloads).
+
+use super::term::{Head, Term};
+use crate::ir::Elem;
+use std::collections::BTreeSet;
+use std::rc::Rc;
+
+/// An idiom the grammar calls: its arity and the element type of its result, from the type of
+/// its first operand (`None`: not defined there).
+#[derive(Clone, Copy)]
+pub struct IdiomSig {
+    pub name: &'static str,
+    pub arity: usize,
+    pub result: fn(Elem) -> Option<Elem>,
+    /// Whether the last operand may be a literal (a shift amount).
+    pub literal_last: bool,
+}
+
+fn same(e: Elem) -> Option<Elem> {
+    Some(e)
+}
+fn unsigned(e: Elem) -> Option<Elem> {
+    e.unsigned()
+}
+fn wide(e: Elem) -> Option<Elem> {
+    e.wide()
+}
+fn signed_wide(e: Elem) -> Option<Elem> {
+    e.wide().and_then(Elem::signed)
+}
+fn narrow(e: Elem) -> Option<Elem> {
+    e.narrow().filter(|n| n.bits() >= 8)
+}
+
+/// The FPIR idioms (specs/idioms/fpir.spec) the lifting workloads call, with their result types.
+pub const FPIR_IDIOMS: [IdiomSig; 12] = [
+    IdiomSig { name: "absd", arity: 2, result: unsigned, literal_last: false },
+    IdiomSig { name: "halving_add", arity: 2, result: same, literal_last: false },
+    IdiomSig { name: "halving_sub", arity: 2, result: same, literal_last: false },
+    IdiomSig { name: "rounding_halving_add", arity: 2, result: same, literal_last: false },
+    IdiomSig { name: "saturating_add", arity: 2, result: same, literal_last: false },
+    IdiomSig { name: "saturating_sub", arity: 2, result: same, literal_last: false },
+    IdiomSig { name: "widening_add", arity: 2, result: wide, literal_last: false },
+    IdiomSig { name: "widening_sub", arity: 2, result: signed_wide, literal_last: false },
+    IdiomSig { name: "widening_mul", arity: 2, result: wide, literal_last: true },
+    IdiomSig { name: "widening_shl", arity: 2, result: wide, literal_last: true },
+    IdiomSig { name: "rounding_shr", arity: 2, result: same, literal_last: true },
+    IdiomSig { name: "saturating_narrow", arity: 1, result: narrow, literal_last: false },
+];
+
+/// Operators that commute: enumeration keeps one operand order for terms above size 3 (the
+/// commutativity rules themselves come from the size-3 terms).
+const COMMUTATIVE: [&str; 7] = ["+", "*", "&", "|", "^", "min", "max"];
+
+/// The grammar of one piece of the search.
+#[derive(Clone)]
+pub struct Grammar {
+    /// The element type of the variables.
+    pub base: Elem,
+    /// Every element type a node may have (casts go between them).
+    pub types: Vec<Elem>,
+    pub vars: Vec<&'static str>,
+    /// Literals, used as the right operand of binary operators (and last operand of idioms).
+    pub literals: Vec<i64>,
+    pub binary: Vec<&'static str>,
+    pub unary: Vec<&'static str>,
+    pub idioms: Vec<IdiomSig>,
+    /// Whether casts and saturating casts between the types in play are nodes.
+    pub casts: bool,
+    pub max_size: usize,
+}
+
+impl Grammar {
+    /// A literal set for a node of type `e`: the workload's small literals that fit, and the
+    /// bounds of the next narrower type (clamps and saturation).
+    pub fn literals_at(&self, e: Elem) -> Vec<i64> {
+        let mut out: BTreeSet<i64> = self
+            .literals
+            .iter()
+            .copied()
+            .filter(|v| (*v as i128) <= e.max_value() && (*v as i128) >= e.min_value())
+            .collect();
+        if let Some(n) = e.narrow().filter(|n| n.bits() >= 8) {
+            out.insert(n.max_value() as i64);
+            if n.is_signed() {
+                out.insert(n.min_value() as i64);
+            }
+        }
+        out.into_iter().collect()
+    }
+
+    /// A text naming the grammar, part of the piece's key.
+    pub fn describe(&self) -> String {
+        let types: Vec<&str> = self.types.iter().map(|t| t.name()).collect();
+        let idioms: Vec<&str> = self.idioms.iter().map(|i| i.name).collect();
+        format!(
+            "base {} types [{}] vars [{}] literals {:?} binary [{}] unary [{}] idioms [{}] casts {} size {}",
+            self.base,
+            types.join(" "),
+            self.vars.join(" "),
+            self.literals,
+            self.binary.join(" "),
+            self.unary.join(" "),
+            idioms.join(" "),
+            self.casts,
+            self.max_size
+        )
+    }
+}
+
+/// Every term of the grammar up to its size bound whose every node `keep` accepts, smallest
+/// first; no node of only literals.
+pub fn enumerate(g: &Grammar, keep: &dyn Fn(&Term) -> bool) -> Vec<Rc<Term>> {
+    let mut by_size: Vec<Vec<Rc<Term>>> = vec![vec![], vec![]];
+    for v in &g.vars {
+        by_size[1].push(Term::var(v, g.base));
+    }
+    for s in 2..=g.max_size {
+        let mut level: Vec<Rc<Term>> = Vec::new();
+        for t in &by_size[s - 1] {
+            if !t.elem.is_int() {
+                continue;
+            }
+            for op in &g.unary {
+                level.push(Term::node(Head::Unary(op), t.elem, vec![t.clone()]));
+            }
+            if g.casts {
+                for &e in g.types.iter().filter(|e| **e != t.elem) {
+                    level.push(Term::node(Head::Cast(e), e, vec![t.clone()]));
+                    if e.bits() < t.elem.bits() || e.is_signed() != t.elem.is_signed() {
+                        level.push(Term::node(Head::SatCast(e), e, vec![t.clone()]));
+                    }
+                }
+            }
+            for sig in g.idioms.iter().filter(|i| i.arity == 1) {
+                if let Some(r) = (sig.result)(t.elem).filter(|r| g.types.contains(r)) {
+                    level.push(Term::node(Head::Idiom(sig.name), r, vec![t.clone()]));
+                }
+            }
+        }
+        for i in 1..s - 1 {
+            let j = s - 1 - i;
+            for a in &by_size[i] {
+                let right = by_size[j].iter().filter(|b| b.elem == a.elem);
+                for b in right.cloned().chain(literal_terms(g, a.elem, j)) {
+                    for op in &g.binary {
+                        if COMMUTATIVE.contains(op) && s > 3 && !b.is_const() && b < *a {
+                            continue;
+                        }
+                        level.push(Term::node(Head::Binary(op), a.elem, vec![a.clone(), b.clone()]));
+                    }
+                    for sig in g.idioms.iter().filter(|i| i.arity == 2) {
+                        if b.is_const() && !sig.literal_last {
+                            continue;
+                        }
+                        if let Some(r) = (sig.result)(a.elem).filter(|r| g.types.contains(r)) {
+                            level.push(Term::node(Head::Idiom(sig.name), r, vec![a.clone(), b.clone()]));
+                        }
+                    }
+                }
+            }
+        }
+        level.retain(|t| keep(t));
+        by_size.push(level);
+    }
+    by_size.into_iter().flatten().collect()
+}
+
+/// Literal operands of type `e` for an operand slot of size `size` (literals have size 1).
+fn literal_terms(g: &Grammar, e: Elem, size: usize) -> Vec<Rc<Term>> {
+    if size != 1 || !e.is_int() {
+        return vec![];
+    }
+    g.literals_at(e)
+        .into_iter()
+        .map(|v| Term::constant(v, e))
+        .collect()
+}
+
+/// The lifting and simplification workload at element type `base`: the IR's integer operators
+/// and the FPIR idioms over three variables, with the types one widening, narrowing or change
+/// of signedness away.
+pub fn lifting(base: Elem, max_size: usize) -> Grammar {
+    let mut types = vec![base];
+    for t in [
+        base.wide(),
+        base.narrow().filter(|n| n.bits() >= 8),
+        if base.is_signed() { base.unsigned() } else { base.signed() },
+        base.wide().and_then(Elem::signed),
+    ]
+    .into_iter()
+    .flatten()
+    {
+        if t.bits() <= 64 && !types.contains(&t) {
+            types.push(t);
+        }
+    }
+    Grammar {
+        base,
+        types,
+        vars: vec!["x", "y", "z"],
+        literals: vec![0, 1, 2, 4, 8, 16],
+        binary: vec!["+", "-", "*", "&", "|", "^", "<<", ">>", "min", "max"],
+        unary: vec!["~", "-"],
+        idioms: FPIR_IDIOMS.to_vec(),
+        casts: true,
+        max_size,
+    }
+}
