@@ -15,7 +15,7 @@ pub const SCALARIZED: f64 = 20.0;
 /// A target's instruction semantics indexed by top operator and result element type.
 pub struct CostModel {
     pub target: &'static str,
-    patterns: HashMap<(std::mem::Discriminant<Op>, Elem), Vec<(usize, f64)>>,
+    patterns: HashMap<(std::mem::Discriminant<Op>, u32), Vec<(usize, f64)>>,
     instructions: Vec<TargetInstruction>,
 }
 
@@ -28,7 +28,7 @@ impl CostModel {
                 continue;
             }
             patterns
-                .entry((discriminant(&s.op), s.ty.elem))
+                .entry((discriminant(&s.op), key_bits(&s.op, s.ty.elem)))
                 .or_default()
                 .push((i, ins.cost));
         }
@@ -57,7 +57,8 @@ impl CostModel {
             best.0 += c;
             best.1.extend(names);
         }
-        let Some(candidates) = self.patterns.get(&(discriminant(&e.op), e.ty.elem)) else {
+        let key = (discriminant(&e.op), key_bits(&e.op, e.ty.elem));
+        let Some(candidates) = self.patterns.get(&key) else {
             return best;
         };
         for &(i, ins_cost) in candidates {
@@ -65,7 +66,8 @@ impl CostModel {
                 continue;
             }
             let mut binds: Vec<(&str, &Expr)> = Vec::new();
-            if !matches(&self.instructions[i].semantics, e, &mut binds) {
+            let p = &self.instructions[i].semantics;
+            if !matches(p, e, bits_only(&p.op), &mut binds) {
                 continue;
             }
             let mut total = (ins_cost, vec![self.instructions[i].name.clone()]);
@@ -82,11 +84,66 @@ impl CostModel {
     }
 }
 
-/// Whether pattern `p` (an instruction's semantics) matches term `t`, lane counts aside.
-fn matches<'a>(p: &'a Expr, t: &'a Expr, binds: &mut Vec<(&'a str, &'a Expr)>) -> bool {
+/// Operators whose result bits do not depend on the signedness of their lanes (wrapping
+/// arithmetic, shifts left, bitwise logic): an instruction for i8 lanes computes them on u8.
+fn sign_agnostic(op: &Op) -> bool {
+    matches!(
+        op,
+        Op::Add | Op::Sub | Op::Mul | Op::Neg | Op::Shl | Op::And | Op::Or | Op::Xor | Op::Not
+    )
+}
+
+/// Bitwise logic works on lanes of any width.
+fn bitwise(op: &Op) -> bool {
+    matches!(op, Op::And | Op::Or | Op::Xor | Op::Not)
+}
+
+/// The lane width an operator's patterns are indexed by (0: any).
+fn key_bits(op: &Op, elem: Elem) -> u32 {
+    if bitwise(op) {
+        0
+    } else {
+        elem.bits() + if sign_agnostic(op) { 0 } else { 1000 * elem.is_signed() as u32 }
+    }
+}
+
+/// How strictly a pattern's element types must match the term's.
+#[derive(Clone, Copy, PartialEq)]
+enum Strictness {
+    Exact,
+    SameBits,
+    AnyInteger,
+}
+
+fn bits_only(op: &Op) -> Strictness {
+    if bitwise(op) {
+        Strictness::AnyInteger
+    } else if sign_agnostic(op) {
+        Strictness::SameBits
+    } else {
+        Strictness::Exact
+    }
+}
+
+fn elems_match(p: Elem, t: Elem, how: Strictness) -> bool {
+    match how {
+        Strictness::Exact => p == t,
+        Strictness::SameBits => p.bits() == t.bits() && p.is_int() == t.is_int(),
+        Strictness::AnyInteger => p.is_int() && t.is_int(),
+    }
+}
+
+/// Whether pattern `p` (an instruction's semantics) matches term `t`, lane counts aside; with
+/// a sign-agnostic or bitwise root, element types need only agree in width (or be integers).
+fn matches<'a>(
+    p: &'a Expr,
+    t: &'a Expr,
+    how: Strictness,
+    binds: &mut Vec<(&'a str, &'a Expr)>,
+) -> bool {
     match &p.op {
         Op::Var(n) => {
-            if p.ty.elem != t.ty.elem {
+            if !elems_match(p.ty.elem, t.ty.elem, how) {
                 return false;
             }
             match binds.iter().find(|(m, _)| m == n) {
@@ -105,13 +162,18 @@ fn matches<'a>(p: &'a Expr, t: &'a Expr, binds: &mut Vec<(&'a str, &'a Expr)>) -
                 (Op::Broadcast(_), Op::Broadcast(_)) => true,
                 (a, b) => a == b,
             };
+            let how = if how == Strictness::Exact || !sign_agnostic(op) {
+                Strictness::Exact
+            } else {
+                how
+            };
             same_op
-                && p.ty.elem == t.ty.elem
+                && elems_match(p.ty.elem, t.ty.elem, how)
                 && p.args.len() == t.args.len()
                 && p.args
                     .iter()
                     .zip(&t.args)
-                    .all(|(pa, ta)| matches(pa, ta, binds))
+                    .all(|(pa, ta)| matches(pa, ta, how, binds))
         }
     }
 }

@@ -4,11 +4,11 @@
 
 use crate::error::{Error, Result};
 use crate::ir::{Expr, Op};
-use std::collections::HashMap;
+use std::collections::{HashMap, HashSet};
 use std::fmt::Write;
 use std::rc::Rc;
 
-/// Iterations of the kept rules between checks.
+/// Iterations of the kept rules before the checks.
 const ITERATIONS: usize = 3;
 
 const DECLARATIONS: &str =
@@ -73,20 +73,29 @@ fn rewrite_text(eq: &Equation) -> Option<String> {
     Some(out)
 }
 
-/// An e-graph of terms that grows a rule set.
+/// An e-graph of terms after running a rule set.
 pub struct Deriver {
     egraph: egglog::EGraph,
     names: HashMap<String, String>,
 }
 
 impl Deriver {
-    /// An e-graph holding `terms`.
-    pub fn new(terms: &[Rc<Expr>]) -> Result<Deriver> {
+    /// An e-graph holding `terms` after a few iterations of `rules`.
+    pub fn new(terms: &[Rc<Expr>], rules: &[Equation]) -> Result<Deriver> {
         let mut d = Deriver {
             egraph: egglog::EGraph::default(),
             names: HashMap::new(),
         };
         let mut text = DECLARATIONS.to_string();
+        let mut seen = HashSet::new();
+        for line in rules.iter().filter_map(rewrite_text).flat_map(|t| {
+            t.lines().map(String::from).collect::<Vec<_>>()
+        }) {
+            if seen.insert(line.clone()) {
+                text.push_str(&line);
+                text.push('\n');
+            }
+        }
         for t in terms {
             let Some(enc) = encode(t, false) else {
                 continue;
@@ -98,6 +107,7 @@ impl Deriver {
             writeln!(text, "(let {name} {enc})").expect("string write");
             d.names.insert(enc, name);
         }
+        writeln!(text, "(run {ITERATIONS})").expect("string write");
         d.run(&text)?;
         Ok(d)
     }
@@ -107,20 +117,6 @@ impl Deriver {
             .parse_and_run_program(None, text)
             .map(|_| ())
             .map_err(|e| Error::data("egglog", e.to_string().replace('\n', " ")))
-    }
-
-    /// Adds rules (equalities) to the e-graph.
-    pub fn add(&mut self, eqs: &[Equation]) -> Result<()> {
-        let text: String = eqs.iter().filter_map(rewrite_text).collect();
-        if text.is_empty() {
-            return Ok(());
-        }
-        self.run(&text)
-    }
-
-    /// Runs the rules added so far a few iterations.
-    pub fn saturate(&mut self) -> Result<()> {
-        self.run(&format!("(run {ITERATIONS})"))
     }
 
     /// Whether the two terms (both added at construction) are in one e-class.

@@ -83,15 +83,18 @@ pub fn polymorphic(text: &str, base: Elem) -> Option<String> {
     Some(out)
 }
 
-/// The types at which the polymorphic rule `lhs => rhs [if predicate]` is proven (at one lane).
+/// The types at which the polymorphic rule `lhs => rhs [if predicate]` is proven (at one lane):
+/// `base` with the search's budget, the others with a short one.
 pub fn claim_types(
     lhs: &str,
     rhs: &str,
     predicate: Option<&str>,
+    base: Elem,
     macros: &Macros,
 ) -> Result<Vec<Elem>> {
     let mut out = Vec::new();
-    for t in RULE_TYPES {
+    let order = std::iter::once(base).chain(RULE_TYPES.into_iter().filter(|t| *t != base));
+    for t in order {
         let side = |text: &str| -> Option<Rc<crate::ir::Expr>> {
             let inst = instantiate(text, Some(t)).ok()?;
             let e = elaborate_halide(&inst, "synthesized rule", macros, 1).ok()?;
@@ -107,10 +110,18 @@ pub fn claim_types(
             },
             None => None,
         };
-        if l.ty == r.ty && proof::prove(&l, &r, p.as_deref())? == Outcome::Proven {
+        let budget = if t == base {
+            proof::SEARCH_TIMEOUT_MS
+        } else {
+            proof::CLAIM_TIMEOUT_MS
+        };
+        if l.ty == r.ty && proof::prove_within(&l, &r, p.as_deref(), budget)? == Outcome::Proven {
             out.push(t);
+        } else if t == base {
+            return Ok(vec![]);
         }
     }
+    out.sort();
     Ok(out)
 }
 
@@ -124,31 +135,42 @@ pub enum Relation {
     LeftIsPow2OfRight,
     /// `b == 1 << a`.
     RightIsPow2OfLeft,
+    /// The same value at two element types: the left literal becomes the cast of the right
+    /// side's wildcard (`WT(c1)`), no predicate.
+    SameValue,
 }
 
 impl Relation {
-    pub const ALL: [Relation; 3] = [
+    pub const ALL: [Relation; 4] = [
         Relation::Same,
         Relation::LeftIsPow2OfRight,
         Relation::RightIsPow2OfLeft,
+        Relation::SameValue,
     ];
 
     pub fn holds(self, a: i64, b: i64) -> bool {
         let pow = |k: i64| (0..63).contains(&k).then(|| 1i64 << k);
         match self {
-            Relation::Same => a == b,
+            Relation::Same | Relation::SameValue => a == b,
             Relation::LeftIsPow2OfRight => pow(b) == Some(a),
             Relation::RightIsPow2OfLeft => pow(a) == Some(b),
         }
     }
 
-    /// The predicate over the wildcards (typed `elem`), None for [`Relation::Same`].
-    pub fn predicate(self, elem: Elem) -> Option<String> {
+    /// The predicate over the wildcards `c0` (typed `left`) and `c1` (typed `right`), if the
+    /// relation needs one; the relations other than [`Relation::SameValue`] need one type.
+    pub fn predicate(self, left: Elem, right: Elem) -> Option<String> {
         match self {
             Relation::Same => None,
-            Relation::LeftIsPow2OfRight => Some(format!("c0_{elem} == 1 << c1_{elem}")),
-            Relation::RightIsPow2OfLeft => Some(format!("c1_{elem} == 1 << c0_{elem}")),
+            Relation::LeftIsPow2OfRight => Some(format!("c0_{left} == 1 << c1_{right}")),
+            Relation::RightIsPow2OfLeft => Some(format!("c1_{right} == 1 << c0_{left}")),
+            Relation::SameValue => None,
         }
+    }
+
+    /// Whether the relation applies to literals of these two types.
+    pub fn applies(self, left: Elem, right: Elem) -> bool {
+        (self == Relation::SameValue) == (left != right)
     }
 }
 

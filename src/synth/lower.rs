@@ -98,7 +98,7 @@ pub fn search(
     )
     .into_iter()
     .filter(|t| t.size() > 1 && t.args.iter().all(|a| a.args.is_empty()))
-    .filter(|t| t.vars().first().is_some_and(|(n, _)| n == "x"))
+    .filter(|t| distinct_operands(t))
     .filter(|t| !coverage.covered(t))
     .collect();
     if goals.is_empty() {
@@ -171,4 +171,17 @@ pub fn search(
         }
     }
     Ok((found, tally))
+}
+
+/// Whether a goal's operands are x, then y (or a literal): one operator on independent inputs.
+fn distinct_operands(t: &Term) -> bool {
+    let names: Vec<String> = t
+        .args
+        .iter()
+        .filter_map(|a| match &a.head {
+            super::term::Head::Var(n) => Some(n.clone()),
+            _ => None,
+        })
+        .collect();
+    names.iter().map(String::as_str).eq(["x", "y"].into_iter().take(names.len()))
 }

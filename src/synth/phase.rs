@@ -2,15 +2,15 @@
 //! dearer over all targets is the left side; then, with Δ the left cost minus the right cost
 //! on each target,
 //!
-//! - Δ ≥ [`SCALARIZED`] somewhere (the rule removes work no instruction does): `lower`, for the
-//!   ISAs where that holds, or generic when it holds on every target (Isaria's compilation);
-//! - otherwise Δ ≥ 0 everywhere and > 0 somewhere: `simplify` (optimisation, both phases);
-//! - Δ = 0 everywhere: `lift` (cost-neutral, Isaria's expansion: shapes for later matches);
-//! - otherwise (cheaper on some ISAs, dearer on others): `lower` for the ISAs where it is cheaper.
+//! - Δ = 0 everywhere: `lift` (cost-neutral, Isaria's expansion rules: they only make shapes
+//!   other rules and instructions match);
+//! - Δ ≥ 0 everywhere: `simplify` (an optimisation on every target; both phases);
+//! - otherwise: `lower` for each ISA whose targets all have Δ > 0 (a target-specific
+//!   rewrite, Isaria's compilation rules); dropped when no ISA gains.
 //!
 //! The stored reason lists every target's two costs.
 
-use super::cost::{CostModel, SCALARIZED};
+use super::cost::CostModel;
 use crate::ir::Expr;
 
 /// How a rule is used, and why.
@@ -71,25 +71,16 @@ pub fn classify(a: &Expr, b: &Expr, models: &[CostModel], a_first: bool) -> Opti
         });
         isas
     };
-    let all_isas = isas_where(&|_| true);
-    let (kind, isas, why) = if delta.iter().any(|d| *d >= SCALARIZED) {
-        let isas = isas_where(&|d| d >= SCALARIZED);
-        let isas = if isas.len() == all_isas.len() {
-            vec![]
-        } else {
-            isas
-        };
-        ("lower", isas, "removes a scalarized node")
-    } else if delta.iter().all(|d| *d >= 0.0) && delta.iter().any(|d| *d > 0.0) {
-        ("simplify", vec![], "no dearer anywhere, cheaper somewhere")
-    } else if delta.iter().all(|d| *d == 0.0) {
-        ("lift", vec![], "cost-neutral everywhere (expansion)")
+    let (kind, isas, why) = if delta.iter().all(|d| *d == 0.0) {
+        ("lift", vec![], "cost-neutral on every target (expansion)")
+    } else if delta.iter().all(|d| *d >= 0.0) {
+        ("simplify", vec![], "no dearer on any target, cheaper on some")
     } else {
         let isas = isas_where(&|d| d > 0.0);
         if isas.is_empty() {
             return None;
         }
-        ("lower", isas, "cheaper only on some targets")
+        ("lower", isas, "cheaper on these ISAs only")
     };
     Some(Phase {
         flipped,

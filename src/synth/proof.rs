@@ -7,11 +7,15 @@ use crate::error::Result;
 use crate::ir::halide::elaborate_halide;
 use crate::ir::{Expr, Macros};
 use crate::rules::load::broadcast_constants;
-use crate::semantics::{prove_equivalent, Verdict};
+use crate::semantics::smt::Encoder;
+use z3::ast::Bool;
+use z3::{SatResult, Solver};
 use std::rc::Rc;
 
-/// Solver budget per candidate during the search.
-pub const SEARCH_TIMEOUT_MS: u32 = 4_000;
+/// Solver budget per candidate during the search, and per extra type a rule claims (a type
+/// that does not prove in time is not claimed).
+pub const SEARCH_TIMEOUT_MS: u32 = 2_000;
+pub const CLAIM_TIMEOUT_MS: u32 = 300;
 
 /// The outcome of proving one candidate.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -23,10 +27,50 @@ pub enum Outcome {
 
 /// `a == b` (under `predicate`, a bool-lane expression) at one lane.
 pub fn prove(a: &Expr, b: &Expr, predicate: Option<&Expr>) -> Result<Outcome> {
-    Ok(match prove_equivalent(a, b, predicate, SEARCH_TIMEOUT_MS)? {
-        Verdict::Proven { .. } => Outcome::Proven,
-        Verdict::Counterexample { .. } => Outcome::Refuted,
-        Verdict::Unknown { .. } => Outcome::Unknown,
+    prove_within(a, b, predicate, SEARCH_TIMEOUT_MS)
+}
+
+thread_local! {
+    /// One solver per thread, reused (push/pop) by every query: a fresh solver per query
+    /// costs more than most of these small queries.
+    static SOLVER: Solver = Solver::new();
+}
+
+/// [`prove`] with a solver budget. Both sides are encoded with the z3 encoding of the
+/// semantics (src/semantics/smt.rs); a counterexample is not replayed here (the kept rules
+/// are proven again by `verify_rule`, which does).
+pub fn prove_within(
+    a: &Expr,
+    b: &Expr,
+    predicate: Option<&Expr>,
+    timeout_ms: u32,
+) -> Result<Outcome> {
+    if a.ty != b.ty {
+        return Ok(Outcome::Refuted);
+    }
+    let mut enc = Encoder::new();
+    let (l, r) = (enc.encode(a)?, enc.encode(b)?);
+    let pre = match predicate {
+        Some(p) => enc.encode(p)?,
+        None => vec![],
+    };
+    SOLVER.with(|solver| {
+        let mut params = z3::Params::new();
+        params.set_u32("timeout", timeout_ms);
+        solver.set_params(&params);
+        solver.push();
+        for lane in &pre {
+            solver.assert(lane.flag());
+        }
+        let differ: Vec<Bool> = l.iter().zip(&r).map(|(x, y)| x.equals(y).not()).collect();
+        solver.assert(Bool::or(&differ.iter().collect::<Vec<_>>()));
+        let result = solver.check();
+        solver.pop(1);
+        Ok(match result {
+            SatResult::Unsat => Outcome::Proven,
+            SatResult::Sat => Outcome::Refuted,
+            SatResult::Unknown => Outcome::Unknown,
+        })
     })
 }
 

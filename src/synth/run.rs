@@ -15,15 +15,21 @@ use crate::database::{Database, Layout};
 use crate::error::{Error, Result};
 use crate::ir::{Elem, Macros};
 use crate::rules::load::rule_macros;
-use crate::rules::verify::{now_text, verify_rule, RULE_TIMEOUT_MS};
+use crate::rules::syntax::Rule;
+use crate::rules::verify::{now_text, verify_rule, RuleVerdict};
 use crate::select::target::TARGETS;
 use crate::spec::{hash_text, load_macros};
 use serde::Serialize;
+use std::collections::HashMap;
 use std::io::IsTerminal;
 use std::path::PathBuf;
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::Mutex;
 use std::time::Instant;
+
+/// Solver budget per proof when a run proves its rules (a rule z3 cannot decide in time is
+/// stored `unknown`, unused by selection, for `verify-rules` to prove with its larger budget).
+pub const VERIFY_TIMEOUT_MS: u32 = 3_000;
 
 /// Bumped whenever the search changes what it finds, so every piece is searched again.
 pub const SYNTH_VERSION: &str = "1";
@@ -175,8 +181,8 @@ pub struct Report {
     pub wall_ms: f64,
 }
 
-/// Searches one piece and proves its rules; each thread has its own macros and cost models
-/// (expressions are reference-counted, not shared between threads).
+/// Searches one piece; each thread has its own macros and cost models (expressions are
+/// reference-counted, not shared between threads).
 fn run_piece(
     piece: &Piece,
     input_hash: String,
@@ -197,10 +203,7 @@ fn run_piece(
     };
     let mut rules = Vec::new();
     for f in &found {
-        for rule in rules_of(f)? {
-            let verdict = verify_rule(&rule, macros, RULE_TIMEOUT_MS)?;
-            rules.push((rule, verdict));
-        }
+        rules.extend(rules_of(f)?);
     }
     Ok((
         PieceResult {
@@ -214,6 +217,68 @@ fn run_piece(
         },
         tally,
     ))
+}
+
+/// Runs `work` on every item on `jobs` threads, each with its own macros and cost models
+/// (expressions are reference-counted, not shared between threads), ticking `bar`.
+fn parallel<T: Sync, R: Send>(
+    layout: &Layout,
+    items: &[T],
+    jobs: usize,
+    bar: Option<&indicatif::ProgressBar>,
+    label: impl Fn(&T) -> String + Sync,
+    work: impl Fn(&T, &Macros, &[CostModel]) -> Result<R> + Sync,
+) -> Result<Vec<R>> {
+    let next = AtomicUsize::new(0);
+    let results: Mutex<Vec<(usize, Result<R>)>> = Mutex::new(Vec::new());
+    std::thread::scope(|s| {
+        for _ in 0..jobs.max(1).min(items.len().max(1)) {
+            s.spawn(|| {
+                let setup = || -> Result<(Macros, Vec<CostModel>)> {
+                    let m = rule_macros(&load_macros(&layout.specs)?.macros)?;
+                    let models = cost_models(&layout.open()?, &m)?;
+                    Ok((m, models))
+                };
+                let (own, models) = match setup() {
+                    Ok(x) => x,
+                    Err(e) => {
+                        results.lock().unwrap().push((usize::MAX, Err(e)));
+                        return;
+                    }
+                };
+                loop {
+                    let i = next.fetch_add(1, Ordering::SeqCst);
+                    if i >= items.len() {
+                        break;
+                    }
+                    if let Some(b) = bar {
+                        b.set_message(label(&items[i]));
+                    }
+                    let r = work(&items[i], &own, &models);
+                    if let Some(b) = bar {
+                        b.inc(1);
+                    }
+                    results.lock().unwrap().push((i, r));
+                }
+            });
+        }
+    });
+    let mut results = results.into_inner().unwrap();
+    results.sort_by_key(|(i, _)| *i);
+    results.into_iter().map(|(_, r)| r).collect()
+}
+
+fn progress(len: usize, what: &str) -> Option<indicatif::ProgressBar> {
+    (std::io::stderr().is_terminal() && len > 0).then(|| {
+        let b = indicatif::ProgressBar::new(len as u64);
+        b.set_style(
+            indicatif::ProgressStyle::with_template(&format!(
+                "synth {{bar:40}} {{pos}}/{{len}} {what} {{elapsed}} {{msg}}"
+            ))
+            .unwrap_or_else(|_| indicatif::ProgressStyle::default_bar()),
+        );
+        b
+    })
 }
 
 /// The `isadb synth` command.
@@ -257,57 +322,21 @@ pub fn synth(layout: &Layout, options: &Options, json: bool) -> Result<Outcome> 
             todo.push((p, h));
         }
     }
-    let bar = (std::io::stderr().is_terminal() && !todo.is_empty()).then(|| {
-        let b = indicatif::ProgressBar::new(todo.len() as u64);
-        b.set_style(
-            indicatif::ProgressStyle::with_template("synth {bar:40} {pos}/{len} pieces {elapsed} {msg}")
-                .unwrap_or_else(|_| indicatif::ProgressStyle::default_bar()),
-        );
-        b
-    });
-    let next = AtomicUsize::new(0);
-    let results: Mutex<Vec<(usize, Result<(PieceResult, Tally)>)>> = Mutex::new(Vec::new());
-    let jobs = options.jobs.max(1).min(todo.len().max(1));
-    std::thread::scope(|s| {
-        for _ in 0..jobs {
-            s.spawn(|| {
-                let setup = || -> Result<(Macros, Vec<CostModel>)> {
-                    let m = rule_macros(&load_macros(&layout.specs)?.macros)?;
-                    let models = cost_models(&layout.open()?, &m)?;
-                    Ok((m, models))
-                };
-                let (own, models) = match setup() {
-                    Ok(x) => x,
-                    Err(e) => {
-                        results.lock().unwrap().push((usize::MAX, Err(e)));
-                        return;
-                    }
-                };
-                loop {
-                    let i = next.fetch_add(1, Ordering::SeqCst);
-                    if i >= todo.len() {
-                        break;
-                    }
-                    if let Some(b) = &bar {
-                        b.set_message(todo[i].0.name());
-                    }
-                    let r = run_piece(&todo[i].0, todo[i].1.clone(), &own, &models);
-                    if let Some(b) = &bar {
-                        b.inc(1);
-                    }
-                    results.lock().unwrap().push((i, r));
-                }
-            });
-        }
-    });
+    let bar = progress(todo.len(), "pieces");
+    let searched = parallel(
+        layout,
+        &todo,
+        options.jobs,
+        bar.as_ref(),
+        |(p, _)| p.name(),
+        |(p, h), macros, models| run_piece(p, h.clone(), macros, models),
+    )?;
     if let Some(b) = bar {
         b.finish_and_clear();
     }
-    let mut results = results.into_inner().unwrap();
-    results.sort_by_key(|(i, _)| *i);
     let mut done = Vec::new();
-    for (_, r) in results {
-        let (piece, tally) = r?;
+    let mut unique: Vec<Rule> = Vec::new();
+    for (piece, tally) in searched {
         summaries.push(PieceSummary {
             piece: piece.piece.clone(),
             searched: true,
@@ -315,7 +344,28 @@ pub fn synth(layout: &Layout, options: &Options, json: bool) -> Result<Outcome> 
             rules: piece.rules.len(),
             wall_ms: piece.wall_ms,
         });
+        for r in &piece.rules {
+            if !unique.iter().any(|u| u.name == r.name) {
+                unique.push(r.clone());
+            }
+        }
         done.push(piece);
+    }
+    // Every rule found is proven again at each type it claims, at 4 lanes and one full
+    // register (the record `verify-rules` keeps), once however many pieces found it.
+    let bar = progress(unique.len(), "rules proven");
+    let verdicts: HashMap<String, RuleVerdict> = parallel(
+        layout,
+        &unique,
+        options.jobs,
+        bar.as_ref(),
+        |r| r.name.clone(),
+        |r, macros, _| Ok((r.name.clone(), verify_rule(r, macros, VERIFY_TIMEOUT_MS)?)),
+    )?
+    .into_iter()
+    .collect();
+    if let Some(b) = bar {
+        b.finish_and_clear();
     }
     let wall_ms = started.elapsed().as_secs_f64() * 1000.0;
     let shard = options.shard.map(|(k, n)| format!("{k}/{n}"));
@@ -346,12 +396,12 @@ pub fn synth(layout: &Layout, options: &Options, json: bool) -> Result<Outcome> 
     let report_db = match &options.out {
         Some(dir) => {
             let mut out = Database::open_in_memory()?;
-            write_run(&mut out, &run, &done, &macros)?;
+            write_run(&mut out, &run, &done, &verdicts, &macros)?;
             out.export_tables(dir, &tables)?;
             out
         }
         None => {
-            write_run(&mut db, &run, &done, &macros)?;
+            write_run(&mut db, &run, &done, &verdicts, &macros)?;
             db.export_tables(&layout.tables, &tables)?;
             db
         }

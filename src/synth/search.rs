@@ -11,10 +11,14 @@ use super::fingerprint::{fingerprint, Inputs};
 use super::generalise::{
     abstract_literal, claim_types, concretise, polymorphic, single_literal, Relation,
 };
+use crate::error::Error;
+use crate::ir::halide::elaborate_halide;
+use crate::rules::load::broadcast_constants;
+use crate::rules::syntax::instantiate;
 use super::phase::classify;
 use super::predicate::{predicate_text, ranges};
 use super::proof::{at_one_lane, predicate_at_one_lane, prove, Outcome};
-use super::term::{side_text, Term};
+use super::term::{side_text, Head, Term};
 use super::workload::{enumerate, Grammar};
 use super::Found;
 use crate::error::Result;
@@ -22,6 +26,10 @@ use crate::ir::{Elem, Expr, Macros};
 use serde::Serialize;
 use std::collections::HashMap;
 use std::rc::Rc;
+
+/// Candidates per minimisation batch, and proven (kept) per round of a batch.
+const BATCH: usize = 150;
+const PER_ROUND: usize = 8;
 
 /// Largest term (each side) considered for predicated rules.
 const PREDICATED_MAX_SIZE: usize = 3;
@@ -40,13 +48,122 @@ pub struct Tally {
     pub predicated: usize,
 }
 
-/// An equality kept by the search, before generalisation over types.
+/// An equality kept by the search.
 struct Kept {
     a: Rc<Term>,
     b: Rc<Term>,
     /// The concrete pair the costs are computed on (the literals, not wildcards).
     concrete: (Rc<Term>, Rc<Term>),
     predicate: Option<String>,
+    /// The equality over element types, when it generalises.
+    general: Option<General>,
+}
+
+/// A kept equality written with type aliases, and the types it is proven at.
+struct General {
+    a: String,
+    b: String,
+    predicate: Option<String>,
+    types: Vec<Elem>,
+}
+
+/// The kept equality over element types: its texts with aliases relative to `base`, proven
+/// at every type it claims (None when a type has no alias or the base type does not prove).
+fn generalise_types(k: &Kept, base: Elem, macros: &Macros) -> Result<Option<General>> {
+    let predicate: Option<Option<String>> = match &k.predicate {
+        None => Some(None),
+        Some(p) => polymorphic(p, base).map(Some),
+    };
+    let (Some(a), Some(b), Some(predicate)) = (
+        polymorphic(&side_text(&k.a), base),
+        polymorphic(&side_text(&k.b), base),
+        predicate,
+    ) else {
+        return Ok(None);
+    };
+    let types = claim_types(&a, &b, predicate.as_deref(), base, macros)?;
+    Ok(types.contains(&base).then_some(General {
+        a,
+        b,
+        predicate,
+        types,
+    }))
+}
+
+/// The equalities a kept rule adds to the derivation e-graph: its instance at every type it
+/// claims (or, for a rule over related literals, its instances at the workload's literals).
+fn instances(
+    k: &Kept,
+    literal_instances: Vec<(Rc<Term>, Rc<Term>)>,
+    types_in_play: &[Elem],
+    macros: &Macros,
+) -> Result<Vec<Equation>> {
+    let mut out = Vec::new();
+    for (x, y) in literal_instances {
+        out.push(Equation {
+            lhs: at_one_lane(&x, macros)?,
+            rhs: at_one_lane(&y, macros)?,
+        });
+    }
+    match &k.general {
+        Some(g) if g.predicate.is_none() => {
+            for &t in g.types.iter().filter(|t| types_in_play.contains(t)) {
+                let side = |text: &str| -> Result<Rc<Expr>> {
+                    let inst = instantiate(text, Some(t)).map_err(|m| Error::Usage(m))?;
+                    Ok(broadcast_constants(&elaborate_halide(&inst, "synthesized rule", macros, 1)?))
+                };
+                out.push(Equation { lhs: side(&g.a)?, rhs: side(&g.b)? });
+            }
+        }
+        _ => {
+            out.push(Equation { lhs: at_one_lane(&k.concrete.0, macros)?, rhs: at_one_lane(&k.concrete.1, macros)? });
+        }
+    }
+    Ok(out)
+}
+
+/// The term with the variable `name` replaced by `by`.
+fn replace_var(t: &Rc<Term>, name: &str, by: &Rc<Term>) -> Rc<Term> {
+    if t.head == Head::Var(name.to_string()) {
+        return by.clone();
+    }
+    if t.args.is_empty() {
+        return t.clone();
+    }
+    let args = t.args.iter().map(|a| replace_var(a, name, by)).collect();
+    Term::node(t.head.clone(), t.elem, args)
+}
+
+/// The candidate's text with every literal written `#`.
+fn literal_shape(c: &Candidate) -> String {
+    let text = format!("{} == {}", c.a, c.b);
+    let mut out = String::new();
+    let mut in_number = false;
+    let mut prev_word = false;
+    for ch in text.chars() {
+        if ch.is_ascii_digit() && !prev_word {
+            if !in_number {
+                out.push('#');
+            }
+            in_number = true;
+            continue;
+        }
+        in_number = false;
+        prev_word = ch.is_ascii_alphanumeric() || ch == '_';
+        out.push(ch);
+    }
+    out
+}
+
+/// Whether both sides use the same variables (a side without variables would be a bare
+/// literal, which the rule syntax cannot type).
+fn same_vars(c: &Candidate) -> bool {
+    let names = |t: &Term| {
+        let mut v: Vec<String> = t.vars().into_iter().map(|(n, _)| n).collect();
+        v.sort();
+        v
+    };
+    names(&c.a) == names(&c.b)
 }
 
 /// Whether the variables of `a` then `b`, in first-use order, are a prefix of `vars` (so a
@@ -84,7 +201,7 @@ pub fn search(
     let full: HashMap<Rc<Term>, Vec<u128>> = printed.iter().cloned().collect();
     let mut candidates: Vec<(Candidate, Rc<Expr>, Rc<Expr>)> = Vec::new();
     for c in pairs(&classes(&printed)) {
-        if !canonical_pair(&c, &grammar.vars) {
+        if !canonical_pair(&c, &grammar.vars) || !same_vars(&c) {
             continue;
         }
         let (a, b) = (at_one_lane(&c.a, macros)?, at_one_lane(&c.b, macros)?);
@@ -95,52 +212,60 @@ pub fn search(
         candidates.push((c, a, b));
     }
     tally.candidates = candidates.len();
-    let exprs: Vec<Rc<Expr>> = candidates
-        .iter()
-        .flat_map(|(_, a, b)| [a.clone(), b.clone()])
-        .collect();
-    let mut deriver = Deriver::new(&exprs)?;
+    // Ruler's minimisation in rounds: a fresh e-graph of the pending candidates of a batch
+    // runs every rule kept so far; the derivable ones are dropped, the smallest few of the
+    // rest are proven and kept, and the batch goes round again until it is empty.
     let mut kept: Vec<Kept> = Vec::new();
-    let mut stale = false;
-    for (c, a, b) in &candidates {
-        if stale {
-            deriver.saturate()?;
-            stale = false;
-        }
-        if deriver.equal(a, b) {
-            tally.derived += 1;
-            continue;
-        }
-        match prove(a, b, None)? {
-            Outcome::Proven => tally.proven += 1,
-            Outcome::Refuted => {
-                tally.refuted += 1;
-                continue;
+    let mut equations: Vec<Equation> = Vec::new();
+    for batch in candidates.chunks(BATCH) {
+        let mut pending: Vec<&(Candidate, Rc<Expr>, Rc<Expr>)> = batch.iter().collect();
+        while !pending.is_empty() {
+            let exprs: Vec<Rc<Expr>> = pending
+                .iter()
+                .flat_map(|(_, a, b)| [a.clone(), b.clone()])
+                .collect();
+            let mut deriver = Deriver::new(&exprs, &equations)?;
+            let before = pending.len();
+            pending.retain(|(_, a, b)| !deriver.equal(a, b));
+            tally.derived += before - pending.len();
+            // The round's picks: the smallest pending candidates, at most one per shape (a
+            // candidate whose literals are another's is likely its instance: next round).
+            let mut shapes: Vec<String> = Vec::new();
+            let mut picked = Vec::new();
+            let mut deferred = Vec::new();
+            for item in pending.drain(..) {
+                let shape = literal_shape(&item.0);
+                if picked.len() < PER_ROUND && !shapes.contains(&shape) {
+                    shapes.push(shape);
+                    picked.push(item);
+                } else {
+                    deferred.push(item);
+                }
             }
-            Outcome::Unknown => {
-                tally.unknown += 1;
-                continue;
+            pending = deferred;
+            for (c, a, b) in picked {
+                match prove(a, b, None)? {
+                    Outcome::Proven => tally.proven += 1,
+                    Outcome::Refuted => {
+                        tally.refuted += 1;
+                        continue;
+                    }
+                    Outcome::Unknown => {
+                        tally.unknown += 1;
+                        continue;
+                    }
+                }
+                let (mut k, literal_instances) = generalise_literal(c, grammar, macros)?;
+                k.general = generalise_types(&k, grammar.base, macros)?;
+                equations.extend(instances(&k, literal_instances, &grammar.types, macros)?);
+                kept.push(k);
             }
         }
-        let (k, instances) = generalise_literal(c, grammar, macros)?;
-        let mut eqs = vec![Equation {
-            lhs: a.clone(),
-            rhs: b.clone(),
-        }];
-        for (x, y) in instances {
-            eqs.push(Equation {
-                lhs: at_one_lane(&x, macros)?,
-                rhs: at_one_lane(&y, macros)?,
-            });
-        }
-        deriver.add(&eqs)?;
-        stale = true;
-        kept.push(k);
     }
     kept.extend(predicated(grammar, &printed, &full, &vars, macros, &mut tally)?);
     let mut found = Vec::new();
     for k in kept {
-        if let Some(f) = finish(k, grammar.base, piece, macros, models)? {
+        if let Some(f) = finish(k, piece, macros, models)? {
             found.push(f);
         }
     }
@@ -160,24 +285,28 @@ fn generalise_literal(
         b: c.b.clone(),
         concrete: (c.a.clone(), c.b.clone()),
         predicate: None,
+        general: None,
     };
     let (Some((la, ea)), Some((lb, eb))) = (single_literal(&c.a), single_literal(&c.b)) else {
         return Ok((plain, vec![]));
     };
-    if ea != eb {
-        return Ok((plain, vec![]));
-    }
     for rel in Relation::ALL {
-        if !rel.holds(la, lb) {
+        if !rel.applies(ea, eb) || !rel.holds(la, lb) {
             continue;
         }
-        let a = abstract_literal(&c.a, la, "c0");
+        let a0 = abstract_literal(&c.a, la, "c0");
+        // The same value at another type is that type's cast of the right side's wildcard.
         let b = if rel == Relation::Same {
             abstract_literal(&c.b, lb, "c0")
         } else {
             abstract_literal(&c.b, lb, "c1")
         };
-        let predicate = rel.predicate(ea);
+        let a = if rel == Relation::SameValue {
+            replace_var(&a0, "c0", &Term::node(Head::Cast(ea), ea, vec![Term::var("c1", eb)]))
+        } else {
+            a0.clone()
+        };
+        let predicate = rel.predicate(ea, eb);
         let p = match &predicate {
             Some(p) => Some(predicate_at_one_lane(p, macros)?),
             None => None,
@@ -186,12 +315,11 @@ fn generalise_literal(
         if prove(&ga, &gb, p.as_deref())? != Outcome::Proven {
             continue;
         }
-        let literals = grammar.literals_at(ea);
         let mut instances = Vec::new();
-        for &x in &literals {
-            for &y in &literals {
+        for &x in &grammar.literals_at(ea) {
+            for &y in &grammar.literals_at(eb) {
                 if rel.holds(x, y) && (rel != Relation::Same || x == y) {
-                    let ia = concretise(&a, "c0", x);
+                    let ia = concretise(&concretise(&a0, "c0", x), "c1", y);
                     let ib = concretise(&concretise(&b, "c0", x), "c1", y);
                     instances.push((ia, ib));
                 }
@@ -203,6 +331,7 @@ fn generalise_literal(
                 b,
                 concrete: (c.a.clone(), c.b.clone()),
                 predicate,
+                general: None,
             },
             instances,
         ));
@@ -224,7 +353,8 @@ fn predicated(
     let small: Vec<&Rc<Term>> = printed
         .iter()
         .map(|(t, _)| t)
-        .filter(|t| t.size() <= PREDICATED_MAX_SIZE && t.vars().len() == 1)
+        .filter(|t| t.size() <= PREDICATED_MAX_SIZE)
+        .filter(|t| matches!(t.vars().as_slice(), [(x, _)] if x == "x"))
         .collect();
     for range in ranges(grammar.base) {
         let inputs = Inputs::new(vars, Some(range));
@@ -243,12 +373,15 @@ fn predicated(
                 let (a, b) = (at_one_lane(rep, macros)?, at_one_lane(other, macros)?);
                 if prove(&a, &b, Some(&p))? == Outcome::Proven {
                     tally.predicated += 1;
-                    out.push(Kept {
+                    let mut k = Kept {
                         a: rep.clone(),
                         b: other.clone(),
                         concrete: (rep.clone(), other.clone()),
                         predicate: Some(text),
-                    });
+                        general: None,
+                    };
+                    k.general = generalise_types(&k, grammar.base, macros)?;
+                    out.push(k);
                     break;
                 }
             }
@@ -261,7 +394,6 @@ fn predicated(
 /// right side would use a variable the left side does not bind.
 fn finish(
     k: Kept,
-    base: Elem,
     piece: &str,
     macros: &Macros,
     models: &[CostModel],
@@ -274,25 +406,16 @@ fn finish(
     let Some(phase) = classify(&ca, &cb, models, a_first) else {
         return Ok(None);
     };
-    let (lhs, rhs) = if phase.flipped { (k.b, k.a) } else { (k.a, k.b) };
+    let (lhs, rhs) = if phase.flipped { (&k.b, &k.a) } else { (&k.a, &k.b) };
     let bound: Vec<String> = lhs.vars().into_iter().map(|(n, _)| n).collect();
     if rhs.vars().iter().any(|(n, _)| !bound.contains(n)) || lhs.vars().is_empty() {
         return Ok(None);
     }
-    let (lt, rt) = (side_text(&lhs), side_text(&rhs));
-    let poly_predicate: Option<Option<String>> = match &k.predicate {
-        None => Some(None),
-        Some(p) => polymorphic(p, base).map(Some),
+    let (types, lhs_text, rhs_text, predicate) = match k.general {
+        Some(g) if phase.flipped => (g.types, g.b, g.a, g.predicate),
+        Some(g) => (g.types, g.a, g.b, g.predicate),
+        None => (vec![], side_text(lhs), side_text(rhs), k.predicate),
     };
-    let general = match (polymorphic(&lt, base), polymorphic(&rt, base), poly_predicate) {
-        (Some(l), Some(r), Some(p)) => {
-            let types = claim_types(&l, &r, p.as_deref(), macros)?;
-            types.contains(&base).then_some((types, l, r, p))
-        }
-        _ => None,
-    };
-    let (types, lhs_text, rhs_text, predicate) =
-        general.unwrap_or((vec![], lt, rt, k.predicate));
     Ok(Some(Found {
         types,
         lhs: lhs_text,

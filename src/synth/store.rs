@@ -6,7 +6,7 @@
 
 use super::Found;
 use crate::database::Database;
-use crate::error::Result;
+use crate::error::{Error, Result};
 use crate::ir::Macros;
 use crate::rules::load::rule_hash;
 use crate::rules::syntax::{parse_rules, Rule};
@@ -61,8 +61,8 @@ pub struct PieceResult {
     pub params: String,
     pub candidates: usize,
     pub found: Vec<Found>,
-    /// Each rule of `found` with its verdict.
-    pub rules: Vec<(Rule, RuleVerdict)>,
+    /// The rules of `found`, in order.
+    pub rules: Vec<Rule>,
     pub wall_ms: f64,
 }
 
@@ -103,9 +103,10 @@ pub fn write_run(
     db: &mut Database,
     run: &RunRecord,
     pieces: &[PieceResult],
+    verdicts: &HashMap<String, RuleVerdict>,
     macros: &Macros,
 ) -> Result<usize> {
-    let found: usize = pieces.iter().map(|p| p.rules.len()).sum();
+    let found = verdicts.len();
     db.transaction(|tx| {
         tx.execute(
             "INSERT INTO synthesis_runs(started_at, finished_at, isa, params, rules_found, wall_ms, run_key, shard)
@@ -122,7 +123,7 @@ pub fn write_run(
             ],
         )?;
         for p in pieces {
-            let names: Vec<&str> = p.rules.iter().map(|(r, _)| r.name.as_str()).collect();
+            let names: Vec<&str> = p.rules.iter().map(|r| r.name.as_str()).collect();
             tx.execute(
                 "INSERT OR REPLACE INTO synthesis_pieces(piece, input_hash, synthesis_run, params, candidates, rules, wall_ms)
                  VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7)",
@@ -136,7 +137,10 @@ pub fn write_run(
                     p.wall_ms.round()
                 ],
             )?;
-            for ((rule, v), found) in p.rules.iter().zip(rule_sources(p)) {
+            for (rule, found) in p.rules.iter().zip(rule_sources(p)) {
+                let v = verdicts.get(&rule.name).ok_or_else(|| {
+                    Error::data("synthesis", format!("rule {} was not verified", rule.name))
+                })?;
                 let lanes: Vec<String> = v.lanes_proven.iter().map(u32::to_string).collect();
                 tx.execute(
                     "INSERT INTO rules(name, lhs, rhs, predicate, kind, target, provenance, rule_hash, status,

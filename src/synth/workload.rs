@@ -67,7 +67,8 @@ pub struct Grammar {
     pub binary: Vec<&'static str>,
     pub unary: Vec<&'static str>,
     pub idioms: Vec<IdiomSig>,
-    /// Whether casts and saturating casts between the types in play are nodes.
+    /// Whether casts and saturating casts from the base type to the types in play, and back,
+    /// are nodes.
     pub casts: bool,
     pub max_size: usize,
 }
@@ -127,9 +128,13 @@ pub fn enumerate(g: &Grammar, keep: &dyn Fn(&Term) -> bool) -> Vec<Rc<Term>> {
                 level.push(Term::node(Head::Unary(op), t.elem, vec![t.clone()]));
             }
             if g.casts {
-                for &e in g.types.iter().filter(|e| **e != t.elem) {
+                // Casts leave the base type or come back to it (no chains between the
+                // other types in play).
+                let back = [g.base];
+                let targets: &[Elem] = if t.elem == g.base { &g.types } else { &back };
+                for &e in targets.iter().filter(|e| **e != t.elem) {
                     level.push(Term::node(Head::Cast(e), e, vec![t.clone()]));
-                    if e.bits() < t.elem.bits() || e.is_signed() != t.elem.is_signed() {
+                    if e.min_value() > t.elem.min_value() || e.max_value() < t.elem.max_value() {
                         level.push(Term::node(Head::SatCast(e), e, vec![t.clone()]));
                     }
                 }
