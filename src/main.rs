@@ -134,6 +134,9 @@ enum Command {
         /// Only these targets' lowerings (comma-separated).
         #[arg(long, value_delimiter = ',')]
         targets: Vec<String>,
+        /// Search nothing: tell which hand-written rules the stored synthesized rules derive.
+        #[arg(long)]
+        rederive: bool,
     },
     /// Check instruction semantics against real execution: compile each intrinsic into a C harness, run it
     /// (natively or under qemu) and compare every result lane with the interpreter. Exit 1 on a mismatch.
@@ -231,6 +234,9 @@ fn main() -> ExitCode {
                 cache: !no_cache,
             },
         ),
+        Command::Synth { rederive: true, .. } => {
+            isadb::synth::rederive_hand_rules(&ctx.layout, args.json)
+        }
         Command::Synth {
             max_size,
             lower_size,
@@ -240,6 +246,7 @@ fn main() -> ExitCode {
             force,
             types,
             targets,
+            rederive: false,
         } => cli::synth(
             &ctx,
             cli::SynthArgs {

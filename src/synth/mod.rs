@@ -5,7 +5,8 @@
 //! (`lower`) over the typed terms of `term`, enumerated by `workload`, told apart by
 //! `fingerprint`, paired by `candidate`, proven by `proof`, minimised by `derive`, generalised
 //! by `generalise` and `predicate`, directed and given a kind by `phase` from `cost`; `store`
-//! writes the rules with their provenance and verification record, and `run` is the command.
+//! writes the rules with their provenance and verification record, `rederive` tells which
+//! hand-written rules the synthesized ones derive, and `run` is the command.
 //! Downward-only: nothing here is imported by the modules below it.
 
 pub mod candidate;
@@ -18,6 +19,7 @@ pub mod lower;
 pub mod phase;
 pub mod predicate;
 pub mod proof;
+pub mod rederive;
 pub mod run;
 pub mod search;
 pub mod store;
@@ -43,4 +45,4 @@ pub struct Found {
     pub piece: String,
 }
 
-pub use run::{synth, Options};
+pub use run::{rederive_hand_rules, synth, Options};

@@ -488,3 +488,44 @@ fn print_report(r: &Report, json: bool, out: Option<&PathBuf>) {
         ))
     );
 }
+
+/// `isadb synth --rederive`: which hand-written rules the proven synthesized rules derive.
+pub fn rederive_hand_rules(layout: &Layout, json: bool) -> Result<Outcome> {
+    let db = layout.open()?;
+    let macros = rule_macros(&load_macros(&layout.specs)?.macros)?;
+    let hand = crate::rules::load::load_rules(&layout.specs)?;
+    let proven: Vec<String> = db
+        .text_rows("SELECT name FROM rules WHERE provenance = 'synthesized' AND status = 'proven'")?
+        .into_iter()
+        .map(|r| r[0].clone())
+        .collect();
+    let synthesized: Vec<Rule> = crate::rules::load::synthesized_rules(&db)?
+        .into_iter()
+        .filter(|r| proven.contains(&r.name))
+        .collect();
+    let verdicts = super::rederive::rederive(&hand, &synthesized, &macros)?;
+    if json {
+        println!("{}", serde_json::to_string_pretty(&verdicts).unwrap_or_default());
+        return Ok(Outcome::Success);
+    }
+    let rows: Vec<Vec<String>> = verdicts
+        .iter()
+        .map(|v| vec![v.rule.clone(), v.verdict.clone()])
+        .collect();
+    print!("{}", render_table(&["hand-written rule", "by the synthesized rules"], &rows));
+    let mut counts: Vec<(String, usize)> = Vec::new();
+    for v in &verdicts {
+        match counts.iter_mut().find(|(k, _)| *k == v.verdict) {
+            Some(c) => c.1 += 1,
+            None => counts.push((v.verdict.clone(), 1)),
+        }
+    }
+    let shown: Vec<String> = counts.iter().map(|(k, n)| format!("{n} {k}")).collect();
+    println!(
+        "{} hand-written rules against {} proven synthesized rules: {}",
+        verdicts.len(),
+        synthesized.len(),
+        shown.join(", ")
+    );
+    Ok(Outcome::Success)
+}
