@@ -162,17 +162,18 @@ pub struct SynthArgs<'a> {
 
 pub fn synth(ctx: &Context, args: SynthArgs, json: bool) -> Result<Outcome> {
     let defaults = crate::synth::Options::default();
-    let shard = match args.shard {
-        None => None,
-        Some(text) => {
-            let parsed = text
-                .split_once('/')
-                .and_then(|(k, n)| Some((k.trim().parse().ok()?, n.trim().parse().ok()?)));
-            Some(parsed.ok_or_else(|| {
-                Error::Usage(format!("--shard {text}: expected K/N, e.g. 2/8"))
-            })?)
-        }
-    };
+    let shard =
+        match args.shard {
+            None => None,
+            Some(text) => {
+                let parsed = text
+                    .split_once('/')
+                    .and_then(|(k, n)| Some((k.trim().parse().ok()?, n.trim().parse().ok()?)));
+                Some(parsed.ok_or_else(|| {
+                    Error::Usage(format!("--shard {text}: expected K/N, e.g. 2/8"))
+                })?)
+            }
+        };
     if shard.is_some() && args.out.is_none() {
         return Err(Error::Usage(
             "--shard needs --out DIR for the shard's CSV rows".into(),
@@ -186,7 +187,11 @@ pub fn synth(ctx: &Context, args: SynthArgs, json: bool) -> Result<Outcome> {
             .map(|t| {
                 crate::ir::Elem::parse(t)
                     .filter(|e| e.is_int() && e.bits() <= 32)
-                    .ok_or_else(|| Error::Usage(format!("--types: '{t}' is not one of u8 u16 u32 i8 i16 i32")))
+                    .ok_or_else(|| {
+                        Error::Usage(format!(
+                            "--types: '{t}' is not one of u8 u16 u32 i8 i16 i32"
+                        ))
+                    })
             })
             .collect::<Result<Vec<_>>>()?
     };

@@ -25,14 +25,25 @@ fn synthesized(home: &Path) -> Vec<String> {
 }
 
 const SMALL: [&str; 8] = [
-    "--types", "u8", "--targets", "neon", "--max-size", "3", "--lower-size", "3",
+    "--types",
+    "u8",
+    "--targets",
+    "neon",
+    "--max-size",
+    "3",
+    "--lower-size",
+    "3",
 ];
 
 #[test]
 fn shards_merged_equal_one_run_and_verify_rules_proves_them() {
     let whole = project_copy("synth-whole");
     let out = isadb(&whole, &[&["synth"][..], &SMALL].concat());
-    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
     let expected = synthesized(&whole);
     assert!(expected.len() > 10, "{expected:?}");
     assert!(
@@ -56,9 +67,17 @@ fn shards_merged_equal_one_run_and_verify_rules_proves_them() {
         let dir_text = dir.display().to_string();
         let args = [&["synth", "--shard", k, "--out", &dir_text][..], &SMALL].concat();
         let out = isadb(&sharded, &args);
-        assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+        assert!(
+            out.status.success(),
+            "{}",
+            String::from_utf8_lossy(&out.stderr)
+        );
         let out = isadb(&sharded, &["db", "import", "--merge", &dir_text]);
-        assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+        assert!(
+            out.status.success(),
+            "{}",
+            String::from_utf8_lossy(&out.stderr)
+        );
     }
     assert_eq!(synthesized(&sharded), expected);
 

@@ -428,9 +428,8 @@ mod tests {
         assert!(
             rules.contains("\n1,add-comm,(+ a b),(+ b a),,simplify,,,hand-written,h1,proven,\"4,8,16\",i8 i16,,12.5,")
         );
-        assert!(
-            rules.contains("\n7,ünïcødé ✓,x,y,,lift,-1,\"\",imported,h3,unknown,\"\",\"\",,3.0,,,,\n")
-        );
+        assert!(rules
+            .contains("\n7,ünïcødé ✓,x,y,,lift,-1,\"\",imported,h3,unknown,\"\",\"\",,3.0,,,,\n"));
         let members = fs::read_to_string(csv_path(&a, "class_members")).unwrap();
         assert_eq!(
             members,

@@ -103,7 +103,12 @@ fn key_bits(op: &Op, elem: Elem) -> u32 {
     if bitwise(op) {
         0
     } else {
-        elem.bits() + if sign_agnostic(op) { 0 } else { 1000 * elem.is_signed() as u32 }
+        elem.bits()
+            + if sign_agnostic(op) {
+                0
+            } else {
+                1000 * elem.is_signed() as u32
+            }
     }
 }
 
@@ -156,7 +161,9 @@ fn matches<'a>(
         }
         // A scalar operand broadcast to every lane: an immediate or a scalar register.
         Op::Broadcast(_) if p.args[0].ty.lanes == 1 => matches!(t.op, Op::Const(_)),
-        Op::Const(v) => matches!(&t.op, Op::Const(w) if v.len() == 1 && w.len() == 1 && v[0] == w[0]),
+        Op::Const(v) => {
+            matches!(&t.op, Op::Const(w) if v.len() == 1 && w.len() == 1 && v[0] == w[0])
+        }
         op => {
             let same_op = match (op, &t.op) {
                 (Op::Broadcast(_), Op::Broadcast(_)) => true,

@@ -88,9 +88,11 @@ impl Deriver {
         };
         let mut text = DECLARATIONS.to_string();
         let mut seen = HashSet::new();
-        for line in rules.iter().filter_map(rewrite_text).flat_map(|t| {
-            t.lines().map(String::from).collect::<Vec<_>>()
-        }) {
+        for line in rules
+            .iter()
+            .filter_map(rewrite_text)
+            .flat_map(|t| t.lines().map(String::from).collect::<Vec<_>>())
+        {
             if seen.insert(line.clone()) {
                 text.push_str(&line);
                 text.push('\n');

@@ -30,7 +30,18 @@ impl Range {
 
 /// Edge values of a range: its ends, zero and one, powers of two around the middle.
 fn edges(r: Range) -> Vec<i128> {
-    let mut out = vec![r.lo, r.hi, r.lo + 1, r.hi - 1, 0, 1, 2, -1, (r.lo + r.hi) / 2, r.hi / 2 + 1];
+    let mut out = vec![
+        r.lo,
+        r.hi,
+        r.lo + 1,
+        r.hi - 1,
+        0,
+        1,
+        2,
+        -1,
+        (r.lo + r.hi) / 2,
+        r.hi / 2 + 1,
+    ];
     out.retain(|v| *v >= r.lo && *v <= r.hi);
     out.dedup();
     let mut seen = Vec::new();

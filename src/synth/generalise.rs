@@ -103,6 +103,9 @@ pub fn claim_types(
         let (Some(l), Some(r)) = (side(lhs), side(rhs)) else {
             continue;
         };
+        if !literals_fit_i64(&l) || !literals_fit_i64(&r) {
+            continue;
+        }
         let p = match predicate {
             Some(p) => match side(p) {
                 Some(p) => Some(p),
@@ -125,6 +128,18 @@ pub fn claim_types(
     }
     out.sort();
     Ok(out)
+}
+
+/// Whether every literal lane is an i64 (instruction selection's e-graph holds lane values as
+/// i64: a u64 literal of 2^63 or more, such as -128 at u64, has no form there).
+fn literals_fit_i64(e: &crate::ir::Expr) -> bool {
+    let mut ok = true;
+    e.walk(&mut |n| {
+        if let crate::ir::Op::Const(v) = &n.op {
+            ok &= n.ty.elem.is_signed() || v.iter().all(|b| *b <= i64::MAX as u128);
+        }
+    });
+    ok
 }
 
 /// A relation between the literal `a` of the left side and `b` of the right side, and the
@@ -178,35 +193,12 @@ impl Relation {
 
 /// The term with every literal `value` replaced by the constant wildcard `name`.
 pub fn abstract_literal(t: &Rc<Term>, value: i64, name: &str) -> Rc<Term> {
-    if t.head == Head::Const(value) {
-        return Term::var(name, t.elem);
-    }
-    if t.args.is_empty() {
-        return t.clone();
-    }
-    Term::node(
-        t.head.clone(),
-        t.elem,
-        t.args
-            .iter()
-            .map(|a| abstract_literal(a, value, name))
-            .collect(),
-    )
+    t.replace(&|n| (n.head == Head::Const(value)).then(|| Term::var(name, n.elem)))
 }
 
 /// The term with the constant wildcard `name` replaced by the literal `value`.
 pub fn concretise(t: &Rc<Term>, name: &str, value: i64) -> Rc<Term> {
-    if t.head == Head::Var(name.to_string()) {
-        return Term::constant(value, t.elem);
-    }
-    if t.args.is_empty() {
-        return t.clone();
-    }
-    Term::node(
-        t.head.clone(),
-        t.elem,
-        t.args.iter().map(|a| concretise(a, name, value)).collect(),
-    )
+    t.replace(&|n| (n.head == Head::Var(name.to_string())).then(|| Term::constant(value, n.elem)))
 }
 
 /// The single nonzero literal of a term and its type, if it has exactly one.

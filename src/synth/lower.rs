@@ -6,8 +6,8 @@
 //! rule is proven again at 4 lanes and one full register by `verify_rule`.
 
 use super::cost::{CostModel, SCALARIZED};
-use super::phase::isa_of;
 use super::fingerprint::{fingerprint, Inputs};
+use super::phase::isa_of;
 use super::proof::{at_one_lane, prove, Outcome};
 use super::search::Tally;
 use super::term::{side_text, Term};
@@ -106,12 +106,7 @@ pub fn search(
     }
     let terms = enumerate(grammar, &|t| coverage.covered(t));
     tally.terms = terms.len();
-    let vars: Vec<(String, Elem)> = grammar
-        .vars
-        .iter()
-        .map(|v| (v.to_string(), grammar.base))
-        .collect();
-    let inputs = Inputs::new(&vars, None);
+    let inputs = Inputs::new(&grammar.variables(), None);
     let mut by_print: HashMap<(Elem, Vec<u128>), Vec<Rc<Term>>> = HashMap::new();
     for t in &terms {
         if let Some(fp) = fingerprint(t, macros, &inputs) {
@@ -183,5 +178,8 @@ fn distinct_operands(t: &Term) -> bool {
             _ => None,
         })
         .collect();
-    names.iter().map(String::as_str).eq(["x", "y"].into_iter().take(names.len()))
+    names
+        .iter()
+        .map(String::as_str)
+        .eq(["x", "y"].into_iter().take(names.len()))
 }

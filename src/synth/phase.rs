@@ -35,10 +35,7 @@ pub fn isa_of(target: &str) -> &'static str {
 /// Direction and kind of the equality `a == b` from the costs on every target; None when it
 /// is dearer on some target and cheaper on no whole ISA (no phase wants it).
 pub fn classify(a: &Expr, b: &Expr, models: &[CostModel], a_first: bool) -> Option<Phase> {
-    let costs: Vec<(f64, f64)> = models
-        .iter()
-        .map(|m| (m.cost(a).0, m.cost(b).0))
-        .collect();
+    let costs: Vec<(f64, f64)> = models.iter().map(|m| (m.cost(a).0, m.cost(b).0)).collect();
     let total: f64 = costs.iter().map(|(x, y)| x - y).sum();
     let flipped = total < 0.0 || (total == 0.0 && !a_first);
     let delta: Vec<f64> = costs
@@ -74,7 +71,11 @@ pub fn classify(a: &Expr, b: &Expr, models: &[CostModel], a_first: bool) -> Opti
     let (kind, isas, why) = if delta.iter().all(|d| *d == 0.0) {
         ("lift", vec![], "cost-neutral on every target (expansion)")
     } else if delta.iter().all(|d| *d >= 0.0) {
-        ("simplify", vec![], "no dearer on any target, cheaper on some")
+        (
+            "simplify",
+            vec![],
+            "no dearer on any target, cheaper on some",
+        )
     } else {
         let isas = isas_where(&|d| d > 0.0);
         if isas.is_empty() {

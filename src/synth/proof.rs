@@ -8,9 +8,9 @@ use crate::ir::halide::elaborate_halide;
 use crate::ir::{Expr, Macros};
 use crate::rules::load::broadcast_constants;
 use crate::semantics::smt::Encoder;
+use std::rc::Rc;
 use z3::ast::Bool;
 use z3::{SatResult, Solver};
-use std::rc::Rc;
 
 /// Solver budget per candidate during the search, and per extra type a rule claims (a type
 /// that does not prove in time is not claimed).

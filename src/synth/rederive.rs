@@ -78,9 +78,10 @@ fn assignments(
             map.insert(name.clone(), Rc::new(Expr::constant(*ty, vec![bits])));
             env.insert(name.clone(), Value::new(*ty, vec![bits]));
         }
-        let allowed = inst.predicate.as_ref().is_none_or(|p| {
-            eval(p, &env).is_ok_and(|v| v.lanes.iter().all(|l| *l != 0))
-        });
+        let allowed = inst
+            .predicate
+            .as_ref()
+            .is_none_or(|p| eval(p, &env).is_ok_and(|v| v.lanes.iter().all(|l| *l != 0)));
         if allowed {
             out.push((inst.lhs.substitute(&map), inst.rhs.substitute(&map)));
         }
@@ -122,7 +123,11 @@ pub fn rederive(hand: &[Rule], synthesized: &[Rule], macros: &Macros) -> Result<
         let verdict = match inst {
             None => {
                 let same = synthesized.iter().any(|s| shape(s) == shape(r));
-                if same { "derived" } else { "predicated (not derived)" }
+                if same {
+                    "derived"
+                } else {
+                    "predicated (not derived)"
+                }
             }
             Some(pairs) if pairs.iter().all(|(a, b)| a == b) => "definitional",
             Some(pairs) if !pairs.is_empty() && pairs.iter().all(|(a, b)| deriver.equal(a, b)) => {

@@ -32,7 +32,7 @@ use std::time::Instant;
 pub const VERIFY_TIMEOUT_MS: u32 = 3_000;
 
 /// Bumped whenever the search changes what it finds, so every piece is searched again.
-pub const SYNTH_VERSION: &str = "1";
+pub const SYNTH_VERSION: &str = "2";
 
 /// The element types the lifting workloads and lowering goals are instantiated at.
 pub const SEARCH_TYPES: [Elem; 6] = [
@@ -83,7 +83,10 @@ impl Default for Options {
 #[derive(Clone)]
 pub enum Piece {
     Lift(Grammar),
-    Lower { target: &'static str, grammar: Grammar },
+    Lower {
+        target: &'static str,
+        grammar: Grammar,
+    },
 }
 
 impl Piece {
@@ -108,7 +111,10 @@ pub fn pieces(options: &Options) -> Vec<Piece> {
         .iter()
         .map(|&t| Piece::Lift(lifting(t, options.max_size)))
         .collect();
-    for t in TARGETS.iter().filter(|t| options.targets.iter().any(|n| n == t.name)) {
+    for t in TARGETS
+        .iter()
+        .filter(|t| options.targets.iter().any(|n| n == t.name))
+    {
         for &e in &options.types {
             out.push(Piece::Lower {
                 target: t.name,
@@ -155,7 +161,11 @@ fn instructions_text(db: &Database) -> Result<String> {
         "SELECT i.name || ' ' || i.semantics || ' ' || CAST(i.cost AS TEXT) FROM instructions i ORDER BY i.name",
     )?;
     Ok(hash_text(
-        &rows.into_iter().map(|r| r[0].clone()).collect::<Vec<_>>().join("\n"),
+        &rows
+            .into_iter()
+            .map(|r| r[0].clone())
+            .collect::<Vec<_>>()
+            .join("\n"),
     ))
 }
 
@@ -373,7 +383,9 @@ pub fn synth(layout: &Layout, options: &Options, json: bool) -> Result<Outcome> 
     let run = RunRecord {
         key: format!(
             "{finished_at} {}",
-            shard.as_deref().map_or("all".to_string(), |s| format!("shard {s}"))
+            shard
+                .as_deref()
+                .map_or("all".to_string(), |s| format!("shard {s}"))
         ),
         started_at,
         finished_at,
@@ -415,7 +427,12 @@ pub fn synth(layout: &Layout, options: &Options, json: bool) -> Result<Outcome> 
     })
 }
 
-fn report_of(db: &Database, run: String, pieces: Vec<PieceSummary>, wall_ms: f64) -> Result<Report> {
+fn report_of(
+    db: &Database,
+    run: String,
+    pieces: Vec<PieceSummary>,
+    wall_ms: f64,
+) -> Result<Report> {
     let by_kind = db
         .text_rows(
             "SELECT kind || coalesce(' ' || target, ''), CAST(count(*) AS TEXT) FROM rules
@@ -468,7 +485,17 @@ fn print_report(r: &Report, json: bool, out: Option<&PathBuf>) {
     print!(
         "{}",
         render_table(
-            &["piece", "terms", "candidates", "derived", "proven", "refuted", "predicated", "rules", "s"],
+            &[
+                "piece",
+                "terms",
+                "candidates",
+                "derived",
+                "proven",
+                "refuted",
+                "predicated",
+                "rules",
+                "s"
+            ],
             &rows
         )
     );
@@ -505,14 +532,20 @@ pub fn rederive_hand_rules(layout: &Layout, json: bool) -> Result<Outcome> {
         .collect();
     let verdicts = super::rederive::rederive(&hand, &synthesized, &macros)?;
     if json {
-        println!("{}", serde_json::to_string_pretty(&verdicts).unwrap_or_default());
+        println!(
+            "{}",
+            serde_json::to_string_pretty(&verdicts).unwrap_or_default()
+        );
         return Ok(Outcome::Success);
     }
     let rows: Vec<Vec<String>> = verdicts
         .iter()
         .map(|v| vec![v.rule.clone(), v.verdict.clone()])
         .collect();
-    print!("{}", render_table(&["hand-written rule", "by the synthesized rules"], &rows));
+    print!(
+        "{}",
+        render_table(&["hand-written rule", "by the synthesized rules"], &rows)
+    );
     let mut counts: Vec<(String, usize)> = Vec::new();
     for v in &verdicts {
         match counts.iter_mut().find(|(k, _)| *k == v.verdict) {

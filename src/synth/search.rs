@@ -11,18 +11,18 @@ use super::fingerprint::{fingerprint, Inputs};
 use super::generalise::{
     abstract_literal, claim_types, concretise, polymorphic, single_literal, Relation,
 };
-use crate::error::Error;
-use crate::ir::halide::elaborate_halide;
-use crate::rules::load::broadcast_constants;
-use crate::rules::syntax::instantiate;
 use super::phase::classify;
 use super::predicate::{predicate_text, ranges};
 use super::proof::{at_one_lane, predicate_at_one_lane, prove, Outcome};
 use super::term::{side_text, Head, Term};
 use super::workload::{enumerate, Grammar};
 use super::Found;
+use crate::error::Error;
 use crate::error::Result;
+use crate::ir::halide::elaborate_halide;
 use crate::ir::{Elem, Expr, Macros};
+use crate::rules::load::broadcast_constants;
+use crate::rules::syntax::instantiate;
 use serde::Serialize;
 use std::collections::HashMap;
 use std::rc::Rc;
@@ -110,28 +110,27 @@ fn instances(
             for &t in g.types.iter().filter(|t| types_in_play.contains(t)) {
                 let side = |text: &str| -> Result<Rc<Expr>> {
                     let inst = instantiate(text, Some(t)).map_err(|m| Error::Usage(m))?;
-                    Ok(broadcast_constants(&elaborate_halide(&inst, "synthesized rule", macros, 1)?))
+                    Ok(broadcast_constants(&elaborate_halide(
+                        &inst,
+                        "synthesized rule",
+                        macros,
+                        1,
+                    )?))
                 };
-                out.push(Equation { lhs: side(&g.a)?, rhs: side(&g.b)? });
+                out.push(Equation {
+                    lhs: side(&g.a)?,
+                    rhs: side(&g.b)?,
+                });
             }
         }
         _ => {
-            out.push(Equation { lhs: at_one_lane(&k.concrete.0, macros)?, rhs: at_one_lane(&k.concrete.1, macros)? });
+            out.push(Equation {
+                lhs: at_one_lane(&k.concrete.0, macros)?,
+                rhs: at_one_lane(&k.concrete.1, macros)?,
+            });
         }
     }
     Ok(out)
-}
-
-/// The term with the variable `name` replaced by `by`.
-fn replace_var(t: &Rc<Term>, name: &str, by: &Rc<Term>) -> Rc<Term> {
-    if t.head == Head::Var(name.to_string()) {
-        return by.clone();
-    }
-    if t.args.is_empty() {
-        return t.clone();
-    }
-    let args = t.args.iter().map(|a| replace_var(a, name, by)).collect();
-    Term::node(t.head.clone(), t.elem, args)
 }
 
 /// The candidate's text with every literal written `#`.
@@ -188,11 +187,7 @@ pub fn search(
     let mut tally = Tally::default();
     let terms = enumerate(grammar, &|_| true);
     tally.terms = terms.len();
-    let vars: Vec<(String, Elem)> = grammar
-        .vars
-        .iter()
-        .map(|v| (v.to_string(), grammar.base))
-        .collect();
+    let vars = grammar.variables();
     let inputs = Inputs::new(&vars, None);
     let printed: Vec<(Rc<Term>, Vec<u128>)> = terms
         .iter()
@@ -262,7 +257,9 @@ pub fn search(
             }
         }
     }
-    kept.extend(predicated(grammar, &printed, &full, &vars, macros, &mut tally)?);
+    kept.extend(predicated(
+        grammar, &printed, &full, &vars, macros, &mut tally,
+    )?);
     let mut found = Vec::new();
     for k in kept {
         if let Some(f) = finish(k, piece, macros, models)? {
@@ -302,7 +299,8 @@ fn generalise_literal(
             abstract_literal(&c.b, lb, "c1")
         };
         let a = if rel == Relation::SameValue {
-            replace_var(&a0, "c0", &Term::node(Head::Cast(ea), ea, vec![Term::var("c1", eb)]))
+            let cast = Term::node(Head::Cast(ea), ea, vec![Term::var("c1", eb)]);
+            a0.replace(&|n| (n.head == Head::Var("c0".into())).then(|| cast.clone()))
         } else {
             a0.clone()
         };
@@ -392,12 +390,7 @@ fn predicated(
 
 /// Direction, kind and claimed types of a kept equality; None when no phase wants it or the
 /// right side would use a variable the left side does not bind.
-fn finish(
-    k: Kept,
-    piece: &str,
-    macros: &Macros,
-    models: &[CostModel],
-) -> Result<Option<Found>> {
+fn finish(k: Kept, piece: &str, macros: &Macros, models: &[CostModel]) -> Result<Option<Found>> {
     let (ca, cb) = (
         at_one_lane(&k.concrete.0, macros)?,
         at_one_lane(&k.concrete.1, macros)?,
@@ -406,7 +399,11 @@ fn finish(
     let Some(phase) = classify(&ca, &cb, models, a_first) else {
         return Ok(None);
     };
-    let (lhs, rhs) = if phase.flipped { (&k.b, &k.a) } else { (&k.a, &k.b) };
+    let (lhs, rhs) = if phase.flipped {
+        (&k.b, &k.a)
+    } else {
+        (&k.a, &k.b)
+    };
     // A constant wildcard the predicate relates to the left side's is bound by it.
     let mut bound: Vec<String> = lhs.vars().into_iter().map(|(n, _)| n).collect();
     if k.predicate.is_some() {
@@ -496,11 +493,12 @@ mod tests {
             (f.lhs == "x * c0" && f.rhs == "x << c1") || (f.rhs == "x * c0" && f.lhs == "x << c1"),
             "{all:?}"
         );
-        for t in [Elem::U8, Elem::U16, Elem::U32, Elem::I8, Elem::I16, Elem::I32] {
+        for t in crate::synth::run::SEARCH_TYPES {
             assert!(f.types.contains(&t), "{:?}", f.types);
         }
         assert!(
-            !all.iter().any(|r| r.contains("x * 4") || r.contains("x * 8")),
+            !all.iter()
+                .any(|r| r.contains("x * 4") || r.contains("x * 8")),
             "{all:?}"
         );
         assert!(tally.derived > 0, "{tally:?}");
@@ -554,9 +552,7 @@ mod tests {
     #[test]
     fn wrong_rules_are_refuted() {
         let m = macros();
-        let side = |t: &str| {
-            crate::ir::halide::elaborate_halide(t, "test", &m, 1).unwrap()
-        };
+        let side = |t: &str| crate::ir::halide::elaborate_halide(t, "test", &m, 1).unwrap();
         assert_eq!(
             prove(&side("x_u8 * 2"), &side("x_u8 << 2"), None).unwrap(),
             Outcome::Refuted
@@ -567,7 +563,12 @@ mod tests {
         );
         // Differs only when x is 77.
         assert_eq!(
-            prove(&side("x_u8"), &side("select(x_u8 == 77, x_u8 + 1, x_u8)"), None).unwrap(),
+            prove(
+                &side("x_u8"),
+                &side("select(x_u8 == 77, x_u8 + 1, x_u8)"),
+                None
+            )
+            .unwrap(),
             Outcome::Refuted
         );
     }

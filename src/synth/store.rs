@@ -44,7 +44,11 @@ pub fn rules_of(found: &Found) -> Result<Vec<Rule>> {
     let lines: Vec<String> = if found.isas.is_empty() {
         vec![rule_line(found, None)]
     } else {
-        found.isas.iter().map(|i| rule_line(found, Some(i))).collect()
+        found
+            .isas
+            .iter()
+            .map(|i| rule_line(found, Some(i)))
+            .collect()
     };
     let mut out = Vec::new();
     for line in lines {

@@ -99,6 +99,18 @@ impl Term {
         out
     }
 
+    /// The tree with every node for which `f` gives a replacement replaced (not descended).
+    pub fn replace(self: &Rc<Term>, f: &dyn Fn(&Term) -> Option<Rc<Term>>) -> Rc<Term> {
+        if let Some(r) = f(self) {
+            return r;
+        }
+        if self.args.is_empty() {
+            return self.clone();
+        }
+        let args = self.args.iter().map(|a| a.replace(f)).collect();
+        Term::node(self.head.clone(), self.elem, args)
+    }
+
     pub fn walk(&self, f: &mut impl FnMut(&Term)) {
         f(self);
         for a in &self.args {

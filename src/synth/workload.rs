@@ -36,18 +36,78 @@ fn narrow(e: Elem) -> Option<Elem> {
 
 /// The FPIR idioms (specs/idioms/fpir.spec) the lifting workloads call, with their result types.
 pub const FPIR_IDIOMS: [IdiomSig; 12] = [
-    IdiomSig { name: "absd", arity: 2, result: unsigned, literal_last: false },
-    IdiomSig { name: "halving_add", arity: 2, result: same, literal_last: false },
-    IdiomSig { name: "halving_sub", arity: 2, result: same, literal_last: false },
-    IdiomSig { name: "rounding_halving_add", arity: 2, result: same, literal_last: false },
-    IdiomSig { name: "saturating_add", arity: 2, result: same, literal_last: false },
-    IdiomSig { name: "saturating_sub", arity: 2, result: same, literal_last: false },
-    IdiomSig { name: "widening_add", arity: 2, result: wide, literal_last: false },
-    IdiomSig { name: "widening_sub", arity: 2, result: signed_wide, literal_last: false },
-    IdiomSig { name: "widening_mul", arity: 2, result: wide, literal_last: true },
-    IdiomSig { name: "widening_shl", arity: 2, result: wide, literal_last: true },
-    IdiomSig { name: "rounding_shr", arity: 2, result: same, literal_last: true },
-    IdiomSig { name: "saturating_narrow", arity: 1, result: narrow, literal_last: false },
+    IdiomSig {
+        name: "absd",
+        arity: 2,
+        result: unsigned,
+        literal_last: false,
+    },
+    IdiomSig {
+        name: "halving_add",
+        arity: 2,
+        result: same,
+        literal_last: false,
+    },
+    IdiomSig {
+        name: "halving_sub",
+        arity: 2,
+        result: same,
+        literal_last: false,
+    },
+    IdiomSig {
+        name: "rounding_halving_add",
+        arity: 2,
+        result: same,
+        literal_last: false,
+    },
+    IdiomSig {
+        name: "saturating_add",
+        arity: 2,
+        result: same,
+        literal_last: false,
+    },
+    IdiomSig {
+        name: "saturating_sub",
+        arity: 2,
+        result: same,
+        literal_last: false,
+    },
+    IdiomSig {
+        name: "widening_add",
+        arity: 2,
+        result: wide,
+        literal_last: false,
+    },
+    IdiomSig {
+        name: "widening_sub",
+        arity: 2,
+        result: signed_wide,
+        literal_last: false,
+    },
+    IdiomSig {
+        name: "widening_mul",
+        arity: 2,
+        result: wide,
+        literal_last: true,
+    },
+    IdiomSig {
+        name: "widening_shl",
+        arity: 2,
+        result: wide,
+        literal_last: true,
+    },
+    IdiomSig {
+        name: "rounding_shr",
+        arity: 2,
+        result: same,
+        literal_last: true,
+    },
+    IdiomSig {
+        name: "saturating_narrow",
+        arity: 1,
+        result: narrow,
+        literal_last: false,
+    },
 ];
 
 /// Operators that commute: enumeration keeps one operand order for terms above size 3 (the
@@ -90,6 +150,11 @@ impl Grammar {
             }
         }
         out.into_iter().collect()
+    }
+
+    /// The variables with their type (the base type).
+    pub fn variables(&self) -> Vec<(String, Elem)> {
+        self.vars.iter().map(|v| (v.to_string(), self.base)).collect()
     }
 
     /// A text naming the grammar, part of the piece's key.
@@ -154,14 +219,22 @@ pub fn enumerate(g: &Grammar, keep: &dyn Fn(&Term) -> bool) -> Vec<Rc<Term>> {
                         if COMMUTATIVE.contains(op) && s > 3 && !b.is_const() && b < *a {
                             continue;
                         }
-                        level.push(Term::node(Head::Binary(op), a.elem, vec![a.clone(), b.clone()]));
+                        level.push(Term::node(
+                            Head::Binary(op),
+                            a.elem,
+                            vec![a.clone(), b.clone()],
+                        ));
                     }
                     for sig in g.idioms.iter().filter(|i| i.arity == 2) {
                         if b.is_const() && !sig.literal_last {
                             continue;
                         }
                         if let Some(r) = (sig.result)(a.elem).filter(|r| g.types.contains(r)) {
-                            level.push(Term::node(Head::Idiom(sig.name), r, vec![a.clone(), b.clone()]));
+                            level.push(Term::node(
+                                Head::Idiom(sig.name),
+                                r,
+                                vec![a.clone(), b.clone()],
+                            ));
                         }
                     }
                 }
@@ -192,7 +265,11 @@ pub fn lifting(base: Elem, max_size: usize) -> Grammar {
     for t in [
         base.wide(),
         base.narrow().filter(|n| n.bits() >= 8),
-        if base.is_signed() { base.unsigned() } else { base.signed() },
+        if base.is_signed() {
+            base.unsigned()
+        } else {
+            base.signed()
+        },
         base.wide().and_then(Elem::signed),
     ]
     .into_iter()
