@@ -119,25 +119,23 @@ fn selection_times(
 }
 
 pub fn run(ctx: &Context, rounds: usize) -> Result<Figures> {
-    let scratch = std::env::temp_dir().join(format!("isadb-bench-{}", std::process::id()));
-    std::fs::create_dir_all(&scratch).map_err(|e| Error::io(&scratch, e))?;
+    // Scratch databases live in a temporary directory removed when this function returns.
+    let scratch = tempfile::Builder::new()
+        .prefix("isadb-bench-")
+        .tempdir()
+        .map_err(|e| Error::io(std::env::temp_dir(), e))?;
     let layout = Layout {
-        db: scratch.join("isadb.sqlite"),
+        db: scratch.path().join("isadb.sqlite"),
         ..ctx.layout.clone()
     };
     let start = Instant::now();
     let specs = load_dir(&layout.specs)?;
     drop(layout.build(&specs)?);
     let db_build_ms = start.elapsed().as_secs_f64() * 1000.0;
-    let _ = std::fs::remove_dir_all(&scratch);
 
     ctx.db()?;
     let exe = std::env::current_exe().map_err(|e| Error::io("isadb", e))?;
-    let home = ctx
-        .layout
-        .specs
-        .parent()
-        .unwrap_or(std::path::Path::new("."));
+    let home = &ctx.home.dir;
     let mut query_process_ms = Vec::new();
     for q in [
         "dot-product on hvx",
@@ -213,10 +211,8 @@ pub fn run(ctx: &Context, rounds: usize) -> Result<Figures> {
     }
     // The selection cache lives in a fresh database file, so the project's own cache is neither
     // used nor filled.
-    std::fs::create_dir_all(&scratch).map_err(|e| Error::io(&scratch, e))?;
-    let times = Database::open(scratch.join("isadb.sqlite"))
+    let times = Database::open(scratch.path().join("cache.sqlite"))
         .and_then(|mut cache| selection_times(&catalogs, &mut cache, rounds));
-    let _ = std::fs::remove_dir_all(&scratch);
     let SelectionTimes {
         cold,
         cached,

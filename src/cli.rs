@@ -3,8 +3,10 @@
 
 use crate::database::{Database, Layout, COMMITTED_TABLES};
 use crate::error::{Error, Result};
+use crate::home::Home;
 use crate::ir::sexpr::read_one;
 use crate::ir::{Expr, Macros, Scope};
+use crate::select::check::RunCheck;
 use crate::semantics::{self, prove_equivalent, Env, Value, Verdict};
 use crate::spec::{load_dir, load_macros, Operand};
 use rusqlite::OptionalExtension;
@@ -29,16 +31,25 @@ pub enum Output {
 
 /// Where the project lives and how to print.
 pub struct Context {
+    pub home: Home,
     pub layout: Layout,
     pub output: Output,
 }
 
 impl Context {
-    pub fn new(home: Option<PathBuf>, output: Output) -> Context {
-        let home = home.unwrap_or_else(|| PathBuf::from(env!("CARGO_MANIFEST_DIR")));
+    pub fn new(home: Home, output: Output) -> Context {
         Context {
-            layout: Layout::at(&home),
+            layout: home.layout(),
+            home,
             output,
+        }
+    }
+
+    /// After a command wrote into the project: says so on stderr when that is the cache copy
+    /// of the shipped default.
+    fn note_writes(&self) {
+        if let Some(note) = self.home.write_note() {
+            eprintln!("isadb: {note}");
         }
     }
 
@@ -110,10 +121,12 @@ pub fn db_build(ctx: &Context) -> Result<Outcome> {
             b.path, b.instructions, b.families, b.idioms, b.ms
         )
     });
+    ctx.note_writes();
     Ok(Outcome::Success)
 }
 
 pub fn db_export(ctx: &Context, dir: Option<PathBuf>) -> Result<Outcome> {
+    let into_home = dir.is_none();
     let dir = dir.unwrap_or_else(|| ctx.layout.tables.clone());
     ctx.db()?.export_tables(&dir, COMMITTED_TABLES)?;
     println!(
@@ -121,6 +134,9 @@ pub fn db_export(ctx: &Context, dir: Option<PathBuf>) -> Result<Outcome> {
         COMMITTED_TABLES.len(),
         dir.display()
     );
+    if into_home {
+        ctx.note_writes();
+    }
     Ok(Outcome::Success)
 }
 
@@ -137,8 +153,18 @@ pub fn db_import(ctx: &Context, dir: Option<PathBuf>) -> Result<Outcome> {
 }
 
 pub fn db_stats(ctx: &Context) -> Result<Outcome> {
-    let stats = ctx.db()?.stats()?;
-    ctx.print(&stats, || {
+    #[derive(Serialize)]
+    struct HomeStats<'a> {
+        home: &'a Home,
+        #[serde(flatten)]
+        stats: crate::database::Stats,
+    }
+    let report = HomeStats {
+        home: &ctx.home,
+        stats: ctx.db()?.stats()?,
+    };
+    let stats = &report.stats;
+    ctx.print(&report, || {
         let mut rows = Vec::new();
         for isa in &stats.isas {
             rows.push(vec![
@@ -166,7 +192,8 @@ pub fn db_stats(ctx: &Context) -> Result<Outcome> {
                     .join(", ")
             }
         };
-        render_table(&["isa", "feature", "instructions", "with intrinsic"], &rows)
+        format!("home: {}\n", ctx.home.describe())
+            + &render_table(&["isa", "feature", "instructions", "with intrinsic"], &rows)
             + &format!(
                 "idioms: {}\nclasses: {}\nrules: {}\nvalidation: {}\n",
                 stats.idioms,
@@ -525,6 +552,24 @@ pub fn compile(
         }
     };
     let (steps, outputs) = crate::select::steps(&compiled, &catalog);
+    let run_check = match run {
+        Some(iterations) => {
+            let dir = tempfile::Builder::new()
+                .prefix("isadb-compile-")
+                .tempdir()
+                .map_err(|e| Error::io(std::env::temp_dir(), e))?;
+            let host = crate::validate::features::Host::detect();
+            Some(crate::select::check::run_c(
+                &compiled,
+                &catalog,
+                iterations,
+                1,
+                dir.path(),
+                &host,
+            )?)
+        }
+        None => None,
+    };
     let report = CompileReport {
         expression: expr.to_string(),
         target: target.name.to_string(),
@@ -545,20 +590,22 @@ pub fn compile(
         cost: compiled.cost,
         select_ms: compiled.select_ms,
         validate_ms: compiled.validate_ms,
-        run: match run {
-            Some(iterations) => {
-                let dir = std::env::temp_dir().join("isadb-compile");
-                let check = crate::select::check::run_c(&compiled, &catalog, iterations, 1, &dir)?;
-                Some(match check.mismatch {
-                    None => format!(
-                        "ran the C on {}: {} lanes equal the interpreter's",
-                        target.name, check.lanes
-                    ),
-                    Some(m) => format!("MISMATCH running the C on {}: {m}", target.name),
-                })
-            }
-            None => None,
+        run: run_check.as_ref().map(|check| match check {
+            RunCheck::Equal { lanes } => format!(
+                "ran the C on {}: {lanes} lanes equal the interpreter's",
+                target.name
+            ),
+            RunCheck::Mismatch(m) => format!("MISMATCH running the C on {}: {m}", target.name),
+            RunCheck::NotRun(why) => format!(
+                "compiled the C for {} but did not run it: {why}",
+                target.name
+            ),
+        }),
+        not_run: match &run_check {
+            Some(RunCheck::NotRun(why)) => Some(why.clone()),
+            _ => None,
         },
+        features: crate::select::check::features(&compiled, &catalog),
         cached: compiled.cached,
         rewrites: compiled.program.as_ref().map(|p| p.rewrites),
         egglog: compiled
@@ -622,8 +669,8 @@ pub fn compile(
         }
         out
     });
-    Ok(match &report.run {
-        Some(r) if r.starts_with("MISMATCH") => Outcome::Negative,
+    Ok(match run_check {
+        Some(RunCheck::Mismatch(_)) => Outcome::Negative,
         _ => Outcome::Success,
     })
 }
@@ -650,9 +697,27 @@ struct CompileReport {
     cached: bool,
     /// Rewrites in the egglog program; `None` for a cached selection.
     rewrites: Option<usize>,
+    /// What `--run` found, as a sentence.
     run: Option<String>,
+    /// Why `--run` only compiled the C: this machine cannot run a feature of the selection.
+    not_run: Option<String>,
+    /// The CPU features of the selected instructions.
+    features: Vec<String>,
     egglog: Option<String>,
     c: Option<String>,
+}
+
+/// `isadb verify-rules`: proves the stored rules and records the verdicts in the project.
+pub fn verify_rules(
+    ctx: &Context,
+    rule: Option<&str>,
+    jobs: usize,
+    force: bool,
+) -> Result<Outcome> {
+    let json = ctx.output == Output::Json;
+    let outcome = crate::rules::verify::verify_rules(&ctx.layout, rule, jobs, force, json)?;
+    ctx.note_writes();
+    Ok(outcome)
 }
 
 /// `isadb validate`: runs the validation and prints per-ISA counts, skips and mismatches.
@@ -678,6 +743,7 @@ pub fn validate(
     };
     let report = crate::validate::validate(&ctx.layout, &opts)?;
     ctx.print(&report, || validate_text(&report));
+    ctx.note_writes();
     Ok(if report.mismatched() > 0 {
         Outcome::Negative
     } else {

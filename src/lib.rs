@@ -5,6 +5,7 @@ pub mod bench;
 pub mod cli;
 pub mod database;
 pub mod error;
+pub mod home;
 pub mod ir;
 pub mod query;
 pub mod rules;

@@ -2,6 +2,7 @@
 
 use clap::{Parser, Subcommand};
 use isadb::cli::{self, Output};
+use isadb::home::Home;
 use std::path::PathBuf;
 use std::process::ExitCode;
 
@@ -12,8 +13,10 @@ use std::process::ExitCode;
     about = "Vector ISA semantics, classes and verified rewrite rules in one rule database"
 )]
 struct Args {
-    /// Project directory holding specs/ and rules.db/ (default: this checkout).
-    #[arg(long, global = true, env = "ISADB_HOME")]
+    /// Project directory holding specs/ and rules.db/. Default: $ISADB_HOME, else the nearest
+    /// directory upwards from the working directory holding specs/ and rules.db/, else the
+    /// default shipped in this binary (unpacked into $XDG_CACHE_HOME/isadb or ~/.cache/isadb).
+    #[arg(long, global = true)]
     home: Option<PathBuf>,
     /// Print JSON instead of a table.
     #[arg(long, global = true)]
@@ -142,14 +145,19 @@ enum DbAction {
 
 fn main() -> ExitCode {
     let args = Args::parse();
-    let ctx = cli::Context::new(
-        args.home,
-        if args.json {
-            Output::Json
-        } else {
-            Output::Table
-        },
-    );
+    let home = match Home::find(args.home) {
+        Ok(home) => home,
+        Err(e) => {
+            eprintln!("isadb: {e}");
+            return ExitCode::from(2);
+        }
+    };
+    let output = if args.json {
+        Output::Json
+    } else {
+        Output::Table
+    };
+    let ctx = cli::Context::new(home, output);
     let result = match args.command {
         Command::Db { action } => match action {
             DbAction::Build => cli::db_build(&ctx),
@@ -174,7 +182,7 @@ fn main() -> ExitCode {
             timeout,
         } => cli::prove(&ctx, &lhs, &rhs, lanes, timeout),
         Command::VerifyRules { rule, jobs, force } => {
-            isadb::rules::verify::verify_rules(&ctx.layout, rule.as_deref(), jobs, force, args.json)
+            cli::verify_rules(&ctx, rule.as_deref(), jobs, force)
         }
         Command::Compile {
             expr,

@@ -1,14 +1,13 @@
 //! The real binary on the shipped specs: show, eval, prove, db build/export/import, and the
 //! one-line errors and exit codes for bad input.
 
-use std::path::PathBuf;
 use std::process::Output;
 
 mod common;
 
 use common::isadb;
 
-fn home(name: &str) -> PathBuf {
+fn home(name: &str) -> tempfile::TempDir {
     common::project_copy(&format!("cli-{name}"))
 }
 
@@ -145,9 +144,9 @@ fn bad_input_gives_one_line_errors_and_exit_2() {
 fn malformed_spec_names_file_line_and_column_and_keeps_old_database() {
     let h = home("badspec");
     assert!(isadb(&h, &["db", "build"]).status.success());
-    let before = std::fs::read(h.join("rules.db/isadb.sqlite")).unwrap();
+    let before = std::fs::read(h.path().join("rules.db/isadb.sqlite")).unwrap();
     std::fs::write(
-        h.join("specs/x86/broken.spec"),
+        h.path().join("specs/x86/broken.spec"),
         "(family oops\n  (isa x86)\n  (semantics (add a b)))\n",
     )
     .unwrap();
@@ -156,7 +155,7 @@ fn malformed_spec_names_file_line_and_column_and_keeps_old_database() {
     let err = stderr(&o);
     assert!(err.contains("specs/x86/broken.spec:3:"), "{err}");
     assert_eq!(
-        std::fs::read(h.join("rules.db/isadb.sqlite")).unwrap(),
+        std::fs::read(h.path().join("rules.db/isadb.sqlite")).unwrap(),
         before
     );
 }
@@ -164,14 +163,14 @@ fn malformed_spec_names_file_line_and_column_and_keeps_old_database() {
 #[test]
 fn database_rebuilds_when_missing_stale_or_corrupt() {
     let h = home("stale");
-    let db = h.join("rules.db/isadb.sqlite");
+    let db = h.path().join("rules.db/isadb.sqlite");
     assert!(isadb(&h, &["list", "--isa", "x86"]).status.success());
     assert!(db.exists());
     std::fs::write(&db, b"this is not a database at all, not even close").unwrap();
     let o = isadb(&h, &["show", "_mm_madd_epi16"]);
     assert!(o.status.success(), "{}", stderr(&o));
     let extra = "(family extra (isa x86) (param W 128) (feature sse2) (intrinsic \"_mm_extra_epi8\") (asm \"extra\")\n (operands (a (vec 16 i8))) (semantics (neg a)))\n";
-    std::fs::write(h.join("specs/x86/extra.spec"), extra).unwrap();
+    std::fs::write(h.path().join("specs/x86/extra.spec"), extra).unwrap();
     let o = isadb(&h, &["show", "_mm_extra_epi8"]);
     assert!(o.status.success(), "{}", stderr(&o));
 }
@@ -179,7 +178,7 @@ fn database_rebuilds_when_missing_stale_or_corrupt() {
 #[test]
 fn csv_export_import_round_trips_and_rejects_bad_rows() {
     let h = home("csv");
-    let out = h.join("export");
+    let out = h.path().join("export");
     assert!(isadb(&h, &["db", "export", out.to_str().unwrap()])
         .status
         .success());
@@ -214,14 +213,14 @@ fn csv_export_import_round_trips_and_rejects_bad_rows() {
     assert!(isadb(&h, &["db", "import", out.to_str().unwrap()])
         .status
         .success());
-    let first = h.join("first");
+    let first = h.path().join("first");
     assert!(isadb(&h, &["db", "export", first.to_str().unwrap()])
         .status
         .success());
     assert!(isadb(&h, &["db", "import", first.to_str().unwrap()])
         .status
         .success());
-    let second = h.join("second");
+    let second = h.path().join("second");
     assert!(isadb(&h, &["db", "export", second.to_str().unwrap()])
         .status
         .success());

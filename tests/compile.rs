@@ -6,8 +6,8 @@ mod common;
 
 use common::{isadb, project_copy};
 use isadb::database::{Database, Layout};
-use isadb::select::{compile, validate, Catalog, Node, Target};
-use isadb::validate::toolchain;
+use isadb::select::{check, compile, validate, Catalog, Node, Target};
+use isadb::validate::{features, toolchain};
 use serde_json::Value;
 use std::collections::HashMap;
 use std::process::Output;
@@ -242,7 +242,8 @@ const ACCEPTANCE: &[(&str, &str, &[&str], &[&str])] = &[
 
 #[test]
 fn selects_the_fixed_point_instructions_on_every_target() {
-    let home = project_copy("compile-acceptance");
+    let guard = project_copy("compile-acceptance");
+    let home = guard.path();
     let mut wrong = Vec::new();
     for (target, expr, extra, want) in ACCEPTANCE {
         let mut args = vec!["--json", "compile", "--target", target, expr, "--no-cache"];
@@ -276,7 +277,9 @@ fn tools(target: toolchain::Target) -> bool {
 
 #[test]
 fn generated_c_computes_the_expression_on_every_target() {
-    let home = project_copy("compile-run");
+    let guard = project_copy("compile-run");
+    let home = guard.path();
+    let host = features::Host::detect();
     let cases = [
         ("x86-avx2", "absd(a_u16, b_u16)", &[][..]),
         ("x86-avx2", "u8(min(z_u16, 255))", &[]),
@@ -318,17 +321,93 @@ fn generated_c_computes_the_expression_on_every_target() {
             String::from_utf8_lossy(&out.stdout),
             String::from_utf8_lossy(&out.stderr)
         );
-        let run = json(&out)["run"].as_str().unwrap().to_string();
-        assert!(
-            run.contains("lanes equal the interpreter's"),
-            "{target} {expr}: {run}"
-        );
+        let report = json(&out);
+        let run = report["run"].as_str().unwrap();
+        // Whether this machine can run the selection is decided by validation's feature table:
+        // the C is run exactly when no feature of the selected instructions is missing here.
+        let lacking: Vec<String> = report["features"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .filter_map(|f| features::missing(t.toolchain(), f.as_str().unwrap(), &host))
+            .collect();
+        match report["not_run"].as_str() {
+            None => {
+                assert!(
+                    lacking.is_empty(),
+                    "{target} {expr}: ran though {lacking:?}"
+                );
+                assert!(
+                    run.contains("lanes equal the interpreter's"),
+                    "{target} {expr}: {run}"
+                );
+            }
+            Some(why) => {
+                assert!(
+                    lacking.iter().any(|l| l == why),
+                    "{target} {expr}: not run ({why}), but this machine lacks {lacking:?}"
+                );
+                eprintln!("{target} {expr}: compiled, not run here: {why}");
+            }
+        }
     }
 }
 
 #[test]
+fn a_selection_the_cpu_cannot_run_is_compiled_and_not_run() {
+    if !tools(toolchain::Target::X86) {
+        return;
+    }
+    let guard = project_copy("compile-not-run");
+    let home = guard.path();
+    let catalog = Catalog::load(&Layout::at(&home), Target::parse("x86-avx512").unwrap()).unwrap();
+    let expr = "acc_i32 + reduce_add(4, i32(a_u8) * i32(b_i8))";
+    let compiled = compile(&catalog, expr, None, &HashMap::new(), None).unwrap();
+    assert_eq!(
+        check::features(&compiled, &catalog),
+        ["avx512vnni"],
+        "{:?}",
+        selected_names(&compiled, &catalog)
+    );
+    let work = tempfile::tempdir().unwrap();
+    // A CPU with AVX-512F/BW but without VNNI, as the feature table reads /proc/cpuinfo.
+    let without_vnni = features::Host {
+        x86_flags: Some(
+            ["sse2", "avx2", "avx512f", "avx512bw"]
+                .map(String::from)
+                .into(),
+        ),
+    };
+    let check = check::run_c(&compiled, &catalog, 4, 1, work.path(), &without_vnni).unwrap();
+    assert_eq!(
+        check,
+        check::RunCheck::NotRun("CPU lacks avx512vnni".into())
+    );
+    let not_x86 = features::Host::default();
+    let check = check::run_c(&compiled, &catalog, 4, 1, work.path(), &not_x86).unwrap();
+    assert_eq!(
+        check,
+        check::RunCheck::NotRun("the host is not an x86-64 machine".into())
+    );
+    assert_eq!(std::fs::read_dir(work.path()).unwrap().count(), 0);
+}
+
+fn selected_names(compiled: &isadb::select::Compiled, catalog: &Catalog) -> Vec<String> {
+    fn walk(n: &Node, catalog: &Catalog, out: &mut Vec<String>) {
+        if let Node::Instr { index, .. } = n {
+            out.push(catalog.instructions[*index].name.clone());
+        }
+        n.children().iter().for_each(|c| walk(c, catalog, out));
+    }
+    let mut out = Vec::new();
+    walk(&compiled.root, catalog, &mut out);
+    out
+}
+
+#[test]
 fn translation_validation_rejects_a_wrong_selection() {
-    let home = project_copy("compile-wrong");
+    let guard = project_copy("compile-wrong");
+    let home = guard.path();
     let layout = Layout::at(&home);
     let catalog = Catalog::load(&layout, Target::parse("neon").unwrap()).unwrap();
     let compiled = compile(
@@ -361,7 +440,8 @@ fn translation_validation_rejects_a_wrong_selection() {
 
 #[test]
 fn emits_the_egglog_program_and_c() {
-    let home = project_copy("compile-emit");
+    let guard = project_copy("compile-emit");
+    let home = guard.path();
     let out = isadb(
         &home,
         &[
@@ -412,7 +492,8 @@ fn emits_the_egglog_program_and_c() {
 
 #[test]
 fn bad_input_is_one_line_and_exit_2() {
-    let home = project_copy("compile-bad");
+    let guard = project_copy("compile-bad");
+    let home = guard.path();
     let cases = [
         (
             vec!["compile", "--target", "avx3", "a_u8 + b_u8"],
@@ -477,7 +558,8 @@ const AVERAGE: &str = "u8((u16(a_u8) + u16(b_u8) + 1) / 2)";
 
 #[test]
 fn selection_cache_answers_the_same_expression_again() {
-    let home = project_copy("compile-cache");
+    let guard = project_copy("compile-cache");
+    let home = guard.path();
     let first = compile_json(&home, AVERAGE, &[]);
     assert_eq!(first["cached"], false);
     assert!(first["rewrites"].as_u64().unwrap() > 0);
@@ -520,7 +602,8 @@ fn selection_cache_answers_the_same_expression_again() {
 
 #[test]
 fn a_corrupt_cache_row_is_selected_again_and_overwritten() {
-    let home = project_copy("compile-cache-corrupt");
+    let guard = project_copy("compile-cache-corrupt");
+    let home = guard.path();
     let first = compile_json(&home, AVERAGE, &[]);
     let db = Database::open(Layout::at(&home).db).unwrap();
     let term = "SELECT term FROM selection_cache";
@@ -543,7 +626,8 @@ fn a_corrupt_cache_row_is_selected_again_and_overwritten() {
 
 #[test]
 fn a_cache_row_edited_into_another_term_is_caught_on_random_inputs() {
-    let home = project_copy("compile-cache-edited");
+    let guard = project_copy("compile-cache-edited");
+    let home = guard.path();
     let first = compile_json(&home, AVERAGE, &[]);
     let db = Database::open(Layout::at(&home).db).unwrap();
     // Still a term over the catalog's instructions, but a truncating halving add.

@@ -6,7 +6,6 @@ use isadb::rules::load::{elaborate, load_rules, rule_macros, rule_types};
 use isadb::rules::mutate::mutants;
 use isadb::semantics::{prove_equivalent, Verdict};
 use isadb::spec::load_macros;
-use std::path::PathBuf;
 use std::process::Output;
 
 mod common;
@@ -93,7 +92,7 @@ fn mutants_of_the_shipped_rules_are_refuted() {
     assert!(total >= 200, "only {total} mutants");
 }
 
-fn home(name: &str) -> PathBuf {
+fn home(name: &str) -> tempfile::TempDir {
     common::project_copy(&format!("rules-{name}"))
 }
 
@@ -115,10 +114,10 @@ fn shipped_rules_verify() {
         stdout.contains(&format!("{n} proven, 0 refuted, 0 unknown")),
         "{stdout}"
     );
-    let csv = std::fs::read_to_string(home.join("rules.db/rules.csv")).unwrap();
+    let csv = std::fs::read_to_string(home.path().join("rules.db/rules.csv")).unwrap();
     assert_eq!(csv.matches(",proven,").count(), n, "{csv}");
     assert!(
-        std::fs::read_to_string(home.join("rules.db/verification_runs.csv"))
+        std::fs::read_to_string(home.path().join("rules.db/verification_runs.csv"))
             .unwrap()
             .contains("verify-rules")
     );
@@ -140,7 +139,7 @@ fn shipped_rules_verify() {
 fn a_wrong_rule_is_refuted_with_a_counterexample() {
     let home = home("wrong");
     std::fs::write(
-        home.join("specs/rules/wrong.rules"),
+        home.path().join("specs/rules/wrong.rules"),
         "# truncating instead of saturating\nrule bad_sat_add for T in u8 i16: T(WT(x) + WT(y)) => saturating_add(x, y) [kind lift]\n",
     )
     .unwrap();
@@ -151,7 +150,7 @@ fn a_wrong_rule_is_refuted_with_a_counterexample() {
         stdout.contains("bad_sat_add refuted: T = u8, 4 lanes: x_u8 = ["),
         "{stdout}"
     );
-    let csv = std::fs::read_to_string(home.join("rules.db/rules.csv")).unwrap();
+    let csv = std::fs::read_to_string(home.path().join("rules.db/rules.csv")).unwrap();
     assert!(
         csv.contains("bad_sat_add") && csv.contains(",refuted,"),
         "{csv}"
@@ -181,7 +180,7 @@ fn a_malformed_rule_is_a_one_line_error() {
         ),
     ];
     for (rules, want) in cases {
-        std::fs::write(home.join("specs/rules/bad.rules"), rules).unwrap();
+        std::fs::write(home.path().join("specs/rules/bad.rules"), rules).unwrap();
         let out = isadb(&home, &["verify-rules"]);
         let (stdout, stderr) = text(&out);
         assert_eq!(out.status.code(), Some(2), "{rules}: {stdout}{stderr}");

@@ -10,51 +10,22 @@ use isadb::validate::harness::{self, Harness, Job};
 use isadb::validate::inputs;
 use isadb::validate::toolchain::{self, Target};
 use serde_json::Value;
-use std::path::{Path, PathBuf};
+
 use std::process::Output;
-use std::sync::{Mutex, OnceLock};
+use std::sync::Mutex;
 
 mod common;
 
-use common::{copy_dir, isadb, root, scratch};
+use common::{isadb, project_copy, root, scratch};
+use tempfile::TempDir;
 
-/// One private copy of the shipped specs and committed tables, shared (one database build) by the
-/// per-ISA tests, which take turns through [`REAL_LOCK`].
-fn real_home() -> &'static PathBuf {
-    static HOME: OnceLock<PathBuf> = OnceLock::new();
-    HOME.get_or_init(|| {
-        let dir = scratch("real");
-        copy_dir(&root().join("specs"), &dir.join("specs"));
-        for entry in std::fs::read_dir(root().join("rules.db")).unwrap() {
-            let p = entry.unwrap().path();
-            if p.extension().is_some_and(|x| x == "csv") {
-                std::fs::copy(&p, dir.join("rules.db").join(p.file_name().unwrap())).unwrap();
-            }
-        }
-        dir
-    })
-}
+/// The per-ISA tests of the shipped specs take turns: each runs the compilers on both cores.
 static REAL_LOCK: Mutex<()> = Mutex::new(());
 
-/// A private home, removed when the test ends.
-struct TempHome(PathBuf);
-
-impl std::ops::Deref for TempHome {
-    type Target = Path;
-    fn deref(&self) -> &Path {
-        &self.0
-    }
-}
-
-impl Drop for TempHome {
-    fn drop(&mut self) {
-        let _ = std::fs::remove_dir_all(&self.0);
-    }
-}
-
 /// A home with the shared prelude and the given spec files (path under specs/, text).
-fn spec_home(name: &str, files: &[(&str, &str)]) -> TempHome {
-    let dir = scratch(name);
+fn spec_home(name: &str, files: &[(&str, &str)]) -> TempDir {
+    let guard = scratch(name);
+    let dir = guard.path();
     std::fs::create_dir_all(dir.join("specs")).unwrap();
     std::fs::copy(
         root().join("specs/prelude.spec"),
@@ -66,7 +37,7 @@ fn spec_home(name: &str, files: &[(&str, &str)]) -> TempHome {
         std::fs::create_dir_all(p.parent().unwrap()).unwrap();
         std::fs::write(p, text).unwrap();
     }
-    TempHome(dir)
+    guard
 }
 
 fn text(b: &[u8]) -> String {
@@ -104,7 +75,8 @@ fn result<'a>(report: &'a Value, name: &str) -> &'a Value {
 /// with an intrinsic is either validated or skipped with a reason.
 fn check_shipped(isa: &str, target: Target) {
     let _turn = REAL_LOCK.lock().unwrap_or_else(|e| e.into_inner());
-    let home = real_home();
+    let guard = project_copy(&format!("real-{isa}"));
+    let home = guard.path();
     let out = isadb(
         home,
         &[
@@ -241,7 +213,7 @@ fn sample_specs_cover_every_c_type_mapping() {
     }
     assert_eq!(report["results"].as_array().unwrap().len(), 16);
     // A second run reuses every verdict and rewrites nothing.
-    let csv = std::fs::read(home.join("rules.db/validation_results.csv")).unwrap();
+    let csv = std::fs::read(home.path().join("rules.db/validation_results.csv")).unwrap();
     let again = json(&isadb(&home, &["validate", "--inputs", "32", "--json"]));
     for s in again["isas"].as_array().unwrap() {
         assert_eq!(n(&s["ran"]), 0, "{s}");
@@ -258,7 +230,7 @@ fn sample_specs_cover_every_c_type_mapping() {
         if have(Target::Hvx) { 5 } else { 0 }
     );
     assert_eq!(
-        std::fs::read(home.join("rules.db/validation_results.csv")).unwrap(),
+        std::fs::read(home.path().join("rules.db/validation_results.csv")).unwrap(),
         csv,
         "re-running must not change the CSV"
     );
@@ -324,7 +296,7 @@ fn wrong_semantics_is_a_mismatch() {
     assert!(a.starts_with('[') && b.starts_with('['));
     assert_ne!(m["expected"], m["actual"]);
     // The verdict is recorded and exported; a cached mismatch still fails the run.
-    let csv = std::fs::read_to_string(home.join("rules.db/validation_results.csv")).unwrap();
+    let csv = std::fs::read_to_string(home.path().join("rules.db/validation_results.csv")).unwrap();
     assert!(
         csv.lines()
             .any(|l| l.contains(",_mm_add_epi16,x86,24,mismatch,")),
@@ -400,7 +372,7 @@ fn harness_generator() {
         "gen",
         &[("x86/s.spec", X86_SAMPLES), ("hvx/s.spec", HVX_SAMPLES)],
     );
-    let specs = isadb::spec::load_dir(&home.join("specs")).unwrap();
+    let specs = isadb::spec::load_dir(&home.path().join("specs")).unwrap();
     let job = |name: &str, target: Target, count: usize| {
         let ins = specs.instruction(name).unwrap();
         let h = Harness::new(target, ins).unwrap();
@@ -469,7 +441,7 @@ fn harness_generator() {
             Target::Hvx,
             &src.text,
             &["-O0".to_string()],
-            &std::env::temp_dir().join("isadb-validate-gen"),
+            tempfile::tempdir().unwrap().path(),
             &harness::stdin_bytes(&hvx.iter().collect::<Vec<_>>()),
         )
         .unwrap();

@@ -113,11 +113,12 @@ impl Database {
 mod tests {
     use super::*;
 
-    fn scratch_dir(name: &str) -> std::path::PathBuf {
-        let dir = std::env::temp_dir().join(format!("isadb-db-{}-{name}", std::process::id()));
-        let _ = std::fs::remove_dir_all(&dir);
-        std::fs::create_dir_all(&dir).unwrap();
-        dir
+    /// A temporary directory, removed when the guard drops (pass or fail).
+    fn scratch_dir() -> tempfile::TempDir {
+        tempfile::Builder::new()
+            .prefix("isadb-db-test-")
+            .tempdir()
+            .unwrap()
     }
 
     #[test]
@@ -159,8 +160,8 @@ mod tests {
 
     #[test]
     fn reopening_a_file_keeps_data_and_uses_wal() {
-        let dir = scratch_dir("reopen");
-        let path = dir.join("isadb.sqlite");
+        let dir = scratch_dir();
+        let path = dir.path().join("isadb.sqlite");
         Database::open(&path)
             .unwrap()
             .set_meta("input_hash", "abc")
@@ -191,8 +192,8 @@ mod tests {
 
     #[test]
     fn corrupted_file_is_one_line_error() {
-        let dir = scratch_dir("corrupt");
-        let path = dir.join("isadb.sqlite");
+        let dir = scratch_dir();
+        let path = dir.path().join("isadb.sqlite");
         let bytes: Vec<u8> = (0..8192u32)
             .map(|i| (i.wrapping_mul(2654435761) >> 13) as u8)
             .collect();
@@ -210,8 +211,8 @@ mod tests {
 
     #[test]
     fn newer_schema_is_refused() {
-        let dir = scratch_dir("newer");
-        let path = dir.join("isadb.sqlite");
+        let dir = scratch_dir();
+        let path = dir.path().join("isadb.sqlite");
         Database::open(&path)
             .unwrap()
             .conn()

@@ -1,24 +1,47 @@
 //! Runs the emitted C function on random inputs (natively, under qemu-aarch64 or qemu-hexagon,
 //! with the validation toolchains) and compares every output lane with the interpreter on the
-//! input expression.
+//! input expression. The features of the selected instructions decide, through validation's
+//! feature table, the compiler flags and whether this machine can run the program at all; one
+//! it cannot run is still compiled and linked.
 
 use super::emit_c::{function, parameters, scalar_type};
+use super::extract::Node;
 use super::{Catalog, Compiled};
 use crate::error::{Error, Result};
 use crate::ir::VecType;
 use crate::semantics::{eval, Env, Value};
+use crate::validate::features::{compile_flags, missing, Host};
 use crate::validate::inputs::edge_values;
-use crate::validate::toolchain::{build_and_run, prelude};
+use crate::validate::toolchain::{build_and_run, build_only, prelude};
 use rand::rngs::SmallRng;
 use rand::{Rng, SeedableRng};
 use std::fmt::Write;
 use std::path::Path;
 
-/// Lanes compared, and the first mismatch (iteration, lane, expected, actual) if any.
-#[derive(Debug)]
-pub struct RunCheck {
-    pub lanes: usize,
-    pub mismatch: Option<String>,
+/// What running the selection's C found.
+#[derive(Debug, PartialEq)]
+pub enum RunCheck {
+    /// Every lane of every iteration (`lanes` in all) equals the interpreter's.
+    Equal { lanes: usize },
+    /// The first differing lane: iteration, lane, expected, actual.
+    Mismatch(String),
+    /// Compiled and linked, not run: why this machine cannot run it ("CPU lacks avx512vnni").
+    NotRun(String),
+}
+
+/// The CPU features of the selected instructions, sorted, each once.
+pub fn features(compiled: &Compiled, catalog: &Catalog) -> Vec<String> {
+    fn walk(n: &Node, catalog: &Catalog, out: &mut Vec<String>) {
+        if let Node::Instr { index, .. } = n {
+            out.push(catalog.instructions[*index].feature.clone());
+        }
+        n.children().iter().for_each(|c| walk(c, catalog, out));
+    }
+    let mut out = Vec::new();
+    walk(&compiled.root, catalog, &mut out);
+    out.sort();
+    out.dedup();
+    out
 }
 
 /// Random lane values of `ty`, a third of them edge values (0, max, min, ...).
@@ -43,13 +66,15 @@ fn le_bytes(ty: VecType, lanes: &[u128]) -> Vec<u8> {
         .collect()
 }
 
-/// Compiles the selection's C, runs it over `iterations` chunks of random inputs and compares.
+/// Compiles the selection's C, runs it over `iterations` chunks of random inputs and compares;
+/// when `host` cannot run a feature of the selection, only compiles it.
 pub fn run_c(
     compiled: &Compiled,
     catalog: &Catalog,
     iterations: usize,
     seed: u64,
     workdir: &Path,
+    host: &Host,
 ) -> Result<RunCheck> {
     let result = compiled.input.ty;
     let params = parameters(compiled);
@@ -86,8 +111,20 @@ pub fn run_c(
         prelude(catalog.target.toolchain()),
         function(compiled, catalog, "kernel")?
     );
-    let bytes = build_and_run(catalog.target.toolchain(), &source, &[], workdir, &stdin)
-        .map_err(|f| Error::Tool(format!("{} C: {f}", catalog.target.name)))?;
+    let toolchain = catalog.target.toolchain();
+    let used = features(compiled, catalog);
+    let mut flags: Vec<String> = Vec::new();
+    for f in used.iter().flat_map(|f| compile_flags(toolchain, f)) {
+        if !flags.contains(&f) {
+            flags.push(f);
+        }
+    }
+    let tool_error = |f| Error::Tool(format!("{} C: {f}", catalog.target.name));
+    if let Some(reason) = used.iter().find_map(|f| missing(toolchain, f, host)) {
+        build_only(toolchain, &source, &flags, workdir).map_err(tool_error)?;
+        return Ok(RunCheck::NotRun(reason));
+    }
+    let bytes = build_and_run(toolchain, &source, &flags, workdir, &stdin).map_err(tool_error)?;
     let size = (result.elem.bits() / 8) as usize;
     if bytes.len() != out_len * size {
         return Err(Error::Tool(format!(
@@ -117,18 +154,12 @@ pub fn run_c(
         let n = result.lanes as usize;
         for (lane, (e, a)) in expected.lanes.iter().zip(&actual[it * n..]).enumerate() {
             if e != a {
-                return Ok(RunCheck {
-                    lanes: it * n + lane,
-                    mismatch: Some(format!(
-                        "iteration {it} lane {lane}: interpreter {e:#x}, {} {a:#x}",
-                        catalog.target.name
-                    )),
-                });
+                return Ok(RunCheck::Mismatch(format!(
+                    "iteration {it} lane {lane}: interpreter {e:#x}, {} {a:#x}",
+                    catalog.target.name
+                )));
             }
         }
     }
-    Ok(RunCheck {
-        lanes: out_len,
-        mismatch: None,
-    })
+    Ok(RunCheck::Equal { lanes: out_len })
 }

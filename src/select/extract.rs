@@ -163,6 +163,16 @@ impl Node {
         }
     }
 
+    /// The nodes this one reads.
+    pub fn children(&self) -> &[Rc<Node>] {
+        match self {
+            Node::Input { .. } | Node::Const { .. } => &[],
+            Node::Instr { args, .. } => args,
+            Node::Parts(parts) => parts,
+            Node::Reinterpret { arg, .. } | Node::Lanes { arg, .. } => std::slice::from_ref(arg),
+        }
+    }
+
     /// Sum of the costs of the distinct instructions (a shared subterm is computed once).
     pub fn cost(&self, catalog: &Catalog) -> f64 {
         let mut computed = Vec::new();

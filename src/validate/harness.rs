@@ -14,6 +14,9 @@
 //! predicate is built from a vector with `Q6_Q_vand_VR(v, -1)`), calls the intrinsic and stores
 //! the result. Immediates must be compile-time constants, so the selector picks one of the
 //! instruction's immediate combinations in a `switch` with one call site per combination.
+//! On x86 an instruction's feature flags (`-mavx512bw`) become its own function's
+//! `target("...")` attribute, so an instruction the CPU lacks cannot change the code of its
+//! neighbours (with `-mavx512bw` for the whole file gcc may encode them with EVEX).
 //! All integers in the protocol are little-endian (every target is).
 
 use super::ctype::{self, CType, Repr};
@@ -225,7 +228,8 @@ pub struct Job {
     /// Number of input records.
     pub count: usize,
     pub records: Vec<u8>,
-    /// Compiler flags the instruction needs (merged over the batch).
+    /// Compiler flags the instruction needs: on x86 its function's target attribute, elsewhere
+    /// merged over the batch.
     pub flags: Vec<String>,
 }
 
@@ -325,7 +329,7 @@ pub fn source(target: Target, jobs: &[&Job]) -> Source {
     for (k, job) in jobs.iter().enumerate() {
         s.push('\n');
         let first = s.matches('\n').count() + 1;
-        function(&mut s, k, job, buf);
+        function(&mut s, k, job, buf, target);
         let last = s.matches('\n').count();
         lines.push((first, last));
     }
@@ -347,11 +351,26 @@ pub fn source(target: Target, jobs: &[&Job]) -> Source {
     Source { text: s, lines }
 }
 
+/// Whether `flag` goes on the job's own function as a target attribute rather than on the
+/// compiler's command line: x86 feature flags such as `-mavx512bw`.
+pub fn is_function_flag(target: Target, flag: &str) -> bool {
+    target == Target::X86 && flag.starts_with("-m") && !flag.starts_with("-march=")
+}
+
 /// Writes job k's function `static int isadb_run_k(unsigned int n)` (0 on a short read).
-fn function(s: &mut String, k: usize, job: &Job, buf: usize) {
+fn function(s: &mut String, k: usize, job: &Job, buf: usize, target: Target) {
     let h = &job.harness;
     let chunk = (buf / h.record.max(h.out_record)).max(1);
     let _ = writeln!(s, "/* {k}: {} */", h.name.replace("*/", "* /"));
+    let features: Vec<&str> = job
+        .flags
+        .iter()
+        .filter(|f| is_function_flag(target, f))
+        .map(|f| &f[2..])
+        .collect();
+    if !features.is_empty() {
+        let _ = writeln!(s, "__attribute__((target(\"{}\")))", features.join(","));
+    }
     let _ = writeln!(s, "static int isadb_run_{k}(unsigned int n) {{");
     for slot in &h.slots {
         if slot.ctype.check_size {

@@ -157,7 +157,11 @@ pub fn validate(layout: &Layout, opts: &Options) -> Result<Report> {
     let selected = select(&all, &targets, &opts.instrs)?;
     let existing = store::load(&db)?;
     let host = Host::detect();
-    let workdir = std::env::temp_dir().join(format!("isadb-validate-{}", std::process::id()));
+    let scratch = tempfile::Builder::new()
+        .prefix("isadb-validate-")
+        .tempdir()
+        .map_err(|e| Error::io(std::env::temp_dir(), e))?;
+    let workdir = scratch.path().to_path_buf();
 
     let mut results: Vec<InstrResult> = Vec::new();
     let mut summaries = Vec::new();
@@ -203,8 +207,11 @@ pub fn validate(layout: &Layout, opts: &Options) -> Result<Report> {
         summaries.push(summarize(target, isa_total, &results_here, ran, t0, opts));
         results.extend(results_here);
     }
-    if std::env::var_os("ISADB_KEEP_HARNESS").is_none() {
-        let _ = std::fs::remove_dir_all(&workdir);
+    if std::env::var_os("ISADB_KEEP_HARNESS").is_some() {
+        eprintln!(
+            "isadb: kept the harness sources in {}",
+            scratch.keep().display()
+        );
     }
     let rows_changed = record(&mut db, layout, &all, &selected, &targets, &results, opts)?;
     Ok(Report {

@@ -288,7 +288,7 @@ pub fn compile_and_run(
     extra_flags: &[String],
     workdir: &Path,
 ) -> Result<Vec<u8>, String> {
-    execute(target, source, extra_flags, workdir, &[], true).map_err(|(f, src)| match src {
+    execute(target, source, extra_flags, workdir, Some(&[]), true).map_err(|(f, src)| match src {
         Some(src) => format!("{f} [source: {}]", src.display()),
         None => f.to_string(),
     })
@@ -305,16 +305,30 @@ pub fn build_and_run(
     stdin: &[u8],
 ) -> Result<Vec<u8>, Failure> {
     let keep = std::env::var_os("ISADB_KEEP_HARNESS").is_some();
-    execute(target, source, extra_flags, workdir, stdin, keep).map_err(|(f, _)| f)
+    execute(target, source, extra_flags, workdir, Some(stdin), keep).map_err(|(f, _)| f)
 }
 
-/// Writes the source, builds and runs it; on failure also returns the kept source's path (if `keep_source`).
+/// Like [`build_and_run`] without running the program: for code this machine cannot run (a CPU
+/// feature it lacks), which is still checked to compile and link.
+pub fn build_only(
+    target: Target,
+    source: &str,
+    extra_flags: &[String],
+    workdir: &Path,
+) -> Result<(), Failure> {
+    execute(target, source, extra_flags, workdir, None, false)
+        .map(|_| ())
+        .map_err(|(f, _)| f)
+}
+
+/// Writes the source, builds it and, given its stdin, runs it; on failure also returns the kept
+/// source's path (if `keep_source`).
 fn execute(
     target: Target,
     source: &str,
     extra_flags: &[String],
     workdir: &Path,
-    stdin: &[u8],
+    stdin: Option<&[u8]>,
     keep_source: bool,
 ) -> Result<Vec<u8>, (Failure, Option<PathBuf>)> {
     std::fs::create_dir_all(workdir).map_err(|e| {
@@ -334,8 +348,10 @@ fn execute(
         )
     })?;
 
-    let result =
-        build(target, &src, &obj, &exe, extra_flags).and_then(|()| run(target, &exe, stdin));
+    let result = build(target, &src, &obj, &exe, extra_flags).and_then(|()| match stdin {
+        Some(stdin) => run(target, &exe, stdin),
+        None => Ok(Vec::new()),
+    });
     for p in [&obj, &exe] {
         let _ = std::fs::remove_file(p);
     }
@@ -612,9 +628,12 @@ fn run(target: Target, exe: &Path, stdin: &[u8]) -> Result<Vec<u8>, Failure> {
 mod tests {
     use super::*;
 
-    /// Per-test scratch dir under the system temp dir.
-    fn workdir() -> PathBuf {
-        std::env::temp_dir().join("isadb_toolchain_tests")
+    /// A scratch directory for one call, removed when the guard drops (pass or fail).
+    fn workdir() -> tempfile::TempDir {
+        tempfile::Builder::new()
+            .prefix("isadb-toolchain-test-")
+            .tempdir()
+            .unwrap()
     }
 
     /// Returns false (and prints why) if the target's tools are missing, so tests skip instead of failing.
@@ -631,13 +650,6 @@ mod tests {
     /// Builds a harness: prelude + body.
     fn program(target: Target, body: &str) -> String {
         format!("{}\n{}", prelude(target), body)
-    }
-
-    /// Deletes the source file that a failed run keeps (its path is in the error message).
-    fn drop_kept_source(err: &str) {
-        if let Some(i) = err.rfind("[source: ") {
-            let _ = std::fs::remove_file(err[i + 9..].trim_end_matches(']'));
-        }
     }
 
     fn le_i16(v: &[i16]) -> Vec<u8> {
@@ -674,7 +686,8 @@ int harness_main(void) {
 }
 "#,
         );
-        let out = compile_and_run(Target::X86, &src, &["-mavx2".to_string()], &workdir()).unwrap();
+        let out =
+            compile_and_run(Target::X86, &src, &["-mavx2".to_string()], workdir().path()).unwrap();
         let mut exp: Vec<i16> = (0..16).map(|i| (i * 3 + 1000 - i) as i16).collect();
         exp[15] = i16::MIN;
         assert_eq!(out, le_i16(&exp));
@@ -705,7 +718,7 @@ int harness_main(void) {
                 .iter()
                 .map(|s| s.to_string())
                 .collect();
-            let out = compile_and_run(Target::X86, &src, &flags, &workdir()).unwrap();
+            let out = compile_and_run(Target::X86, &src, &flags, workdir().path()).unwrap();
             let exp: Vec<i32> = (0..16)
                 .map(|j: i32| {
                     let mut acc = j * 1000 - 5000;
@@ -742,7 +755,7 @@ int harness_main(void) {
 }
 "#,
         );
-        let out = compile_and_run(Target::Neon, &src, &[], &workdir()).unwrap();
+        let out = compile_and_run(Target::Neon, &src, &[], workdir().path()).unwrap();
         let acc = [1u32, 2, 3, 0xffff_fff0];
         let mut exp = Vec::new();
         for j in 0..4u32 {
@@ -793,7 +806,7 @@ int harness_main(void) {
 }
 "#,
         );
-        let out = compile_and_run(Target::Hvx, &src, &[], &workdir()).unwrap();
+        let out = compile_and_run(Target::Hvx, &src, &[], workdir().path()).unwrap();
         let mut h: Vec<i16> = (0..64)
             .map(|i: i32| ((i * 300 - 9000) as i16).wrapping_add((i * 211 + 17) as i16))
             .collect();
@@ -843,11 +856,10 @@ int harness_main(void) {
 }
 "#,
         );
-        let err = compile_and_run(Target::Hvx, &src, &[], &workdir()).unwrap_err();
+        let err = compile_and_run(Target::Hvx, &src, &[], workdir().path()).unwrap_err();
         assert!(err.contains("exit status 42"), "{err}");
-        drop_kept_source(&err);
         let ok_src = src.replace("return 42;", "return 0;");
-        let out = compile_and_run(Target::Hvx, &ok_src, &[], &workdir()).unwrap();
+        let out = compile_and_run(Target::Hvx, &ok_src, &[], workdir().path()).unwrap();
         let mut exp: Vec<u8> = [4u8, 3, 2, 1].repeat(64);
         exp.extend(1i32.to_le_bytes());
         let v: i32 = -100 / 7 + (-100 % 7) * 100 + (1_000_000_000_000i64 / 7 % 1000) as i32;
@@ -866,10 +878,10 @@ int harness_main(void) {
             if !have(t) || (t == Target::X86 && !cfg!(target_arch = "x86_64")) {
                 continue;
             }
-            let out = build_and_run(t, &program(t, body), &[], &workdir(), &input).unwrap();
+            let out = build_and_run(t, &program(t, body), &[], workdir().path(), &input).unwrap();
             assert!(out == expect, "{t}: {} bytes back", out.len());
             // A short input is seen as such (exit 9), with the stdout written so far.
-            match build_and_run(t, &program(t, body), &[], &workdir(), &input[..1000]) {
+            match build_and_run(t, &program(t, body), &[], workdir().path(), &input[..1000]) {
                 Err(Failure::Run { summary, stdout }) => {
                     assert!(summary.contains("exit status 9"), "{summary}");
                     assert_eq!(stdout.len(), 1000);
@@ -888,11 +900,10 @@ int harness_main(void) {
             Target::X86,
             "int harness_main(void) { return undefined_thing; }\n",
         );
-        let err = compile_and_run(Target::X86, &src, &[], &workdir()).unwrap_err();
+        let err = compile_and_run(Target::X86, &src, &[], workdir().path()).unwrap_err();
         assert!(
             err.contains("compile failed") && err.contains("undefined_thing"),
             "{err}"
         );
-        drop_kept_source(&err);
     }
 }
