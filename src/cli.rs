@@ -4,6 +4,7 @@
 use crate::database::{Database, Layout, COMMITTED_TABLES};
 use crate::error::{Error, Result};
 use crate::home::Home;
+use crate::ir::forms::{elaborate_expression, parse_expression};
 use crate::ir::sexpr::read_one;
 use crate::ir::{Expr, Macros, Scope};
 use crate::select::check::RunCheck;
@@ -384,9 +385,23 @@ pub fn list(
     Ok(Outcome::Success)
 }
 
-/// Parses one operand's lanes: a single value (splat) or one per lane, separated by commas or spaces.
+/// Parses one operand's lanes: a single value (splat) or one per lane, separated by commas (or
+/// by spaces, when every word is a number). A value is an integer constant in either expression
+/// form: `-1`, `0x7f`, `(1 << 7) - 1`.
 fn operand_value(op: &Operand, text: &str) -> Result<Value> {
-    let parts: Vec<&str> = text.split([',', ' ']).filter(|p| !p.is_empty()).collect();
+    use crate::ir::sexpr::{SExpr, SKind};
+    let mut parts: Vec<&str> = text
+        .split(',')
+        .map(str::trim)
+        .filter(|p| !p.is_empty())
+        .collect();
+    if let [one] = parts[..] {
+        let words: Vec<&str> = one.split_whitespace().collect();
+        let number = |w: &&str| read_one(w, "").is_ok_and(|s| matches!(s.kind, SKind::Int(_)));
+        if words.len() > 1 && words.iter().all(number) {
+            parts = words;
+        }
+    }
     let n = op.ty.lanes as usize;
     if parts.len() != 1 && parts.len() != n {
         return Err(Error::Usage(format!(
@@ -396,25 +411,20 @@ fn operand_value(op: &Operand, text: &str) -> Result<Value> {
             parts.len()
         )));
     }
+    let source = format!("operand {}", op.name);
     let lane = |p: &str| -> Result<u128> {
-        let s = read_one(p, &format!("operand {}", op.name))?;
+        let (value, _) = parse_expression(p, &source)?;
+        let loc = value.loc.clone();
+        let sym = |name: &str| SExpr {
+            kind: SKind::Sym(name.into()),
+            loc: loc.clone(),
+        };
+        let constant = SExpr {
+            kind: SKind::List(vec![sym("const"), sym(op.ty.elem.name()), value]),
+            loc: loc.clone(),
+        };
         let macros = Macros::default();
-        let mut scope = Scope::new(&macros);
-        let c = scope.expr(&crate::ir::sexpr::SExpr {
-            kind: crate::ir::sexpr::SKind::List(vec![
-                crate::ir::sexpr::SExpr {
-                    kind: crate::ir::sexpr::SKind::Sym("const".into()),
-                    loc: s.loc.clone(),
-                },
-                crate::ir::sexpr::SExpr {
-                    kind: crate::ir::sexpr::SKind::Sym(op.ty.elem.name().into()),
-                    loc: s.loc.clone(),
-                },
-                s.clone(),
-            ]),
-            loc: s.loc.clone(),
-        })?;
-        match &c.op {
+        match &Scope::new(&macros).expr(&constant)?.op {
             crate::ir::Op::Const(v) => Ok(v[0]),
             _ => unreachable!("const elaborates to a constant"),
         }
@@ -470,11 +480,13 @@ pub fn eval(ctx: &Context, name: &str, values: &[String]) -> Result<Outcome> {
 }
 
 pub fn prove(ctx: &Context, lhs: &str, rhs: &str, lanes: u32, timeout_ms: u32) -> Result<Outcome> {
+    if lanes == 0 {
+        return Err(Error::Usage("--lanes must be at least 1".into()));
+    }
     let specs = load_macros(&ctx.layout.specs)?;
-    let mut scope = Scope::new(&specs.macros);
-    scope.implicit_lanes = Some(lanes);
-    let l = scope.expr(&read_one(lhs, "lhs")?)?;
-    let r = scope.expr(&read_one(rhs, "rhs")?)?;
+    let none = HashMap::new();
+    let l = elaborate_expression(lhs, "lhs", &specs.macros, lanes, &none)?;
+    let r = elaborate_expression(rhs, "rhs", &specs.macros, lanes, &none)?;
     let verdict = prove_equivalent(&l, &r, None, timeout_ms)?;
     ctx.print(&verdict, || match &verdict {
         Verdict::Proven { ty, ms, .. } => format!("proven: equivalent at {ty} ({ms:.1} ms)\n"),

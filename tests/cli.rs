@@ -52,6 +52,62 @@ fn prove_refutes_truncating_average_and_proves_halving_add() {
 }
 
 #[test]
+fn prove_and_eval_read_the_halide_form_as_compile_does() {
+    let h = home("halide");
+    let o = isadb(&h, &["prove", "x_i8 * 2", "x_i8 << 1", "--lanes", "4"]);
+    assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+    assert!(stdout(&o).starts_with("proven: equivalent at <4 x i8>"));
+    // One side in each form.
+    let o = isadb(
+        &h,
+        &[
+            "--json",
+            "prove",
+            "u8((u16(a_u8) + u16(b_u8) + 1) >> 1)",
+            "(rounding_halving_add a_u8 b_u8)",
+            "--lanes",
+            "16",
+        ],
+    );
+    assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+    let v: serde_json::Value = serde_json::from_str(&stdout(&o)).unwrap();
+    assert_eq!(v["ty"], "<16 x u8>");
+    // Halide's / rounds toward negative infinity: an arithmetic shift, not C's division.
+    let o = isadb(
+        &h,
+        &[
+            "--json",
+            "prove",
+            "x_i16 / 2",
+            "(shr x_i16 1)",
+            "--lanes",
+            "8",
+        ],
+    );
+    assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+    let o = isadb(
+        &h,
+        &[
+            "--json",
+            "prove",
+            "(a_u8 + b_u8) / 2",
+            "halving_add(a_u8, b_u8)",
+        ],
+    );
+    assert_eq!(o.status.code(), Some(1), "{}", stderr(&o));
+    let v: serde_json::Value = serde_json::from_str(&stdout(&o)).unwrap();
+    assert_eq!(v["verdict"], "counterexample");
+    // Lane values are constants in either form.
+    let o = isadb(
+        &h,
+        &["--json", "eval", "_mm_add_epi16", "(1 << 7) - 1", "-1"],
+    );
+    assert!(o.status.success(), "{}", stderr(&o));
+    let v: serde_json::Value = serde_json::from_str(&stdout(&o)).unwrap();
+    assert_eq!(v["lanes"], serde_json::json!(vec!["126"; 8]));
+}
+
+#[test]
 fn counterexample_lanes_really_differ() {
     let h = home("cex");
     let o = isadb(
@@ -115,7 +171,14 @@ fn bad_input_gives_one_line_errors_and_exit_2() {
             &["prove", "(add a_u8 b_u16)", "a_u8"],
             "add needs operands of one type, got <16 x u8> and <16 x u16>",
         ),
-        (&["prove", "(add a_u8", "a_u8"], "lhs:1:"),
+        (
+            &["prove", "(add a_u8", "a_u8"],
+            "lhs: neither a Halide-style expression (1:6: expected ')' to close '(' at 1:1, found 'a_u8') nor an s-expression (1:10: expected ')'",
+        ),
+        (
+            &["prove", "a_u8", "b_u8 + * 2"],
+            "rhs: neither a Halide-style expression (1:8: unexpected token '*'",
+        ),
         (
             &["prove", "(halvng_add a_u8 b_u8)", "a_u8"],
             "did you mean 'halving_add'",

@@ -502,7 +502,7 @@ fn bad_input_is_one_line_and_exit_2() {
         (vec!["compile", "--target", "neon", "a_u8 + b_u16"], "u8"),
         (
             vec!["compile", "--target", "neon", "a_u8 +"],
-            "expression:1:",
+            "expression: neither a Halide-style expression (1:7: expected an expression, found end of input) nor an s-expression (",
         ),
         (
             vec!["compile", "--target", "neon", "z + 1", "--var", "z"],
@@ -555,6 +555,20 @@ fn compile_json(home: &std::path::Path, expr: &str, extra: &[&str]) -> Value {
 }
 
 const AVERAGE: &str = "u8((u16(a_u8) + u16(b_u8) + 1) / 2)";
+
+#[test]
+fn the_s_expression_form_selects_as_the_halide_form() {
+    let guard = project_copy("compile-sexpr");
+    let infix = compile_json(guard.path(), AVERAGE, &["--no-cache"]);
+    let sexpr = compile_json(
+        guard.path(),
+        "(cast u8 (shr (add (add (cast u16 a_u8) (cast u16 b_u8)) 1) 1))",
+        &["--no-cache"],
+    );
+    assert_eq!(selected(&infix), ["vrhaddq_u8"]);
+    assert_eq!(selected(&sexpr), selected(&infix));
+    assert_eq!(sexpr["result"], infix["result"]);
+}
 
 #[test]
 fn selection_cache_answers_the_same_expression_again() {

@@ -56,9 +56,18 @@ pub fn elaborate_halide_declared(
     lanes: u32,
     declared: &HashMap<String, Elem>,
 ) -> Result<Rc<Expr>> {
-    let s = parse_halide(text, source)?;
+    elaborate_parsed(&parse_halide(text, source)?, macros, lanes, declared)
+}
+
+/// Elaborates a parsed Halide-style expression as [`elaborate_halide_declared`] does.
+pub fn elaborate_parsed(
+    s: &SExpr,
+    macros: &Macros,
+    lanes: u32,
+    declared: &HashMap<String, Elem>,
+) -> Result<Rc<Expr>> {
     let mut uses = HashMap::new();
-    var_lanes(&s, lanes as u64, declared, &mut uses)?;
+    var_lanes(s, lanes as u64, declared, &mut uses)?;
     let mut scope = Scope::new(macros);
     scope.implicit_lanes = Some(lanes);
     for (name, (n, _)) in uses {
@@ -69,7 +78,7 @@ pub fn elaborate_halide_declared(
             .expect("only typed names are collected");
         scope.bind_var(&name, VecType::new(n as u32, elem));
     }
-    scope.expr(&s)
+    scope.expr(s)
 }
 
 /// The element type a variable name carries as its suffix (`acc_u32` -> u32).

@@ -1,6 +1,7 @@
 //! The typed vector IR: types, expressions, the s-expression text form and its elaboration.
 
 pub mod expr;
+pub mod forms;
 pub mod halide;
 pub mod meta;
 pub mod parse;

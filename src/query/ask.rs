@@ -7,7 +7,7 @@ use super::datalog::{Facts, Program};
 use crate::database::{Database, Layout};
 use crate::error::{Error, Result};
 use crate::ir::parse::{did_you_mean, edit_distance};
-use crate::ir::sexpr::{read_one, SExpr, SKind};
+use crate::ir::sexpr::{SExpr, SKind};
 use crate::ir::Macro;
 use crate::spec::load::Idiom;
 use regex::Regex;
@@ -385,11 +385,7 @@ fn run_datalog(
 /// Instructions of `target` proven equal to an expression (IR s-expression, or Halide-style
 /// infix), with its typed variables bound to their operands.
 fn what_implements(db: &Database, layout: &Layout, expr: &str, target: &str) -> Result<Vec<Row>> {
-    let body = if expr.starts_with('(') {
-        read_one(expr, "expression")?
-    } else {
-        crate::ir::halide::parse_halide(expr, "expression")?
-    };
+    let (body, _) = crate::ir::forms::parse_expression(expr, "expression")?;
     let mut specs = crate::spec::load_dir(&layout.specs)?;
     let mut vars = Vec::new();
     typed_names(&body, &specs, &mut vars);

@@ -176,7 +176,7 @@ fn relocate(e: Error, rule: &Rule, col: usize, t: Option<Elem>) -> Error {
     match e {
         Error::Parse { loc, msg } => Error::Parse {
             loc: fix(loc),
-            msg: format!("{msg}{tname}"),
+            msg: format!("{msg}{tname} (reading a Halide-style expression)"),
         },
         Error::Type { loc, msg } => Error::Type {
             loc: fix(loc),

@@ -17,7 +17,7 @@ pub mod term;
 
 use crate::database::Database;
 use crate::error::{Error, Result};
-use crate::ir::halide::elaborate_halide_declared;
+use crate::ir::forms::elaborate_expression;
 use crate::ir::{Elem, Expr, VecType};
 use crate::semantics::{prove_equivalent, Verdict};
 pub use catalog::Catalog;
@@ -52,7 +52,7 @@ pub fn default_lanes(
     catalog: &Catalog,
     declared: &HashMap<String, Elem>,
 ) -> Result<u32> {
-    let one = elaborate_halide_declared(text, "expression", &catalog.specs.macros, 1, declared)?;
+    let one = elaborate_expression(text, "expression", &catalog.specs.macros, 1, declared)?;
     let widest = one
         .vars()
         .iter()
@@ -75,7 +75,7 @@ pub fn elaborate(
         Some(n) => n,
         None => default_lanes(text, catalog, declared)?,
     };
-    elaborate_halide_declared(text, "expression", &catalog.specs.macros, lanes, declared)
+    elaborate_expression(text, "expression", &catalog.specs.macros, lanes, declared)
 }
 
 /// The egglog program that selects for an elaborated input.
