@@ -1,6 +1,7 @@
 //! The real binary on the shipped specs: show, eval, prove, db build/export/import, and the
 //! one-line errors and exit codes for bad input.
 
+use std::path::Path;
 use std::process::Output;
 
 mod common;
@@ -51,55 +52,34 @@ fn prove_refutes_truncating_average_and_proves_halving_add() {
     assert_eq!(v["ty"], "<64 x u8>");
 }
 
+/// `isadb --json prove LHS RHS --lanes N`: the exit code and the verdict.
+fn prove_json(h: &Path, lhs: &str, rhs: &str, lanes: &str) -> (Option<i32>, serde_json::Value) {
+    let o = isadb(h, &["--json", "prove", lhs, rhs, "--lanes", lanes]);
+    let v = serde_json::from_str(&stdout(&o)).unwrap_or_else(|e| panic!("{e}: {}", stderr(&o)));
+    (o.status.code(), v)
+}
+
 #[test]
 fn prove_and_eval_read_the_halide_form_as_compile_does() {
-    let h = home("halide");
-    let o = isadb(&h, &["prove", "x_i8 * 2", "x_i8 << 1", "--lanes", "4"]);
+    let guard = home("halide");
+    let h = guard.path();
+    let o = isadb(h, &["prove", "x_i8 * 2", "x_i8 << 1", "--lanes", "4"]);
     assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
     assert!(stdout(&o).starts_with("proven: equivalent at <4 x i8>"));
     // One side in each form.
-    let o = isadb(
-        &h,
-        &[
-            "--json",
-            "prove",
-            "u8((u16(a_u8) + u16(b_u8) + 1) >> 1)",
-            "(rounding_halving_add a_u8 b_u8)",
-            "--lanes",
-            "16",
-        ],
-    );
-    assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
-    let v: serde_json::Value = serde_json::from_str(&stdout(&o)).unwrap();
-    assert_eq!(v["ty"], "<16 x u8>");
+    let average = "u8((u16(a_u8) + u16(b_u8) + 1) >> 1)";
+    let (code, v) = prove_json(h, average, "(rounding_halving_add a_u8 b_u8)", "16");
+    assert_eq!((code, &v["ty"]), (Some(0), &serde_json::json!("<16 x u8>")));
     // Halide's / rounds toward negative infinity: an arithmetic shift, not C's division.
-    let o = isadb(
-        &h,
-        &[
-            "--json",
-            "prove",
-            "x_i16 / 2",
-            "(shr x_i16 1)",
-            "--lanes",
-            "8",
-        ],
+    assert_eq!(prove_json(h, "x_i16 / 2", "(shr x_i16 1)", "8").0, Some(0));
+    let (code, v) = prove_json(h, "(a_u8 + b_u8) / 2", "halving_add(a_u8, b_u8)", "8");
+    assert_eq!(
+        (code, &v["verdict"]),
+        (Some(1), &serde_json::json!("counterexample"))
     );
-    assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
-    let o = isadb(
-        &h,
-        &[
-            "--json",
-            "prove",
-            "(a_u8 + b_u8) / 2",
-            "halving_add(a_u8, b_u8)",
-        ],
-    );
-    assert_eq!(o.status.code(), Some(1), "{}", stderr(&o));
-    let v: serde_json::Value = serde_json::from_str(&stdout(&o)).unwrap();
-    assert_eq!(v["verdict"], "counterexample");
     // Lane values are constants in either form.
     let o = isadb(
-        &h,
+        h,
         &["--json", "eval", "_mm_add_epi16", "(1 << 7) - 1", "-1"],
     );
     assert!(o.status.success(), "{}", stderr(&o));

@@ -248,7 +248,7 @@ fn selects_the_fixed_point_instructions_on_every_target() {
     for (target, expr, extra, want) in ACCEPTANCE {
         let mut args = vec!["--json", "compile", "--target", target, expr, "--no-cache"];
         args.extend_from_slice(extra);
-        let out = isadb(&home, &args);
+        let out = isadb(home, &args);
         assert!(
             out.status.success(),
             "{target} {expr}: {}",
@@ -314,7 +314,7 @@ fn generated_c_computes_the_expression_on_every_target() {
         }
         let mut args = vec!["--json", "compile", "--target", target, expr, "--run", "16"];
         args.extend_from_slice(extra);
-        let out = isadb(&home, &args);
+        let out = isadb(home, &args);
         assert!(
             out.status.success(),
             "{target} {expr}: {}{}",
@@ -360,14 +360,18 @@ fn a_selection_the_cpu_cannot_run_is_compiled_and_not_run() {
     }
     let guard = project_copy("compile-not-run");
     let home = guard.path();
-    let catalog = Catalog::load(&Layout::at(&home), Target::parse("x86-avx512").unwrap()).unwrap();
+    let catalog = Catalog::load(&Layout::at(home), Target::parse("x86-avx512").unwrap()).unwrap();
     let expr = "acc_i32 + reduce_add(4, i32(a_u8) * i32(b_i8))";
     let compiled = compile(&catalog, expr, None, &HashMap::new(), None).unwrap();
     assert_eq!(
         check::features(&compiled, &catalog),
         ["avx512vnni"],
         "{:?}",
-        selected_names(&compiled, &catalog)
+        isadb::select::steps(&compiled, &catalog)
+            .0
+            .iter()
+            .map(|s| &s.call)
+            .collect::<Vec<_>>()
     );
     let work = tempfile::tempdir().unwrap();
     // A CPU with AVX-512F/BW but without VNNI, as the feature table reads /proc/cpuinfo.
@@ -392,23 +396,11 @@ fn a_selection_the_cpu_cannot_run_is_compiled_and_not_run() {
     assert_eq!(std::fs::read_dir(work.path()).unwrap().count(), 0);
 }
 
-fn selected_names(compiled: &isadb::select::Compiled, catalog: &Catalog) -> Vec<String> {
-    fn walk(n: &Node, catalog: &Catalog, out: &mut Vec<String>) {
-        if let Node::Instr { index, .. } = n {
-            out.push(catalog.instructions[*index].name.clone());
-        }
-        n.children().iter().for_each(|c| walk(c, catalog, out));
-    }
-    let mut out = Vec::new();
-    walk(&compiled.root, catalog, &mut out);
-    out
-}
-
 #[test]
 fn translation_validation_rejects_a_wrong_selection() {
     let guard = project_copy("compile-wrong");
     let home = guard.path();
-    let layout = Layout::at(&home);
+    let layout = Layout::at(home);
     let catalog = Catalog::load(&layout, Target::parse("neon").unwrap()).unwrap();
     let compiled = compile(
         &catalog,
@@ -443,7 +435,7 @@ fn emits_the_egglog_program_and_c() {
     let guard = project_copy("compile-emit");
     let home = guard.path();
     let out = isadb(
-        &home,
+        home,
         &[
             "compile",
             "--target",
@@ -470,7 +462,7 @@ fn emits_the_egglog_program_and_c() {
         assert!(text.contains(needle), "no {needle} in the program");
     }
     let out = isadb(
-        &home,
+        home,
         &[
             "compile",
             "--target",
@@ -514,7 +506,7 @@ fn bad_input_is_one_line_and_exit_2() {
         ),
     ];
     for (args, needle) in cases {
-        let out = isadb(&home, &args);
+        let out = isadb(home, &args);
         let err = String::from_utf8_lossy(&out.stderr);
         assert_eq!(out.status.code(), Some(2), "{args:?}: {err}");
         assert_eq!(err.trim_end().lines().count(), 1, "{args:?}: {err}");
@@ -522,7 +514,7 @@ fn bad_input_is_one_line_and_exit_2() {
     }
     // A declared variable takes its type from --var.
     let out = isadb(
-        &home,
+        home,
         &[
             "--json",
             "compile",
@@ -574,52 +566,52 @@ fn the_s_expression_form_selects_as_the_halide_form() {
 fn selection_cache_answers_the_same_expression_again() {
     let guard = project_copy("compile-cache");
     let home = guard.path();
-    let first = compile_json(&home, AVERAGE, &[]);
+    let first = compile_json(home, AVERAGE, &[]);
     assert_eq!(first["cached"], false);
     assert!(first["rewrites"].as_u64().unwrap() > 0);
     // Spelled differently, the same elaborated expression.
-    let second = compile_json(&home, "u8((u16(a_u8)+u16(b_u8)+1)/2)", &[]);
+    let second = compile_json(home, "u8((u16(a_u8)+u16(b_u8)+1)/2)", &[]);
     assert_eq!(second["cached"], true);
     assert_eq!(second["steps"], first["steps"]);
     assert_eq!(second["outputs"], first["outputs"]);
     assert_eq!(second["cost"], first["cost"]);
     assert_eq!(second["rewrites"], Value::Null);
-    let text = isadb(&home, &["compile", "--target", "neon", AVERAGE]);
+    let text = isadb(home, &["compile", "--target", "neon", AVERAGE]);
     assert!(
         String::from_utf8_lossy(&text.stdout).contains("from the selection cache"),
         "{}",
         String::from_utf8_lossy(&text.stdout)
     );
     assert_eq!(
-        compile_json(&home, AVERAGE, &["--no-cache"])["cached"],
+        compile_json(home, AVERAGE, &["--no-cache"])["cached"],
         false
     );
     assert_eq!(
-        compile_json(&home, AVERAGE, &["--lanes", "8"])["cached"],
+        compile_json(home, AVERAGE, &["--lanes", "8"])["cached"],
         false
     );
     assert_eq!(
-        compile_json(&home, AVERAGE, &["--lanes", "8"])["cached"],
+        compile_json(home, AVERAGE, &["--lanes", "8"])["cached"],
         true
     );
 
     // The cache is not a committed table: not exported, and a rebuilt database starts empty.
     let exported = home.join("exported");
-    assert!(isadb(&home, &["db", "export", exported.to_str().unwrap()])
+    assert!(isadb(home, &["db", "export", exported.to_str().unwrap()])
         .status
         .success());
     assert!(exported.join("rules.csv").exists());
     assert!(!exported.join("selection_cache.csv").exists());
-    assert!(isadb(&home, &["db", "build"]).status.success());
-    assert_eq!(compile_json(&home, AVERAGE, &[])["cached"], false);
+    assert!(isadb(home, &["db", "build"]).status.success());
+    assert_eq!(compile_json(home, AVERAGE, &[])["cached"], false);
 }
 
 #[test]
 fn a_corrupt_cache_row_is_selected_again_and_overwritten() {
     let guard = project_copy("compile-cache-corrupt");
     let home = guard.path();
-    let first = compile_json(&home, AVERAGE, &[]);
-    let db = Database::open(Layout::at(&home).db).unwrap();
+    let first = compile_json(home, AVERAGE, &[]);
+    let db = Database::open(Layout::at(home).db).unwrap();
     let term = "SELECT term FROM selection_cache";
     let stored: String = db.conn().query_row(term, [], |r| r.get(0)).unwrap();
     let corrupted = db
@@ -630,20 +622,20 @@ fn a_corrupt_cache_row_is_selected_again_and_overwritten() {
         )
         .unwrap();
     assert_eq!(corrupted, 1);
-    let again = compile_json(&home, AVERAGE, &[]);
+    let again = compile_json(home, AVERAGE, &[]);
     assert_eq!(again["cached"], false);
     assert_eq!(again["steps"], first["steps"]);
     let rewritten: String = db.conn().query_row(term, [], |r| r.get(0)).unwrap();
     assert_eq!(rewritten, stored);
-    assert_eq!(compile_json(&home, AVERAGE, &[])["cached"], true);
+    assert_eq!(compile_json(home, AVERAGE, &[])["cached"], true);
 }
 
 #[test]
 fn a_cache_row_edited_into_another_term_is_caught_on_random_inputs() {
     let guard = project_copy("compile-cache-edited");
     let home = guard.path();
-    let first = compile_json(&home, AVERAGE, &[]);
-    let db = Database::open(Layout::at(&home).db).unwrap();
+    let first = compile_json(home, AVERAGE, &[]);
+    let db = Database::open(Layout::at(home).db).unwrap();
     // Still a term over the catalog's instructions, but a truncating halving add.
     let edited = db
         .conn()
@@ -658,8 +650,8 @@ fn a_cache_row_edited_into_another_term_is_caught_on_random_inputs() {
         .query_row("SELECT term FROM selection_cache", [], |r| r.get(0))
         .unwrap();
     assert!(term.contains("I_vhaddq_u8"), "{term}");
-    let again = compile_json(&home, AVERAGE, &[]);
+    let again = compile_json(home, AVERAGE, &[]);
     assert_eq!(again["cached"], false);
     assert_eq!(again["steps"], first["steps"]);
-    assert_eq!(compile_json(&home, AVERAGE, &[])["cached"], true);
+    assert_eq!(compile_json(home, AVERAGE, &[])["cached"], true);
 }

@@ -83,10 +83,16 @@ fn missing_lists_what_each_command_would_install() {
         text(&out.stdout),
         "libz3-dev\nqemu-user\nclang-14\ngcc-aarch64-linux-gnu\nlibc6-dev-arm64-cross\n"
     );
-    assert_eq!(text(&dev(tools.path(), &["missing", "run"]).stdout), "libz3-dev\n");
+    assert_eq!(
+        text(&dev(tools.path(), &["missing", "run"]).stdout),
+        "libz3-dev\n"
+    );
     let all: Vec<&str> = RUN.iter().chain(TEST).copied().collect();
     let tools = stand_ins(&all);
-    assert_eq!(text(&dev(tools.path(), &["missing"]).stdout), "nothing missing\n");
+    assert_eq!(
+        text(&dev(tools.path(), &["missing"]).stdout),
+        "nothing missing\n"
+    );
     assert!(log(tools.path()).is_empty(), "missing installs nothing");
 }
 

@@ -44,22 +44,11 @@ pub fn parse_halide(text: &str, source: &str) -> Result<SExpr> {
 /// `acc_u32 + reduce_add(4, u32(a_u8) * u32(b_u8))` `acc_u32` has `lanes` lanes and `a_u8`,
 /// `b_u8` have `4 * lanes`.
 pub fn elaborate_halide(text: &str, source: &str, macros: &Macros, lanes: u32) -> Result<Rc<Expr>> {
-    elaborate_halide_declared(text, source, macros, lanes, &HashMap::new())
+    elaborate_parsed(&parse_halide(text, source)?, macros, lanes, &HashMap::new())
 }
 
-/// As [`elaborate_halide`], with variables whose element type is `declared` (`--var z:u16`)
-/// rather than carried as a suffix.
-pub fn elaborate_halide_declared(
-    text: &str,
-    source: &str,
-    macros: &Macros,
-    lanes: u32,
-    declared: &HashMap<String, Elem>,
-) -> Result<Rc<Expr>> {
-    elaborate_parsed(&parse_halide(text, source)?, macros, lanes, declared)
-}
-
-/// Elaborates a parsed Halide-style expression as [`elaborate_halide_declared`] does.
+/// Elaborates a parsed Halide-style expression as [`elaborate_halide`] does, with variables
+/// whose element type is `declared` (`--var z:u16`) rather than carried as a suffix.
 pub fn elaborate_parsed(
     s: &SExpr,
     macros: &Macros,
