@@ -636,6 +636,18 @@ mod tests {
             .unwrap()
     }
 
+    /// Whether this CPU runs `feature`, by validation's feature table; prints why not.
+    fn cpu_has(feature: &str) -> bool {
+        use super::super::features::{missing, Host};
+        match missing(Target::X86, feature, &Host::detect()) {
+            None => true,
+            Some(why) => {
+                eprintln!("skipping: {why}");
+                false
+            }
+        }
+    }
+
     /// Returns false (and prints why) if the target's tools are missing, so tests skip instead of failing.
     fn have(target: Target) -> bool {
         match check_tools(target) {
@@ -669,7 +681,7 @@ mod tests {
 
     #[test]
     fn x86_avx2_add_epi16() {
-        if !have(Target::X86) || !cfg!(target_arch = "x86_64") {
+        if !have(Target::X86) || !cpu_has("avx2") {
             return;
         }
         let src = program(
@@ -695,14 +707,12 @@ int harness_main(void) {
 
     #[test]
     fn x86_avx512_dpbusd() {
-        #[cfg(target_arch = "x86_64")]
-        {
-            if !have(Target::X86) || !std::is_x86_feature_detected!("avx512vnni") {
-                return;
-            }
-            let src = program(
-                Target::X86,
-                r#"
+        if !have(Target::X86) || !cpu_has("avx512f+avx512vnni") {
+            return;
+        }
+        let src = program(
+            Target::X86,
+            r#"
 int harness_main(void) {
   uint8_t a[64]; int8_t b[64]; int32_t s[16], r[16];
   for (int i = 0; i < 64; i++) { a[i] = (uint8_t)(i * 7 + 128); b[i] = (int8_t)(i * 5 - 100); }
@@ -713,24 +723,20 @@ int harness_main(void) {
   return 0;
 }
 "#,
-            );
-            let flags: Vec<String> = ["-mavx512f", "-mavx512vnni"]
-                .iter()
-                .map(|s| s.to_string())
-                .collect();
-            let out = compile_and_run(Target::X86, &src, &flags, workdir().path()).unwrap();
-            let exp: Vec<i32> = (0..16)
-                .map(|j: i32| {
-                    let mut acc = j * 1000 - 5000;
-                    for k in 0..4 {
-                        let i = 4 * j + k;
-                        acc += ((i * 7 + 128) as u8 as i32) * ((i * 5 - 100) as i8 as i32);
-                    }
-                    acc
-                })
-                .collect();
-            assert_eq!(out, le_i32(&exp));
-        }
+        );
+        let flags = super::super::features::compile_flags(Target::X86, "avx512f+avx512vnni");
+        let out = compile_and_run(Target::X86, &src, &flags, workdir().path()).unwrap();
+        let exp: Vec<i32> = (0..16)
+            .map(|j: i32| {
+                let mut acc = j * 1000 - 5000;
+                for k in 0..4 {
+                    let i = 4 * j + k;
+                    acc += ((i * 7 + 128) as u8 as i32) * ((i * 5 - 100) as i8 as i32);
+                }
+                acc
+            })
+            .collect();
+        assert_eq!(out, le_i32(&exp));
     }
 
     #[test]
