@@ -2,15 +2,15 @@
 //! database build, whole-process query latency, interpreter throughput, proof time, and
 //! instruction selection per expression.
 
-use crate::cli::Context;
-use crate::database::{Database, Layout};
+use crate::database::Database;
 use crate::error::{Error, Result};
 use crate::ir::sexpr::read_one;
 use crate::ir::Scope;
-use crate::select::target::TARGETS;
+use crate::project::{Matching, Project};
 use crate::select::{compile, Catalog};
 use crate::semantics::{eval, prove_equivalent, Env, Value};
 use crate::spec::load_dir;
+use crate::spec::TARGETS;
 use serde::Serialize;
 use std::collections::HashMap;
 use std::process::Command;
@@ -118,24 +118,25 @@ fn selection_times(
     Ok(times)
 }
 
-pub fn run(ctx: &Context, rounds: usize) -> Result<Figures> {
+/// Measures every figure on `project`, each query process and selection `rounds` times.
+pub fn run(project: &Project, rounds: usize) -> Result<Figures> {
     // Scratch databases live in a temporary directory removed when this function returns.
     let scratch = tempfile::Builder::new()
         .prefix("isadb-bench-")
         .tempdir()
         .map_err(|e| Error::io(std::env::temp_dir(), e))?;
-    let layout = Layout {
+    let fresh = Project {
         db: scratch.path().join("isadb.sqlite"),
-        ..ctx.layout.clone()
+        ..project.clone()
     };
     let start = Instant::now();
-    let specs = load_dir(&layout.specs)?;
-    drop(layout.build(&specs)?);
+    let specs = load_dir(&fresh.specs)?;
+    drop(fresh.build(&specs, Matching::Reuse)?);
     let db_build_ms = start.elapsed().as_secs_f64() * 1000.0;
 
-    ctx.db()?;
+    project.open()?;
     let exe = std::env::current_exe().map_err(|e| Error::io("isadb", e))?;
-    let home = &ctx.home.dir;
+    let home = &project.home;
     let mut query_process_ms = Vec::new();
     for q in [
         "dot-product on hvx",
@@ -206,7 +207,7 @@ pub fn run(ctx: &Context, rounds: usize) -> Result<Figures> {
     let mut catalogs = Vec::new();
     for t in TARGETS {
         let start = Instant::now();
-        catalogs.push(Catalog::load(&ctx.layout, t)?);
+        catalogs.push(Catalog::load(project, t)?);
         compile_catalog_ms.push((t.name.to_string(), start.elapsed().as_secs_f64() * 1000.0));
     }
     // The selection cache lives in a fresh database file, so the project's own cache is neither

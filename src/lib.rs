@@ -3,13 +3,17 @@
 
 pub mod bench;
 pub mod cli;
+pub mod clock;
 pub mod database;
 pub mod error;
-pub mod home;
 pub mod ir;
+pub mod project;
 pub mod query;
 pub mod rules;
 pub mod select;
 pub mod semantics;
 pub mod spec;
+pub mod testing;
+pub mod toolchain;
 pub mod validate;
+pub mod words;

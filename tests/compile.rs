@@ -5,9 +5,10 @@
 mod common;
 
 use common::{isadb, project_copy};
-use isadb::database::{Database, Layout};
+use isadb::database::Database;
+use isadb::project::Project;
 use isadb::select::{check, compile, validate, Catalog, Node, Target};
-use isadb::validate::{features, toolchain};
+use isadb::toolchain::{self, features, Toolchain};
 use serde_json::Value;
 use std::collections::HashMap;
 use std::process::Output;
@@ -264,7 +265,7 @@ fn selects_the_fixed_point_instructions_on_every_target() {
     assert!(wrong.is_empty(), "{}", wrong.join("\n"));
 }
 
-fn tools(target: toolchain::Target) -> bool {
+fn tools(target: Toolchain) -> bool {
     match toolchain::check_tools(target) {
         Ok(()) => true,
         Err(e) if std::env::var("ISADB_REQUIRE_TOOLS").as_deref() != Ok("1") => {
@@ -309,7 +310,8 @@ fn generated_c_computes_the_expression_on_every_target() {
     ];
     for (target, expr, extra) in cases {
         let t = Target::parse(target).unwrap();
-        if !tools(t.toolchain()) {
+        let toolchain = Toolchain::of(t.isa).unwrap();
+        if !tools(toolchain) {
             continue;
         }
         let mut args = vec!["--json", "compile", "--target", target, expr, "--run", "16"];
@@ -329,7 +331,7 @@ fn generated_c_computes_the_expression_on_every_target() {
             .as_array()
             .unwrap()
             .iter()
-            .filter_map(|f| features::missing(t.toolchain(), f.as_str().unwrap(), &host))
+            .filter_map(|f| features::missing(toolchain, f.as_str().unwrap(), &host))
             .collect();
         match report["not_run"].as_str() {
             None => {
@@ -355,12 +357,12 @@ fn generated_c_computes_the_expression_on_every_target() {
 
 #[test]
 fn a_selection_the_cpu_cannot_run_is_compiled_and_not_run() {
-    if !tools(toolchain::Target::X86) {
+    if !tools(Toolchain::X86) {
         return;
     }
     let guard = project_copy("compile-not-run");
     let home = guard.path();
-    let catalog = Catalog::load(&Layout::at(home), Target::parse("x86-avx512").unwrap()).unwrap();
+    let catalog = Catalog::load(&Project::at(home), Target::parse("x86-avx512").unwrap()).unwrap();
     let expr = "acc_i32 + reduce_add(4, i32(a_u8) * i32(b_i8))";
     let compiled = compile(&catalog, expr, None, &HashMap::new(), None).unwrap();
     assert_eq!(
@@ -400,7 +402,7 @@ fn a_selection_the_cpu_cannot_run_is_compiled_and_not_run() {
 fn translation_validation_rejects_a_wrong_selection() {
     let guard = project_copy("compile-wrong");
     let home = guard.path();
-    let layout = Layout::at(home);
+    let layout = Project::at(home);
     let catalog = Catalog::load(&layout, Target::parse("neon").unwrap()).unwrap();
     let compiled = compile(
         &catalog,
@@ -611,7 +613,7 @@ fn a_corrupt_cache_row_is_selected_again_and_overwritten() {
     let guard = project_copy("compile-cache-corrupt");
     let home = guard.path();
     let first = compile_json(home, AVERAGE, &[]);
-    let db = Database::open(Layout::at(home).db).unwrap();
+    let db = Database::open(Project::at(home).db).unwrap();
     let term = "SELECT term FROM selection_cache";
     let stored: String = db.conn().query_row(term, [], |r| r.get(0)).unwrap();
     let corrupted = db
@@ -635,7 +637,7 @@ fn a_cache_row_edited_into_another_term_is_caught_on_random_inputs() {
     let guard = project_copy("compile-cache-edited");
     let home = guard.path();
     let first = compile_json(home, AVERAGE, &[]);
-    let db = Database::open(Layout::at(home).db).unwrap();
+    let db = Database::open(Project::at(home).db).unwrap();
     // Still a term over the catalog's instructions, but a truncating halving add.
     let edited = db
         .conn()

@@ -3,9 +3,9 @@
 
 use isadb::ir::Macros;
 use isadb::rules::load::{elaborate, load_rules, rule_macros, rule_types};
-use isadb::rules::mutate::mutants;
 use isadb::semantics::{prove_equivalent, Verdict};
 use isadb::spec::load_macros;
+use isadb::testing::mutants;
 use std::process::Output;
 
 mod common;

@@ -6,9 +6,9 @@
 //! A missing compiler or emulator makes the affected instructions "skipped"; with
 //! `ISADB_REQUIRE_TOOLS=1` (as in CI) it fails the run instead.
 
+use isadb::toolchain::{self, features, Toolchain};
 use isadb::validate::harness::{self, Harness, Job};
-use isadb::validate::toolchain::{self, Target};
-use isadb::validate::{features, inputs};
+use isadb::validate::inputs;
 use serde_json::Value;
 
 use std::process::Output;
@@ -58,7 +58,7 @@ fn n(v: &Value) -> u64 {
     v.as_u64().unwrap_or_else(|| panic!("not a count: {v}"))
 }
 
-fn have(target: Target) -> bool {
+fn have(target: Toolchain) -> bool {
     toolchain::check_tools(target).is_ok()
 }
 
@@ -73,7 +73,7 @@ fn result<'a>(report: &'a Value, name: &str) -> &'a Value {
 
 /// Validates one ISA of the shipped specs with 24 inputs: no mismatches, and every instruction
 /// with an intrinsic is either validated or skipped with a reason.
-fn check_shipped(isa: &str, target: Target) {
+fn check_shipped(isa: &str, target: Toolchain) {
     let _turn = REAL_LOCK.lock().unwrap_or_else(|e| e.into_inner());
     let guard = project_copy(&format!("real-{isa}"));
     let home = guard.path();
@@ -114,17 +114,17 @@ fn check_shipped(isa: &str, target: Target) {
 
 #[test]
 fn shipped_x86_specs_match_execution() {
-    check_shipped("x86", Target::X86);
+    check_shipped("x86", Toolchain::X86);
 }
 
 #[test]
 fn shipped_neon_specs_match_execution() {
-    check_shipped("neon", Target::Neon);
+    check_shipped("neon", Toolchain::Neon);
 }
 
 #[test]
 fn shipped_hvx_specs_match_execution() {
-    check_shipped("hvx", Target::Hvx);
+    check_shipped("hvx", Toolchain::Hvx);
 }
 
 const X86_SAMPLES: &str = r#"
@@ -191,7 +191,7 @@ fn sample_specs_cover_every_c_type_mapping() {
     let specs = isadb::spec::load_dir(&home.path().join("specs")).unwrap();
     for r in report["results"].as_array().unwrap() {
         let name = r["name"].as_str().unwrap();
-        let target = Target::from_isa(r["isa"].as_str().unwrap()).unwrap();
+        let target = Toolchain::of(r["isa"].as_str().unwrap().parse().unwrap()).unwrap();
         let ins = specs.instructions.iter().find(|i| i.name == name).unwrap();
         let expect_skip = if name == "Q6_Vh_vsub_VhVh" {
             Some("emulator lacks hvxv68".to_string())
@@ -225,7 +225,7 @@ fn sample_specs_cover_every_c_type_mapping() {
     ));
     assert_eq!(
         n(&forced["isas"][0]["ran"]),
-        if have(Target::Hvx) { 5 } else { 0 }
+        if have(Toolchain::Hvx) { 5 } else { 0 }
     );
     assert_eq!(
         std::fs::read(home.path().join("rules.db/validation_results.csv")).unwrap(),
@@ -238,7 +238,7 @@ fn sample_specs_cover_every_c_type_mapping() {
 /// instruction, every operand's lanes, the expected and the actual lanes.
 #[test]
 fn wrong_semantics_is_a_mismatch() {
-    if !have(Target::X86) {
+    if !have(Toolchain::X86) {
         return;
     }
     let spec = r#"
@@ -310,7 +310,7 @@ fn wrong_semantics_is_a_mismatch() {
 /// and their neighbours still validate.
 #[test]
 fn a_bad_intrinsic_does_not_sink_its_batch() {
-    if !have(Target::X86) {
+    if !have(Toolchain::X86) {
         return;
     }
     let spec = r#"
@@ -371,22 +371,22 @@ fn harness_generator() {
         &[("x86/s.spec", X86_SAMPLES), ("hvx/s.spec", HVX_SAMPLES)],
     );
     let specs = isadb::spec::load_dir(&home.path().join("specs")).unwrap();
-    let job = |name: &str, target: Target, count: usize| {
+    let job = |name: &str, target: Toolchain, count: usize| {
         let ins = specs.instruction(name).unwrap();
         let h = Harness::new(target, ins).unwrap();
         let set = inputs::generate(&ins.operands, count, 1, name);
         Job::new(h, &set, vec![])
     };
     let small = [
-        job("_mm_slli_epi16", Target::X86, 10),
-        job("_mm512_mask_add_epi16", Target::X86, 10),
+        job("_mm_slli_epi16", Toolchain::X86, 10),
+        job("_mm512_mask_add_epi16", Toolchain::X86, 10),
     ];
     let large = [
-        job("_mm_slli_epi16", Target::X86, 1000),
-        job("_mm512_mask_add_epi16", Target::X86, 1000),
+        job("_mm_slli_epi16", Toolchain::X86, 1000),
+        job("_mm512_mask_add_epi16", Toolchain::X86, 1000),
     ];
-    let src_small = harness::source(Target::X86, &small.iter().collect::<Vec<_>>());
-    let src_large = harness::source(Target::X86, &large.iter().collect::<Vec<_>>());
+    let src_small = harness::source(Toolchain::X86, &small.iter().collect::<Vec<_>>());
+    let src_large = harness::source(Toolchain::X86, &large.iter().collect::<Vec<_>>());
     // Immediates: 10 inputs give 8 combinations (lo, hi, 1, bits-1, bits, bits+1, ...); 1000 give 32.
     for call in [
         "_mm_slli_epi16(v0, 0)",
@@ -425,18 +425,18 @@ fn harness_generator() {
     assert_eq!(&input[..4], &harness::MAGIC_IN.to_le_bytes());
     // HVX: predicates go through Q6_Q_vand_VR / Q6_V_vand_QR, pairs are 256-byte records.
     let hvx = [
-        job("Q6_V_vmux_QVV", Target::Hvx, 4),
-        job("Q6_Q_vcmp_gt_VhVh", Target::Hvx, 4),
-        job("Q6_Wh_vadd_VubVub", Target::Hvx, 4),
+        job("Q6_V_vmux_QVV", Toolchain::Hvx, 4),
+        job("Q6_Q_vcmp_gt_VhVh", Toolchain::Hvx, 4),
+        job("Q6_Wh_vadd_VubVub", Toolchain::Hvx, 4),
     ];
-    let src = harness::source(Target::Hvx, &hvx.iter().collect::<Vec<_>>());
+    let src = harness::source(Toolchain::Hvx, &hvx.iter().collect::<Vec<_>>());
     assert!(src.text.contains("Q6_Q_vand_VR(t_, -1)"));
     assert!(src.text.contains("Q6_V_vand_QR(r, -1)"));
     assert!(src.text.contains("aligned(256)"));
     assert_eq!(hvx[2].harness.out_record, 256);
-    if have(Target::Hvx) {
+    if have(Toolchain::Hvx) {
         let out = toolchain::build_and_run(
-            Target::Hvx,
+            Toolchain::Hvx,
             &src.text,
             &["-O0".to_string()],
             tempfile::tempdir().unwrap().path(),

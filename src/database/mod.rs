@@ -1,10 +1,11 @@
 //! The SQLite rule database `rules.db/isadb.sqlite`: opening and migrating it, all-or-nothing
 //! transactions, CSV export/import of the expensive tables, and summary statistics.
 
-pub mod build;
 mod csv_io;
 mod csv_text;
+mod instructions;
 mod migrate;
+mod specs;
 mod stats;
 mod tables;
 
@@ -14,7 +15,7 @@ use rusqlite::{Connection, OptionalExtension};
 
 use crate::error::{Error, Result};
 
-pub use build::Layout;
+pub use instructions::Filter;
 pub use migrate::SCHEMA_VERSION;
 pub use stats::{FeatureStats, IsaStats, Stats};
 pub use tables::COMMITTED_TABLES;

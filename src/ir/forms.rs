@@ -5,9 +5,9 @@
 //! as a (meaningless) s-expression. A text that is neither is one error naming both forms and
 //! where each reading failed.
 
+use super::elaborate::{Macros, Scope};
 use super::expr::Expr;
 use super::halide::{elaborate_parsed, parse_halide};
-use super::parse::{Macros, Scope};
 use super::sexpr::{read_one, SExpr};
 use super::types::{Elem, VecType};
 use crate::error::{Error, Result};

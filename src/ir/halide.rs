@@ -11,8 +11,8 @@
 //! * `min max abs select absd reduce_add clamp`, the casts, and any other call `f(x, ...)`, which
 //!   becomes `(f x ...)` so idioms (`widening_add`, `rounding_mul_shr`, ...) are callable by name.
 
+use super::elaborate::{Macros, Scope};
 use super::expr::Expr;
-use super::parse::{Macros, Scope};
 use super::sexpr::{SExpr, SKind};
 use super::types::{Elem, VecType};
 use crate::error::{Error, Location, Result};

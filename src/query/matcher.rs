@@ -243,7 +243,7 @@ pub fn instantiate_idiom(
             .map(String::as_str)
             .zip(args.iter())
             .collect();
-        let cond = crate::ir::parse::substitute(cond, &map);
+        let cond = crate::ir::elaborate::substitute(cond, &map);
         if !matches!(scope.meta(&cond), Ok(Meta::Bool(true))) {
             return None;
         }

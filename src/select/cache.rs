@@ -6,12 +6,12 @@
 use super::catalog::{Catalog, Lowering};
 use super::check::random_lanes;
 use super::extract::Node;
-use super::target::Target;
 use crate::database::Database;
 use crate::error::Result;
 use crate::ir::{Elem, Expr, Macros};
 use crate::rules::Rule;
 use crate::semantics::{eval, Env, Value};
+use crate::spec::Target;
 use crate::spec::{hash_text, Instruction};
 use rand::rngs::SmallRng;
 use rand::SeedableRng;

@@ -4,15 +4,16 @@
 use super::permute::permutation_lowerings;
 use super::program::Rewrite;
 use super::simplify::simplify;
-use super::target::Target;
-use crate::database::{Database, Layout};
-use crate::error::{Error, Result};
+use crate::database::{Database, Filter};
+use crate::error::Result;
 use crate::ir::sexpr::read_one;
-use crate::ir::{Expr, Macros, Op, Scope, VecType};
+use crate::ir::{Expr, Macros, Op, VecType};
+use crate::project::Project;
 use crate::query::matcher::instantiate_idiom;
-use crate::rules::load::{rule_macros, stored_rules};
-use crate::rules::Rule;
-use crate::spec::{load_macros, Instruction, Operand, SpecSet};
+use crate::rules::load::rule_macros;
+use crate::rules::{stored_rules, Rule, RuleKind, RuleStatus};
+use crate::spec::Target;
+use crate::spec::{load_macros, Instruction, SpecSet};
 use std::cell::RefCell;
 use std::collections::HashMap;
 use std::rc::Rc;
@@ -65,11 +66,15 @@ pub struct Catalog {
 }
 
 impl Catalog {
-    pub fn load(layout: &Layout, target: Target) -> Result<Catalog> {
-        let db = layout.open()?;
-        let specs = load_macros(&layout.specs)?;
+    pub fn load(project: &Project, target: Target) -> Result<Catalog> {
+        let db = project.open()?;
+        let specs = load_macros(&project.specs)?;
         let rule_macros = rule_macros(&specs.macros)?;
-        let instructions = target_instructions(&db, target, &specs.macros)?;
+        let mut instructions = db.instructions(&Filter {
+            isa: Some(target.isa),
+            features: Some(target.features),
+        })?;
+        instructions.sort_by(|a, b| a.name.cmp(&b.name));
         let by_name: HashMap<&str, usize> = instructions
             .iter()
             .enumerate()
@@ -115,43 +120,6 @@ impl Catalog {
             fingerprint,
         })
     }
-}
-
-fn target_instructions(db: &Database, target: Target, macros: &Macros) -> Result<Vec<Instruction>> {
-    let features = target
-        .features
-        .iter()
-        .map(|f| format!("'{f}'"))
-        .collect::<Vec<_>>()
-        .join(", ");
-    let sql = format!(
-        "SELECT i.name, coalesce(i.intrinsic, ''), i.asm, f.name, i.operands, i.result_type, i.semantics, CAST(i.cost AS TEXT)
-         FROM instructions i JOIN isas s ON s.id = i.isa_id JOIN features f ON f.id = i.feature_id
-         WHERE s.name = '{}' AND f.name IN ({features}) ORDER BY i.name",
-        target.isa
-    );
-    let mut out = Vec::new();
-    for row in db.text_rows(&sql)? {
-        let field = |what: &str| Error::data("instructions", format!("{}: bad {what}", row[0]));
-        let operands: Vec<Operand> =
-            serde_json::from_str(&row[4]).map_err(|_| field("operands"))?;
-        let result = VecType::parse(&row[5]).ok_or_else(|| field("result_type"))?;
-        let semantics = Scope::new(macros).expr(&read_one(&row[6], &row[0])?)?;
-        let mut ins = Instruction {
-            name: row[0].clone(),
-            intrinsic: (!row[1].is_empty()).then(|| row[1].clone()),
-            asm: row[2].clone(),
-            isa: target.isa.to_string(),
-            feature: row[3].clone(),
-            operands,
-            result,
-            cost: row[7].parse().map_err(|_| field("cost"))?,
-            ..Instruction::default()
-        };
-        ins.set_semantics(semantics);
-        out.push(ins);
-    }
-    Ok(out)
 }
 
 /// The lowering an idiom fact stands for: the idiom instantiated at the instruction's full
@@ -349,11 +317,11 @@ fn retype(e: &Rc<Expr>, ty: VecType) -> Option<Rc<Expr>> {
 /// Proven rules by phase: lift, simplify, and lower (generic or for this ISA).
 fn proven_rules(db: &Database, target: Target) -> Result<[Vec<Rule>; 3]> {
     let [mut lift, mut simplify, mut lower] = [Vec::new(), Vec::new(), Vec::new()];
-    for rule in stored_rules(db, "proven")? {
-        match rule.kind.as_str() {
-            "lift" => lift.push(rule),
-            "simplify" => simplify.push(rule),
-            "lower" if rule.target.as_deref().is_none_or(|t| t == target.isa) => lower.push(rule),
+    for rule in stored_rules(db, RuleStatus::Proven)? {
+        match rule.kind {
+            RuleKind::Lift => lift.push(rule),
+            RuleKind::Simplify => simplify.push(rule),
+            RuleKind::Lower if rule.target.is_none_or(|t| t == target.isa) => lower.push(rule),
             _ => {}
         }
     }

@@ -10,9 +10,9 @@ use super::{Catalog, Compiled};
 use crate::error::{Error, Result};
 use crate::ir::VecType;
 use crate::semantics::{eval, Env, Value};
-use crate::validate::features::{compile_flags, missing, Host};
+use crate::toolchain::features::{compile_flags, missing, Host};
+use crate::toolchain::{build_and_run, build_only, prelude, Toolchain};
 use crate::validate::inputs::edge_values;
-use crate::validate::toolchain::{build_and_run, build_only, prelude};
 use rand::rngs::SmallRng;
 use rand::{Rng, SeedableRng};
 use std::fmt::Write;
@@ -106,12 +106,13 @@ pub fn run_c(
         args.join(", ")
     )
     .expect("string write");
+    let toolchain = Toolchain::of(catalog.target.isa)
+        .ok_or_else(|| Error::Usage(format!("no C toolchain runs {}", catalog.target.name)))?;
     let source = format!(
         "{}\n{}\n{main}",
-        prelude(catalog.target.toolchain()),
+        prelude(toolchain),
         function(compiled, catalog, "kernel")?
     );
-    let toolchain = catalog.target.toolchain();
     let used = features(compiled, catalog);
     let mut flags: Vec<String> = Vec::new();
     for f in used.iter().flat_map(|f| compile_flags(toolchain, f)) {

@@ -5,7 +5,9 @@ use super::extract::Node;
 use super::{flatten_parts, inputs, Catalog, Compiled};
 use crate::error::{Error, Result};
 use crate::ir::{Elem, VecType};
-use crate::validate::ctype::c_type;
+use crate::spec::Isa;
+use crate::toolchain::ctype::c_type;
+use crate::toolchain::Toolchain;
 use std::collections::HashMap;
 use std::fmt::Write;
 use std::rc::Rc;
@@ -29,9 +31,9 @@ pub fn scalar_type(e: Elem) -> Result<&'static str> {
 /// The headers the function needs on the catalog's target.
 pub fn headers(catalog: &Catalog) -> &'static str {
     match catalog.target.isa {
-        "x86" => "#include <immintrin.h>\n",
-        "neon" => "#include <arm_neon.h>\n",
-        _ => "#include <hexagon_types.h>\n#include <hexagon_protos.h>\n#include <hvx_hexagon_protos.h>\n",
+        Isa::X86 => "#include <immintrin.h>\n",
+        Isa::Neon => "#include <arm_neon.h>\n",
+        Isa::Hvx | Isa::Dsp => "#include <hexagon_types.h>\n#include <hexagon_protos.h>\n#include <hvx_hexagon_protos.h>\n",
     }
 }
 
@@ -103,8 +105,13 @@ impl Emitter<'_> {
         format!("v{}", self.count)
     }
 
+    fn toolchain(&self) -> Result<Toolchain> {
+        Toolchain::of(self.catalog.target.isa)
+            .ok_or_else(|| Error::Usage(format!("no C toolchain for {}", self.catalog.target.name)))
+    }
+
     fn c_type(&self, ty: VecType, c_override: Option<&str>) -> Result<String> {
-        c_type(self.catalog.target.toolchain(), ty, c_override)
+        c_type(self.toolchain()?, ty, c_override)
             .map(|c| c.name)
             .map_err(Error::Usage)
     }

@@ -12,7 +12,6 @@ mod layout;
 mod permute;
 pub mod program;
 mod simplify;
-pub mod target;
 pub mod term;
 
 use crate::database::Database;
@@ -20,12 +19,12 @@ use crate::error::{Error, Result};
 use crate::ir::forms::elaborate_expression;
 use crate::ir::{Elem, Expr, VecType};
 use crate::semantics::{prove_equivalent, Verdict};
+pub use crate::spec::Target;
 pub use catalog::Catalog;
 pub use extract::Node;
 use std::collections::HashMap;
 use std::rc::Rc;
 use std::time::Instant;
-pub use target::Target;
 
 const VALIDATION_TIMEOUT_MS: u32 = 60_000;
 

@@ -19,11 +19,11 @@
 //! neighbours (with `-mavx512bw` for the whole file gcc may encode them with EVEX).
 //! All integers in the protocol are little-endian (every target is).
 
-use super::ctype::{self, CType, Repr};
 use super::inputs::InputSet;
-use super::toolchain::{self, Target};
 use crate::ir::{Elem, VecType};
 use crate::spec::Instruction;
+use crate::toolchain::ctype::{self, CType, Repr};
+use crate::toolchain::{self, Toolchain};
 use std::fmt::Write;
 
 pub const MAGIC_IN: u32 = 0x15AD_0001;
@@ -74,7 +74,7 @@ fn round_up(x: usize, a: usize) -> usize {
 
 impl Harness {
     /// The harness description of an instruction; Err says why it cannot be called from C.
-    pub fn new(target: Target, ins: &Instruction) -> Result<Harness, String> {
+    pub fn new(target: Toolchain, ins: &Instruction) -> Result<Harness, String> {
         let intrinsic = ins
             .intrinsic
             .clone()
@@ -298,7 +298,7 @@ fn load(out: &mut String, slot: &Slot, var: &str) {
 }
 
 /// The complete program for a batch of jobs.
-pub fn source(target: Target, jobs: &[&Job]) -> Source {
+pub fn source(target: Toolchain, jobs: &[&Job]) -> Source {
     let mut s = String::with_capacity(8192 + jobs.len() * 2048);
     s.push_str(toolchain::prelude(target));
     s.push_str("\n/* ---- isadb validation harness ---- */\n");
@@ -308,7 +308,7 @@ pub fn source(target: Target, jobs: &[&Job]) -> Source {
         .fold(CHUNK_BYTES, usize::max);
     let buf = round_up(buf, 256);
     match target {
-        Target::Hvx => s.push_str(
+        Toolchain::Hvx => s.push_str(
             "#define ISADB_LOAD(T, v, src) ((v) = *(const T *)(const void *)(src))\n\
              #define ISADB_STORE(T, dst, v) (*(T *)(void *)(dst) = (v))\n",
         ),
@@ -353,12 +353,12 @@ pub fn source(target: Target, jobs: &[&Job]) -> Source {
 
 /// Whether `flag` goes on the job's own function as a target attribute rather than on the
 /// compiler's command line: x86 feature flags such as `-mavx512bw`.
-pub fn is_function_flag(target: Target, flag: &str) -> bool {
-    target == Target::X86 && flag.starts_with("-m") && !flag.starts_with("-march=")
+pub fn is_function_flag(target: Toolchain, flag: &str) -> bool {
+    target == Toolchain::X86 && flag.starts_with("-m") && !flag.starts_with("-march=")
 }
 
 /// Writes job k's function `static int isadb_run_k(unsigned int n)` (0 on a short read).
-fn function(s: &mut String, k: usize, job: &Job, buf: usize, target: Target) {
+fn function(s: &mut String, k: usize, job: &Job, buf: usize, target: Toolchain) {
     let h = &job.harness;
     let chunk = (buf / h.record.max(h.out_record)).max(1);
     let _ = writeln!(s, "/* {k}: {} */", h.name.replace("*/", "* /"));
@@ -531,30 +531,22 @@ pub fn parse_output(jobs: &[&Job], stdout: &[u8]) -> Parsed {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::ir::Expr;
     use crate::spec::Operand;
-    use std::rc::Rc;
 
     /// (name, IR type, immediate range, C type override)
     type Op<'a> = (&'a str, &'a str, Option<(i128, i128)>, Option<&'a str>);
 
     fn instruction(name: &str, ops: &[Op], result: &str) -> Instruction {
-        Instruction {
-            name: name.into(),
-            intrinsic: Some(name.into()),
-            operands: ops
-                .iter()
-                .map(|(n, t, imm, c)| Operand {
-                    name: n.to_string(),
-                    ty: VecType::parse(t).unwrap(),
-                    c_type: c.map(str::to_string),
-                    imm: *imm,
-                })
-                .collect(),
-            result: VecType::parse(result).unwrap(),
-            semantics: Rc::new(Expr::default()),
-            ..Instruction::default()
-        }
+        let operands = ops
+            .iter()
+            .map(|(n, t, imm, c)| Operand {
+                name: n.to_string(),
+                ty: VecType::parse(t).unwrap(),
+                c_type: c.map(str::to_string),
+                imm: *imm,
+            })
+            .collect();
+        Instruction::for_harness_tests(name, operands, VecType::parse(result).unwrap())
     }
 
     #[test]
@@ -568,7 +560,7 @@ mod tests {
             ],
             "<32 x i16>",
         );
-        let h = Harness::new(Target::X86, &ins).unwrap();
+        let h = Harness::new(Toolchain::X86, &ins).unwrap();
         assert_eq!(
             h.slots.iter().map(|s| s.offset).collect::<Vec<_>>(),
             vec![0, 64, 128]
@@ -599,7 +591,7 @@ mod tests {
             ],
             "<64 x i16>",
         );
-        let h = Harness::new(Target::Hvx, &ins).unwrap();
+        let h = Harness::new(Toolchain::Hvx, &ins).unwrap();
         assert!(h.has_selector());
         assert_eq!(h.slots[0].offset, 128);
         assert_eq!(h.slots[1].offset, 256);
@@ -609,7 +601,7 @@ mod tests {
             &[("a", "<128 x u8>", None, None)],
             "<128 x u16>",
         );
-        assert_eq!(Harness::new(Target::Hvx, &pair).unwrap().out_record, 256);
+        assert_eq!(Harness::new(Toolchain::Hvx, &pair).unwrap().out_record, 256);
     }
 
     #[test]
@@ -622,7 +614,7 @@ mod tests {
             ],
             "<8 x i16>",
         );
-        let h = Harness::new(Target::X86, &ins).unwrap();
+        let h = Harness::new(Toolchain::X86, &ins).unwrap();
         let set = crate::validate::inputs::generate(&ins.operands, 3, 1, "x");
         let job = Job::new(h, &set, vec![]);
         let jobs = [&job, &job];
@@ -641,7 +633,7 @@ mod tests {
         out.extend(MARK_END.to_le_bytes());
         let p = parse_output(&jobs, &out);
         assert_eq!((p.outputs.len(), p.started, p.complete), (2, None, true));
-        let src = source(Target::X86, &jobs);
+        let src = source(Toolchain::X86, &jobs);
         assert!(src.text.contains("r = _mm_add_epi16(v0, v1);"));
         let (a, b) = src.lines[1];
         assert!(src

@@ -8,7 +8,7 @@
 //! `verify-rules`, `validate`) write into it, and say so, since it is replaced when the
 //! shipped data changes.
 
-use crate::database::Layout;
+use super::Project;
 use crate::error::{Error, Result};
 use serde::Serialize;
 use std::path::{Path, PathBuf};
@@ -72,8 +72,9 @@ impl Home {
         Ok(Home { dir, source })
     }
 
-    pub fn layout(&self) -> Layout {
-        Layout::at(&self.dir)
+    /// The project in this home.
+    pub fn project(&self) -> Project {
+        Project::at(&self.dir)
     }
 
     /// One line saying which home is in use and why.

@@ -5,7 +5,7 @@
 //! Features outside the tables are attempted with the default flags: if the compiler or the CPU
 //! rejects them, the instruction is reported as not compiling or as crashing.
 
-use super::toolchain::Target;
+use super::Toolchain;
 use std::collections::HashSet;
 
 /// Whether an instruction's feature can run here.
@@ -120,7 +120,7 @@ fn parts(feature: &str) -> impl Iterator<Item = String> + '_ {
 }
 
 /// Whether `feature` can run on `target` here, and with which flags.
-pub fn support(target: Target, feature: &str, host: &Host) -> Support {
+pub fn support(target: Toolchain, feature: &str, host: &Host) -> Support {
     match missing(target, feature, host) {
         Some(reason) => Support::Unsupported(reason),
         None => Support::Flags(compile_flags(target, feature)),
@@ -129,13 +129,13 @@ pub fn support(target: Target, feature: &str, host: &Host) -> Support {
 
 /// The compiler flags code using `feature` needs on `target`, whether or not this machine can
 /// run it (features outside the tables need none).
-pub fn compile_flags(target: Target, feature: &str) -> Vec<String> {
+pub fn compile_flags(target: Toolchain, feature: &str) -> Vec<String> {
     let mut flags: Vec<String> = Vec::new();
     for part in parts(feature) {
         let flag = match target {
-            Target::X86 => X86.iter().find(|f| f.0 == part).map(|f| f.1),
-            Target::Neon => NEON.iter().find(|f| f.0 == part).map(|f| f.1),
-            Target::Hvx => None,
+            Toolchain::X86 => X86.iter().find(|f| f.0 == part).map(|f| f.1),
+            Toolchain::Neon => NEON.iter().find(|f| f.0 == part).map(|f| f.1),
+            Toolchain::Hvx => None,
         };
         if let Some(flag) = flag.filter(|f| !f.is_empty() && !flags.iter().any(|g| g == f)) {
             flags.push(flag.to_string());
@@ -146,10 +146,10 @@ pub fn compile_flags(target: Target, feature: &str) -> Vec<String> {
 
 /// Why this machine cannot run code using `feature` on `target` (the CPU or the emulator lacks
 /// a part of it), or None when it can. This table is the one place that decides it.
-pub fn missing(target: Target, feature: &str, host: &Host) -> Option<String> {
+pub fn missing(target: Toolchain, feature: &str, host: &Host) -> Option<String> {
     for part in parts(feature) {
         match target {
-            Target::X86 => {
+            Toolchain::X86 => {
                 let Some(cpu) = &host.x86_flags else {
                     return Some("the host is not an x86-64 machine".into());
                 };
@@ -159,12 +159,12 @@ pub fn missing(target: Target, feature: &str, host: &Host) -> Option<String> {
                     }
                 }
             }
-            Target::Neon => {
+            Toolchain::Neon => {
                 if part.starts_with("sve") || part == "sme" {
                     return Some(format!("{part} is not validated as NEON"));
                 }
             }
-            Target::Hvx => {
+            Toolchain::Hvx => {
                 let too_new = part
                     .strip_prefix("hvxv")
                     .and_then(|v| v.parse::<u32>().ok())
@@ -182,7 +182,7 @@ pub fn missing(target: Target, feature: &str, host: &Host) -> Option<String> {
 pub fn x86_features_missing(host: &Host) -> Vec<&'static str> {
     let mut seen: Vec<&'static str> = Vec::new();
     for &(name, _, _) in X86 {
-        if missing(Target::X86, name, host).is_some() && !seen.contains(&name) {
+        if missing(Toolchain::X86, name, host).is_some() && !seen.contains(&name) {
             seen.push(name);
         }
     }
@@ -216,28 +216,34 @@ mod tests {
     fn flags_and_reasons() {
         let h = host(&["sse2", "avx2", "avx512f", "avx512bw"]);
         assert_eq!(
-            support(Target::X86, "avx512bw", &h),
+            support(Toolchain::X86, "avx512bw", &h),
             Support::Flags(vec!["-mavx512bw".into()])
         );
         assert_eq!(
-            support(Target::X86, "avx512f+avx512bw", &h),
+            support(Toolchain::X86, "avx512f+avx512bw", &h),
             Support::Flags(vec!["-mavx512f".into(), "-mavx512bw".into()])
         );
         assert_eq!(
-            support(Target::X86, "avx512vnni", &h),
+            support(Toolchain::X86, "avx512vnni", &h),
             Support::Unsupported("CPU lacks avx512vnni".into())
         );
-        assert_eq!(support(Target::Neon, "dotprod", &h), Support::Flags(vec![]));
         assert_eq!(
-            support(Target::Neon, "fp16", &h),
+            support(Toolchain::Neon, "dotprod", &h),
+            Support::Flags(vec![])
+        );
+        assert_eq!(
+            support(Toolchain::Neon, "fp16", &h),
             Support::Flags(vec!["+fp16".into()])
         );
-        assert_eq!(support(Target::Hvx, "hvxv66", &h), Support::Flags(vec![]));
+        assert_eq!(
+            support(Toolchain::Hvx, "hvxv66", &h),
+            Support::Flags(vec![])
+        );
         assert!(
-            matches!(support(Target::Hvx, "hvxv68", &h), Support::Unsupported(r) if r.starts_with("emulator lacks hvxv68"))
+            matches!(support(Toolchain::Hvx, "hvxv68", &h), Support::Unsupported(r) if r.starts_with("emulator lacks hvxv68"))
         );
         assert_eq!(
-            compile_flags(Target::X86, "avx512vnni"),
+            compile_flags(Toolchain::X86, "avx512vnni"),
             vec!["-mavx512vnni".to_string()]
         );
         assert_eq!(
@@ -271,11 +277,11 @@ mod tests {
         );
         // Linux spells some flags apart from the feature (avx512fp16 is avx512_fp16).
         let h = host(&["avx512f", "avx512_fp16", "avx512_vnni"]);
-        assert_eq!(missing(Target::X86, "avx512fp16", &h), None);
-        assert_eq!(missing(Target::X86, "avx512vnni", &h), None);
-        assert!(missing(Target::X86, "avx512bw", &h).is_some());
+        assert_eq!(missing(Toolchain::X86, "avx512fp16", &h), None);
+        assert_eq!(missing(Toolchain::X86, "avx512vnni", &h), None);
+        assert!(missing(Toolchain::X86, "avx512bw", &h).is_some());
         assert_eq!(
-            missing(Target::X86, "avx512f", &Host::default()).as_deref(),
+            missing(Toolchain::X86, "avx512f", &Host::default()).as_deref(),
             Some("the host is not an x86-64 machine")
         );
         assert!(is_environmental("CPU lacks avx512fp16"));

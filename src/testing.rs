@@ -2,9 +2,9 @@
 //! of non-commutative operators, constants off by one, an operator replaced by a sibling, a
 //! signedness flip of a variable, a dropped predicate.
 
-use super::load::Instance;
 use crate::ir::expr::Op;
 use crate::ir::Expr;
+use crate::rules::load::Instance;
 use crate::semantics::{eval, Env};
 use std::rc::Rc;
 
