@@ -6,6 +6,7 @@ pub mod cli;
 pub mod clock;
 pub mod database;
 pub mod error;
+pub mod idioms;
 pub mod ir;
 pub mod project;
 pub mod query;

@@ -178,7 +178,7 @@ impl Project {
         db.insert_specs(specs)?;
         db.import_tables(&self.tables, &self.committed_tables_present())?;
         crate::rules::sync_rules(db, &self.specs, &specs.macros)?;
-        crate::query::implements::refresh(db, specs, matching == Matching::Rematch)?;
+        crate::idioms::refresh(db, specs, matching == Matching::Rematch)?;
         if matching == Matching::Rematch {
             db.export_tables(&self.tables, &["idiom_matches", "idiom_catalogue"])?;
         }

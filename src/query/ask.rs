@@ -432,7 +432,7 @@ fn what_implements(db: &Database, project: &Project, expr: &str, target: &str) -
         loc: body.loc.clone(),
     };
     let mut facts = Vec::new();
-    let mut matcher = super::Matcher::new(&specs);
+    let mut matcher = crate::idioms::Matcher::new(&specs);
     for ins in specs
         .instructions
         .iter()

@@ -6,10 +6,9 @@ use super::program::Rewrite;
 use super::simplify::simplify;
 use crate::database::{Database, Filter};
 use crate::error::Result;
-use crate::ir::sexpr::read_one;
+use crate::idioms::{instantiate_idiom, proven_facts, Constant, Fact, OperandBinding};
 use crate::ir::{Expr, Macros, Op, VecType};
 use crate::project::Project;
-use crate::query::matcher::instantiate_idiom;
 use crate::rules::load::rule_macros;
 use crate::rules::{stored_rules, Rule, RuleKind, RuleStatus};
 use crate::spec::Target;
@@ -81,13 +80,11 @@ impl Catalog {
             .map(|(i, ins)| (ins.name.as_str(), i))
             .collect();
         let mut lowerings = Vec::new();
-        for row in db.text_rows(
-            "SELECT instruction, idiom, operands, meta FROM idiom_matches WHERE status = 'proven' ORDER BY instruction, idiom",
-        )? {
-            let Some(&i) = by_name.get(row[0].as_str()) else {
+        for fact in proven_facts(&db)? {
+            let Some(&i) = by_name.get(fact.instruction.as_str()) else {
                 continue;
             };
-            if let Some(l) = fact_lowering(&specs, &instructions[i], i, &row[1], &row[2], &row[3]) {
+            if let Some(l) = fact_lowering(&specs, &instructions[i], i, &fact) {
                 lowerings.push(l);
             }
         }
@@ -128,12 +125,10 @@ fn fact_lowering(
     specs: &SpecSet,
     ins: &Instruction,
     index: usize,
-    idiom: &str,
-    operands: &str,
-    meta: &str,
+    fact: &Fact,
 ) -> Option<Lowering> {
-    let idiom = specs.idioms.iter().find(|d| d.name == idiom)?;
-    let entries: Vec<&str> = operands.split_whitespace().collect();
+    let idiom = specs.idioms.iter().find(|d| d.name == fact.idiom)?;
+    let entries = &fact.operands.0;
     if entries.len() != ins.operands.len() {
         return None;
     }
@@ -147,12 +142,13 @@ fn fact_lowering(
     let mut types = Vec::new();
     let mut renames: HashMap<String, Rc<Expr>> = HashMap::new();
     for p in idiom.operand_params() {
-        let (i, entry) = entries
-            .iter()
-            .enumerate()
-            .find(|(_, e)| e.trim_end_matches('^') == p)?;
+        let (i, splat) = entries.iter().enumerate().find_map(|(i, e)| match e {
+            OperandBinding::Param(q) if q == p => Some((i, false)),
+            OperandBinding::Splat(q) if q == p => Some((i, true)),
+            _ => None,
+        })?;
         let op = &ins.operands[i];
-        if entry.ends_with('^') {
+        if splat {
             let c = format!("c{}", 90 + i);
             let scalar = Rc::new(Expr::var(&c, VecType::new(1, op.ty.elem)));
             renames.insert(
@@ -165,25 +161,18 @@ fn fact_lowering(
             types.push(op.ty);
         }
     }
-    let meta_values = meta
-        .split_whitespace()
-        .map(|kv| read_one(kv.split_once('=')?.1, "meta").ok())
-        .collect::<Option<Vec<_>>>()?;
-    let template = instantiate_idiom(&specs.macros, idiom, &meta_values, &types)?;
+    let template = instantiate_idiom(&specs.macros, idiom, &fact.meta.values(), &types)?;
     if template.ty != ins.result {
         return None;
     }
     let args = entries
         .iter()
         .enumerate()
-        .map(|(i, e)| {
-            if let Some(v) = e.strip_prefix('=') {
-                fixed_value(v).map(Arg::Fixed)
-            } else if e.ends_with('^') {
-                Some(Arg::Splat(format!("c{}", 90 + i)))
-            } else {
-                Some(Arg::Wildcard(ins.operands[i].name.clone()))
-            }
+        .map(|(i, e)| match e {
+            OperandBinding::Fixed(Constant::Int(v)) => i64::try_from(*v).ok().map(Arg::Fixed),
+            OperandBinding::Fixed(Constant::Float(_)) => None,
+            OperandBinding::Splat(_) => Some(Arg::Splat(format!("c{}", 90 + i))),
+            OperandBinding::Param(_) => Some(Arg::Wildcard(ins.operands[i].name.clone())),
         })
         .collect::<Option<Vec<_>>>()?;
     Some(Lowering {
@@ -192,14 +181,6 @@ fn fact_lowering(
         args,
         source: format!("fact: {} implements {}", ins.name, idiom.name),
     })
-}
-
-fn fixed_value(text: &str) -> Option<i64> {
-    match text {
-        "true" => Some(1),
-        "false" => Some(0),
-        _ => text.parse().ok(),
-    }
 }
 
 /// The instruction's own semantics as a pattern, when every operand is a vector (immediates
