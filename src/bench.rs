@@ -7,7 +7,7 @@ use crate::error::{Error, Result};
 use crate::ir::sexpr::read_one;
 use crate::ir::Scope;
 use crate::project::{Matching, Project};
-use crate::select::{compile, Catalog};
+use crate::select::Selector;
 use crate::semantics::{eval, prove_equivalent, Env, Value};
 use crate::spec::load_dir;
 use crate::spec::TARGETS;
@@ -84,7 +84,7 @@ struct SelectionTimes {
 /// Compiles each corpus expression `rounds` times without the cache, then once to store it in
 /// `cache` and `rounds` times more from it.
 fn selection_times(
-    catalogs: &[Catalog],
+    selectors: &mut [Selector],
     cache: &mut Database,
     rounds: usize,
 ) -> Result<SelectionTimes> {
@@ -95,18 +95,18 @@ fn selection_times(
     };
     let declared = HashMap::new();
     for (target, text) in COMPILE_CORPUS {
-        let catalog = catalogs
-            .iter()
-            .find(|c| c.target.name == target)
+        let selector = selectors
+            .iter_mut()
+            .find(|s| s.catalog.target.name == target)
             .expect("corpus targets exist");
         for _ in 0..rounds {
-            let c = compile(catalog, text, None, &declared, None)?;
+            let c = selector.compile(text, None, &declared, None)?;
             times.cold.push(c.select_ms);
             times.validate.push(c.validate_ms);
         }
-        compile(catalog, text, None, &declared, Some(&mut *cache))?;
+        selector.compile(text, None, &declared, Some(&mut *cache))?;
         for _ in 0..rounds {
-            let c = compile(catalog, text, None, &declared, Some(&mut *cache))?;
+            let c = selector.compile(text, None, &declared, Some(&mut *cache))?;
             if !c.cached {
                 return Err(Error::Tool(format!(
                     "{target} {text:?}: the stored selection was not found in the cache"
@@ -204,16 +204,16 @@ pub fn run(project: &Project, rounds: usize) -> Result<Figures> {
     let prove_halving_add_u8x64_ms = t.elapsed().as_secs_f64() * 1000.0;
 
     let mut compile_catalog_ms = Vec::new();
-    let mut catalogs = Vec::new();
+    let mut selectors = Vec::new();
     for t in TARGETS {
         let start = Instant::now();
-        catalogs.push(Catalog::load(project, t)?);
+        selectors.push(Selector::load(project, t)?);
         compile_catalog_ms.push((t.name.to_string(), start.elapsed().as_secs_f64() * 1000.0));
     }
     // The selection cache lives in a fresh database file, so the project's own cache is neither
     // used nor filled.
     let times = Database::open(scratch.path().join("cache.sqlite"))
-        .and_then(|mut cache| selection_times(&catalogs, &mut cache, rounds));
+        .and_then(|mut cache| selection_times(&mut selectors, &mut cache, rounds));
     let SelectionTimes {
         cold,
         cached,

@@ -3,8 +3,7 @@
 use clap::{Parser, Subcommand};
 use isadb::cli::compile::Emit;
 use isadb::cli::{self, choice, Output};
-use isadb::project::Home;
-use isadb::spec::{Isa, Target};
+use isadb::{Home, Isa, Target, ValidateOptions, VerifyOptions};
 use std::io::IsTerminal;
 use std::path::PathBuf;
 use std::process::ExitCode;
@@ -73,7 +72,7 @@ enum Command {
         #[arg(long, default_value_t = 16)]
         lanes: u32,
         /// Solver budget in milliseconds.
-        #[arg(long, default_value_t = isadb::semantics::prove::DEFAULT_TIMEOUT_MS)]
+        #[arg(long, default_value_t = isadb::DEFAULT_TIMEOUT_MS)]
         timeout: u32,
     },
     /// Prove the rewrite rules in specs/rules/ with z3 at every type they cover; exit 1 if one is refuted.
@@ -123,7 +122,7 @@ enum Command {
         #[arg(long = "instr", value_name = "NAME")]
         instr: Vec<String>,
         /// Inputs per instruction.
-        #[arg(long, default_value_t = isadb::validate::DEFAULT_INPUTS)]
+        #[arg(long, default_value_t = isadb::DEFAULT_INPUTS)]
         inputs: usize,
         /// Seed of the input generator.
         #[arg(long, default_value_t = 1)]
@@ -193,7 +192,7 @@ fn main() -> ExitCode {
         } => cli::prove::prove(&ctx, &lhs, &rhs, lanes, timeout),
         Command::VerifyRules { rule, jobs, force } => cli::prove::verify_rules(
             &ctx,
-            &isadb::rules::verify::Options {
+            &VerifyOptions {
                 rule,
                 jobs,
                 force,
@@ -228,7 +227,7 @@ fn main() -> ExitCode {
             force,
         } => cli::validate::validate(
             &ctx,
-            &isadb::validate::Options {
+            &ValidateOptions {
                 isa,
                 instrs: instr,
                 inputs,
@@ -237,7 +236,7 @@ fn main() -> ExitCode {
                 require_tools: std::env::var("ISADB_REQUIRE_TOOLS")
                     .is_ok_and(|v| !v.is_empty() && v != "0"),
                 progress: std::io::stderr().is_terminal(),
-                ..isadb::validate::Options::default()
+                ..ValidateOptions::default()
             },
         ),
     };

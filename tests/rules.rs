@@ -1,11 +1,8 @@
 //! Hand-written rewrite rules: unsound variants of every shipped rule are refuted by z3, the
 //! shipped rules all verify, and wrong or malformed rule files give exit 1 or 2.
 
-use isadb::ir::Macros;
-use isadb::rules::load::{elaborate, load_rules, rule_macros, rule_types};
-use isadb::semantics::{prove_equivalent, Verdict};
-use isadb::spec::load_macros;
-use isadb::testing::mutants;
+use isadb::testing::{elaborate, load_rules, mutants, rule_macros, rule_types};
+use isadb::{load_macros, prove_equivalent, Macros, Verdict};
 use std::process::Output;
 
 mod common;

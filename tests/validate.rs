@@ -6,9 +6,9 @@
 //! A missing compiler or emulator makes the affected instructions "skipped"; with
 //! `ISADB_REQUIRE_TOOLS=1` (as in CI) it fails the run instead.
 
-use isadb::toolchain::{self, features, Toolchain};
-use isadb::validate::harness::{self, Harness, Job};
-use isadb::validate::inputs;
+use isadb::testing::harness::{self, Harness, Job};
+use isadb::testing::{build_and_run, check_tools, generate_inputs, missing, Host};
+use isadb::Toolchain;
 use serde_json::Value;
 
 use std::process::Output;
@@ -59,7 +59,7 @@ fn n(v: &Value) -> u64 {
 }
 
 fn have(target: Toolchain) -> bool {
-    toolchain::check_tools(target).is_ok()
+    check_tools(target).is_ok()
 }
 
 fn result<'a>(report: &'a Value, name: &str) -> &'a Value {
@@ -187,8 +187,8 @@ fn sample_specs_cover_every_c_type_mapping() {
     let report = json(&out);
     assert_eq!(out.status.code(), Some(0), "{}", text(&out.stderr));
     // What this CPU lacks is decided by validation's own feature table.
-    let host = features::Host::detect();
-    let specs = isadb::spec::load_dir(&home.path().join("specs")).unwrap();
+    let host = Host::detect();
+    let specs = isadb::load_dir(&home.path().join("specs")).unwrap();
     for r in report["results"].as_array().unwrap() {
         let name = r["name"].as_str().unwrap();
         let target = Toolchain::of(r["isa"].as_str().unwrap().parse().unwrap()).unwrap();
@@ -198,7 +198,7 @@ fn sample_specs_cover_every_c_type_mapping() {
         } else if !have(target) {
             Some("tool unavailable".to_string())
         } else {
-            features::missing(target, &ins.feature, &host)
+            missing(target, &ins.feature, &host)
         };
         match expect_skip {
             Some(why) => {
@@ -370,11 +370,11 @@ fn harness_generator() {
         "gen",
         &[("x86/s.spec", X86_SAMPLES), ("hvx/s.spec", HVX_SAMPLES)],
     );
-    let specs = isadb::spec::load_dir(&home.path().join("specs")).unwrap();
+    let specs = isadb::load_dir(&home.path().join("specs")).unwrap();
     let job = |name: &str, target: Toolchain, count: usize| {
         let ins = specs.instruction(name).unwrap();
         let h = Harness::new(target, ins).unwrap();
-        let set = inputs::generate(&ins.operands, count, 1, name);
+        let set = generate_inputs(&ins.operands, count, 1, name);
         Job::new(h, &set, vec![])
     };
     let small = [
@@ -435,7 +435,7 @@ fn harness_generator() {
     assert!(src.text.contains("aligned(256)"));
     assert_eq!(hvx[2].harness.out_record, 256);
     if have(Toolchain::Hvx) {
-        let out = toolchain::build_and_run(
+        let out = build_and_run(
             Toolchain::Hvx,
             &src.text,
             &["-O0".to_string()],

@@ -4,7 +4,9 @@
 
 use super::{Choice, Context, Outcome};
 use crate::error::{Error, Result};
+use crate::ir::Elem;
 use crate::select::check::RunCheck;
+use crate::select::{Report, Request, Selector, Step};
 use crate::spec::Target;
 use crate::words::text_enum;
 use serde::Serialize;
@@ -64,111 +66,43 @@ pub fn compile(ctx: &Context, expr: &str, target: Target, options: Options) -> R
         let (name, ty) = v
             .split_once(':')
             .ok_or_else(|| Error::Usage(format!("--var {v}: expected NAME:TYPE, e.g. z:u16")))?;
-        let elem = crate::ir::Elem::parse(ty)
+        let elem = Elem::parse(ty)
             .ok_or_else(|| Error::Usage(format!("--var {v}: unknown element type '{ty}'")))?;
         declared.insert(name.to_string(), elem);
     }
-    let catalog = crate::select::Catalog::load(&ctx.project, target)?;
-    let mut db = if cache && emit != Some(Emit::Egglog) {
+    let request = Request {
+        lanes,
+        declared,
+        program: emit == Some(Emit::Egglog),
+        c: emit == Some(Emit::C),
+        run,
+    };
+    let mut selector = Selector::load(&ctx.project, target)?;
+    let mut db = if cache {
         Some(ctx.project.open()?)
     } else {
         None
     };
-    let compiled = match crate::select::compile(&catalog, expr, lanes, &declared, db.as_mut()) {
-        Ok(c) => c,
+    let found = match selector.report(expr, &request, db.as_mut()) {
+        Ok(found) => found,
         Err(e) => {
             // The program that failed is what one needs to see to find out why.
-            if emit == Some(Emit::Egglog) {
-                if let Ok((_, p)) = crate::select::prepare(&catalog, expr, lanes, &declared) {
-                    print!("{}", p.text);
+            if request.program {
+                if let Some(text) = selector.program_text(expr, &request) {
+                    print!("{text}");
                 }
             }
             return Err(e);
         }
     };
-    let (steps, outputs) = crate::select::steps(&compiled, &catalog);
-    let run_check = match run {
-        Some(iterations) => {
-            let dir = tempfile::Builder::new()
-                .prefix("isadb-compile-")
-                .tempdir()
-                .map_err(|e| Error::io(std::env::temp_dir(), e))?;
-            let host = crate::toolchain::features::Host::detect();
-            Some(crate::select::check::run_c(
-                &compiled,
-                &catalog,
-                iterations,
-                1,
-                dir.path(),
-                &host,
-            )?)
-        }
-        None => None,
-    };
-    let report = CompileReport {
-        expression: expr.to_string(),
-        target: target.name.to_string(),
-        result: compiled.input.ty.to_string(),
-        steps: steps
-            .iter()
-            .map(|s| StepReport {
-                temp: s.temp.clone(),
-                call: s.call.clone(),
-                asm: s.asm.clone(),
-                cost: s.cost,
-            })
-            .collect(),
-        outputs: outputs
-            .iter()
-            .map(|(t, from, to)| format!("out[{from}..{to}] = {t}"))
-            .collect(),
-        cost: compiled.cost,
-        select_ms: compiled.select_ms,
-        validate_ms: compiled.validate_ms,
-        run: run_check.as_ref().map(|check| match check {
-            RunCheck::Equal { lanes } => format!(
-                "ran the C on {}: {lanes} lanes equal the interpreter's",
-                target.name
-            ),
-            RunCheck::Mismatch(m) => format!("MISMATCH running the C on {}: {m}", target.name),
-            RunCheck::NotRun(why) => format!(
-                "compiled the C for {} but did not run it: {why}",
-                target.name
-            ),
-        }),
-        not_run: match &run_check {
-            Some(RunCheck::NotRun(why)) => Some(why.clone()),
-            _ => None,
-        },
-        features: crate::select::check::features(&compiled, &catalog),
-        cached: compiled.cached,
-        rewrites: compiled.program.as_ref().map(|p| p.rewrites),
-        egglog: compiled
-            .program
-            .as_ref()
-            .filter(|_| emit == Some(Emit::Egglog))
-            .map(|program| {
-                let skipped: String = program
-                    .skipped
-                    .iter()
-                    .map(|s| format!("; not in the e-graph: {s}\n"))
-                    .collect();
-                format!("{skipped}{}", program.text)
-            }),
-        c: match emit {
-            Some(Emit::C) => Some(crate::select::emit_c::function(
-                &compiled, &catalog, "kernel",
-            )?),
-            _ => None,
-        },
-    };
+    let report = View::of(&found, target);
     ctx.print(&report, || {
         let mut out = format!(
             "{} on {} ({}):
 ",
             report.expression, report.target, report.result
         );
-        for s in &report.steps {
+        for s in report.steps {
             out += &format!(
                 "  {} = {:<48} {:<40} cost {}
 ",
@@ -204,26 +138,19 @@ pub fn compile(ctx: &Context, expr: &str, target: Target, options: Options) -> R
         }
         out
     });
-    Ok(match run_check {
-        Some(RunCheck::Mismatch(_)) => Outcome::Negative,
-        _ => Outcome::Success,
-    })
+    Ok(Outcome::negative_if(matches!(
+        found.run,
+        Some(RunCheck::Mismatch(_))
+    )))
 }
 
+/// The report as printed: the run as a sentence, the outputs as `out[0..8] = t1`.
 #[derive(Serialize)]
-struct StepReport {
-    temp: String,
-    call: String,
-    asm: String,
-    cost: f64,
-}
-
-#[derive(Serialize)]
-struct CompileReport {
-    expression: String,
-    target: String,
+struct View<'a> {
+    expression: &'a str,
+    target: &'static str,
     result: String,
-    steps: Vec<StepReport>,
+    steps: &'a [Step],
     outputs: Vec<String>,
     cost: f64,
     select_ms: f64,
@@ -237,7 +164,48 @@ struct CompileReport {
     /// Why `--run` only compiled the C: this machine cannot run a feature of the selection.
     not_run: Option<String>,
     /// The CPU features of the selected instructions.
-    features: Vec<String>,
-    egglog: Option<String>,
-    c: Option<String>,
+    features: &'a [String],
+    egglog: Option<&'a str>,
+    c: Option<&'a str>,
+}
+
+impl<'a> View<'a> {
+    fn of(r: &'a Report, target: Target) -> View<'a> {
+        View {
+            expression: &r.expression,
+            target: target.name,
+            result: r.result.to_string(),
+            steps: &r.steps,
+            outputs: r
+                .outputs
+                .iter()
+                .map(|(t, from, to)| format!("out[{from}..{to}] = {t}"))
+                .collect(),
+            cost: r.cost,
+            select_ms: r.select_ms,
+            validate_ms: r.validate_ms,
+            cached: r.cached,
+            rewrites: r.rewrites,
+            run: r.run.as_ref().map(|check| match check {
+                RunCheck::Equal { lanes } => format!(
+                    "ran the C on {}: {lanes} lanes equal the interpreter's",
+                    target.name
+                ),
+                RunCheck::Mismatch(m) => {
+                    format!("MISMATCH running the C on {}: {m}", target.name)
+                }
+                RunCheck::NotRun(why) => format!(
+                    "compiled the C for {} but did not run it: {why}",
+                    target.name
+                ),
+            }),
+            not_run: match &r.run {
+                Some(RunCheck::NotRun(why)) => Some(why.clone()),
+                _ => None,
+            },
+            features: &r.features,
+            egglog: r.program.as_deref(),
+            c: r.c.as_deref(),
+        }
+    }
 }

@@ -17,7 +17,7 @@ use crate::error::{Error, Result};
 
 pub use instructions::Filter;
 pub use migrate::SCHEMA_VERSION;
-pub use stats::{FeatureStats, IsaStats, Stats};
+pub use stats::Stats;
 pub use tables::COMMITTED_TABLES;
 
 /// An open, migrated isadb database.
@@ -62,10 +62,12 @@ impl Database {
         Ok(Database { conn })
     }
 
+    /// The SQLite connection.
     pub fn conn(&self) -> &Connection {
         &self.conn
     }
 
+    /// The SQLite connection, for transactions.
     pub fn conn_mut(&mut self) -> &mut Connection {
         &mut self.conn
     }

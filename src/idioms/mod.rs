@@ -8,7 +8,7 @@ pub mod matcher;
 pub mod refresh;
 pub mod store;
 
-pub use fact::{Constant, Fact, FactStatus, MetaValues, OperandBinding, Operands};
+pub use fact::{Constant, Fact, OperandBinding};
 pub use matcher::{instantiate_idiom, Matcher};
 pub use refresh::refresh;
 pub use store::proven_facts;

@@ -57,10 +57,12 @@ pub fn substitute(s: &SExpr, map: &HashMap<&str, &SExpr>) -> SExpr {
 /// All macros (from `define` and `idiom` forms) visible to every spec and expression.
 #[derive(Debug, Default, Clone)]
 pub struct Macros {
+    /// By name.
     pub map: HashMap<String, Macro>,
 }
 
 impl Macros {
+    /// Adds a macro; a name already defined (or built in) is an error at `at`.
     pub fn insert(&mut self, m: Macro, at: &Location) -> Result<()> {
         if self.map.contains_key(&m.name) || is_builtin(&m.name) {
             return Err(Error::parse(at, format!("'{}' is already defined", m.name)));
@@ -108,8 +110,11 @@ const MAX_EXPANSION_DEPTH: usize = 64;
 /// The names an expression may use: meta values, IR variables and the macros.
 #[derive(Clone)]
 pub struct Scope<'m> {
+    /// The macros and idioms.
     pub macros: &'m Macros,
+    /// Meta values: family parameters and `let`s of the meta level.
     pub meta: HashMap<String, Meta>,
+    /// IR variables and `let` bindings.
     pub vars: HashMap<String, Rc<Expr>>,
     /// With a lane count, a free name ending in a type suffix (`a_u8`) is a variable of that type.
     pub implicit_lanes: Option<u32>,
@@ -117,6 +122,7 @@ pub struct Scope<'m> {
 }
 
 impl<'m> Scope<'m> {
+    /// An empty scope over `macros`.
     pub fn new(macros: &'m Macros) -> Scope<'m> {
         Scope {
             macros,
@@ -127,6 +133,7 @@ impl<'m> Scope<'m> {
         }
     }
 
+    /// Declares the IR variable `name` of type `ty`.
     pub fn bind_var(&mut self, name: &str, ty: VecType) {
         self.vars
             .insert(name.to_string(), Rc::new(Expr::var(name, ty)));

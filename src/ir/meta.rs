@@ -298,6 +298,7 @@ impl Scope<'_> {
         }
     }
 
+    /// A meta expression that must be an integer.
     pub fn meta_int(&mut self, s: &SExpr) -> Result<i128> {
         match self.meta(s)? {
             Meta::Int(i) => Ok(i),
@@ -312,6 +313,7 @@ impl Scope<'_> {
         }
     }
 
+    /// A meta expression that must be a non-negative count.
     pub fn meta_u32(&mut self, s: &SExpr) -> Result<u32> {
         let v = self.meta_int(s)?;
         u32::try_from(v).map_err(|_| s.err(format!("expected a non-negative count, got {v}")))

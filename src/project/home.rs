@@ -34,7 +34,9 @@ pub enum Source {
 /// The project directory in use and how it was found.
 #[derive(Debug, Clone, Serialize)]
 pub struct Home {
+    /// The project directory.
     pub dir: PathBuf,
+    /// How it was found.
     pub source: Source,
 }
 

@@ -15,7 +15,7 @@ use serde::Serialize;
 use std::path::{Path, PathBuf};
 use std::time::Instant;
 
-pub use home::{Home, Source};
+pub use home::Home;
 
 /// Where a project keeps its inputs and its database.
 #[derive(Debug, Clone)]

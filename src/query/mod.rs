@@ -5,4 +5,4 @@
 pub mod ask;
 pub mod datalog;
 
-pub use ask::{ask, Row};
+pub use ask::ask;

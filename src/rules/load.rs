@@ -84,8 +84,11 @@ pub fn load_rules(specs: &Path) -> Result<Vec<Rule>> {
 
 /// One rule at one element type and lane count, ready for the prover.
 pub struct Instance {
+    /// The left-hand side.
     pub lhs: Rc<Expr>,
+    /// The right-hand side, of the same type.
     pub rhs: Rc<Expr>,
+    /// Where the rule holds: bool lanes, when it does not always.
     pub predicate: Option<Rc<Expr>>,
 }
 

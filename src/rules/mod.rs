@@ -8,5 +8,5 @@ pub mod verdict;
 pub mod verify;
 
 pub use store::{stored_rules, sync_rules};
-pub use syntax::{parse_rules, Rule, RuleKind};
-pub use verdict::{RuleStatus, RuleVerdict};
+pub use syntax::{Rule, RuleKind};
+pub use verdict::RuleStatus;

@@ -57,10 +57,13 @@ pub struct Rule {
     pub text: String,
     /// Where the rule is written.
     pub file: String,
+    /// Its line there.
     pub line: usize,
     /// 1-based columns where lhs, rhs and predicate start, for error locations.
     pub lhs_col: usize,
+    #[allow(missing_docs)]
     pub rhs_col: usize,
+    #[allow(missing_docs)]
     pub pred_col: usize,
 }
 

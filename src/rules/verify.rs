@@ -40,8 +40,11 @@ pub struct Report {
     pub rules: Vec<RuleVerdict>,
     /// Rules already proven with their current text (not proven again).
     pub skipped: usize,
+    /// Rules proven now.
     pub proven: usize,
+    /// Rules refuted now.
     pub refuted: usize,
+    /// Rules z3 could not decide.
     pub unknown: usize,
     /// Wall time of the run.
     pub wall_ms: f64,

@@ -4,17 +4,18 @@
 //! feature table, the compiler flags and whether this machine can run the program at all; one
 //! it cannot run is still compiled and linked.
 
+use super::catalog::Catalog;
+use super::compile::Compiled;
 use super::emit_c::{function, parameters, scalar_type};
-use super::extract::Node;
-use super::{Catalog, Compiled};
+use super::node::Node;
 use crate::error::{Error, Result};
 use crate::ir::VecType;
+use crate::semantics::sample::random_lanes;
 use crate::semantics::{eval, Env, Value};
 use crate::toolchain::features::{compile_flags, missing, Host};
 use crate::toolchain::{build_and_run, build_only, prelude, Toolchain};
-use crate::validate::inputs::edge_values;
 use rand::rngs::SmallRng;
-use rand::{Rng, SeedableRng};
+use rand::SeedableRng;
 use std::fmt::Write;
 use std::path::Path;
 
@@ -22,7 +23,10 @@ use std::path::Path;
 #[derive(Debug, PartialEq)]
 pub enum RunCheck {
     /// Every lane of every iteration (`lanes` in all) equals the interpreter's.
-    Equal { lanes: usize },
+    Equal {
+        /// Lanes compared.
+        lanes: usize,
+    },
     /// The first differing lane: iteration, lane, expected, actual.
     Mismatch(String),
     /// Compiled and linked, not run: why this machine cannot run it ("CPU lacks avx512vnni").
@@ -42,20 +46,6 @@ pub fn features(compiled: &Compiled, catalog: &Catalog) -> Vec<String> {
     out.sort();
     out.dedup();
     out
-}
-
-/// Random lane values of `ty`, a third of them edge values (0, max, min, ...).
-pub(crate) fn random_lanes(ty: VecType, count: usize, rng: &mut SmallRng) -> Vec<u128> {
-    let edges = edge_values(ty.elem);
-    (0..count)
-        .map(|_| {
-            if rng.gen_range(0..3) == 0 {
-                edges[rng.gen_range(0..edges.len())]
-            } else {
-                rng.gen::<u128>() & ty.elem.mask()
-            }
-        })
-        .collect()
 }
 
 fn le_bytes(ty: VecType, lanes: &[u128]) -> Vec<u8> {

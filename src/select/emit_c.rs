@@ -1,11 +1,12 @@
 //! The selected sequence as a C function with intrinsics that computes the expression over
 //! arrays: `void NAME(const T *x, ..., R *out, long n)` with `n` a multiple of the result lanes.
 
-use super::extract::Node;
-use super::{flatten_parts, inputs, Catalog, Compiled};
+use super::catalog::Catalog;
+use super::compile::Compiled;
+use super::node::{input_types, Node};
+use super::steps::flatten_parts;
 use crate::error::{Error, Result};
 use crate::ir::{Elem, VecType};
-use crate::spec::Isa;
 use crate::toolchain::ctype::c_type;
 use crate::toolchain::Toolchain;
 use std::collections::HashMap;
@@ -28,18 +29,9 @@ pub fn scalar_type(e: Elem) -> Result<&'static str> {
     })
 }
 
-/// The headers the function needs on the catalog's target.
-pub fn headers(catalog: &Catalog) -> &'static str {
-    match catalog.target.isa {
-        Isa::X86 => "#include <immintrin.h>\n",
-        Isa::Neon => "#include <arm_neon.h>\n",
-        Isa::Hvx | Isa::Dsp => "#include <hexagon_types.h>\n#include <hexagon_protos.h>\n#include <hvx_hexagon_protos.h>\n",
-    }
-}
-
 /// The function's parameters in order: the inputs (sorted by name), then `out`.
 pub fn parameters(compiled: &Compiled) -> Vec<(String, VecType)> {
-    let mut vars: Vec<(String, VecType)> = inputs(&compiled.input).into_iter().collect();
+    let mut vars: Vec<(String, VecType)> = input_types(&compiled.input).into_iter().collect();
     vars.sort();
     vars
 }
@@ -137,7 +129,7 @@ impl Emitter<'_> {
         let result_lanes = self.compiled.input.ty.lanes;
         let v = match &**n {
             Node::Input { name, ty, offset } => {
-                let full = inputs(&self.compiled.input)[name];
+                let full = input_types(&self.compiled.input)[name];
                 let per_iteration = full.lanes / result_lanes;
                 let t = self.fresh();
                 let cty = self.c_type(*ty, None)?;

@@ -13,6 +13,8 @@ use std::time::Instant;
 use z3::ast::{Ast, AstKind, Bool, Dynamic};
 use z3::{FuncDecl, SatResult, Solver};
 
+/// What z3 says about `lhs == rhs`.
+#[allow(missing_docs)]
 #[derive(Debug, Clone, Serialize)]
 #[serde(tag = "verdict", rename_all = "lowercase")]
 pub enum Verdict {

@@ -31,13 +31,6 @@ impl Lane {
         }
     }
 
-    pub fn num(&self) -> &Real {
-        match self {
-            Lane::Num(r) => r,
-            _ => unreachable!("typing guarantees an f32 lane"),
-        }
-    }
-
     /// Lane equality as a z3 formula.
     pub fn equals(&self, other: &Lane) -> Bool {
         match (self, other) {

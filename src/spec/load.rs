@@ -36,9 +36,13 @@ impl Idiom {
 /// Everything read from `specs/`.
 #[derive(Debug, Default)]
 pub struct SpecSet {
+    /// Every `define` and idiom, as macros.
     pub macros: Macros,
+    /// The idioms.
     pub idioms: Vec<Idiom>,
+    /// The families.
     pub families: Vec<Family>,
+    /// Every instruction the families expand into.
     pub instructions: Vec<Instruction>,
     /// The files read, with their contents, for input hashing.
     pub files: Vec<(PathBuf, String)>,
@@ -47,12 +51,14 @@ pub struct SpecSet {
 }
 
 impl SpecSet {
+    /// The family `name` of `isa`.
     pub fn family(&self, isa: Isa, name: &str) -> Option<&Family> {
         self.families
             .iter()
             .find(|f| f.isa == isa && f.name == name)
     }
 
+    /// The instruction `name`.
     pub fn instruction(&self, name: &str) -> Option<&Instruction> {
         self.instructions.iter().find(|i| i.name == name)
     }

@@ -58,6 +58,7 @@ pub struct Instruction {
     pub semantics: Rc<Expr>,
     /// Canonical text of the semantics and its SHA-256, the key of cached verdicts.
     pub sem_text: String,
+    #[allow(missing_docs)]
     pub sem_hash: String,
     /// Latency in cycles, when known.
     pub latency: Option<f64>,

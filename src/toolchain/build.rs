@@ -45,6 +45,7 @@ impl std::fmt::Display for Failure {
 /// (e.g. `+sve2`) is appended to the `-march` string; for Hvx a `-mvNN` replaces `-mv67`; everything else is passed
 /// to the compiler as-is. Intermediate files get unique names in `workdir` (created if missing); they are deleted
 /// afterwards, except that the source is kept on failure (the error message names its path).
+#[cfg(test)]
 pub fn compile_and_run(
     target: Toolchain,
     source: &str,

@@ -179,6 +179,7 @@ pub fn missing(target: Toolchain, feature: &str, host: &Host) -> Option<String> 
 }
 
 /// The x86 features of the table this machine cannot run, in table order (spec names).
+#[cfg(test)]
 pub fn x86_features_missing(host: &Host) -> Vec<&'static str> {
     let mut seen: Vec<&'static str> = Vec::new();
     for &(name, _, _) in X86 {

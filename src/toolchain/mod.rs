@@ -23,7 +23,9 @@ mod tests;
 use crate::spec::Isa;
 use std::process::{Command, Stdio};
 
-pub use build::{build_and_run, build_only, compile_and_run, Failure};
+#[cfg(test)]
+use build::compile_and_run;
+pub use build::{build_and_run, build_only, Failure};
 
 /// A toolchain that builds and runs C for one ISA, whose vector-intrinsic semantics we observe by
 /// running a compiled harness.

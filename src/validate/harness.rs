@@ -26,9 +26,13 @@ use crate::toolchain::ctype::{self, CType, Repr};
 use crate::toolchain::{self, Toolchain};
 use std::fmt::Write;
 
+/// The first word of stdin.
 pub const MAGIC_IN: u32 = 0x15AD_0001;
+/// The first word of stdout.
 pub const MAGIC_OUT: u32 = 0x15AD_0002;
+/// Job k's marker on stdout is `MARK_JOB + k`.
 pub const MARK_JOB: u32 = 0x15AE_0000;
+/// The last word of stdout.
 pub const MARK_END: u32 = 0x15AE_FFFF;
 /// Bytes of the static input and output chunk buffers (grown if one record is larger).
 const CHUNK_BYTES: usize = 64 * 1024;
@@ -38,8 +42,11 @@ const CHUNK_BYTES: usize = 64 * 1024;
 pub struct Slot {
     /// Operand name (`r` for the result).
     pub name: String,
+    /// Its IR type.
     pub ty: VecType,
+    /// Its C type.
     pub ctype: CType,
+    /// Its byte offset in the record.
     pub offset: usize,
 }
 
@@ -55,16 +62,21 @@ pub enum Arg {
 /// How one instruction is called from C and how its values are laid out in the stream.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Harness {
+    /// The instruction.
     pub name: String,
+    /// The intrinsic called.
     pub intrinsic: String,
+    /// Its arguments, in order.
     pub args: Vec<Arg>,
     /// Non-immediate operands, in operand order.
     pub slots: Vec<Slot>,
     /// The IR element type of each immediate.
     pub imm_elems: Vec<Elem>,
+    /// Where the result goes in the output record.
     pub result: Slot,
     /// Bytes per input record (multiple of its alignment) and per output record.
     pub record: usize,
+    #[allow(missing_docs)]
     pub out_record: usize,
 }
 
@@ -183,6 +195,7 @@ impl Harness {
         )
     }
 
+    /// Whether records start with an immediate selector (the instruction has immediates).
     pub fn has_selector(&self) -> bool {
         !self.imm_elems.is_empty()
     }
@@ -223,10 +236,13 @@ impl Harness {
 /// One instruction's share of a batch: how to call it, its immediate combinations, its inputs.
 #[derive(Debug, Clone)]
 pub struct Job {
+    /// How to call the instruction.
     pub harness: Harness,
+    /// Its immediate combinations, one `case` of the switch each.
     pub imm_cases: Vec<Vec<i128>>,
     /// Number of input records.
     pub count: usize,
+    /// The encoded input records.
     pub records: Vec<u8>,
     /// Compiler flags the instruction needs: on x86 its function's target attribute, elsewhere
     /// merged over the batch.
@@ -234,6 +250,7 @@ pub struct Job {
 }
 
 impl Job {
+    /// The job of running `harness` on `set`, compiled with `flags`.
     pub fn new(harness: Harness, set: &InputSet, flags: Vec<String>) -> Job {
         let records = harness.encode(set);
         Job {
@@ -249,7 +266,9 @@ impl Job {
 /// A generated program and the source lines of each job's function (1-based, inclusive).
 #[derive(Debug, Clone)]
 pub struct Source {
+    /// The C program.
     pub text: String,
+    /// The first and last line of each job's function.
     pub lines: Vec<(usize, usize)>,
 }
 

@@ -26,6 +26,6 @@ pub mod report;
 pub mod run;
 pub mod store;
 
-pub use report::{InstrResult, IsaSummary, Options, Report, DEFAULT_INPUTS};
+pub use report::{Options, Report, DEFAULT_INPUTS};
 pub use run::validate;
 pub use store::ValidationStatus;

@@ -16,6 +16,7 @@ pub struct Options {
     pub instrs: Vec<String>,
     /// Inputs per instruction.
     pub inputs: usize,
+    /// Seed of the input generator.
     pub seed: u64,
     /// Re-run instructions whose (semantics hash, name) already has a result.
     pub force: bool,
@@ -96,10 +97,15 @@ pub struct IsaSummary {
 /// Everything `validate` found.
 #[derive(Debug, Clone, Serialize)]
 pub struct Report {
+    /// Counts per ISA.
     pub isas: Vec<IsaSummary>,
+    /// The outcome per instruction.
     pub results: Vec<InstrResult>,
+    /// Inputs per instruction.
     pub inputs: usize,
+    /// Seed of the input generator.
     pub seed: u64,
+    /// Wall time of the run.
     pub wall_ms: f64,
     /// Database rows written or deleted.
     pub rows_changed: usize,
@@ -108,6 +114,7 @@ pub struct Report {
 }
 
 impl Report {
+    /// Instructions whose execution disagreed with their semantics.
     pub fn mismatched(&self) -> usize {
         self.isas.iter().map(|s| s.mismatched).sum()
     }
