@@ -9,7 +9,7 @@ use std::path::Path;
 
 /// The synthesized rules of a project: (name, lhs, rhs, predicate, kind, target, status, types).
 fn synthesized(home: &Path) -> Vec<String> {
-    let db = isadb::database::Database::open(home.join("rules.db/isadb.sqlite")).unwrap();
+    let db = isadb::Database::open(isadb::Project::at(home).db).unwrap();
     let mut rows = db
         .text_rows(
             "SELECT name || ' | ' || lhs || ' | ' || rhs || ' | ' || coalesce(predicate, '') || ' | ' || kind
@@ -44,7 +44,7 @@ fn shards_merged_equal_one_run_and_verify_rules_proves_them() {
         "{}",
         String::from_utf8_lossy(&out.stderr)
     );
-    let expected = synthesized(&whole);
+    let expected = synthesized(whole.path());
     assert!(expected.len() > 10, "{expected:?}");
     assert!(
         expected.iter().all(|r| r.contains(" | proven | ")),
@@ -58,12 +58,12 @@ fn shards_merged_equal_one_run_and_verify_rules_proves_them() {
         "{expected:?}"
     );
     // The committed CSV holds them.
-    let csv = std::fs::read_to_string(whole.join("rules.db/rules.csv")).unwrap();
+    let csv = std::fs::read_to_string(whole.path().join("rules.db/rules.csv")).unwrap();
     assert!(csv.contains(",synthesized,"));
 
     let sharded = project_copy("synth-sharded");
     for k in ["1/2", "2/2"] {
-        let dir = sharded.join(format!("shard-{}", &k[..1]));
+        let dir = sharded.path().join(format!("shard-{}", &k[..1]));
         let dir_text = dir.display().to_string();
         let args = [&["synth", "--shard", k, "--out", &dir_text][..], &SMALL].concat();
         let out = isadb(&sharded, &args);
@@ -79,13 +79,13 @@ fn shards_merged_equal_one_run_and_verify_rules_proves_them() {
             String::from_utf8_lossy(&out.stderr)
         );
     }
-    assert_eq!(synthesized(&sharded), expected);
+    assert_eq!(synthesized(sharded.path()), expected);
 
     // A second run finds nothing changed and searches nothing.
     let out = isadb(&whole, &[&["synth"][..], &SMALL].concat());
     let text = String::from_utf8_lossy(&out.stdout).to_string();
     assert!(text.matches("unchanged").count() == 2, "{text}");
-    assert_eq!(synthesized(&whole), expected);
+    assert_eq!(synthesized(whole.path()), expected);
 
     let name = expected
         .iter()
@@ -96,7 +96,4 @@ fn shards_merged_equal_one_run_and_verify_rules_proves_them() {
     let out = isadb(&whole, &["verify-rules", "--force", "--rule", &name]);
     let text = String::from_utf8_lossy(&out.stdout).to_string();
     assert!(out.status.success() && text.contains("1 proven"), "{text}");
-    for dir in [whole, sharded] {
-        let _ = std::fs::remove_dir_all(dir);
-    }
 }

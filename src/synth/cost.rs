@@ -4,23 +4,31 @@
 //! match literals. A node no instruction covers costs [`SCALARIZED`] (computed lane by lane);
 //! a cast between types of one width is a free reinterpretation.
 
-use super::instructions::TargetInstruction;
 use crate::ir::{Elem, Expr, Op};
+use crate::spec::{Instruction, Target};
 use std::collections::HashMap;
 use std::mem::discriminant;
 
 /// The cost of a node computed lane by lane, the last resort.
 pub const SCALARIZED: f64 = 20.0;
 
+/// An instruction pattern's top operator and the bits of its result lanes.
+type PatternKey = (std::mem::Discriminant<Op>, u32);
+
 /// A target's instruction semantics indexed by top operator and result element type.
 pub struct CostModel {
-    pub target: &'static str,
-    patterns: HashMap<(std::mem::Discriminant<Op>, u32), Vec<(usize, f64)>>,
-    instructions: Vec<TargetInstruction>,
+    /// The target whose instructions these are.
+    pub target: Target,
+    /// Instructions (index, cost) by top operator and result bits.
+    patterns: HashMap<PatternKey, Vec<(usize, f64)>>,
+    /// The target's instructions, by name.
+    instructions: Vec<Instruction>,
 }
 
 impl CostModel {
-    pub fn new(target: &'static str, instructions: Vec<TargetInstruction>) -> CostModel {
+    /// The model of `target` from its instructions (any order).
+    pub fn new(target: Target, mut instructions: Vec<Instruction>) -> CostModel {
+        instructions.sort_by(|a, b| a.name.cmp(&b.name));
         let mut patterns: HashMap<_, Vec<(usize, f64)>> = HashMap::new();
         for (i, ins) in instructions.iter().enumerate() {
             let s = &ins.semantics;

@@ -7,7 +7,6 @@
 
 use super::cost::{CostModel, SCALARIZED};
 use super::fingerprint::{fingerprint, Inputs};
-use super::phase::isa_of;
 use super::proof::{at_one_lane, prove, Outcome};
 use super::search::Tally;
 use super::term::{side_text, Term};
@@ -15,6 +14,7 @@ use super::workload::{enumerate, lifting, Grammar};
 use super::Found;
 use crate::error::Result;
 use crate::ir::{Elem, Macros};
+use crate::rules::RuleKind;
 use std::cell::RefCell;
 use std::collections::HashMap;
 use std::rc::Rc;
@@ -149,11 +149,11 @@ pub fn search(
                         lhs: side_text(&goal),
                         rhs: side_text(&t),
                         predicate: None,
-                        kind: "lower",
-                        isas: vec![isa_of(model.target)],
+                        kind: RuleKind::Lower,
+                        isas: vec![model.target.isa],
                         reason: format!(
                             "{} has no single instruction for it: cost {goal_cost} -> {c} ({})",
-                            model.target,
+                            model.target.name,
                             instructions.join(" + ")
                         ),
                         piece: piece.to_string(),

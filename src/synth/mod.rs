@@ -6,15 +6,15 @@
 //! `fingerprint`, paired by `candidate`, proven by `proof`, minimised by `derive`, generalised
 //! by `generalise` and `predicate`, directed and given a kind by `phase` from `cost`; `store`
 //! writes the rules with their provenance and verification record, `rederive` tells which
-//! hand-written rules the synthesized ones derive, and `run` is the command.
-//! Downward-only: nothing here is imported by the modules below it.
+//! hand-written rules the synthesized ones derive, and `run` runs the command and returns its
+//! report (`cli::synth` renders it). The rule-instance and storage rows come from `rules`,
+//! instructions from `database`, the project from `project`; nothing below imports this.
 
 pub mod candidate;
 pub mod cost;
 pub mod derive;
 pub mod fingerprint;
 pub mod generalise;
-pub mod instructions;
 pub mod lower;
 pub mod phase;
 pub mod predicate;
@@ -27,6 +27,8 @@ pub mod term;
 pub mod workload;
 
 use crate::ir::Elem;
+use crate::rules::RuleKind;
+use crate::spec::Isa;
 
 /// A rule found by the search, before it is named and stored.
 #[derive(Debug, Clone, PartialEq)]
@@ -36,13 +38,14 @@ pub struct Found {
     pub lhs: String,
     pub rhs: String,
     pub predicate: Option<String>,
-    pub kind: &'static str,
+    /// How selection uses it (lift, simplify or lower), from the costs.
+    pub kind: RuleKind,
     /// The ISAs the rule is for (empty: every target).
-    pub isas: Vec<&'static str>,
+    pub isas: Vec<Isa>,
     /// Why it has its kind: the costs on every target.
     pub reason: String,
     /// The search piece that found it.
     pub piece: String,
 }
 
-pub use run::{rederive_hand_rules, synth, Options};
+pub use run::{rederive_hand_rules, synth, Options, Report, Shard, SEARCH_TYPES};

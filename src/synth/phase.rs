@@ -12,24 +12,18 @@
 
 use super::cost::CostModel;
 use crate::ir::Expr;
+use crate::rules::RuleKind;
+use crate::spec::Isa;
 
 /// How a rule is used, and why.
 #[derive(Debug, Clone, PartialEq)]
 pub struct Phase {
     /// Whether the second side is the left side.
     pub flipped: bool,
-    pub kind: &'static str,
+    pub kind: RuleKind,
     /// The ISAs the rule is for (empty: every target).
-    pub isas: Vec<&'static str>,
+    pub isas: Vec<Isa>,
     pub reason: String,
-}
-
-/// The ISA of a target name.
-pub fn isa_of(target: &str) -> &'static str {
-    crate::select::target::TARGETS
-        .iter()
-        .find(|t| t.name == target)
-        .map_or("", |t| t.isa)
 }
 
 /// Direction and kind of the equality `a == b` from the costs on every target; None when it
@@ -47,13 +41,13 @@ pub fn classify(a: &Expr, b: &Expr, models: &[CostModel], a_first: bool) -> Opti
         .zip(&costs)
         .map(|(m, (x, y))| {
             let (l, r) = if flipped { (y, x) } else { (x, y) };
-            format!("{} {l}->{r}", m.target)
+            format!("{} {l}->{r}", m.target.name)
         })
         .collect();
-    let isas_where = |keep: &dyn Fn(f64) -> bool| -> Vec<&'static str> {
-        let mut isas: Vec<&'static str> = Vec::new();
+    let isas_where = |keep: &dyn Fn(f64) -> bool| -> Vec<Isa> {
+        let mut isas: Vec<Isa> = Vec::new();
         for m in models {
-            let isa = isa_of(m.target);
+            let isa = m.target.isa;
             if !isas.contains(&isa) {
                 isas.push(isa);
             }
@@ -63,16 +57,20 @@ pub fn classify(a: &Expr, b: &Expr, models: &[CostModel], a_first: bool) -> Opti
             models
                 .iter()
                 .zip(&delta)
-                .filter(|(m, _)| isa_of(m.target) == *isa)
+                .filter(|(m, _)| m.target.isa == *isa)
                 .all(|(_, d)| keep(*d))
         });
         isas
     };
     let (kind, isas, why) = if delta.iter().all(|d| *d == 0.0) {
-        ("lift", vec![], "cost-neutral on every target (expansion)")
+        (
+            RuleKind::Lift,
+            vec![],
+            "cost-neutral on every target (expansion)",
+        )
     } else if delta.iter().all(|d| *d >= 0.0) {
         (
-            "simplify",
+            RuleKind::Simplify,
             vec![],
             "no dearer on any target, cheaper on some",
         )
@@ -81,7 +79,7 @@ pub fn classify(a: &Expr, b: &Expr, models: &[CostModel], a_first: bool) -> Opti
         if isas.is_empty() {
             return None;
         }
-        ("lower", isas, "cheaper on these ISAs only")
+        (RuleKind::Lower, isas, "cheaper on these ISAs only")
     };
     Some(Phase {
         flipped,

@@ -12,25 +12,44 @@ use crate::ir::{Expr, Macros};
 use crate::rules::load::{elaborate, rule_types, Instance};
 use crate::rules::syntax::{is_constant_wildcard, Rule};
 use crate::semantics::{eval, Env, Value};
+use crate::words::text_enum;
 use serde::Serialize;
 use std::collections::HashMap;
 use std::rc::Rc;
 
+/// The two sides of a rule instance.
+type Pair = (Rc<Expr>, Rc<Expr>);
+
 /// Literals tried for a hand rule's constant wildcards.
 const LITERALS: [i64; 10] = [0, 1, 2, 3, 4, 7, 8, 15, 16, 255];
+
+text_enum! {
+    /// What the synthesized rules make of a hand rule.
+    pub enum Rederivation("rederivation") {
+        /// Its sides expand to the same IR: it does nothing in an e-graph of expanded idioms.
+        Definitional = "definitional",
+        /// The synthesized rules derive it at every type (or one has its sides and predicate).
+        Derived = "derived",
+        /// They do not.
+        NotDerived = "not derived",
+        /// Predicated on its variables, and no synthesized rule has its sides and predicate.
+        PredicatedNotDerived = "predicated (not derived)",
+    }
+}
 
 /// The verdict on one hand rule.
 #[derive(Debug, Clone, Serialize)]
 pub struct Rederived {
+    /// The hand rule's name.
     pub rule: String,
-    /// `definitional`, `derived`, `not derived` or `predicated (not derived)`.
-    pub verdict: String,
+    /// What the synthesized rules make of it.
+    pub verdict: Rederivation,
 }
 
 /// The instances of a rule at one lane: every type, and for constant wildcards every
 /// assignment of small literals its predicate allows; None when its predicate constrains
 /// variables (not only constants).
-fn instances(rule: &Rule, macros: &Macros) -> Option<Vec<(Rc<Expr>, Rc<Expr>)>> {
+fn instances(rule: &Rule, macros: &Macros) -> Option<Vec<Pair>> {
     let mut out = Vec::new();
     for t in rule_types(rule) {
         let Ok(inst) = elaborate(rule, t, 1, macros) else {
@@ -55,10 +74,7 @@ fn instances(rule: &Rule, macros: &Macros) -> Option<Vec<(Rc<Expr>, Rc<Expr>)>> 
 
 /// The instance with its constant wildcards replaced by every literal assignment that
 /// satisfies the predicate.
-fn assignments(
-    inst: &Instance,
-    consts: &[(String, crate::ir::VecType)],
-) -> Vec<(Rc<Expr>, Rc<Expr>)> {
+fn assignments(inst: &Instance, consts: &[(String, crate::ir::VecType)]) -> Vec<Pair> {
     let mut names: Vec<(String, crate::ir::VecType)> = Vec::new();
     for c in consts {
         if !names.iter().any(|(n, _)| *n == c.0) {
@@ -109,8 +125,7 @@ pub fn rederive(hand: &[Rule], synthesized: &[Rule], macros: &Macros) -> Result<
             equations.push(Equation { lhs, rhs });
         }
     }
-    let per_rule: Vec<Option<Vec<(Rc<Expr>, Rc<Expr>)>>> =
-        hand.iter().map(|r| instances(r, macros)).collect();
+    let per_rule: Vec<Option<Vec<Pair>>> = hand.iter().map(|r| instances(r, macros)).collect();
     let terms: Vec<Rc<Expr>> = per_rule
         .iter()
         .flatten()
@@ -124,20 +139,20 @@ pub fn rederive(hand: &[Rule], synthesized: &[Rule], macros: &Macros) -> Result<
             None => {
                 let same = synthesized.iter().any(|s| shape(s) == shape(r));
                 if same {
-                    "derived"
+                    Rederivation::Derived
                 } else {
-                    "predicated (not derived)"
+                    Rederivation::PredicatedNotDerived
                 }
             }
-            Some(pairs) if pairs.iter().all(|(a, b)| a == b) => "definitional",
+            Some(pairs) if pairs.iter().all(|(a, b)| a == b) => Rederivation::Definitional,
             Some(pairs) if !pairs.is_empty() && pairs.iter().all(|(a, b)| deriver.equal(a, b)) => {
-                "derived"
+                Rederivation::Derived
             }
-            Some(_) => "not derived",
+            Some(_) => Rederivation::NotDerived,
         };
         out.push(Rederived {
             rule: r.name.clone(),
-            verdict: verdict.to_string(),
+            verdict,
         });
     }
     Ok(out)

@@ -5,23 +5,23 @@
 //! directory that `isadb db import --merge` adds to the database.
 
 use super::cost::CostModel;
-use super::instructions::target_instructions;
 use super::lower;
+use super::rederive::{rederive, Rederived};
 use super::search::{self, Tally};
 use super::store::{piece_hashes, rules_of, write_run, PieceResult, RunRecord};
 use super::workload::{lifting, Grammar};
-use crate::cli::{render_table, Outcome};
-use crate::database::{Database, Layout};
+use crate::database::{Database, Filter};
 use crate::error::{Error, Result};
 use crate::ir::{Elem, Macros};
-use crate::rules::load::rule_macros;
-use crate::rules::syntax::Rule;
-use crate::rules::verify::{now_text, verify_rule, RuleVerdict};
-use crate::select::target::TARGETS;
-use crate::spec::{hash_text, load_macros};
+use crate::project::Project;
+use crate::rules::load::{load_rules, rule_macros};
+use crate::rules::verdict::RuleVerdict;
+use crate::rules::verify::verify_rule;
+use crate::rules::{synthesized_rules, Rule, RuleStatus};
+use crate::spec::{hash_text, load_macros, Target, TARGETS};
 use serde::Serialize;
 use std::collections::HashMap;
-use std::io::IsTerminal;
+use std::fmt;
 use std::path::PathBuf;
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::Mutex;
@@ -44,6 +44,38 @@ pub const SEARCH_TYPES: [Elem; 6] = [
     Elem::I32,
 ];
 
+/// One of `n` independent parts of a run: pieces `k` (1-based), `k + n`, ...
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Shard {
+    /// Which part, from 1.
+    pub k: usize,
+    /// How many parts.
+    pub n: usize,
+}
+
+impl Shard {
+    /// The shard `k` of `n`; a usage error unless 1 <= k <= n.
+    pub fn new(k: usize, n: usize) -> Result<Shard> {
+        if k == 0 || k > n {
+            return Err(Error::Usage(format!(
+                "--shard {k}/{n}: expected K/N with 1 <= K <= N"
+            )));
+        }
+        Ok(Shard { k, n })
+    }
+
+    /// Whether the piece at `index` (0-based) of a run belongs to this shard.
+    fn holds(self, index: usize) -> bool {
+        index % self.n == self.k - 1
+    }
+}
+
+impl fmt::Display for Shard {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "{}/{}", self.k, self.n)
+    }
+}
+
 /// What `isadb synth` was asked.
 #[derive(Debug, Clone)]
 pub struct Options {
@@ -51,17 +83,18 @@ pub struct Options {
     pub max_size: usize,
     /// Largest term of the lowering search.
     pub lower_size: usize,
-    /// `(k, n)`: search only pieces `k` (1-based), `k + n`, ... of the `n` shards.
-    pub shard: Option<(usize, usize)>,
+    /// Search only this shard's pieces.
+    pub shard: Option<Shard>,
     /// Where a shard writes its CSV rows (default: into the database and `rules.db/`).
     pub out: Option<PathBuf>,
+    /// Search threads.
     pub jobs: usize,
     /// Search every piece, changed or not.
     pub force: bool,
     /// Only these element types (default: [`SEARCH_TYPES`]).
     pub types: Vec<Elem>,
     /// Only these targets' lowering pieces (default: every target).
-    pub targets: Vec<String>,
+    pub targets: Vec<Target>,
 }
 
 impl Default for Options {
@@ -74,7 +107,7 @@ impl Default for Options {
             jobs: 2,
             force: false,
             types: SEARCH_TYPES.to_vec(),
-            targets: TARGETS.iter().map(|t| t.name.to_string()).collect(),
+            targets: TARGETS.to_vec(),
         }
     }
 }
@@ -83,17 +116,14 @@ impl Default for Options {
 #[derive(Clone)]
 pub enum Piece {
     Lift(Grammar),
-    Lower {
-        target: &'static str,
-        grammar: Grammar,
-    },
+    Lower { target: Target, grammar: Grammar },
 }
 
 impl Piece {
     pub fn name(&self) -> String {
         match self {
             Piece::Lift(g) => format!("lift {}", g.base),
-            Piece::Lower { target, grammar } => format!("lower {target} {}", grammar.base),
+            Piece::Lower { target, grammar } => format!("lower {} {}", target.name, grammar.base),
         }
     }
 
@@ -111,13 +141,10 @@ pub fn pieces(options: &Options) -> Vec<Piece> {
         .iter()
         .map(|&t| Piece::Lift(lifting(t, options.max_size)))
         .collect();
-    for t in TARGETS
-        .iter()
-        .filter(|t| options.targets.iter().any(|n| n == t.name))
-    {
+    for t in TARGETS.iter().filter(|t| options.targets.contains(t)) {
         for &e in &options.types {
             out.push(Piece::Lower {
-                target: t.name,
+                target: *t,
                 grammar: lower::grammar(e, options.lower_size),
             });
         }
@@ -148,10 +175,16 @@ fn macros_text(macros: &Macros) -> String {
 }
 
 /// The cost models of every target, read from the database.
-pub fn cost_models(db: &Database, macros: &Macros) -> Result<Vec<CostModel>> {
+pub fn cost_models(db: &Database) -> Result<Vec<CostModel>> {
     TARGETS
         .iter()
-        .map(|t| Ok(CostModel::new(t.name, target_instructions(db, t, macros)?)))
+        .map(|t| {
+            let instructions = db.instructions(&Filter {
+                isa: Some(t.isa),
+                features: Some(t.features),
+            })?;
+            Ok(CostModel::new(*t, instructions))
+        })
         .collect()
 }
 
@@ -169,26 +202,41 @@ fn instructions_text(db: &Database) -> Result<String> {
     ))
 }
 
-/// What a run did, for the report.
+/// What a run did with one piece.
 #[derive(Debug, Clone, Serialize)]
 pub struct PieceSummary {
+    /// The piece (`lift u8`, `lower neon i16`).
     pub piece: String,
+    /// Whether it was searched (false: its inputs are unchanged).
     pub searched: bool,
+    /// What the search counted.
     pub tally: Option<Tally>,
+    /// Rules it found.
     pub rules: usize,
+    /// Its wall time.
     pub wall_ms: f64,
 }
 
+/// What one `isadb synth` run did.
 #[derive(Debug, Clone, Serialize)]
 pub struct Report {
+    /// The run's key: its finish time and `all` or `shard K/N`.
     pub run: String,
+    /// Every piece of the run, searched or unchanged.
     pub pieces: Vec<PieceSummary>,
-    /// Rules by kind and target (`lift`, `lower neon`, ...), over the whole database.
+    /// Synthesized rules by kind and target (`lift`, `lower neon`, ...), over the whole
+    /// database (or the shard's rows).
     pub by_kind: Vec<(String, usize)>,
+    /// Synthesized rules by verification status.
     pub proven: usize,
+    #[allow(missing_docs)]
     pub refuted: usize,
+    #[allow(missing_docs)]
     pub unknown: usize,
+    /// Wall time of the run.
     pub wall_ms: f64,
+    /// Where a shard's CSV rows were written.
+    pub out: Option<PathBuf>,
 }
 
 /// Searches one piece; each thread has its own macros and cost models (expressions are
@@ -207,7 +255,7 @@ fn run_piece(
             let model = models
                 .iter()
                 .find(|m| m.target == *target)
-                .ok_or_else(|| Error::Usage(format!("no cost model for {target}")))?;
+                .ok_or_else(|| Error::Usage(format!("no cost model for {}", target.name)))?;
             lower::search(grammar, model, &name, macros)?
         }
     };
@@ -232,7 +280,7 @@ fn run_piece(
 /// Runs `work` on every item on `jobs` threads, each with its own macros and cost models
 /// (expressions are reference-counted, not shared between threads), ticking `bar`.
 fn parallel<T: Sync, R: Send>(
-    layout: &Layout,
+    project: &Project,
     items: &[T],
     jobs: usize,
     bar: Option<&indicatif::ProgressBar>,
@@ -245,8 +293,8 @@ fn parallel<T: Sync, R: Send>(
         for _ in 0..jobs.max(1).min(items.len().max(1)) {
             s.spawn(|| {
                 let setup = || -> Result<(Macros, Vec<CostModel>)> {
-                    let m = rule_macros(&load_macros(&layout.specs)?.macros)?;
-                    let models = cost_models(&layout.open()?, &m)?;
+                    let m = rule_macros(&load_macros(&project.specs)?.macros)?;
+                    let models = cost_models(&project.open()?)?;
                     Ok((m, models))
                 };
                 let (own, models) = match setup() {
@@ -278,8 +326,8 @@ fn parallel<T: Sync, R: Send>(
     results.into_iter().map(|(_, r)| r).collect()
 }
 
-fn progress(len: usize, what: &str) -> Option<indicatif::ProgressBar> {
-    (std::io::stderr().is_terminal() && len > 0).then(|| {
+fn progress(shown: bool, len: usize, what: &str) -> Option<indicatif::ProgressBar> {
+    (shown && len > 0).then(|| {
         let b = indicatif::ProgressBar::new(len as u64);
         b.set_style(
             indicatif::ProgressStyle::with_template(&format!(
@@ -291,29 +339,27 @@ fn progress(len: usize, what: &str) -> Option<indicatif::ProgressBar> {
     })
 }
 
-/// The `isadb synth` command.
-pub fn synth(layout: &Layout, options: &Options, json: bool) -> Result<Outcome> {
+/// `isadb synth`: searches the pieces whose inputs changed (all with `options.force`, the
+/// shard's with `options.shard`), proves the rules found and stores the run, into the project's
+/// database and `rules.db/`, or as CSV rows in `options.out`. `progress` shows progress bars on
+/// stderr.
+pub fn synth(project: &Project, options: &Options, progress_bars: bool) -> Result<Report> {
+    if options.shard.is_some() && options.out.is_none() {
+        return Err(Error::Usage(
+            "--shard needs --out DIR for the shard's CSV rows".into(),
+        ));
+    }
     let started = Instant::now();
-    let started_at = now_text();
-    let mut db = layout.open()?;
-    let spec = load_macros(&layout.specs)?;
+    let started_at = crate::clock::now();
+    let mut db = project.open()?;
+    let spec = load_macros(&project.specs)?;
     let macros = rule_macros(&spec.macros)?;
-    let all = pieces(options);
-    let chosen: Vec<Piece> = match options.shard {
-        Some((k, n)) => {
-            if n == 0 || k == 0 || k > n {
-                return Err(Error::Usage(format!(
-                    "--shard {k}/{n}: expected K/N with 1 <= K <= N"
-                )));
-            }
-            all.into_iter()
-                .enumerate()
-                .filter(|(i, _)| i % n == k - 1)
-                .map(|(_, p)| p)
-                .collect()
-        }
-        None => all,
-    };
+    let chosen: Vec<Piece> = pieces(options)
+        .into_iter()
+        .enumerate()
+        .filter(|(i, _)| options.shard.is_none_or(|s| s.holds(*i)))
+        .map(|(_, p)| p)
+        .collect();
     let (mtext, itext) = (macros_text(&macros), instructions_text(&db)?);
     let stored = piece_hashes(&db)?;
     let mut todo: Vec<(Piece, String)> = Vec::new();
@@ -332,9 +378,9 @@ pub fn synth(layout: &Layout, options: &Options, json: bool) -> Result<Outcome> 
             todo.push((p, h));
         }
     }
-    let bar = progress(todo.len(), "pieces");
+    let bar = progress(progress_bars, todo.len(), "pieces");
     let searched = parallel(
-        layout,
+        project,
         &todo,
         options.jobs,
         bar.as_ref(),
@@ -363,9 +409,9 @@ pub fn synth(layout: &Layout, options: &Options, json: bool) -> Result<Outcome> 
     }
     // Every rule found is proven again at each type it claims, at 4 lanes and one full
     // register (the record `verify-rules` keeps), once however many pieces found it.
-    let bar = progress(unique.len(), "rules proven");
+    let bar = progress(progress_bars, unique.len(), "rules proven");
     let verdicts: HashMap<String, RuleVerdict> = parallel(
-        layout,
+        project,
         &unique,
         options.jobs,
         bar.as_ref(),
@@ -378,8 +424,8 @@ pub fn synth(layout: &Layout, options: &Options, json: bool) -> Result<Outcome> 
         b.finish_and_clear();
     }
     let wall_ms = started.elapsed().as_secs_f64() * 1000.0;
-    let shard = options.shard.map(|(k, n)| format!("{k}/{n}"));
-    let finished_at = now_text();
+    let shard = options.shard.map(|s| s.to_string());
+    let finished_at = crate::clock::now();
     let run = RunRecord {
         key: format!(
             "{finished_at} {}",
@@ -389,7 +435,12 @@ pub fn synth(layout: &Layout, options: &Options, json: bool) -> Result<Outcome> 
         ),
         started_at,
         finished_at,
-        targets: options.targets.join(" "),
+        targets: options
+            .targets
+            .iter()
+            .map(|t| t.name)
+            .collect::<Vec<_>>()
+            .join(" "),
         params: format!(
             "max_size {} lower_size {} types {}",
             options.max_size,
@@ -414,17 +465,11 @@ pub fn synth(layout: &Layout, options: &Options, json: bool) -> Result<Outcome> 
         }
         None => {
             write_run(&mut db, &run, &done, &verdicts, &macros)?;
-            db.export_tables(&layout.tables, &tables)?;
+            db.export_tables(&project.tables, &tables)?;
             db
         }
     };
-    let report = report_of(&report_db, run.key, summaries, wall_ms)?;
-    print_report(&report, json, options.out.as_ref());
-    Ok(if report.refuted > 0 {
-        Outcome::Negative
-    } else {
-        Outcome::Success
-    })
+    report_of(&report_db, run.key, summaries, wall_ms, options.out.clone())
 }
 
 fn report_of(
@@ -432,6 +477,7 @@ fn report_of(
     run: String,
     pieces: Vec<PieceSummary>,
     wall_ms: f64,
+    out: Option<PathBuf>,
 ) -> Result<Report> {
     let by_kind = db
         .text_rows(
@@ -441,7 +487,7 @@ fn report_of(
         .into_iter()
         .map(|r| (r[0].clone(), r[1].parse().unwrap_or(0)))
         .collect();
-    let count = |status: &str| -> Result<usize> {
+    let count = |status: RuleStatus| -> Result<usize> {
         Ok(db.conn().query_row(
             "SELECT count(*) FROM rules WHERE provenance = 'synthesized' AND status = ?1",
             [status],
@@ -452,113 +498,39 @@ fn report_of(
         run,
         pieces,
         by_kind,
-        proven: count("proven")?,
-        refuted: count("refuted")?,
-        unknown: count("unknown")?,
+        proven: count(RuleStatus::Proven)?,
+        refuted: count(RuleStatus::Refuted)?,
+        unknown: count(RuleStatus::Unknown)?,
         wall_ms,
+        out,
     })
 }
 
-fn print_report(r: &Report, json: bool, out: Option<&PathBuf>) {
-    if json {
-        println!("{}", serde_json::to_string_pretty(r).unwrap_or_default());
-        return;
-    }
-    let rows: Vec<Vec<String>> = r
-        .pieces
-        .iter()
-        .map(|p| match &p.tally {
-            Some(t) => vec![
-                p.piece.clone(),
-                t.terms.to_string(),
-                t.candidates.to_string(),
-                t.derived.to_string(),
-                t.proven.to_string(),
-                t.refuted.to_string(),
-                t.predicated.to_string(),
-                p.rules.to_string(),
-                format!("{:.1}", p.wall_ms / 1000.0),
-            ],
-            None => vec![p.piece.clone(), "unchanged".into()],
-        })
-        .collect();
-    print!(
-        "{}",
-        render_table(
-            &[
-                "piece",
-                "terms",
-                "candidates",
-                "derived",
-                "proven",
-                "refuted",
-                "predicated",
-                "rules",
-                "s"
-            ],
-            &rows
-        )
-    );
-    let kinds: Vec<String> = r.by_kind.iter().map(|(k, n)| format!("{k}: {n}")).collect();
-    println!("synthesized rules by kind: {}", kinds.join(", "));
-    println!(
-        "{} proven, {} refuted, {} unknown; run {} in {:.1} s{}",
-        r.proven,
-        r.refuted,
-        r.unknown,
-        r.run,
-        r.wall_ms / 1000.0,
-        out.map_or(String::new(), |d| format!(
-            "; rows written to {} (merge with `isadb db import --merge {}`)",
-            d.display(),
-            d.display()
-        ))
-    );
+/// What `isadb synth --rederive` found: the verdict on every hand-written rule against the
+/// proven synthesized rules.
+#[derive(Debug, Clone, Serialize)]
+pub struct RederiveReport {
+    /// One verdict per hand-written rule, in file order.
+    pub rules: Vec<Rederived>,
+    /// Proven synthesized rules they were derived with.
+    pub synthesized: usize,
 }
 
 /// `isadb synth --rederive`: which hand-written rules the proven synthesized rules derive.
-pub fn rederive_hand_rules(layout: &Layout, json: bool) -> Result<Outcome> {
-    let db = layout.open()?;
-    let macros = rule_macros(&load_macros(&layout.specs)?.macros)?;
-    let hand = crate::rules::load::load_rules(&layout.specs)?;
-    let proven: Vec<String> = db
-        .text_rows("SELECT name FROM rules WHERE provenance = 'synthesized' AND status = 'proven'")?
+pub fn rederive_hand_rules(project: &Project) -> Result<RederiveReport> {
+    let db = project.open()?;
+    let macros = rule_macros(&load_macros(&project.specs)?.macros)?;
+    let hand = load_rules(&project.specs)?;
+    let proven: Vec<String> = crate::rules::stored_rules(&db, RuleStatus::Proven)?
         .into_iter()
-        .map(|r| r[0].clone())
+        .map(|r| r.name)
         .collect();
-    let synthesized: Vec<Rule> = crate::rules::load::synthesized_rules(&db)?
+    let synthesized: Vec<Rule> = synthesized_rules(&db)?
         .into_iter()
         .filter(|r| proven.contains(&r.name))
         .collect();
-    let verdicts = super::rederive::rederive(&hand, &synthesized, &macros)?;
-    if json {
-        println!(
-            "{}",
-            serde_json::to_string_pretty(&verdicts).unwrap_or_default()
-        );
-        return Ok(Outcome::Success);
-    }
-    let rows: Vec<Vec<String>> = verdicts
-        .iter()
-        .map(|v| vec![v.rule.clone(), v.verdict.clone()])
-        .collect();
-    print!(
-        "{}",
-        render_table(&["hand-written rule", "by the synthesized rules"], &rows)
-    );
-    let mut counts: Vec<(String, usize)> = Vec::new();
-    for v in &verdicts {
-        match counts.iter_mut().find(|(k, _)| *k == v.verdict) {
-            Some(c) => c.1 += 1,
-            None => counts.push((v.verdict.clone(), 1)),
-        }
-    }
-    let shown: Vec<String> = counts.iter().map(|(k, n)| format!("{n} {k}")).collect();
-    println!(
-        "{} hand-written rules against {} proven synthesized rules: {}",
-        verdicts.len(),
-        synthesized.len(),
-        shown.join(", ")
-    );
-    Ok(Outcome::Success)
+    Ok(RederiveReport {
+        rules: rederive(&hand, &synthesized, &macros)?,
+        synthesized: synthesized.len(),
+    })
 }

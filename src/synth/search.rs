@@ -53,7 +53,7 @@ struct Kept {
     a: Rc<Term>,
     b: Rc<Term>,
     /// The concrete pair the costs are computed on (the literals, not wildcards).
-    concrete: (Rc<Term>, Rc<Term>),
+    concrete: TermPair,
     predicate: Option<String>,
     /// The equality over element types, when it generalises.
     general: Option<General>,
@@ -94,7 +94,7 @@ fn generalise_types(k: &Kept, base: Elem, macros: &Macros) -> Result<Option<Gene
 /// claims (or, for a rule over related literals, its instances at the workload's literals).
 fn instances(
     k: &Kept,
-    literal_instances: Vec<(Rc<Term>, Rc<Term>)>,
+    literal_instances: Vec<TermPair>,
     types_in_play: &[Elem],
     macros: &Macros,
 ) -> Result<Vec<Equation>> {
@@ -109,7 +109,7 @@ fn instances(
         Some(g) if g.predicate.is_none() => {
             for &t in g.types.iter().filter(|t| types_in_play.contains(t)) {
                 let side = |text: &str| -> Result<Rc<Expr>> {
-                    let inst = instantiate(text, Some(t)).map_err(|m| Error::Usage(m))?;
+                    let inst = instantiate(text, Some(t)).map_err(Error::Usage)?;
                     Ok(broadcast_constants(&elaborate_halide(
                         &inst,
                         "synthesized rule",
@@ -269,6 +269,9 @@ pub fn search(
     Ok((found, tally))
 }
 
+/// Two terms of one equality.
+type TermPair = (Rc<Term>, Rc<Term>);
+
 /// The candidate with its literal made a constant wildcard, when one relation between the
 /// literals of the two sides proves at the piece's type; else the candidate as it is. Also
 /// the concrete instances of the generalised rule at the workload's literals, for the e-graph.
@@ -276,7 +279,7 @@ fn generalise_literal(
     c: &Candidate,
     grammar: &Grammar,
     macros: &Macros,
-) -> Result<(Kept, Vec<(Rc<Term>, Rc<Term>)>)> {
+) -> Result<(Kept, Vec<TermPair>)> {
     let plain = Kept {
         a: c.a.clone(),
         b: c.b.clone(),

@@ -9,31 +9,23 @@ use crate::database::Database;
 use crate::error::{Error, Result};
 use crate::ir::Macros;
 use crate::rules::load::rule_hash;
-use crate::rules::syntax::{parse_rules, Rule};
-use crate::rules::verify::RuleVerdict;
-use crate::spec::hash_text;
+use crate::rules::store::lhs_column;
+use crate::rules::syntax::{parse_rules, rule_body, Rule};
+use crate::rules::verdict::RuleVerdict;
+use crate::spec::{hash_text, Isa};
 use rusqlite::params;
 use std::collections::{BTreeSet, HashMap};
 
-/// The rule line of a found rule for one ISA (None: every target), named by its hash.
-pub fn rule_line(found: &Found, isa: Option<&str>) -> String {
-    let types: Vec<&str> = found.types.iter().map(|t| t.name()).collect();
-    let header = if types.is_empty() {
-        String::new()
-    } else {
-        format!(" for T in {}", types.join(" "))
-    };
-    let predicate = found
-        .predicate
-        .as_ref()
-        .map_or(String::new(), |p| format!(" if {p}"));
-    let attrs = match isa {
-        Some(i) => format!("[kind {}, target {i}]", found.kind),
-        None => format!("[kind {}]", found.kind),
-    };
-    let body = format!(
-        "{header}: {} => {}{predicate} {attrs}",
-        found.lhs, found.rhs
+/// The rule line of a found rule for one ISA (None: every target), named by its kind and the
+/// hash of the rest of the line.
+pub fn rule_line(found: &Found, isa: Option<Isa>) -> String {
+    let body = rule_body(
+        &found.types,
+        &found.lhs,
+        &found.rhs,
+        found.predicate.as_deref(),
+        found.kind,
+        isa,
     );
     let name = format!("syn_{}_{}", found.kind, &hash_text(&body)[..10]);
     format!("rule {name}{body}")
@@ -47,7 +39,7 @@ pub fn rules_of(found: &Found) -> Result<Vec<Rule>> {
         found
             .isas
             .iter()
-            .map(|i| rule_line(found, Some(i)))
+            .map(|i| rule_line(found, Some(*i)))
             .collect()
     };
     let mut out = Vec::new();
@@ -88,16 +80,6 @@ pub fn piece_hashes(db: &Database) -> Result<HashMap<String, String>> {
         .into_iter()
         .map(|r| (r[0].clone(), r[1].clone()))
         .collect())
-}
-
-/// How a polymorphic rule's types go in front of its `lhs` column (as `stored_rules` reads).
-fn lhs_column(rule: &Rule) -> String {
-    if rule.types.is_empty() {
-        rule.lhs.clone()
-    } else {
-        let types: Vec<&str> = rule.types.iter().map(|t| t.name()).collect();
-        format!("for T in {}: {}", types.join(" "), rule.lhs)
-    }
 }
 
 /// Writes a run: its row, its pieces (replacing earlier rows of the same pieces), their rules

@@ -19,8 +19,6 @@ pub enum Head {
     Binary(&'static str),
     /// A prefix operator (`~`, `-`).
     Unary(&'static str),
-    /// `select(a CMP b, c, d)`.
-    Select(&'static str),
     Cast(Elem),
     SatCast(Elem),
     /// A named idiom of `specs/idioms/` (a macro), called with the children.
@@ -68,11 +66,6 @@ impl Term {
         matches!(self.head, Head::Const(_))
     }
 
-    /// Whether the tree calls an idiom.
-    pub fn has_idiom(&self) -> bool {
-        matches!(self.head, Head::Idiom(_)) || self.args.iter().any(|a| a.has_idiom())
-    }
-
     /// Variables with their types, in first-use order.
     pub fn vars(&self) -> Vec<(String, Elem)> {
         let mut out: Vec<(String, Elem)> = Vec::new();
@@ -80,19 +73,6 @@ impl Term {
             if let Head::Var(n) = &t.head {
                 if !out.iter().any(|(m, _)| m == n) {
                     out.push((n.clone(), t.elem));
-                }
-            }
-        });
-        out
-    }
-
-    /// Literal values, in first-use order.
-    pub fn constants(&self) -> Vec<i64> {
-        let mut out = Vec::new();
-        self.walk(&mut |t| {
-            if let Head::Const(v) = t.head {
-                if !out.contains(&v) {
-                    out.push(v);
                 }
             }
         });
@@ -139,7 +119,6 @@ impl fmt::Display for Term {
             Head::Binary(op) if INFIX.contains(op) => write!(f, "({} {op} {})", a[0], a[1]),
             Head::Binary(op) => write!(f, "{op}({}, {})", a[0], a[1]),
             Head::Unary(op) => write!(f, "{op}{}", a[0]),
-            Head::Select(cmp) => write!(f, "select({} {cmp} {}, {}, {})", a[0], a[1], a[2], a[3]),
             Head::Cast(e) => write!(f, "{e}({})", a[0]),
             Head::SatCast(e) => write!(f, "{e}_sat({})", a[0]),
             Head::Idiom(name) => {

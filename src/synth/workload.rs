@@ -154,7 +154,10 @@ impl Grammar {
 
     /// The variables with their type (the base type).
     pub fn variables(&self) -> Vec<(String, Elem)> {
-        self.vars.iter().map(|v| (v.to_string(), self.base)).collect()
+        self.vars
+            .iter()
+            .map(|v| (v.to_string(), self.base))
+            .collect()
     }
 
     /// A text naming the grammar, part of the piece's key.
