@@ -462,7 +462,7 @@ mod tests {
             .ends_with(",2,1,1,1e-7\n"));
         assert!(fs::read_to_string(csv_path(&a, "synthesis_runs"))
             .unwrap()
-            .ends_with(",4,123456789.125\n"));
+            .ends_with(",4,123456789.125,,\n"));
     }
 
     #[test]
@@ -477,7 +477,7 @@ mod tests {
                 "rules",
                 ",simplify,,,",
                 ",simplify,,",
-                format!("{}: line 2: expected 16 fields, found 15", file("rules")),
+                format!("{}: line 2: expected 19 fields, found 18", file("rules")),
             ),
             (
                 "rules",

@@ -2,8 +2,9 @@
 //! dearer over all targets is the left side; then, with Δ the left cost minus the right cost
 //! on each target,
 //!
-//! - Δ = 0 everywhere: `lift` (cost-neutral, Isaria's expansion rules: they only make shapes
-//!   other rules and instructions match);
+//! - Δ = 0 everywhere: `expand` (cost-neutral, Isaria's expansion rules: they only make shapes
+//!   other rules and instructions match; selection's committing lift phase does not run them,
+//!   as they swamp it and keep it from the idioms it lifts to);
 //! - Δ ≥ 0 everywhere: `simplify` (an optimisation on every target; both phases);
 //! - otherwise: `lower` for each ISA whose targets all have Δ > 0 (a target-specific
 //!   rewrite, Isaria's compilation rules); dropped when no ISA gains.
@@ -64,7 +65,7 @@ pub fn classify(a: &Expr, b: &Expr, models: &[CostModel], a_first: bool) -> Opti
     };
     let (kind, isas, why) = if delta.iter().all(|d| *d == 0.0) {
         (
-            RuleKind::Lift,
+            RuleKind::Expand,
             vec![],
             "cost-neutral on every target (expansion)",
         )

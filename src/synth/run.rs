@@ -32,7 +32,7 @@ use std::time::Instant;
 pub const VERIFY_TIMEOUT_MS: u32 = 3_000;
 
 /// Bumped whenever the search changes what it finds, so every piece is searched again.
-pub const SYNTH_VERSION: &str = "2";
+pub const SYNTH_VERSION: &str = "3";
 
 /// The element types the lifting workloads and lowering goals are instantiated at.
 pub const SEARCH_TYPES: [Elem; 6] = [
