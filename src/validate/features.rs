@@ -19,6 +19,7 @@ pub enum Support {
 
 /// x86 features: spec name, gcc flag, /proc/cpuinfo flag.
 const X86: &[(&str, &str, &str)] = &[
+    ("mmx", "-mmmx", "mmx"),
     ("sse", "-msse", "sse"),
     ("sse2", "-msse2", "sse2"),
     ("sse3", "-msse3", "pni"),
