@@ -199,7 +199,7 @@ impl Encoder {
                         (j..args[1].len()).rev().fold(zero.clone(), |acc, i| {
                             let lands = Bool::and(&[
                                 args[0][i].flag(),
-                                &before[i].eq(&bv_const(j as u128, COUNT_BITS)),
+                                &before[i].eq(bv_const(j as u128, COUNT_BITS)),
                             ]);
                             Lane::ite(&lands, &args[1][i], &acc)
                         })
@@ -213,7 +213,7 @@ impl Encoder {
                 (0..args[1].len())
                     .map(|i| {
                         let taken = (0..=i).rev().fold(zero.clone(), |acc, j| {
-                            let hit = before[i].eq(&bv_const(j as u128, COUNT_BITS));
+                            let hit = before[i].eq(bv_const(j as u128, COUNT_BITS));
                             Lane::ite(&hit, &args[1][j], &acc)
                         });
                         Lane::ite(args[0][i].flag(), &taken, &zero)
@@ -393,8 +393,8 @@ fn carryless_mul(a: &BV, b: &BV) -> BV {
     let w = a.get_size();
     let zero = BV::from_u64(0, w);
     (0..w).fold(zero.clone(), |acc, i| {
-        let bit = b.extract(i, i).eq(&BV::from_u64(1, 1));
-        acc.bvxor(&bit.ite(&a.bvshl(&BV::from_u64(i as u64, w)), &zero))
+        let bit = b.extract(i, i).eq(BV::from_u64(1, 1));
+        acc.bvxor(bit.ite(&a.bvshl(BV::from_u64(i as u64, w)), &zero))
     })
 }
 
@@ -409,25 +409,25 @@ fn carryless_mod(a: &BV, m: &BV) -> BV {
         }
         let degree = 127 - mc.leading_zeros();
         return (degree..w).rev().fold(a.clone(), |r, i| {
-            let set = r.extract(i, i).eq(&BV::from_u64(1, 1));
-            set.ite(&r.bvxor(&bv_const(mc << (i - degree), w)), &r)
+            let set = r.extract(i, i).eq(BV::from_u64(1, 1));
+            set.ite(&r.bvxor(bv_const(mc << (i - degree), w)), &r)
         });
     }
     let zero = BV::from_u64(0, w);
     // degree = w - 1 - clz(m), as a w-bit number (only used when m is not zero).
     let degree = (0..w).fold(BV::from_u64(0, w), |acc, i| {
         m.extract(i, i)
-            .eq(&BV::from_u64(1, 1))
+            .eq(BV::from_u64(1, 1))
             .ite(&BV::from_u64(i as u64, w), &acc)
     });
     (0..w).rev().fold(a.clone(), |r, i| {
         let at = BV::from_u64(i as u64, w);
         let set = Bool::and(&[
-            &r.extract(i, i).eq(&BV::from_u64(1, 1)),
+            &r.extract(i, i).eq(BV::from_u64(1, 1)),
             &m.eq(&zero).not(),
             &degree.bvule(&at),
         ]);
-        set.ite(&r.bvxor(&m.bvshl(&at.bvsub(&degree))), &r)
+        set.ite(&r.bvxor(m.bvshl(at.bvsub(&degree))), &r)
     })
 }
 
@@ -453,7 +453,7 @@ fn set_lanes_before(mask: &[Lane]) -> Vec<BV> {
     mask.iter()
         .map(|m| {
             let here = count.clone();
-            count = count.bvadd(&m.flag().ite(&one, &zero));
+            count = count.bvadd(m.flag().ite(&one, &zero));
             here
         })
         .collect()
