@@ -114,14 +114,14 @@ fn scaled_instances_have_fewer_lanes() {
 }
 
 /// An IR expression from its text.
-fn ir(text: &str) -> std::rc::Rc<isadb::ir::Expr> {
+fn ir(text: &str) -> std::rc::Rc<isadb::Expr> {
     Scope::new(&Macros::default())
         .expr(&read_one(text, "test").unwrap())
         .unwrap()
 }
 
 fn lanes(ty: &str, values: &[u128]) -> Value {
-    Value::new(isadb::ir::VecType::parse(ty).unwrap(), values.to_vec())
+    Value::new(isadb::VecType::parse(ty).unwrap(), values.to_vec())
 }
 
 #[test]
@@ -144,7 +144,7 @@ fn compress_and_expand_move_lanes_by_the_mask() {
 
 #[test]
 fn z3_proves_expand_undoes_compress_and_refutes_compress_as_select() {
-    use isadb::semantics::{prove_equivalent, Verdict};
+    use isadb::{prove_equivalent, Verdict};
     let round_trip =
         ir("(expand (var k <8 x bool>) (compress (var k <8 x bool>) (var x <8 x u8>)))");
     let masked = ir("(select (var k <8 x bool>) (var x <8 x u8>) (const <8 x u8> 0))");
@@ -180,7 +180,7 @@ fn carryless_multiply_and_remainder_are_gf2_polynomial_arithmetic() {
 
 #[test]
 fn z3_proves_remainders_by_a_symbolic_polynomial_are_reduced() {
-    use isadb::semantics::{prove_equivalent, Verdict};
+    use isadb::{prove_equivalent, Verdict};
     // The remainder has a lower degree than a nonzero divisor (more leading zeros) ...
     let below = ir("(select (eq (var m <2 x u8>) (const <2 x u8> 0)) (const <2 x bool> 1)
                        (gt (clz (clmod (var a <2 x u8>) (var m <2 x u8>))) (clz (var m <2 x u8>))))");
