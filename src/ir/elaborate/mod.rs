@@ -83,6 +83,8 @@ fn is_builtin(name: &str) -> bool {
             "let",
             "as",
             "select",
+            "compress",
+            "expand",
             "cast",
             "sat-cast",
             "bitcast",
@@ -387,6 +389,8 @@ impl<'m> Scope<'m> {
                 }
                 let op = match head {
                     "select" => Op::Select,
+                    "compress" => Op::Compress,
+                    "expand" => Op::Expand,
                     "concat" => Op::Concat,
                     "interleave" => Op::Interleave,
                     "lookup" => Op::Lookup,
@@ -397,6 +401,8 @@ impl<'m> Scope<'m> {
                             known.extend(self.macros.map.keys().map(String::as_str));
                             known.extend([
                                 "select",
+                                "compress",
+                                "expand",
                                 "cast",
                                 "sat-cast",
                                 "slice",
@@ -429,9 +435,7 @@ impl<'m> Scope<'m> {
         s: &SExpr,
     ) -> Result<Vec<Rc<Expr>>> {
         let hint = elabs.iter().enumerate().find_map(|(i, e)| match e {
-            Elab::Typed(t)
-                if (!matches!(op, Op::Select) || i != 0) && !matches!(op, Op::Lookup) =>
-            {
+            Elab::Typed(t) if (!op.is_masked() || i != 0) && !matches!(op, Op::Lookup) => {
                 Some(t.ty)
             }
             _ => None,
@@ -444,7 +448,7 @@ impl<'m> Scope<'m> {
                 Elab::Typed(t) => Ok(t),
                 Elab::Lit(lit) => {
                     let ty = match (op, i) {
-                        (Op::Select, 0) => None,
+                        (op, 0) if op.is_masked() => None,
                         _ => hint,
                     };
                     let ty = ty.ok_or_else(|| {
