@@ -3,7 +3,11 @@
 //! instruction's other operands fixed to constants), a fingerprint on concrete inputs first,
 //! then a z3 proof at the instruction's scaled width.
 
-use super::fact::{binding_text, Constant, Fact, FactStatus, MetaValues, OperandBinding, Operands};
+use super::candidate::{
+    assignments, fixed_operands, meta_combinations, operand_bindings, source_index, source_type,
+    source_width, sources, Source,
+};
+use super::fact::{binding_text, Fact, FactStatus, MetaValues};
 use crate::error::Result;
 use crate::ir::meta::Meta;
 use crate::ir::sexpr::{SExpr, SKind};
@@ -16,18 +20,13 @@ use rand::{Rng, SeedableRng};
 use std::collections::HashMap;
 use std::rc::Rc;
 
-/// Where an idiom operand's value comes from.
-#[derive(Debug, Clone, Copy, PartialEq)]
-enum Source {
-    Operand(usize),
-    /// A scalar (often immediate) operand repeated across the lanes.
-    Splat(usize, u32),
-}
-
 const FINGERPRINT_INPUTS: usize = 6;
 /// Matching at fewer lanes makes unrelated idioms coincide (a 1-lane unzip is the identity).
 const MIN_MATCH_LANES: u32 = 4;
-const PROOF_TIMEOUT_MS: u32 = 5_000;
+/// Generous enough that the slowest facts (dot products and sums of absolute differences take
+/// z3 4.8.12 up to about 5 s of CPU) still succeed on a loaded machine: facts must not depend on
+/// what else the machine is doing.
+const PROOF_TIMEOUT_MS: u32 = 30_000;
 /// Most combinations of immediate values proven one by one.
 const MAX_IMMEDIATE_CASES: i128 = 16;
 /// Seed of the random inputs that confirm a match at the instruction's own width.
@@ -105,6 +104,16 @@ impl<'a> Matcher<'a> {
         if params.len() > scaled.operands.len() {
             return Ok(None);
         }
+        // At most one value operand is left out of an instantiation (fixed to zero, see below):
+        // with more value operands than parameters plus one, no assignment can match.
+        let values = scaled
+            .operands
+            .iter()
+            .filter(|o| o.imm.is_none() && o.ty.elem != Elem::Bool)
+            .count();
+        if values > params.len() + 1 {
+            return Ok(None);
+        }
         for assignment in assignments(sources, params.len()) {
             let types: Vec<VecType> = assignment.iter().map(|s| source_type(scaled, *s)).collect();
             for meta in meta_combinations(idiom) {
@@ -159,8 +168,10 @@ impl<'a> Matcher<'a> {
     }
 
     /// Whether a match found at the scaled lane count also holds, on random inputs, for the
-    /// instruction at its own width: at few lanes distinct permutations coincide (a 4-lane
-    /// deal is a 4-lane shuffle). True when the idiom does not instantiate at full width.
+    /// instruction at its own width, for the same meta values or others (a splat's count
+    /// grows with the width): at few lanes distinct operations coincide (a 4-lane deal is a
+    /// 4-lane shuffle, a reduction of two lanes is a pairwise add). True when the idiom does
+    /// not instantiate at full width at all.
     fn matches_at_full_width(
         &mut self,
         idiom: &Idiom,
@@ -169,7 +180,13 @@ impl<'a> Matcher<'a> {
         scaled: &Instruction,
         assignment: &[Source],
     ) -> Result<bool> {
-        if scaled.result == ins.result {
+        let same_shape = scaled.result == ins.result
+            && scaled
+                .operands
+                .iter()
+                .zip(&ins.operands)
+                .all(|(a, b)| a.ty == b.ty);
+        if same_shape {
             return Ok(true);
         }
         let width = source_width(ins);
@@ -181,16 +198,28 @@ impl<'a> Matcher<'a> {
             })
             .collect();
         let types: Vec<VecType> = full.iter().map(|s| source_type(ins, *s)).collect();
-        let Some(template) = self.template(idiom, meta, &types) else {
-            return Ok(true);
-        };
-        if template.ty != ins.result {
+        let mut candidates = vec![meta.to_vec()];
+        candidates.extend(
+            meta_combinations(idiom)
+                .into_iter()
+                .filter(|m| m.as_slice() != meta),
+        );
+        let templates: Vec<Rc<Expr>> = candidates
+            .iter()
+            .filter_map(|m| self.template(idiom, m, &types))
+            .collect();
+        if templates.is_empty() {
             return Ok(true);
         }
         let envs = fingerprint_envs(ins, &mut SmallRng::seed_from_u64(FULL_WIDTH_SEED));
         let fixed = fixed_operands(ins, &full);
         let params = idiom.operand_params();
-        fingerprint_matches(ins, &template, &params, &full, &fixed, &envs)
+        for template in templates.iter().filter(|t| t.ty == ins.result) {
+            if fingerprint_matches(ins, template, &params, &full, &fixed, &envs)? {
+                return Ok(true);
+            }
+        }
+        Ok(false)
     }
 }
 
@@ -242,125 +271,32 @@ pub fn instantiate_idiom(
         .ok()
 }
 
-/// The candidate sources of idiom operands: every operand but masks, and scalars (immediates
-/// among them) splatted to the instruction's vector width.
-fn sources(ins: &Instruction) -> Vec<Source> {
-    let width = source_width(ins);
-    let mut out = Vec::new();
-    for (i, op) in ins.operands.iter().enumerate() {
-        if op.ty.elem == Elem::Bool {
-            continue;
-        }
-        out.push(Source::Operand(i));
-        if op.ty.lanes == 1 && width > 1 {
-            out.push(Source::Splat(i, width));
-        }
-    }
-    out
-}
-
-/// The lane count scalars are splatted to: the widest operand or result.
-fn source_width(ins: &Instruction) -> u32 {
-    ins.operands
-        .iter()
-        .map(|o| o.ty.lanes)
-        .max()
-        .unwrap_or(1)
-        .max(ins.result.lanes)
-}
-
-fn source_type(ins: &Instruction, s: Source) -> VecType {
-    match s {
-        Source::Operand(i) => ins.operands[i].ty,
-        Source::Splat(i, lanes) => ins.operands[i].ty.with_lanes(lanes),
-    }
-}
-
-fn source_index(s: Source) -> usize {
-    match s {
-        Source::Operand(i) | Source::Splat(i, _) => i,
-    }
-}
-
-/// Ordered choices of `n` sources using distinct operands.
-fn assignments(sources: &[Source], n: usize) -> Vec<Vec<Source>> {
-    let mut out = vec![vec![]];
-    for _ in 0..n {
-        out = out
-            .into_iter()
-            .flat_map(|partial: Vec<Source>| {
-                sources
-                    .iter()
-                    .filter(|s| {
-                        !partial
-                            .iter()
-                            .any(|p| source_index(*p) == source_index(**s))
-                    })
-                    .map(|s| {
-                        let mut next = partial.clone();
-                        next.push(*s);
-                        next
-                    })
-                    .collect::<Vec<_>>()
-            })
-            .collect();
-    }
-    out
-}
-
-fn meta_combinations(idiom: &Idiom) -> Vec<Vec<SExpr>> {
-    let mut out = vec![vec![]];
-    for (_, values) in &idiom.meta {
-        out = out
-            .into_iter()
-            .flat_map(|partial: Vec<SExpr>| {
-                values.iter().map(move |v| {
-                    let mut next = partial.clone();
-                    next.push(v.clone());
-                    next
-                })
-            })
-            .collect();
-    }
-    out
-}
-
-/// The constant each operand that the idiom does not use is fixed to: all-true masks,
-/// immediates at their lowest value, zero otherwise.
-fn fixed_operands(ins: &Instruction, assignment: &[Source]) -> Vec<(usize, u128)> {
-    (0..ins.operands.len())
-        .filter(|i| !assignment.iter().any(|s| source_index(*s) == *i))
-        .map(|i| {
-            let op = &ins.operands[i];
-            let v = match (op.imm, op.ty.elem) {
-                (Some((lo, _)), e) => lo as u128 & e.mask(),
-                (None, Elem::Bool) => 1,
-                _ => 0,
-            };
-            (i, v)
-        })
-        .collect()
-}
-
-/// The random inputs a candidate match is fingerprinted on.
+/// The inputs a candidate match is fingerprinted on: random lanes, then every integer lane at
+/// the signed minimum (where products and sums overflow) and every lane all ones.
 fn fingerprint_envs(ins: &Instruction, rng: &mut SmallRng) -> Vec<Env> {
-    (0..FINGERPRINT_INPUTS)
-        .map(|_| random_env(ins, rng))
-        .collect()
+    let edges: [fn(u128) -> u128; 2] = [|m| (m >> 1) + 1, |m| m];
+    let mut envs: Vec<Env> = (0..FINGERPRINT_INPUTS)
+        .map(|_| env(ins, rng, None))
+        .collect();
+    envs.extend(edges.iter().map(|&e| env(ins, rng, Some(e))));
+    envs
 }
 
-fn random_env(ins: &Instruction, rng: &mut SmallRng) -> Env {
+/// Values for every operand: integer lanes at `edge(mask)` when given, else drawn from edge
+/// values and random bits; immediates and f32 lanes at random.
+fn env(ins: &Instruction, rng: &mut SmallRng, edge: Option<fn(u128) -> u128>) -> Env {
     ins.operands
         .iter()
         .map(|op| {
             let m = op.ty.elem.mask();
             let lanes = (0..op.ty.lanes)
-                .map(|_| match op.imm {
-                    Some((lo, hi)) => rng.gen_range(lo..=hi) as u128 & m,
-                    None if op.ty.elem == Elem::F32 => {
+                .map(|_| match (op.imm, edge) {
+                    (Some((lo, hi)), _) => rng.gen_range(lo..=hi) as u128 & m,
+                    _ if op.ty.elem == Elem::F32 => {
                         (rng.gen_range(-50.0f32..50.0)).to_bits() as u128
                     }
-                    None => [
+                    (None, Some(edge)) => edge(m),
+                    (None, None) => [
                         0,
                         1,
                         m,
@@ -531,31 +467,4 @@ fn prove_over_immediates(
         lanes: lhs.ty.lanes,
         ms,
     })
-}
-
-/// What each instruction operand receives, in operand order.
-fn operand_bindings(
-    ins: &Instruction,
-    params: &[&str],
-    assignment: &[Source],
-    fixed: &[(usize, u128)],
-) -> Operands {
-    Operands(
-        (0..ins.operands.len())
-            .map(|i| {
-                if let Some((_, v)) = fixed.iter().find(|(j, _)| *j == i) {
-                    return OperandBinding::Fixed(Constant::of_lane(ins.operands[i].ty.elem, *v));
-                }
-                let (p, s) = params
-                    .iter()
-                    .zip(assignment)
-                    .find(|(_, s)| source_index(**s) == i)
-                    .expect("every operand is fixed or assigned");
-                match s {
-                    Source::Operand(_) => OperandBinding::Param(p.to_string()),
-                    Source::Splat(..) => OperandBinding::Splat(p.to_string()),
-                }
-            })
-            .collect(),
-    )
 }
