@@ -8,10 +8,9 @@
 use super::cost::{CostModel, SCALARIZED};
 use super::fingerprint::{fingerprint, Inputs};
 use super::proof::{at_one_lane, prove, Outcome};
-use super::search::Tally;
 use super::term::{side_text, Term};
 use super::workload::{enumerate, lifting, Grammar};
-use super::Found;
+use super::{Found, Tally};
 use crate::error::Result;
 use crate::ir::{Elem, Macros};
 use crate::rules::RuleKind;

@@ -29,6 +29,7 @@ pub mod workload;
 use crate::ir::Elem;
 use crate::rules::RuleKind;
 use crate::spec::Isa;
+use serde::Serialize;
 
 /// A rule found by the search, before it is named and stored.
 #[derive(Debug, Clone, PartialEq)]
@@ -48,4 +49,26 @@ pub struct Found {
     pub piece: String,
 }
 
-pub use run::{rederive_hand_rules, synth, Options, Report, Shard, SEARCH_TYPES};
+/// What one piece's search did.
+#[derive(Debug, Clone, Default, Serialize)]
+pub struct Tally {
+    /// Terms enumerated.
+    pub terms: usize,
+    /// Candidate equalities considered.
+    pub candidates: usize,
+    /// Both sides expand to the same IR (an idiom's own definition).
+    pub definitional: usize,
+    /// Derivable from the rules kept so far.
+    pub derived: usize,
+    /// Proven, refuted, undecided by z3.
+    pub proven: usize,
+    #[allow(missing_docs)]
+    pub refuted: usize,
+    #[allow(missing_docs)]
+    pub unknown: usize,
+    /// Kept as predicated rules.
+    pub predicated: usize,
+}
+
+pub use run::{rederive_hand_rules, synth, Options, Report, Shard};
+pub use workload::SEARCH_TYPES;

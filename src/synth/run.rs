@@ -7,9 +7,10 @@
 use super::cost::CostModel;
 use super::lower;
 use super::rederive::{rederive, Rederived};
-use super::search::{self, Tally};
+use super::search;
 use super::store::{piece_hashes, rules_of, write_run, PieceResult, RunRecord};
-use super::workload::{lifting, Grammar};
+use super::workload::{lifting, Grammar, SEARCH_TYPES};
+use super::Tally;
 use crate::database::{Database, Filter};
 use crate::error::{Error, Result};
 use crate::ir::{Elem, Macros};
@@ -33,16 +34,6 @@ pub const VERIFY_TIMEOUT_MS: u32 = 3_000;
 
 /// Bumped whenever the search changes what it finds, so every piece is searched again.
 pub const SYNTH_VERSION: &str = "3";
-
-/// The element types the lifting workloads and lowering goals are instantiated at.
-pub const SEARCH_TYPES: [Elem; 6] = [
-    Elem::U8,
-    Elem::U16,
-    Elem::U32,
-    Elem::I8,
-    Elem::I16,
-    Elem::I32,
-];
 
 /// One of `n` independent parts of a run: pieces `k` (1-based), `k + n`, ...
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]

@@ -16,14 +16,13 @@ use super::predicate::{predicate_text, ranges};
 use super::proof::{at_one_lane, predicate_at_one_lane, prove, Outcome};
 use super::term::{side_text, Head, Term};
 use super::workload::{enumerate, Grammar};
-use super::Found;
+use super::{Found, Tally};
 use crate::error::Error;
 use crate::error::Result;
 use crate::ir::halide::elaborate_halide;
 use crate::ir::{Elem, Expr, Macros};
 use crate::rules::load::broadcast_constants;
 use crate::rules::syntax::instantiate;
-use serde::Serialize;
 use std::collections::HashMap;
 use std::rc::Rc;
 
@@ -33,20 +32,6 @@ const PER_ROUND: usize = 8;
 
 /// Largest term (each side) considered for predicated rules.
 const PREDICATED_MAX_SIZE: usize = 3;
-
-/// What one piece's search did.
-#[derive(Debug, Clone, Default, Serialize)]
-pub struct Tally {
-    pub terms: usize,
-    pub candidates: usize,
-    /// Both sides expand to the same IR (an idiom's own definition).
-    pub definitional: usize,
-    pub derived: usize,
-    pub proven: usize,
-    pub refuted: usize,
-    pub unknown: usize,
-    pub predicated: usize,
-}
 
 /// An equality kept by the search.
 struct Kept {
@@ -496,7 +481,7 @@ mod tests {
             (f.lhs == "x * c0" && f.rhs == "x << c1") || (f.rhs == "x * c0" && f.lhs == "x << c1"),
             "{all:?}"
         );
-        for t in crate::synth::run::SEARCH_TYPES {
+        for t in super::super::workload::SEARCH_TYPES {
             assert!(f.types.contains(&t), "{:?}", f.types);
         }
         assert!(

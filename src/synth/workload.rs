@@ -34,6 +34,16 @@ fn narrow(e: Elem) -> Option<Elem> {
     e.narrow().filter(|n| n.bits() >= 8)
 }
 
+/// The element types the lifting workloads and lowering goals are instantiated at.
+pub const SEARCH_TYPES: [Elem; 6] = [
+    Elem::U8,
+    Elem::U16,
+    Elem::U32,
+    Elem::I8,
+    Elem::I16,
+    Elem::I32,
+];
+
 /// The FPIR idioms (specs/idioms/fpir.spec) the lifting workloads call, with their result types.
 pub const FPIR_IDIOMS: [IdiomSig; 12] = [
     IdiomSig {
