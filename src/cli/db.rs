@@ -38,7 +38,7 @@ pub fn export(ctx: &Context, dir: Option<PathBuf>) -> Result<Outcome> {
 pub fn import(ctx: &Context, dir: Option<PathBuf>, merge: bool) -> Result<Outcome> {
     let dir = dir.unwrap_or_else(|| ctx.project.tables.clone());
     if merge {
-        let n = ctx.project.merge(&dir)?;
+        let n = crate::synth::merge_shards(&ctx.project, &dir)?;
         println!(
             "merged {n} tables from {} into the database and {}",
             dir.display(),

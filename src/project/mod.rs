@@ -225,17 +225,6 @@ impl Project {
         self.open()?.import_tables(dir, &present)?;
         Ok(present.len())
     }
-
-    /// `db import --merge`: adds the rows of the committed tables that have a CSV file in `dir`
-    /// (a row replaces the one with its key: a rule's name, a search piece) and writes those
-    /// tables back to `rules.db/`; returns how many.
-    pub fn merge(&self, dir: &Path) -> Result<usize> {
-        let present = self.tables_present(dir);
-        let mut db = self.open()?;
-        db.merge_tables(dir, &present)?;
-        db.export_tables(&self.tables, &present)?;
-        Ok(present.len())
-    }
 }
 
 fn remove_db_files(db: &Path) -> Result<()> {

@@ -70,5 +70,5 @@ pub struct Tally {
     pub predicated: usize,
 }
 
-pub use run::{rederive_hand_rules, synth, Options, Report, Shard};
+pub use run::{merge_shards, rederive_hand_rules, synth, Options, Report, Shard};
 pub use workload::SEARCH_TYPES;

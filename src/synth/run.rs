@@ -8,7 +8,7 @@ use super::cost::CostModel;
 use super::lower;
 use super::rederive::{rederive, Rederived};
 use super::search;
-use super::store::{piece_hashes, rules_of, write_run, PieceResult, RunRecord};
+use super::store::{drop_unlisted, piece_hashes, rules_of, write_run, PieceResult, RunRecord};
 use super::workload::{lifting, Grammar, SEARCH_TYPES};
 use super::Tally;
 use crate::database::{Database, Filter};
@@ -23,7 +23,7 @@ use crate::spec::{hash_text, load_macros, Target, TARGETS};
 use serde::Serialize;
 use std::collections::HashMap;
 use std::fmt;
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::Mutex;
 use std::time::Instant;
@@ -495,6 +495,19 @@ fn report_of(
         wall_ms,
         out,
     })
+}
+
+/// `isadb db import --merge DIR`: adds the CSV rows of `synth --shard` runs in `dir` to the
+/// project's tables (a row replaces the one with its key: a rule's name, a search piece), drops
+/// the synthesized rules no piece lists any more, as a whole run does, and writes the tables
+/// back to `rules.db/`; returns how many tables were merged.
+pub fn merge_shards(project: &Project, dir: &Path) -> Result<usize> {
+    let present = project.tables_present(dir);
+    let mut db = project.open()?;
+    db.merge_tables(dir, &present)?;
+    db.transaction(drop_unlisted)?;
+    db.export_tables(&project.tables, &present)?;
+    Ok(present.len())
 }
 
 /// What `isadb synth --rederive` found: the verdict on every hand-written rule against the

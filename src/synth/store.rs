@@ -154,26 +154,32 @@ pub fn write_run(
                 )?;
             }
         }
-        let listed: BTreeSet<String> = {
-            let mut stmt = tx.prepare("SELECT rules FROM synthesis_pieces")?;
-            let rows = stmt.query_map([], |r| r.get::<_, String>(0))?;
-            let mut set = BTreeSet::new();
-            for row in rows {
-                set.extend(row?.split_whitespace().map(String::from));
-            }
-            set
-        };
-        let stored: Vec<String> = {
-            let mut stmt = tx.prepare("SELECT name FROM rules WHERE provenance = 'synthesized'")?;
-            let rows = stmt.query_map([], |r| r.get::<_, String>(0))?;
-            rows.collect::<rusqlite::Result<_>>()?
-        };
-        for name in stored.iter().filter(|n| !listed.contains(*n)) {
-            tx.execute("DELETE FROM rules WHERE name = ?1", [name])?;
-        }
-        Ok(())
+        drop_unlisted(tx)
     })?;
     Ok(found)
+}
+
+/// Drops the synthesized rules no search piece lists any more (a piece searched again lists
+/// what it found now).
+pub fn drop_unlisted(tx: &rusqlite::Transaction) -> Result<()> {
+    let listed: BTreeSet<String> = {
+        let mut stmt = tx.prepare("SELECT rules FROM synthesis_pieces")?;
+        let rows = stmt.query_map([], |r| r.get::<_, String>(0))?;
+        let mut set = BTreeSet::new();
+        for row in rows {
+            set.extend(row?.split_whitespace().map(String::from));
+        }
+        set
+    };
+    let stored: Vec<String> = {
+        let mut stmt = tx.prepare("SELECT name FROM rules WHERE provenance = 'synthesized'")?;
+        let rows = stmt.query_map([], |r| r.get::<_, String>(0))?;
+        rows.collect::<rusqlite::Result<_>>()?
+    };
+    for name in stored.iter().filter(|n| !listed.contains(*n)) {
+        tx.execute("DELETE FROM rules WHERE name = ?1", [name])?;
+    }
+    Ok(())
 }
 
 /// The found rule each of a piece's rules came from (a found rule for several ISAs gives
