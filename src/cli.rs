@@ -853,3 +853,105 @@ pub fn bench(ctx: &Context, rounds: usize) -> Result<Outcome> {
     });
     Ok(Outcome::Success)
 }
+
+/// What `isadb kernel` was asked to do besides compiling.
+pub struct KernelOptions<'a> {
+    pub target: &'a str,
+    pub cost_model: &'a str,
+    pub timeout_s: f64,
+    pub emit: Option<&'a str>,
+    pub run: Option<usize>,
+}
+
+/// `isadb kernel FILE`: compile, prove, print the report (and the C or egglog asked for).
+pub fn kernel(ctx: &Context, file: &std::path::Path, o: &KernelOptions) -> Result<Outcome> {
+    use crate::kernel::cost::Model;
+    let model = Model::parse(o.cost_model).ok_or_else(|| {
+        Error::Usage(format!(
+            "unknown cost model '{}' (models: {})",
+            o.cost_model,
+            Model::NAMES.join(", ")
+        ))
+    })?;
+    if !(o.timeout_s > 0.0 && o.timeout_s <= 86_400.0) {
+        return Err(Error::Usage(format!("--timeout {} is not in (0, 86400] seconds", o.timeout_s)));
+    }
+    if let Some(e) = o.emit.filter(|e| !["c", "egglog"].contains(e)) {
+        return Err(Error::Usage(format!("--emit {e}: emit c or egglog")));
+    }
+    let opts = crate::kernel::Options {
+        model,
+        timeout: std::time::Duration::from_secs_f64(o.timeout_s),
+        seed: true,
+        run: o.run,
+        keep_egglog: o.emit == Some("egglog"),
+    };
+    let report = crate::kernel::compile_file(&ctx.layout, file, o.target, &opts)?;
+    match o.emit {
+        Some("c") => print!("{}", report.c),
+        Some("egglog") => print!("{}", report.egglog.as_deref().unwrap_or("")),
+        _ => {}
+    }
+    ctx.print(&report, || report.to_string());
+    Ok(match &report.run {
+        Some(r) if !r.passed => Outcome::Negative,
+        _ => Outcome::Success,
+    })
+}
+
+/// `isadb kernel --tune`.
+pub fn kernel_tune(ctx: &Context) -> Result<Outcome> {
+    let t = crate::kernel::tune::tune(&ctx.layout)?;
+    ctx.print(&t, || {
+        format!(
+            "alpha {} beta {} ({} candidate pairs on {}): total diospyros cost {:.3}, {:.1} s\n",
+            t.alpha,
+            t.beta,
+            t.candidates,
+            t.kernels.join(", "),
+            t.score,
+            t.ms / 1000.0
+        )
+    });
+    Ok(Outcome::Success)
+}
+
+/// The kernel rules' part of `isadb verify-rules`.
+pub fn verify_kernel_rules(ctx: &Context, only: Option<&str>, force: bool) -> Result<Outcome> {
+    let v = crate::kernel::verify::verify_rules(&ctx.layout, only, force)?;
+    ctx.print(&v, || {
+        let mut out = String::new();
+        for r in v.rules.iter().filter(|r| r.status != "proven") {
+            out += &format!("{} {}: {}\n", r.name, r.status, r.counterexample.as_deref().unwrap_or(""));
+        }
+        out + &format!(
+            "kernel rules: {} proven, {} refuted, {} already proven (skipped)\n",
+            v.proven, v.refuted, v.skipped
+        )
+    });
+    Ok(if v.refuted > 0 { Outcome::Negative } else { Outcome::Success })
+}
+
+/// `isadb verify-rules`: the rules of `specs/rules/` and the kernel rules of `specs/dsp/`
+/// (`--rule` picks the set its rule is in).
+pub fn verify_rules(ctx: &Context, only: Option<&str>, jobs: usize, force: bool) -> Result<Outcome> {
+    let kernel_rules = crate::kernel::rule::load(&ctx.layout.specs)?;
+    let is_kernel = only.is_some_and(|n| kernel_rules.iter().any(|r| r.name == n));
+    let mut outcome = Outcome::Success;
+    if !is_kernel {
+        outcome = crate::rules::verify::verify_rules(&ctx.layout, only, jobs, force, ctx.output == Output::Json)?;
+    }
+    if only.is_none() || is_kernel {
+        if verify_kernel_rules(ctx, only, force)? == Outcome::Negative {
+            outcome = Outcome::Negative;
+        }
+    }
+    Ok(outcome)
+}
+
+/// `isadb bench kernels`.
+pub fn bench_kernels(ctx: &Context) -> Result<Outcome> {
+    let b = crate::kernel::bench::run(&ctx.layout)?;
+    ctx.print(&b, || b.to_string());
+    Ok(Outcome::Success)
+}

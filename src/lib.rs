@@ -6,6 +6,7 @@ pub mod cli;
 pub mod database;
 pub mod error;
 pub mod ir;
+pub mod kernel;
 pub mod query;
 pub mod rules;
 pub mod select;

@@ -47,11 +47,38 @@ enum Command {
         #[arg(allow_hyphen_values = true)]
         values: Vec<String>,
     },
-    /// Measure database build time, query latency, interpreter and prover speed.
+    /// Measure database build time, query latency, interpreter and prover speed; `bench kernels`
+    /// compiles every benchmark kernel and times the emitted code against gcc and Eigen.
     Bench {
+        /// `kernels` for the kernel benchmark.
+        suite: Option<String>,
         /// Runs of each query process (the median is reported).
         #[arg(long, default_value_t = 15)]
         rounds: usize,
+    },
+    /// Compile a whole kernel (the lifted (List ...) form, or C) by phased equality saturation
+    /// over the stored rules; prove it, print its costs, emit C, run it.
+    Kernel {
+        /// The kernel: a .c file, or the lifted (List ...) form.
+        file: Option<PathBuf>,
+        /// dsp, x86-avx2, x86-avx512 or neon.
+        #[arg(long, default_value = "dsp")]
+        target: String,
+        /// diospyros, isaria or target (the target's instruction costs).
+        #[arg(long, default_value = "target")]
+        cost_model: String,
+        /// Seconds for equality saturation.
+        #[arg(long, default_value_t = 60.0)]
+        timeout: f64,
+        /// Also print the C (c) or the egglog that ran (egglog).
+        #[arg(long)]
+        emit: Option<String>,
+        /// Compile the C, run it on this many random inputs and compare with the spec.
+        #[arg(long, value_name = "ITERATIONS")]
+        run: Option<usize>,
+        /// Choose Isaria's alpha and beta by a sweep on the small kernels and record them.
+        #[arg(long)]
+        tune: bool,
     },
     /// Ask which instructions implement an idiom on a target, an instruction's equivalents, ...
     Query {
@@ -166,16 +193,45 @@ fn main() -> ExitCode {
             values,
         } => cli::eval(&ctx, &instruction, &values),
         Command::Query { text, csv } => cli::query(&ctx, &text, csv),
-        Command::Bench { rounds } => cli::bench(&ctx, rounds),
+        Command::Bench { suite, rounds } => match suite.as_deref() {
+            None => cli::bench(&ctx, rounds),
+            Some("kernels") => cli::bench_kernels(&ctx),
+            Some(other) => Err(isadb::error::Error::Usage(format!(
+                "unknown benchmark '{other}' (bench, or bench kernels)"
+            ))),
+        },
+        Command::Kernel {
+            file,
+            target,
+            cost_model,
+            timeout,
+            emit,
+            run,
+            tune,
+        } => match (file, tune) {
+            (_, true) => cli::kernel_tune(&ctx),
+            (Some(file), false) => cli::kernel(
+                &ctx,
+                &file,
+                &cli::KernelOptions {
+                    target: &target,
+                    cost_model: &cost_model,
+                    timeout_s: timeout,
+                    emit: emit.as_deref(),
+                    run,
+                },
+            ),
+            (None, false) => Err(isadb::error::Error::Usage(
+                "isadb kernel FILE --target T (or --tune)".into(),
+            )),
+        },
         Command::Prove {
             lhs,
             rhs,
             lanes,
             timeout,
         } => cli::prove(&ctx, &lhs, &rhs, lanes, timeout),
-        Command::VerifyRules { rule, jobs, force } => {
-            isadb::rules::verify::verify_rules(&ctx.layout, rule.as_deref(), jobs, force, args.json)
-        }
+        Command::VerifyRules { rule, jobs, force } => cli::verify_rules(&ctx, rule.as_deref(), jobs, force),
         Command::Compile {
             expr,
             target,

@@ -107,7 +107,7 @@ pub fn verify_rule(rule: &Rule, macros: &Macros, timeout_ms: u32) -> Result<Rule
     Ok(v)
 }
 
-fn now_text() -> String {
+pub fn now_text() -> String {
     let secs = std::time::SystemTime::now()
         .duration_since(std::time::UNIX_EPOCH)
         .unwrap_or_default()

@@ -1,0 +1,245 @@
+//! The compile pipeline: lift, vectorize by Isaria's loop (Figure 3: expansion then compilation
+//! to a fixpoint of the extracted cost, each round in a fresh e-graph holding only the last
+//! extracted program, then optimization), prove, lower, and optionally run.
+
+use super::cost::{tree_cost, Model};
+use super::extract::{build, choose};
+use super::phase::Phase;
+use super::program::{bindings, declarations, rules as rules_text};
+use super::read::{read_list, Lifted};
+use super::report::{Costs, Report, Round};
+use super::rule::KernelRule;
+use super::saturate::{share, Limits, PhaseRun, Session};
+use super::target::Target;
+use super::term::{Dag, Id, Op};
+use super::{c, lower, report, run, seed, store, validate};
+use crate::database::Layout;
+use crate::error::Error;
+use crate::error::Result;
+use std::path::Path;
+use std::time::{Duration, Instant};
+
+/// E-graph size (tuples) at which a phase stops.
+pub const NODE_LIMIT: usize = 400_000;
+/// Iterations of one phase at most.
+const ITERATIONS: usize = 30;
+/// Rounds of expansion and compilation at most.
+const ROUNDS: usize = 8;
+
+/// How to compile.
+#[derive(Clone, Debug)]
+pub struct Options {
+    pub model: Model,
+    pub timeout: Duration,
+    /// Start the search from the structured vectorization as well as from the spec.
+    pub seed: bool,
+    /// Compile and run the C on this many random inputs.
+    pub run: Option<usize>,
+    /// Keep the egglog text of every round for `--emit egglog`.
+    pub keep_egglog: bool,
+}
+
+/// Reads a kernel: C (`.c`) through the front end, anything else as the lifted List form.
+pub fn lift(path: &Path) -> Result<Lifted> {
+    let text = std::fs::read_to_string(path).map_err(|e| crate::error::Error::io(path, e))?;
+    let shown = path.display().to_string();
+    if path.extension().is_some_and(|x| x == "c") {
+        c::lift(&text, &shown)
+    } else {
+        read_list(&text, &shown)
+    }
+}
+
+/// Diospyros's partition of the outputs into `Vec`s of `width` lanes, the last zero-padded.
+pub fn partition(dag: &mut Dag, outputs: &[Id], width: usize) -> Id {
+    let zero = dag.num(0);
+    let chunks: Vec<Id> = outputs
+        .chunks(width)
+        .map(|c| {
+            let mut lanes = c.to_vec();
+            lanes.resize(width, zero);
+            dag.add(Op::Vec, &lanes)
+        })
+        .collect();
+    concat(dag, &chunks)
+}
+
+/// Vectors joined by right-nested `Concat`s.
+pub fn concat(dag: &mut Dag, parts: &[Id]) -> Id {
+    let (last, init) = parts.split_last().expect("a kernel has outputs");
+    init.iter().rev().fold(*last, |rest, &v| dag.add(Op::Concat, &[v, rest]))
+}
+
+/// One round: a fresh e-graph from `start` (and `also`, unioned with it), the phases run, the
+/// cheapest program extracted.
+fn round(
+    dag: &mut Dag,
+    rules: &str,
+    target: &Target,
+    model: Model,
+    start: Id,
+    also: Option<Id>,
+    phases: &[Phase],
+    deadline: Instant,
+    egglog: &mut Option<String>,
+) -> Result<(Id, Vec<PhaseRun>)> {
+    let mut roots = vec![start];
+    roots.extend(also);
+    let (lets, names) = bindings(dag, &roots, target.width, "t");
+    let mut text = format!("{}{rules}{lets}", declarations(target.width));
+    if names.len() > 1 {
+        text.push_str(&format!("(union {} {})\n", names[0], names[1]));
+    }
+    let mut session = Session::new(&text)?;
+    let mut runs = Vec::new();
+    for (k, &p) in phases.iter().enumerate() {
+        let limits = Limits {
+            nodes: NODE_LIMIT,
+            iterations: ITERATIONS,
+            deadline: share(deadline, 1.0 / (phases.len() - k) as f64),
+        };
+        runs.push(session.run(p, limits)?);
+    }
+    let g = session.read(&names[..1])?;
+    let choice = choose(&g, model, target);
+    let best = build(&g, &choice, g.roots[0], dag)?;
+    if let Some(e) = egglog.as_mut() {
+        e.push_str(&session.text);
+    }
+    Ok((best, runs))
+}
+
+/// Compiles a lifted kernel for `target` with the phased rules.
+pub fn compile(
+    lifted: Lifted,
+    target: &Target,
+    rules: &[(KernelRule, Phase)],
+    opts: &Options,
+) -> Result<Report> {
+    let started = Instant::now();
+    let deadline = started + opts.timeout;
+    let Lifted { mut dag, root } = lifted;
+    let outputs: Vec<Id> = dag.args(root).to_vec();
+    let spec_nodes = dag.reachable(&[root]).len();
+    let printed = dag.tree_size(root);
+    let rules_text = rules_text(rules, target.width);
+    let mut egglog = opts.keep_egglog.then(String::new);
+
+    let mut current = partition(&mut dag, &outputs, target.width);
+    let mut cost = tree_cost(&dag, current, opts.model, target);
+    let seeded = opts.seed.then(|| seed::vectorize(&mut dag, &outputs, target.width));
+    let seed_cost = seeded.map(|s| tree_cost(&dag, s, opts.model, target));
+    let mut rounds = Vec::new();
+    for k in 0..ROUNDS {
+        if Instant::now() >= deadline {
+            break;
+        }
+        let also = if k == 0 { seeded } else { None };
+        if let Some(e) = egglog.as_mut() {
+            e.push_str(&format!("; ---- round {}: expansion and compilation ----\n", k + 1));
+        }
+        let round_deadline = share(deadline, 0.5);
+        let (best, phases) = round(
+            &mut dag,
+            &rules_text,
+            target,
+            opts.model,
+            current,
+            also,
+            &[Phase::Expand, Phase::Compile],
+            round_deadline,
+            &mut egglog,
+        )?;
+        let new_cost = tree_cost(&dag, best, opts.model, target);
+        rounds.push(Round {
+            phases,
+            cost: new_cost,
+        });
+        if new_cost >= cost - 1e-9 {
+            break;
+        }
+        cost = new_cost;
+        current = best;
+    }
+    if let Some(e) = egglog.as_mut() {
+        e.push_str("; ---- optimization ----\n");
+    }
+    let (optimized, phases) = round(
+        &mut dag,
+        &rules_text,
+        target,
+        opts.model,
+        current,
+        None,
+        &[Phase::Optimize],
+        deadline.max(Instant::now() + Duration::from_millis(500)),
+        &mut egglog,
+    )?;
+    let optimized_cost = tree_cost(&dag, optimized, opts.model, target);
+    if optimized_cost < cost - 1e-9 {
+        current = optimized;
+    }
+    rounds.push(Round {
+        phases,
+        cost: optimized_cost,
+    });
+    let saturation_ms = started.elapsed().as_secs_f64() * 1000.0;
+
+    let proof = validate::validate(&mut dag, &outputs, current)?;
+    let lowered = lower::lower(&dag, current, outputs.len(), target)?;
+    let ran = match opts.run {
+        Some(n) => Some(run::run(&dag, &outputs, &lowered, target, n)?),
+        None => None,
+    };
+    let unit = Target::unit(target.name, target.width);
+    let unvectorized = partition(&mut dag, &outputs, target.width);
+    Ok(Report {
+        target: target.name.to_string(),
+        width: target.width,
+        model: opts.model.name().to_string(),
+        outputs: outputs.len(),
+        spec_nodes,
+        printed_nodes: printed,
+        costs: Costs {
+            chosen: tree_cost(&dag, current, opts.model, target),
+            diospyros: tree_cost(&dag, current, Model::Diospyros, &unit),
+            isaria: tree_cost(&dag, current, Model::Isaria, &unit),
+            target: lowered.cost,
+            scalar_diospyros: tree_cost(&dag, unvectorized, Model::Diospyros, &unit),
+            seed: seed_cost,
+        },
+        program_nodes: dag.reachable(&[current]).len(),
+        instructions: lowered.instructions,
+        rounds,
+        proof,
+        run: ran,
+        saturation_ms,
+        wall_ms: started.elapsed().as_secs_f64() * 1000.0,
+        peak_rss_mb: report::peak_rss_mb(),
+        program: if dag.tree_size(current) <= 20_000 { dag.print(current) } else { String::new() },
+        c: format!("{}{}", lower::headers(target), lowered.c),
+        inputs: lowered.inputs.clone(),
+        egglog,
+    })
+}
+
+/// `isadb kernel FILE`: the database's proven rules in their tuned phases (tuning first if
+/// there is no tuning yet), the kernel lifted and compiled for the named target.
+pub fn compile_file(layout: &Layout, path: &Path, target: &str, opts: &Options) -> Result<Report> {
+    let mut db = layout.open()?;
+    let target = Target::load(&db, target)?;
+    let lifted = lift(path)?;
+    if store::tuning(&db)?.is_none() {
+        drop(db);
+        eprintln!("isadb: no alpha/beta recorded yet: tuning them on the small kernels first");
+        super::tune::tune(layout)?;
+        db = layout.open()?;
+    }
+    let tuning = store::tuning(&db)?;
+    store::sync(&mut db, &layout.specs, tuning)?;
+    let rules = store::phased_rules(&db)?;
+    if rules.is_empty() {
+        return Err(Error::Usage("no proven kernel rules: run `isadb verify-rules` first".into()));
+    }
+    compile(lifted, &target, &rules, opts)
+}

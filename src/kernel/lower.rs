@@ -1,0 +1,420 @@
+//! Lowering a vector program to C: every distinct node computed once (the program is
+//! hash-consed, which is Diospyros's local value numbering), lanes gathered from the inputs by
+//! loads, broadcasts, permutes and blends (from zero-padded copies of the inputs, so every load
+//! is in bounds), and each output vector stored. Intrinsics for x86 (AVX2, AVX-512) and NEON;
+//! plain C over `float[4]` for the DSP dialect.
+
+use super::cost::{Leaf, Operand};
+use super::target::Target;
+use super::term::{Dag, Id, Op};
+use crate::error::{Error, Result};
+use std::collections::HashMap;
+use std::fmt::Write;
+
+/// The C of a kernel and what it costs on the target.
+pub struct Lowered {
+    /// `void kernel(const float *A, ..., float *out)` with its helpers.
+    pub c: String,
+    /// The C function's parameters: input arrays (name, length), then `out`.
+    pub inputs: Vec<(String, usize)>,
+    pub outputs: usize,
+    /// Statements in the function body.
+    pub instructions: usize,
+    /// The target's instruction costs over the distinct nodes.
+    pub cost: f64,
+}
+
+/// Intrinsic spellings of one SIMD target.
+struct Simd {
+    ty: &'static str,
+    load: &'static str,
+    store: &'static str,
+    splat: &'static str,
+    add: &'static str,
+    sub: &'static str,
+    mul: &'static str,
+    div: &'static str,
+    sqrt: &'static str,
+    /// `{a} + {b} * {c}`.
+    fma: &'static str,
+    neg: &'static str,
+    sgn: &'static str,
+}
+
+const AVX2: Simd = Simd {
+    ty: "__m256",
+    load: "_mm256_loadu_ps({p})",
+    store: "_mm256_storeu_ps({p}, {v})",
+    splat: "_mm256_set1_ps({x})",
+    add: "_mm256_add_ps({a}, {b})",
+    sub: "_mm256_sub_ps({a}, {b})",
+    mul: "_mm256_mul_ps({a}, {b})",
+    div: "_mm256_div_ps({a}, {b})",
+    sqrt: "_mm256_sqrt_ps({a})",
+    fma: "_mm256_fmadd_ps({b}, {c}, {a})",
+    neg: "_mm256_xor_ps({a}, _mm256_set1_ps(-0.0f))",
+    sgn: "_mm256_sub_ps(_mm256_and_ps(_mm256_cmp_ps({a}, _mm256_setzero_ps(), _CMP_GT_OQ), _mm256_set1_ps(1.0f)), _mm256_and_ps(_mm256_cmp_ps({a}, _mm256_setzero_ps(), _CMP_LT_OQ), _mm256_set1_ps(1.0f)))",
+};
+
+const AVX512: Simd = Simd {
+    ty: "__m512",
+    load: "_mm512_loadu_ps({p})",
+    store: "_mm512_storeu_ps({p}, {v})",
+    splat: "_mm512_set1_ps({x})",
+    add: "_mm512_add_ps({a}, {b})",
+    sub: "_mm512_sub_ps({a}, {b})",
+    mul: "_mm512_mul_ps({a}, {b})",
+    div: "_mm512_div_ps({a}, {b})",
+    sqrt: "_mm512_sqrt_ps({a})",
+    fma: "_mm512_fmadd_ps({b}, {c}, {a})",
+    neg: "_mm512_sub_ps(_mm512_setzero_ps(), {a})",
+    sgn: "_mm512_sub_ps(_mm512_maskz_mov_ps(_mm512_cmp_ps_mask({a}, _mm512_setzero_ps(), _CMP_GT_OQ), _mm512_set1_ps(1.0f)), _mm512_maskz_mov_ps(_mm512_cmp_ps_mask({a}, _mm512_setzero_ps(), _CMP_LT_OQ), _mm512_set1_ps(1.0f)))",
+};
+
+const NEON: Simd = Simd {
+    ty: "float32x4_t",
+    load: "vld1q_f32({p})",
+    store: "vst1q_f32({p}, {v})",
+    splat: "vdupq_n_f32({x})",
+    add: "vaddq_f32({a}, {b})",
+    sub: "vsubq_f32({a}, {b})",
+    mul: "vmulq_f32({a}, {b})",
+    div: "vdivq_f32({a}, {b})",
+    sqrt: "vsqrtq_f32({a})",
+    fma: "vfmaq_f32({a}, {b}, {c})",
+    neg: "vnegq_f32({a})",
+    sgn: "vsubq_f32(vreinterpretq_f32_u32(vandq_u32(vcgtq_f32({a}, vdupq_n_f32(0.0f)), vreinterpretq_u32_f32(vdupq_n_f32(1.0f)))), vreinterpretq_f32_u32(vandq_u32(vcltq_f32({a}, vdupq_n_f32(0.0f)), vreinterpretq_u32_f32(vdupq_n_f32(1.0f)))))",
+};
+
+fn fill(template: &str, pairs: &[(&str, &str)]) -> String {
+    let mut s = template.to_string();
+    for (k, v) in pairs {
+        s = s.replace(&format!("{{{k}}}"), v);
+    }
+    s
+}
+
+/// The C literal of an integer.
+pub fn literal(n: i64) -> String {
+    format!("{n}.0f")
+}
+
+/// The length of each input array: one past the largest element read.
+pub fn input_lengths(dag: &Dag, roots: &[Id]) -> Vec<(String, usize)> {
+    let mut len = vec![0usize; dag.arrays().len()];
+    for id in dag.reachable(roots) {
+        if let Op::Get(a, i) = dag.op(id) {
+            len[a as usize] = len[a as usize].max(i as usize + 1);
+        }
+    }
+    dag.arrays().iter().cloned().zip(len).collect()
+}
+
+/// The name of array `a`'s padded copy.
+fn padded(dag: &Dag, a: u32) -> String {
+    format!("{}_", dag.arrays()[a as usize])
+}
+
+/// C identifier for an input array.
+fn c_name(dag: &Dag, a: u32) -> String {
+    dag.arrays()[a as usize].clone()
+}
+
+/// The target's cost of the program, each distinct node once.
+pub fn dag_cost(dag: &Dag, root: Id, target: &Target) -> f64 {
+    dag.reachable(&[root])
+        .into_iter()
+        .map(|id| {
+            let args: Vec<Operand> = dag
+                .args(id)
+                .iter()
+                .map(|&a| Operand {
+                    cost: 0.0,
+                    leaf: Leaf::of(dag.op(a)),
+                })
+                .collect();
+            target.op_cost(dag.op(id), &args)
+        })
+        .sum()
+}
+
+struct Emitter<'a> {
+    dag: &'a Dag,
+    target: &'a Target,
+    body: String,
+    statements: usize,
+    names: HashMap<Id, String>,
+}
+
+impl Emitter<'_> {
+    fn simd(&self) -> Option<&'static Simd> {
+        match self.target.name {
+            "x86-avx2" => Some(&AVX2),
+            "x86-avx512" => Some(&AVX512),
+            "neon" => Some(&NEON),
+            _ => None,
+        }
+    }
+
+    fn stmt(&mut self, text: String) {
+        self.body.push_str("  ");
+        self.body.push_str(&text);
+        self.body.push('\n');
+        self.statements += 1;
+    }
+
+    /// A scalar operand's C expression.
+    fn scalar(&self, id: Id) -> String {
+        match self.dag.op(id) {
+            Op::Num(n) => literal(n),
+            Op::Get(a, i) => format!("{}[{i}]", c_name(self.dag, a)),
+            _ => self.names[&id].clone(),
+        }
+    }
+
+    fn emit(&mut self, id: Id) -> Result<()> {
+        let op = self.dag.op(id);
+        let args: Vec<Id> = self.dag.args(id).to_vec();
+        let name = format!("{}{id}", if op.is_vector() { "v" } else { "t" });
+        match op {
+            Op::Num(_) | Op::Get(..) | Op::Concat | Op::List => return Ok(()),
+            Op::Add | Op::Sub | Op::Mul | Op::Div => {
+                let sym = match op {
+                    Op::Add => "+",
+                    Op::Sub => "-",
+                    Op::Mul => "*",
+                    _ => "/",
+                };
+                let (a, b) = (self.scalar(args[0]), self.scalar(args[1]));
+                self.stmt(format!("const float {name} = {a} {sym} {b};"));
+            }
+            Op::Neg => {
+                let a = self.scalar(args[0]);
+                self.stmt(format!("const float {name} = -{a};"));
+            }
+            Op::Sqrt => {
+                let a = self.scalar(args[0]);
+                self.stmt(format!("const float {name} = sqrtf({a});"));
+            }
+            Op::Sgn => {
+                let a = self.scalar(args[0]);
+                self.stmt(format!("const float {name} = (float)(({a} > 0.0f) - ({a} < 0.0f));"));
+            }
+            Op::Vec => self.gather(&name, &args),
+            vop => {
+                let a: Vec<String> = args.iter().map(|x| self.names[x].clone()).collect();
+                match self.simd() {
+                    Some(s) => {
+                        let t = match vop {
+                            Op::VecAdd => s.add,
+                            Op::VecMinus => s.sub,
+                            Op::VecMul => s.mul,
+                            Op::VecDiv => s.div,
+                            Op::VecMAC => s.fma,
+                            Op::VecNeg => s.neg,
+                            Op::VecSqrt => s.sqrt,
+                            Op::VecSgn => s.sgn,
+                            other => {
+                                return Err(Error::data("lowering", format!("no lowering of {}", other.name())))
+                            }
+                        };
+                        let keys = ["a", "b", "c"];
+                        let pairs: Vec<(&str, &str)> = keys.iter().zip(&a).map(|(k, v)| (*k, v.as_str())).collect();
+                        self.stmt(format!("const {} {name} = {};", s.ty, fill(t, &pairs)));
+                    }
+                    None => {
+                        let w = self.target.width;
+                        self.stmt(format!("float {name}[{w}];"));
+                        for k in 0..w {
+                            let l: Vec<String> = a.iter().map(|x| format!("{x}[{k}]")).collect();
+                            let e = match vop {
+                                Op::VecAdd => format!("{} + {}", l[0], l[1]),
+                                Op::VecMinus => format!("{} - {}", l[0], l[1]),
+                                Op::VecMul => format!("{} * {}", l[0], l[1]),
+                                Op::VecDiv => format!("{} / {}", l[0], l[1]),
+                                Op::VecMAC => format!("{} + {} * {}", l[0], l[1], l[2]),
+                                Op::VecNeg => format!("-{}", l[0]),
+                                Op::VecSqrt => format!("sqrtf({})", l[0]),
+                                _ => format!("(float)(({0} > 0.0f) - ({0} < 0.0f))", l[0]),
+                            };
+                            self.stmt(format!("{name}[{k}] = {e};"));
+                        }
+                    }
+                }
+            }
+        }
+        self.names.insert(id, name);
+        Ok(())
+    }
+
+    /// A `Vec`: lanes from loads of the padded inputs (contiguous, broadcast or permuted within
+    /// a window), constants, or inserted scalars.
+    fn gather(&mut self, name: &str, lanes: &[Id]) {
+        let w = self.target.width;
+        let Some(s) = self.simd() else {
+            self.stmt(format!("float {name}[{w}];"));
+            for (k, &l) in lanes.iter().enumerate() {
+                let e = self.scalar(l);
+                self.stmt(format!("{name}[{k}] = {e};"));
+            }
+            return;
+        };
+        let reads: Vec<Option<(u32, u32)>> = lanes
+            .iter()
+            .map(|&l| match self.dag.op(l) {
+                Op::Get(a, i) => Some((a, i)),
+                _ => None,
+            })
+            .collect();
+        let zero_lane = |k: usize| self.dag.op(lanes[k]) == Op::Num(0);
+        let array = reads.iter().flatten().map(|r| r.0).next();
+        let one_array = array.is_some()
+            && reads
+                .iter()
+                .enumerate()
+                .all(|(k, r)| matches!(r, Some((a, _)) if Some(*a) == array) || zero_lane(k));
+        if lanes.iter().all(|&l| l == lanes[0]) {
+            let x = self.scalar(lanes[0]);
+            self.stmt(format!("const {} {name} = {};", s.ty, fill(s.splat, &[("x", &x)])));
+            return;
+        }
+        if one_array {
+            let a = array.expect("one array");
+            let idx: Vec<Option<u32>> = reads.iter().map(|r| r.map(|r| r.1)).collect();
+            let lo = idx.iter().flatten().min().copied().unwrap_or(0);
+            let hi = idx.iter().flatten().max().copied().unwrap_or(0);
+            let base = padded(self.dag, a);
+            let k0 = idx.iter().position(|x| x.is_some()).unwrap_or(0);
+            let start = idx[k0].unwrap_or(0) as i64 - k0 as i64;
+            let contiguous = idx
+                .iter()
+                .enumerate()
+                .all(|(k, i)| i.is_none_or(|i| i as i64 == start + k as i64));
+            let zeros: Vec<usize> = (0..w).filter(|&k| idx[k].is_none()).collect();
+            let loaded = if contiguous && start >= 0 {
+                fill(s.load, &[("p", &format!("{base} + {start}"))])
+            } else if hi - lo < w as u32 && s.ty != "float32x4_t" {
+                let v = fill(s.load, &[("p", &format!("{base} + {lo}"))]);
+                let sel: Vec<String> = idx.iter().map(|i| i.map_or(0, |i| i - lo).to_string()).collect();
+                if s.ty == "__m256" {
+                    format!("_mm256_permutevar8x32_ps({v}, _mm256_setr_epi32({}))", sel.join(", "))
+                } else {
+                    format!("_mm512_permutexvar_ps(_mm512_setr_epi32({}), {v})", sel.join(", "))
+                }
+            } else {
+                self.set_lanes(s, lanes)
+            };
+            let value = if zeros.is_empty() || !loaded.contains("load") {
+                loaded
+            } else {
+                self.zero_lanes(s, &loaded, &zeros)
+            };
+            self.stmt(format!("const {} {name} = {value};", s.ty));
+            return;
+        }
+        let value = self.set_lanes(s, lanes);
+        self.stmt(format!("const {} {name} = {value};", s.ty));
+    }
+
+    /// Every lane set from its scalar (lane inserts).
+    fn set_lanes(&self, s: &Simd, lanes: &[Id]) -> String {
+        let vals: Vec<String> = lanes.iter().map(|&l| self.scalar(l)).collect();
+        match s.ty {
+            "__m256" => format!("_mm256_setr_ps({})", vals.join(", ")),
+            "__m512" => format!("_mm512_setr_ps({})", vals.join(", ")),
+            _ => format!("(float32x4_t){{{}}}", vals.join(", ")),
+        }
+    }
+
+    /// `v` with the given lanes zeroed.
+    fn zero_lanes(&self, s: &Simd, v: &str, zeros: &[usize]) -> String {
+        let mask: u32 = zeros.iter().map(|k| 1u32 << k).sum();
+        match s.ty {
+            "__m256" => format!("_mm256_blend_ps({v}, _mm256_setzero_ps(), {mask})"),
+            "__m512" => format!("_mm512_maskz_mov_ps({}, {v})", !mask & 0xffff),
+            _ => {
+                let keep: Vec<String> = (0..4).map(|k| if zeros.contains(&k) { "0u" } else { "~0u" }.to_string()).collect();
+                format!("vreinterpretq_f32_u32(vandq_u32(vreinterpretq_u32_f32({v}), (uint32x4_t){{{}}}))", keep.join(", "))
+            }
+        }
+    }
+}
+
+/// The kernel as C: `void kernel(const float *IN..., float *out)` storing `outputs` floats.
+pub fn lower(dag: &Dag, program: Id, outputs: usize, target: &Target) -> Result<Lowered> {
+    let inputs = input_lengths(dag, &[program]);
+    let mut e = Emitter {
+        dag,
+        target,
+        body: String::new(),
+        statements: 0,
+        names: HashMap::new(),
+    };
+    let w = target.width;
+    for (k, (name, len)) in inputs.iter().enumerate() {
+        if target.is_plain_c() {
+            break;
+        }
+        let size = len + 2 * w;
+        e.stmt(format!("float {name}_[{size}] = {{0}};"));
+        e.stmt(format!("memcpy({name}_ + 0, {}, sizeof(float) * {len});", c_name(dag, k as u32)));
+    }
+    for id in dag.reachable(&[program]) {
+        e.emit(id)?;
+    }
+    // The chunks of the Concat chain, in order.
+    let mut chunks = Vec::new();
+    let mut at = program;
+    loop {
+        if dag.op(at) == Op::Concat {
+            chunks.push(dag.args(at)[0]);
+            at = dag.args(at)[1];
+        } else {
+            chunks.push(at);
+            break;
+        }
+    }
+    for (k, &v) in chunks.iter().enumerate() {
+        let first = k * w;
+        if first >= outputs {
+            break;
+        }
+        let n = (outputs - first).min(w);
+        let name = e.names.get(&v).cloned().unwrap_or_else(|| e.scalar(v));
+        match e.simd() {
+            Some(s) if n == w => {
+                let st = fill(s.store, &[("p", &format!("out + {first}")), ("v", &name)]);
+                e.stmt(format!("{st};"));
+            }
+            Some(s) => {
+                e.stmt(format!("{{ float tail[{w}]; {}; memcpy(out + {first}, tail, sizeof(float) * {n}); }}", fill(s.store, &[("p", "tail"), ("v", &name)])));
+            }
+            None => e.stmt(format!("memcpy(out + {first}, {name}, sizeof(float) * {n});")),
+        }
+    }
+    let params: Vec<String> = inputs
+        .iter()
+        .map(|(n, _)| format!("const float *restrict {n}"))
+        .chain(["float *restrict out".to_string()])
+        .collect();
+    let mut c = String::new();
+    writeln!(c, "void kernel({}) {{", params.join(", ")).expect("string write");
+    c.push_str(&e.body);
+    c.push_str("}\n");
+    Ok(Lowered {
+        c,
+        instructions: e.statements,
+        inputs,
+        outputs,
+        cost: dag_cost(dag, program, target),
+    })
+}
+
+/// The headers the C needs on `target`.
+pub fn headers(target: &Target) -> &'static str {
+    match target.name {
+        "neon" => "#include <arm_neon.h>\n#include <math.h>\n#include <string.h>\n",
+        "dsp" => "#include <math.h>\n#include <string.h>\n",
+        _ => "#include <immintrin.h>\n#include <math.h>\n#include <string.h>\n",
+    }
+}
