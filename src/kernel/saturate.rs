@@ -54,16 +54,40 @@ pub struct EGraph {
     pub roots: Vec<usize>,
 }
 
+/// Matches one rule may apply in one iteration; the rest wait for later iterations (as egg's
+/// backoff scheduler keeps associativity and commutativity from flooding the e-graph).
+pub const MATCH_LIMIT: usize = 2_000;
+
+/// Applies at most [`MATCH_LIMIT`] matches of each rule per iteration.
+#[derive(Clone)]
+struct Capped;
+
+impl egglog::scheduler::Scheduler for Capped {
+    fn filter_matches(&mut self, _rule: &str, _ruleset: &str, matches: &mut egglog::scheduler::Matches) -> bool {
+        let n = matches.match_size();
+        if n <= MATCH_LIMIT {
+            matches.choose_all();
+        } else {
+            (0..MATCH_LIMIT).for_each(|i| matches.choose(i));
+        }
+        true
+    }
+}
+
 /// An egglog session: the program text as run, for `--emit egglog`.
 pub struct Session {
     egraph: egglog::EGraph,
+    scheduler: egglog::scheduler::SchedulerId,
     pub text: String,
 }
 
 impl Session {
     pub fn new(program: &str) -> Result<Session> {
+        let mut egraph = egglog::EGraph::default();
+        let scheduler = egraph.add_scheduler(Box::new(Capped));
         let mut s = Session {
-            egraph: egglog::EGraph::default(),
+            egraph,
+            scheduler,
             text: String::new(),
         };
         s.exec(program)?;
@@ -92,9 +116,14 @@ impl Session {
             }
             let report = self
                 .egraph
-                .step_rules(phase.name())
+                .step_rules_with_scheduler(self.scheduler, phase.name())
                 .map_err(|e| Error::data("egglog", e.to_string()))?;
             iterations += 1;
+            if std::env::var_os("ISADB_KERNEL_DEBUG").is_some() {
+                let mut t: Vec<_> = report.search_and_apply_time_per_rule.iter().collect();
+                t.sort_by(|a, b| b.1.cmp(a.1));
+                eprintln!("{} it {iterations}: {} tuples; {:?}", phase.name(), self.egraph.num_tuples(), &t[..t.len().min(4)]);
+            }
             if !report.updated {
                 break "saturated";
             }
@@ -104,7 +133,7 @@ impl Session {
         };
         writeln!(
             self.text,
-            "(run {} {iterations}) ; {stop} after {iterations} iteration(s)",
+            "(run {} {iterations}) ; {stop} after {iterations} iteration(s), at most {MATCH_LIMIT} matches of a rule applied per iteration",
             phase.name()
         )
         .expect("string write");

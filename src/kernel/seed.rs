@@ -168,9 +168,7 @@ impl Vectorizer<'_> {
                 self.signed_terms(args[0], positive, out);
                 self.signed_terms(args[1], !positive, out);
             }
-            Op::Neg if matches!(self.dag.op(args[0]), Op::Add | Op::Sub | Op::Neg) => {
-                self.signed_terms(args[0], !positive, out)
-            }
+            Op::Neg => self.signed_terms(args[0], !positive, out),
             Op::Num(0) => {}
             _ => out.push((positive, id)),
         }

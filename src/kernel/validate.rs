@@ -342,7 +342,7 @@ pub fn z3_equal(dag: &Dag, pairs: &[(Id, Id)]) -> Result<Option<(usize, String)>
                     .map(|m| {
                         let lhs = m.eval(&enc[&a], true).map(|v| v.to_string()).unwrap_or_default();
                         let rhs = m.eval(&enc[&b], true).map(|v| v.to_string()).unwrap_or_default();
-                        format!("the spec is {lhs} where the program is {rhs}")
+                        format!("{lhs} vs {rhs}")
                     })
                     .unwrap_or_default();
                 return Ok(Some((i, format!("counterexample: {detail}"))));
