@@ -136,7 +136,7 @@ mod tests {
         )
         .unwrap();
         let root = k.dag.args(k.root)[0];
-        let t = Target::dsp();
+        let t = Target::unit("dsp", 4);
         let c = tree_cost(&k.dag, root, Model::Diospyros, &t);
         assert!((c - 2.052).abs() < 1e-9, "{c}");
         let scalar = read_list("(List (+ (* (Get A 0) (Get B 0)) (* (Get A 1) (Get B 2))))", "t").unwrap();

@@ -233,3 +233,32 @@ pub fn all() -> Vec<Kernel> {
     out.push(qr_decomp(4));
     out
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::kernel::c::lift;
+
+    /// The C, lifted, is the peers' input exactly (the shared kernels' files, inlined).
+    #[test]
+    fn c_lifts_to_the_peers_list_form() {
+        let m = lift(&mat_mul(2, 2, 2).c, "mm.c").unwrap();
+        assert_eq!(
+            m.dag.print(m.root),
+            "(List (+ (* (Get A 0) (Get B 0)) (* (Get A 1) (Get B 2))) (+ (* (Get A 0) (Get B 1)) (* (Get A 1) (Get B 3))) (+ (* (Get A 2) (Get B 0)) (* (Get A 3) (Get B 2))) (+ (* (Get A 2) (Get B 1)) (* (Get A 3) (Get B 3))))"
+        );
+        let c = lift(&conv(3, 3, 2, 2).c, "conv.c").unwrap();
+        assert!(c.dag.print(c.root).starts_with(
+            "(List (* (Get I 0) (Get F 0)) (+ (* (Get I 0) (Get F 1)) (* (Get I 1) (Get F 0))) (+ (* (Get I 1) (Get F 1)) (* (Get I 2) (Get F 0))) (* (Get I 2) (Get F 1)) (+ (* (Get I 0) (Get F 2)) (* (Get I 3) (Get F 0))) (+ (* (Get I 0) (Get F 3)) (+ (* (Get I 1) (Get F 2)) (+ (* (Get I 3) (Get F 1)) (* (Get I 4) (Get F 0)))))"
+        ));
+    }
+
+    #[test]
+    fn qr_decomp_is_read_hash_consed() {
+        let q = lift(&qr_decomp(3).c, "qr.c").unwrap();
+        let distinct = q.dag.reachable(&[q.root]).len();
+        let printed = q.dag.tree_size(q.root);
+        assert_eq!(q.dag.args(q.root).len(), 18);
+        assert!(distinct < 1_000 && printed > 50 * distinct as u64, "{distinct} distinct, {printed} printed");
+    }
+}

@@ -150,6 +150,6 @@ mod tests {
         assert_eq!(assign(p[1], 15.0, 3.0), Phase::Expand);
         assert_eq!(assign(p[2], 15.0, 3.0), Phase::Optimize);
         let c = candidates(&rules);
-        assert!(c.len() >= 3 && c.len() <= 6, "{c:?}");
+        assert!(c.len() >= 3, "{c:?}");
     }
 }

@@ -76,10 +76,11 @@ pub fn read_list(text: &str, file: &str) -> Result<Lifted> {
                 let frame = stack
                     .pop()
                     .ok_or_else(|| Error::parse(&here, "unbalanced ')'"))?;
+                let open = frame.head_at.clone();
                 let id = finish(&mut dag, frame)?;
                 match stack.last_mut() {
                     Some(parent) => parent.args.push(Item::Node(id)),
-                    None => done = Some((id, here)),
+                    None => done = Some((id, open)),
                 }
                 i += 1;
                 col += 1;
@@ -99,7 +100,6 @@ pub fn read_list(text: &str, file: &str) -> Result<Lifted> {
                 })?;
                 if frame.head.is_none() {
                     frame.head = Some(word.to_string());
-                    frame.head_at = here;
                 } else if let Ok(n) = word.parse::<i64>() {
                     frame.args.push(Item::Int(n, here));
                 } else {
@@ -178,7 +178,10 @@ fn finish(dag: &mut Dag, frame: Frame) -> Result<Id> {
         _ => {}
     }
     for (k, &a) in args.iter().enumerate() {
-        let vector_operand = matches!(op, Op::Concat) || (op.is_vector() && !matches!(op, Op::Vec | Op::List));
+        if op == Op::List {
+            continue;
+        }
+        let vector_operand = op.is_vector() && op != Op::Vec;
         if dag.op(a).is_vector() != vector_operand {
             let want = if vector_operand { "a vector" } else { "a scalar" };
             return Err(Error::parse(
@@ -212,7 +215,7 @@ mod tests {
         assert_eq!(err("(List (foo 1))"), "k.sexp:1:7: unknown operator 'foo' (the dialect has + - * / neg sqrt sgn Get Vec Vec* Concat List)");
         assert_eq!(err("(List\n (Get A x))"), "k.sexp:2:2: expected (Get ARRAY INDEX) with an array name and a non-negative integer");
         assert_eq!(err("(+ 1 2)"), "k.sexp:1:1: the kernel must be a (List ...), not (+ ...)");
-        assert_eq!(err("(List 1))"), "k.sexp:1:9: unbalanced ')'");
+        assert_eq!(err("(List 1))"), "k.sexp:1:9: text after the kernel's (List ...)");
         assert_eq!(err("(List (* 1))"), "k.sexp:1:7: '*' takes 2 operand(s), found 1");
     }
 }
