@@ -153,8 +153,8 @@ fn timing_main(k: &Kernel, isadb_inputs: &[(String, usize)], eigen: bool) -> Str
         c += &format!("static float {n}[{len}];\n");
     }
     c += &format!("static float out_isadb[{total_out}];\n");
-    c += "static double now(void) { struct timespec t; clock_gettime(CLOCK_MONOTONIC, &t); return t.tv_sec * 1e9 + t.tv_nsec; }\n";
-    c += "static int cmp(const void *a, const void *b) { double x = *(const double *)a, y = *(const double *)b; return (x > y) - (x < y); }\n";
+    c += "static double h_now(void) { struct timespec t; clock_gettime(CLOCK_MONOTONIC, &t); return t.tv_sec * 1e9 + t.tv_nsec; }\n";
+    c += "static int h_cmp(const void *a, const void *b) { double x = *(const double *)a, y = *(const double *)b; return (x > y) - (x < y); }\n";
     c += "#include <stdlib.h>\n";
     let isadb_args: Vec<String> = isadb_inputs.iter().map(|(n, _)| n.clone()).chain(["out_isadb".to_string()]).collect();
     let plain_args: Vec<String> = k.inputs.iter().chain(&k.outputs).map(|(n, _)| n.clone()).collect();
@@ -166,24 +166,24 @@ fn timing_main(k: &Kernel, isadb_inputs: &[(String, usize)], eigen: bool) -> Str
     if eigen {
         calls.push(("eigen", format!("k_eigen({}, {}, {})", k.inputs[0].0, k.inputs[1].0, k.outputs[0].0)));
     }
-    c += "int main(void) {\n  unsigned long long s = 88172645463325252ull;\n";
+    c += "int main(void) {\n  unsigned long long h_s = 88172645463325252ull;\n";
     for (n, len) in &k.inputs {
-        c += &format!("  for (int i = 0; i < {len}; i++) {{ s ^= s << 13; s ^= s >> 7; s ^= s << 17; float m = 0.25f + (float)((s >> 11) % 1000) * 0.00175f; {n}[i] = (s & 1) ? m : -m; }}\n");
+        c += &format!("  for (int h_i = 0; h_i < {len}; h_i++) {{ h_s ^= h_s << 13; h_s ^= h_s >> 7; h_s ^= h_s << 17; float h_m = 0.25f + (float)((h_s >> 11) % 1000) * 0.00175f; {n}[h_i] = (h_s & 1) ? h_m : -h_m; }}\n");
     }
     // Correctness: the emitted kernel against the native build.
     c += &format!("  {};\n  {};\n", calls[0].1, calls[1].1);
-    c += "  double worst = 0; int at = 0;\n";
+    c += "  double h_worst = 0; int h_at = 0;\n";
     let mut off = 0;
     for (n, len) in &k.outputs {
-        c += &format!("  for (int i = 0; i < {len}; i++) {{ double e = fabs((double)out_isadb[{off} + i] - {n}[i]) / (1.0 + fabs({n}[i])); if (!(e <= worst)) {{ worst = e; at = {off} + i; }} }}\n");
+        c += &format!("  for (int h_i = 0; h_i < {len}; h_i++) {{ double h_e = fabs((double)out_isadb[{off} + h_i] - {n}[h_i]) / (1.0 + fabs({n}[h_i])); if (!(h_e <= h_worst)) {{ h_worst = h_e; h_at = {off} + h_i; }} }}\n");
         off += len;
     }
-    c += "  printf(\"check %g %d\\n\", worst, at);\n";
+    c += "  printf(\"check %g %d\\n\", h_worst, h_at);\n";
     for (name, call) in &calls {
         c += &format!(
-            "  {{ long reps = 1; for (;;) {{ double t0 = now(); for (long r = 0; r < reps; r++) {{ {call}; __asm__ volatile(\"\" ::: \"memory\"); }} if (now() - t0 > 2e6) break; reps *= 2; }}
-    double runs[11]; for (int k = 0; k < 11; k++) {{ double t0 = now(); for (long r = 0; r < reps; r++) {{ {call}; __asm__ volatile(\"\" ::: \"memory\"); }} runs[k] = (now() - t0) / reps; }}
-    qsort(runs, 11, sizeof(double), cmp); printf(\"{name} %.3f\\n\", runs[5]); }}\n"
+            "  {{ long h_reps = 1; for (;;) {{ double h_t0 = h_now(); for (long h_r = 0; h_r < h_reps; h_r++) {{ {call}; __asm__ volatile(\"\" ::: \"memory\"); }} if (h_now() - h_t0 > 2e6) break; h_reps *= 2; }}
+    double h_runs[11]; for (int h_k = 0; h_k < 11; h_k++) {{ double h_t0 = h_now(); for (long h_r = 0; h_r < h_reps; h_r++) {{ {call}; __asm__ volatile(\"\" ::: \"memory\"); }} h_runs[h_k] = (h_now() - h_t0) / h_reps; }}
+    qsort(h_runs, 11, sizeof(double), h_cmp); printf(\"{name} %.3f\\n\", h_runs[5]); }}\n"
         );
     }
     c += "  return 0;\n}\n";
@@ -243,6 +243,9 @@ fn time_kernel(k: &Kernel, report: &Report, eigen: bool) -> Result<(bool, f64, f
     }
     let out = Command::new(d.join("bench")).output().map_err(|e| Error::Tool(format!("bench: {e}")))?;
     let text = String::from_utf8_lossy(&out.stdout);
+    if !out.status.success() {
+        return Err(Error::Tool(format!("bench {}: the timing program failed ({}): {}", k.name, out.status, String::from_utf8_lossy(&out.stderr).trim())));
+    }
     let value = |key: &str| -> Option<f64> {
         text.lines().find_map(|l| l.strip_prefix(&format!("{key} ")).and_then(|v| v.split_whitespace().next()).and_then(|v| v.parse().ok()))
     };
@@ -272,7 +275,10 @@ pub fn run(layout: &Layout) -> Result<BenchReport> {
             keep_egglog: false,
         };
         let avx2 = compile_file(layout, &c_file, "x86-avx2", &opts)?;
-        let (checked, ns_isadb, ns_native, ns_novec, ns_eigen) = time_kernel(&k, &avx2, eigen)?;
+        let (checked, ns_isadb, ns_native, ns_novec, ns_eigen) = time_kernel(&k, &avx2, eigen).unwrap_or_else(|e| {
+            eprintln!("isadb bench kernels: {}: not timed: {e}", k.name);
+            (false, f64::NAN, f64::NAN, f64::NAN, None)
+        });
         let peer = PEERS.iter().find(|p| p.0 == k.name);
         let timed_out = DIOSPYROS_TIMED_OUT.iter().find(|p| p.0 == k.name).map(|p| p.1);
         rows.push(Row {
@@ -295,7 +301,9 @@ pub fn run(layout: &Layout) -> Result<BenchReport> {
             ns_eigen,
         });
     }
-    let ratio = |f: &dyn Fn(&Row) -> Option<f64>| -> Vec<f64> { rows.iter().filter_map(|r| f(r).map(|b| b / r.ns_isadb)).collect() };
+    let ratio = |f: &dyn Fn(&Row) -> Option<f64>| -> Vec<f64> {
+        rows.iter().filter_map(|r| f(r).map(|b| b / r.ns_isadb)).filter(|x| x.is_finite()).collect()
+    };
     let eig = ratio(&|r| r.ns_eigen);
     Ok(BenchReport {
         geomean_vs_native: geomean(&ratio(&|r| Some(r.ns_gcc_native))),

@@ -94,6 +94,14 @@ fn fill(template: &str, pairs: &[(&str, &str)]) -> String {
     s
 }
 
+/// Names an input array cannot have in the emitted C: keywords and the names of the emitted
+/// code and its harness (which also use `h_...`, and `t<N>`, `v<N>` for values).
+const RESERVED: [&str; 32] = [
+    "auto", "break", "case", "char", "const", "continue", "default", "do", "double", "else", "enum",
+    "extern", "float", "for", "goto", "if", "int", "long", "register", "return", "short", "signed",
+    "sizeof", "static", "struct", "switch", "void", "while", "kernel", "out", "spec", "main",
+];
+
 /// The C literal of an integer.
 pub fn literal(n: i64) -> String {
     format!("{n}.0f")
@@ -141,6 +149,10 @@ pub fn dag_cost(dag: &Dag, root: Id, target: &Target) -> f64 {
 struct Emitter<'a> {
     dag: &'a Dag,
     target: &'a Target,
+    /// Each input's length, and whether some load reads past it (then it is read from a
+    /// zero-padded copy).
+    lengths: Vec<usize>,
+    overrun: Vec<bool>,
     body: String,
     statements: usize,
     names: HashMap<Id, String>,
@@ -292,8 +304,10 @@ impl Emitter<'_> {
                 .all(|(k, i)| i.is_none_or(|i| i as i64 == start + k as i64));
             let zeros: Vec<usize> = (0..w).filter(|&k| idx[k].is_none()).collect();
             let loaded = if contiguous && start >= 0 {
+                self.overrun[a as usize] |= start as usize + w > self.lengths[a as usize];
                 fill(s.load, &[("p", &format!("{base} + {start}"))])
             } else if hi - lo < w as u32 && s.ty != "float32x4_t" {
+                self.overrun[a as usize] |= lo as usize + w > self.lengths[a as usize];
                 let v = fill(s.load, &[("p", &format!("{base} + {lo}"))]);
                 let sel: Vec<String> = idx.iter().map(|i| i.map_or(0, |i| i - lo).to_string()).collect();
                 if s.ty == "__m256" {
@@ -343,25 +357,46 @@ impl Emitter<'_> {
 /// The kernel as C: `void kernel(const float *IN..., float *out)` storing `outputs` floats.
 pub fn lower(dag: &Dag, program: Id, outputs: usize, target: &Target) -> Result<Lowered> {
     let inputs = input_lengths(dag, &[program]);
+    for (name, _) in &inputs {
+        let ident = name.chars().next().is_some_and(|c| c.is_ascii_alphabetic() || c == '_')
+            && name.chars().all(|c| c.is_ascii_alphanumeric() || c == '_');
+        let temporary = name.len() > 1
+            && name.starts_with(['t', 'v'])
+            && name[1..].chars().all(|c| c.is_ascii_digit());
+        if !ident || temporary || RESERVED.contains(&name.as_str()) || name.starts_with("h_") {
+            return Err(Error::data(
+                "lowering",
+                format!("input array '{name}' cannot be named so in C (a C keyword, a name the emitted code uses, or not an identifier)"),
+            ));
+        }
+    }
     let mut e = Emitter {
         dag,
         target,
+        lengths: inputs.iter().map(|i| i.1).collect(),
+        overrun: vec![false; inputs.len()],
         body: String::new(),
         statements: 0,
         names: HashMap::new(),
     };
     let w = target.width;
+    for id in dag.reachable(&[program]) {
+        e.emit(id)?;
+    }
+    let body = std::mem::take(&mut e.body);
     for (k, (name, len)) in inputs.iter().enumerate() {
         if target.is_plain_c() {
             break;
         }
-        let size = len + 2 * w;
-        e.stmt(format!("float {name}_[{size}] = {{0}};"));
-        e.stmt(format!("memcpy({name}_ + 0, {}, sizeof(float) * {len});", c_name(dag, k as u32)));
+        if e.overrun[k] {
+            let size = len + 2 * w;
+            e.stmt(format!("float {name}_[{size}] = {{0}};"));
+            e.stmt(format!("memcpy({name}_ + 0, {}, sizeof(float) * {len});", c_name(dag, k as u32)));
+        } else {
+            e.stmt(format!("const float *{name}_ = {};", c_name(dag, k as u32)));
+        }
     }
-    for id in dag.reachable(&[program]) {
-        e.emit(id)?;
-    }
+    e.body.push_str(&body);
     // The chunks of the Concat chain, in order.
     let mut chunks = Vec::new();
     let mut at = program;

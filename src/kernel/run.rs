@@ -72,17 +72,17 @@ pub fn harness(dag: &Dag, outputs: &[Id], lowered: &Lowered, target: &Target, it
     c.push_str(&spec_function(dag, outputs, &lowered.inputs));
     let n = lowered.outputs;
     let mut main = String::new();
-    main.push_str("int main(void) {\n  uint64_t h_rng = 88172645463325252ull;\n  double worst = 0.0; int bad_iter = -1, bad_out = -1; double bad_got = 0, bad_want = 0;\n");
+    main.push_str("int main(void) {\n  uint64_t h_rng = 88172645463325252ull;\n  double h_worst = 0.0; int h_bad_iter = -1, h_bad_out = -1; double h_bad_got = 0, h_bad_want = 0;\n");
     for (name, len) in &lowered.inputs {
         let len = len.max(&1);
         writeln!(main, "  float {name}[{len}]; double {name}_d[{len}];").expect("string write");
     }
     writeln!(main, "  float h_out[{n}]; double h_want[{n}];").expect("string write");
-    writeln!(main, "  for (int it = 0; it < {iterations}; it++) {{").expect("string write");
+    writeln!(main, "  for (int h_it = 0; h_it < {iterations}; h_it++) {{").expect("string write");
     for (name, len) in &lowered.inputs {
         writeln!(
             main,
-            "    for (int i = 0; i < {len}; i++) {{ h_rng ^= h_rng << 13; h_rng ^= h_rng >> 7; h_rng ^= h_rng << 17; float m = 0.25f + (float)((h_rng >> 11) % 1000) * 0.00175f; {name}[i] = (h_rng & 1) ? m : -m; {name}_d[i] = {name}[i]; }}"
+            "    for (int h_i = 0; h_i < {len}; h_i++) {{ h_rng ^= h_rng << 13; h_rng ^= h_rng >> 7; h_rng ^= h_rng << 17; float h_m = 0.25f + (float)((h_rng >> 11) % 1000) * 0.00175f; {name}[h_i] = (h_rng & 1) ? h_m : -h_m; {name}_d[h_i] = {name}[h_i]; }}"
         )
         .expect("string write");
     }
@@ -90,8 +90,8 @@ pub fn harness(dag: &Dag, outputs: &[Id], lowered: &Lowered, target: &Target, it
     let dargs: Vec<String> = lowered.inputs.iter().map(|(n, _)| format!("{n}_d")).collect();
     writeln!(main, "    kernel({}{}h_out);", args.join(", "), if args.is_empty() { "" } else { ", " }).expect("string write");
     writeln!(main, "    spec({}{}h_want);", dargs.join(", "), if dargs.is_empty() { "" } else { ", " }).expect("string write");
-    writeln!(main, "    for (int k = 0; k < {n}; k++) {{ double e = fabs((double)h_out[k] - h_want[k]) / (1.0 + fabs(h_want[k])); if (!(e <= worst)) {{ worst = e; bad_iter = it; bad_out = k; bad_got = h_out[k]; bad_want = h_want[k]; }} }}").expect("string write");
-    main.push_str("  }\n  printf(\"%.3g %d %d %.9g %.9g\\n\", worst, bad_iter, bad_out, bad_got, bad_want);\n  return 0;\n}\n");
+    writeln!(main, "    for (int h_k = 0; h_k < {n}; h_k++) {{ double h_e = fabs((double)h_out[h_k] - h_want[h_k]) / (1.0 + fabs(h_want[h_k])); if (!(h_e <= h_worst)) {{ h_worst = h_e; h_bad_iter = h_it; h_bad_out = h_k; h_bad_got = h_out[h_k]; h_bad_want = h_want[h_k]; }} }}").expect("string write");
+    main.push_str("  }\n  printf(\"%.3g %d %d %.9g %.9g\\n\", h_worst, h_bad_iter, h_bad_out, h_bad_got, h_bad_want);\n  return 0;\n}\n");
     c.push_str(&main);
     c
 }

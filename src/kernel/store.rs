@@ -73,7 +73,6 @@ pub fn record_tuning(
 pub fn sync(db: &mut Database, specs: &Path, tuning: Option<Tuning>) -> Result<Vec<KernelRule>> {
     let rules = rule::load(specs)?;
     db.transaction(|tx| {
-        let names: Vec<String> = rules.iter().map(|r| r.name.clone()).collect();
         let stored: Vec<(String, String)> = {
             let mut stmt = tx.prepare("SELECT name, rule_hash FROM rules WHERE target = ?1")?;
             let rows = stmt.query_map([RULES_TARGET], |r| Ok((r.get(0)?, r.get(1)?)))?;
@@ -101,7 +100,6 @@ pub fn sync(db: &mut Database, specs: &Path, tuning: Option<Tuning>) -> Result<V
             )
             .map_err(|e| Error::data("rules", format!("kernel rule {}: {e}", r.name)))?;
         }
-        let _ = names;
         Ok(())
     })?;
     Ok(rules)
