@@ -70,27 +70,27 @@ pub fn concat(dag: &mut Dag, parts: &[Id]) -> Id {
     init.iter().rev().fold(*last, |rest, &v| dag.add(Op::Concat, &[v, rest]))
 }
 
-/// One round: a fresh e-graph from `start` (and `also`, unioned with it), the phases run, the
-/// cheapest program extracted.
+/// One round: a fresh e-graph (the session's declarations and rules) holding `start` (and
+/// `also`, unioned with it), the phases run, the cheapest program extracted.
+#[allow(clippy::too_many_arguments)]
 fn round(
+    session: &mut Session,
     dag: &mut Dag,
-    rules: &str,
     target: &Target,
     model: Model,
     start: Id,
     also: Option<Id>,
     phases: &[Phase],
     deadline: Instant,
-    egglog: &mut Option<String>,
 ) -> Result<(Id, Vec<PhaseRun>)> {
     let mut roots = vec![start];
     roots.extend(also);
-    let (lets, names) = bindings(dag, &roots, target.width, "t");
-    let mut text = format!("{}{rules}{lets}", declarations(target.width));
+    let (mut lets, names) = bindings(dag, &roots, target.width, "t");
     if names.len() > 1 {
-        text.push_str(&format!("(union {} {})\n", names[0], names[1]));
+        lets.push_str(&format!("(union {} {})\n", names[0], names[1]));
     }
-    let mut session = Session::new(&text)?;
+    session.push();
+    session.exec(&lets)?;
     let mut runs = Vec::new();
     for (k, &p) in phases.iter().enumerate() {
         let limits = Limits {
@@ -101,11 +101,9 @@ fn round(
         runs.push(session.run(p, limits)?);
     }
     let g = session.read(&names[..1])?;
+    session.pop()?;
     let choice = choose(&g, model, target);
     let best = build(&g, &choice, g.roots[0], dag)?;
-    if let Some(e) = egglog.as_mut() {
-        e.push_str(&session.text);
-    }
     Ok((best, runs))
 }
 
@@ -122,8 +120,7 @@ pub fn compile(
     let outputs: Vec<Id> = dag.args(root).to_vec();
     let spec_nodes = dag.reachable(&[root]).len();
     let printed = dag.tree_size(root);
-    let rules_text = rules_text(rules, target.width);
-    let mut egglog = opts.keep_egglog.then(String::new);
+    let mut session = Session::new(&format!("{}{}", declarations(target.width), rules_text(rules, target.width)))?;
 
     let mut current = partition(&mut dag, &outputs, target.width);
     let mut cost = tree_cost(&dag, current, opts.model, target);
@@ -135,20 +132,17 @@ pub fn compile(
             break;
         }
         let also = if k == 0 { seeded } else { None };
-        if let Some(e) = egglog.as_mut() {
-            e.push_str(&format!("; ---- round {}: expansion and compilation ----\n", k + 1));
-        }
+        session.text.push_str(&format!("; ---- round {}: expansion and compilation ----\n", k + 1));
         let round_deadline = share(deadline, 0.5);
         let (best, phases) = round(
+            &mut session,
             &mut dag,
-            &rules_text,
             target,
             opts.model,
             current,
             also,
             &[Phase::Expand, Phase::Compile],
             round_deadline,
-            &mut egglog,
         )?;
         let new_cost = tree_cost(&dag, best, opts.model, target);
         rounds.push(Round {
@@ -161,19 +155,16 @@ pub fn compile(
         cost = new_cost;
         current = best;
     }
-    if let Some(e) = egglog.as_mut() {
-        e.push_str("; ---- optimization ----\n");
-    }
+    session.text.push_str("; ---- optimization ----\n");
     let (optimized, phases) = round(
+        &mut session,
         &mut dag,
-        &rules_text,
         target,
         opts.model,
         current,
         None,
         &[Phase::Optimize],
         deadline.max(Instant::now() + Duration::from_millis(500)),
-        &mut egglog,
     )?;
     let optimized_cost = tree_cost(&dag, optimized, opts.model, target);
     if optimized_cost < cost - 1e-9 {
@@ -183,6 +174,18 @@ pub fn compile(
         phases,
         cost: optimized_cost,
     });
+    if opts.model == Model::Target {
+        // Extraction sums costs over the tree; on the target every distinct node is computed
+        // once, so the program to emit is the one whose distinct nodes cost least: the search's,
+        // the seed, or the kernel left scalar (heavily shared kernels such as qr-decomp).
+        let scalar = partition(&mut dag, &outputs, target.width);
+        let dag_ref = &dag;
+        current = [Some(current), seeded, Some(scalar)]
+            .into_iter()
+            .flatten()
+            .min_by(|&a, &b| lower::dag_cost(dag_ref, a, target).total_cmp(&lower::dag_cost(dag_ref, b, target)))
+            .expect("a program");
+    }
     let saturation_ms = started.elapsed().as_secs_f64() * 1000.0;
 
     let proof = validate::validate(&mut dag, &outputs, current)?;
@@ -219,7 +222,7 @@ pub fn compile(
         program: if dag.tree_size(current) <= 20_000 { dag.print(current) } else { String::new() },
         c: format!("{}{}", lower::headers(target), lowered.c),
         inputs: lowered.inputs.clone(),
-        egglog,
+        egglog: opts.keep_egglog.then(|| std::mem::take(&mut session.text)),
     })
 }
 

@@ -118,14 +118,42 @@ pub fn input_lengths(dag: &Dag, roots: &[Id]) -> Vec<(String, usize)> {
     dag.arrays().iter().cloned().zip(len).collect()
 }
 
-/// The name of array `a`'s padded copy.
-fn padded(dag: &Dag, a: u32) -> String {
-    format!("{}_", dag.arrays()[a as usize])
-}
-
 /// C identifier for an input array.
 fn c_name(dag: &Dag, a: u32) -> String {
     dag.arrays()[a as usize].clone()
+}
+
+/// Which lanes of each vector node some output depends on: the chunks' lanes below the number
+/// of outputs, passed down through lane-wise operations to their operands.
+fn live_lanes(dag: &Dag, program: Id, outputs: usize, width: usize) -> HashMap<Id, u32> {
+    let mut live: HashMap<Id, u32> = HashMap::new();
+    let mut at = program;
+    let mut first = 0;
+    loop {
+        let (chunk, rest) = if dag.op(at) == Op::Concat {
+            (dag.args(at)[0], Some(dag.args(at)[1]))
+        } else {
+            (at, None)
+        };
+        let n = outputs.saturating_sub(first).min(width);
+        *live.entry(chunk).or_default() |= ((1u64 << n) - 1) as u32;
+        first += width;
+        match rest {
+            Some(r) => at = r,
+            None => break,
+        }
+    }
+    for id in dag.reachable(&[program]).into_iter().rev() {
+        let op = dag.op(id);
+        if !op.is_vector() || matches!(op, Op::Vec | Op::Concat | Op::List) {
+            continue;
+        }
+        let mask = live.get(&id).copied().unwrap_or(0);
+        for &a in dag.args(id) {
+            *live.entry(a).or_default() |= mask;
+        }
+    }
+    live
 }
 
 /// The target's cost of the program, each distinct node once.
@@ -153,6 +181,8 @@ struct Emitter<'a> {
     /// zero-padded copy).
     lengths: Vec<usize>,
     overrun: Vec<bool>,
+    /// The lanes of each vector that some output depends on (a bit per lane).
+    live: HashMap<Id, u32>,
     body: String,
     statements: usize,
     names: HashMap<Id, String>,
@@ -212,7 +242,7 @@ impl Emitter<'_> {
                 let a = self.scalar(args[0]);
                 self.stmt(format!("const float {name} = (float)(({a} > 0.0f) - ({a} < 0.0f));"));
             }
-            Op::Vec => self.gather(&name, &args),
+            Op::Vec => self.gather(&name, id, &args),
             vop => {
                 let a: Vec<String> = args.iter().map(|x| self.names[x].clone()).collect();
                 match self.simd() {
@@ -259,10 +289,12 @@ impl Emitter<'_> {
         Ok(())
     }
 
-    /// A `Vec`: lanes from loads of the padded inputs (contiguous, broadcast or permuted within
-    /// a window), constants, or inserted scalars.
-    fn gather(&mut self, name: &str, lanes: &[Id]) {
+    /// A `Vec`: lanes from loads of the inputs (contiguous, broadcast or permuted within a
+    /// window; masked where the window passes the array's end), constants, or inserted scalars.
+    /// Lanes no output depends on (`live` clear) may hold anything.
+    fn gather(&mut self, name: &str, id: Id, lanes: &[Id]) {
         let w = self.target.width;
+        let live = self.live.get(&id).copied().unwrap_or(u32::MAX);
         let Some(s) = self.simd() else {
             self.stmt(format!("float {name}[{w}];"));
             for (k, &l) in lanes.iter().enumerate() {
@@ -271,68 +303,105 @@ impl Emitter<'_> {
             }
             return;
         };
+        let is_live = |k: usize| live & (1 << k) != 0;
+        // The lanes that matter, as reads (array, index) or other values.
         let reads: Vec<Option<(u32, u32)>> = lanes
             .iter()
-            .map(|&l| match self.dag.op(l) {
-                Op::Get(a, i) => Some((a, i)),
+            .enumerate()
+            .map(|(k, &l)| match self.dag.op(l) {
+                Op::Get(a, i) if is_live(k) => Some((a, i)),
                 _ => None,
             })
             .collect();
-        let zero_lane = |k: usize| self.dag.op(lanes[k]) == Op::Num(0);
-        let array = reads.iter().flatten().map(|r| r.0).next();
-        let one_array = array.is_some()
-            && reads
-                .iter()
-                .enumerate()
-                .all(|(k, r)| matches!(r, Some((a, _)) if Some(*a) == array) || zero_lane(k));
-        if lanes.iter().all(|&l| l == lanes[0]) {
-            let x = self.scalar(lanes[0]);
+        let zero = |k: usize| is_live(k) && self.dag.op(lanes[k]) == Op::Num(0);
+        let others = |k: usize| is_live(k) && reads[k].is_none() && !zero(k);
+        let first = (0..w).find(|&k| is_live(k)).unwrap_or(0);
+        if (0..w).all(|k| !is_live(k) || lanes[k] == lanes[first]) {
+            let x = self.scalar(lanes[first]);
             self.stmt(format!("const {} {name} = {};", s.ty, fill(s.splat, &[("x", &x)])));
             return;
         }
-        if one_array {
-            let a = array.expect("one array");
-            let idx: Vec<Option<u32>> = reads.iter().map(|r| r.map(|r| r.1)).collect();
-            let lo = idx.iter().flatten().min().copied().unwrap_or(0);
-            let hi = idx.iter().flatten().max().copied().unwrap_or(0);
-            let base = padded(self.dag, a);
-            let k0 = idx.iter().position(|x| x.is_some()).unwrap_or(0);
-            let start = idx[k0].unwrap_or(0) as i64 - k0 as i64;
-            let contiguous = idx
-                .iter()
-                .enumerate()
-                .all(|(k, i)| i.is_none_or(|i| i as i64 == start + k as i64));
-            let zeros: Vec<usize> = (0..w).filter(|&k| idx[k].is_none()).collect();
-            let loaded = if contiguous && start >= 0 {
-                self.overrun[a as usize] |= start as usize + w > self.lengths[a as usize];
-                fill(s.load, &[("p", &format!("{base} + {start}"))])
-            } else if hi - lo < w as u32 && s.ty != "float32x4_t" {
-                self.overrun[a as usize] |= lo as usize + w > self.lengths[a as usize];
-                let v = fill(s.load, &[("p", &format!("{base} + {lo}"))]);
-                let sel: Vec<String> = idx.iter().map(|i| i.map_or(0, |i| i - lo).to_string()).collect();
+        let array = reads.iter().flatten().map(|r| r.0).next();
+        let one_array = array.is_some()
+            && reads.iter().flatten().all(|r| Some(r.0) == array)
+            && !(0..w).any(others);
+        if !one_array || s.ty == "float32x4_t" && !self.contiguous(&reads).is_some_and(|st| st >= 0) {
+            let value = self.set_lanes(s, lanes, live);
+            self.stmt(format!("const {} {name} = {value};", s.ty));
+            return;
+        }
+        let a = array.expect("one array");
+        let len = self.lengths[a as usize] as i64;
+        let idx: Vec<Option<u32>> = reads.iter().map(|r| r.map(|r| r.1)).collect();
+        let lo = idx.iter().flatten().min().copied().unwrap_or(0) as i64;
+        let hi = idx.iter().flatten().max().copied().unwrap_or(0) as i64;
+        let base = c_name(self.dag, a);
+        let zeros: Vec<usize> = (0..w).filter(|&k| zero(k)).collect();
+        let loaded = match self.contiguous(&reads) {
+            Some(start) if start >= 0 => self.load(s, &base, start, len),
+            _ if hi - lo < w as i64 => {
+                let v = self.load(s, &base, lo, len);
+                let sel: Vec<String> = idx.iter().map(|i| i.map_or(0, |i| i as i64 - lo).to_string()).collect();
                 if s.ty == "__m256" {
                     format!("_mm256_permutevar8x32_ps({v}, _mm256_setr_epi32({}))", sel.join(", "))
                 } else {
                     format!("_mm512_permutexvar_ps(_mm512_setr_epi32({}), {v})", sel.join(", "))
                 }
-            } else {
-                self.set_lanes(s, lanes)
-            };
-            let value = if zeros.is_empty() || !loaded.contains("load") {
-                loaded
-            } else {
-                self.zero_lanes(s, &loaded, &zeros)
-            };
-            self.stmt(format!("const {} {name} = {value};", s.ty));
-            return;
-        }
-        let value = self.set_lanes(s, lanes);
+            }
+            _ => {
+                let value = self.set_lanes(s, lanes, live);
+                self.stmt(format!("const {} {name} = {value};", s.ty));
+                return;
+            }
+        };
+        let value = if zeros.is_empty() {
+            loaded
+        } else {
+            self.zero_lanes(s, &loaded, &zeros)
+        };
         self.stmt(format!("const {} {name} = {value};", s.ty));
     }
 
-    /// Every lane set from its scalar (lane inserts).
-    fn set_lanes(&self, s: &Simd, lanes: &[Id]) -> String {
-        let vals: Vec<String> = lanes.iter().map(|&l| self.scalar(l)).collect();
+    /// The start of a contiguous run the live reads form (lane k reads start + k), if they do.
+    fn contiguous(&self, reads: &[Option<(u32, u32)>]) -> Option<i64> {
+        let k0 = reads.iter().position(|x| x.is_some())?;
+        let start = reads[k0]?.1 as i64 - k0 as i64;
+        reads
+            .iter()
+            .enumerate()
+            .all(|(k, r)| r.is_none_or(|r| r.1 as i64 == start + k as i64))
+            .then_some(start)
+    }
+
+    /// A vector load of `base[start..start + w]`, masked to the array's `len` elements on x86
+    /// (masked-off lanes read nothing and are zero); NEON reads a zero-padded copy instead.
+    fn load(&mut self, s: &Simd, base: &str, start: i64, len: i64) -> String {
+        let w = self.target.width as i64;
+        if start + w <= len {
+            return fill(s.load, &[("p", &format!("{base} + {start}"))]);
+        }
+        let valid = (len - start).clamp(0, w);
+        match s.ty {
+            "__m256" => {
+                let m: Vec<&str> = (0..w).map(|k| if k < valid { "-1" } else { "0" }).collect();
+                format!("_mm256_maskload_ps({base} + {start}, _mm256_setr_epi32({}))", m.join(", "))
+            }
+            "__m512" => format!("_mm512_maskz_loadu_ps({:#x}, {base} + {start})", (1u32 << valid) - 1),
+            _ => {
+                let a = self.dag.arrays().iter().position(|n| n == base).unwrap_or(0);
+                self.overrun[a] = true;
+                fill(s.load, &[("p", &format!("{base}_ + {start}"))])
+            }
+        }
+    }
+
+    /// Every lane set from its scalar (lane inserts); lanes that are not live are zero.
+    fn set_lanes(&self, s: &Simd, lanes: &[Id], live: u32) -> String {
+        let vals: Vec<String> = lanes
+            .iter()
+            .enumerate()
+            .map(|(k, &l)| if live & (1 << k) != 0 { self.scalar(l) } else { "0.0f".into() })
+            .collect();
         match s.ty {
             "__m256" => format!("_mm256_setr_ps({})", vals.join(", ")),
             "__m512" => format!("_mm512_setr_ps({})", vals.join(", ")),
@@ -375,6 +444,7 @@ pub fn lower(dag: &Dag, program: Id, outputs: usize, target: &Target) -> Result<
         target,
         lengths: inputs.iter().map(|i| i.1).collect(),
         overrun: vec![false; inputs.len()],
+        live: live_lanes(dag, program, outputs, target.width),
         body: String::new(),
         statements: 0,
         names: HashMap::new(),
@@ -392,8 +462,6 @@ pub fn lower(dag: &Dag, program: Id, outputs: usize, target: &Target) -> Result<
             let size = len + 2 * w;
             e.stmt(format!("float {name}_[{size}] = {{0}};"));
             e.stmt(format!("memcpy({name}_ + 0, {}, sizeof(float) * {len});", c_name(dag, k as u32)));
-        } else {
-            e.stmt(format!("const float *{name}_ = {};", c_name(dag, k as u32)));
         }
     }
     e.body.push_str(&body);
@@ -420,6 +488,13 @@ pub fn lower(dag: &Dag, program: Id, outputs: usize, target: &Target) -> Result<
             Some(s) if n == w => {
                 let st = fill(s.store, &[("p", &format!("out + {first}")), ("v", &name)]);
                 e.stmt(format!("{st};"));
+            }
+            Some(s) if s.ty == "__m256" => {
+                let m: Vec<&str> = (0..w).map(|k| if k < n { "-1" } else { "0" }).collect();
+                e.stmt(format!("_mm256_maskstore_ps(out + {first}, _mm256_setr_epi32({}), {name});", m.join(", ")));
+            }
+            Some(s) if s.ty == "__m512" => {
+                e.stmt(format!("_mm512_mask_storeu_ps(out + {first}, {:#x}, {name});", (1u32 << n) - 1));
             }
             Some(s) => {
                 e.stmt(format!("{{ float tail[{w}]; {}; memcpy(out + {first}, tail, sizeof(float) * {n}); }}", fill(s.store, &[("p", "tail"), ("v", &name)])));

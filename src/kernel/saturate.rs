@@ -94,6 +94,19 @@ impl Session {
         Ok(s)
     }
 
+    /// Saves the e-graph (declarations and rules), for a round to start from.
+    pub fn push(&mut self) {
+        self.egraph.push();
+        self.text.push_str("(push)\n");
+    }
+
+    /// Back to the e-graph saved by [`Session::push`]: a fresh e-graph for the next round.
+    pub fn pop(&mut self) -> Result<()> {
+        self.egraph.pop().map_err(|e| Error::data("egglog", e.to_string()))?;
+        self.text.push_str("(pop)\n");
+        Ok(())
+    }
+
     /// Runs egglog commands, recording them.
     pub fn exec(&mut self, commands: &str) -> Result<()> {
         self.egraph

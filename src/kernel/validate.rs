@@ -302,6 +302,9 @@ pub fn prove_pairs(dag: &Dag, pairs: &[(Id, Id)]) -> Result<(usize, usize, Optio
 /// the index of the first pair that is not, with a counterexample or the solver's reason.
 pub fn z3_equal(dag: &Dag, pairs: &[(Id, Id)]) -> Result<Option<(usize, String)>> {
     use z3::ast::Real;
+    if pairs.is_empty() {
+        return Ok(None);
+    }
     let real = z3::Sort::real();
     let sqrt = z3::FuncDecl::new("sqrt", &[&real], &real);
     let sgn = z3::FuncDecl::new("sgn", &[&real], &real);
