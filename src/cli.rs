@@ -874,7 +874,10 @@ pub fn kernel(ctx: &Context, file: &std::path::Path, o: &KernelOptions) -> Resul
         ))
     })?;
     if !(o.timeout_s > 0.0 && o.timeout_s <= 86_400.0) {
-        return Err(Error::Usage(format!("--timeout {} is not in (0, 86400] seconds", o.timeout_s)));
+        return Err(Error::Usage(format!(
+            "--timeout {} is not in (0, 86400] seconds",
+            o.timeout_s
+        )));
     }
     if let Some(e) = o.emit.filter(|e| !["c", "egglog"].contains(e)) {
         return Err(Error::Usage(format!("--emit {e}: emit c or egglog")));
@@ -922,24 +925,44 @@ pub fn verify_kernel_rules(ctx: &Context, only: Option<&str>, force: bool) -> Re
     ctx.print(&v, || {
         let mut out = String::new();
         for r in v.rules.iter().filter(|r| r.status != "proven") {
-            out += &format!("{} {}: {}\n", r.name, r.status, r.counterexample.as_deref().unwrap_or(""));
+            out += &format!(
+                "{} {}: {}\n",
+                r.name,
+                r.status,
+                r.counterexample.as_deref().unwrap_or("")
+            );
         }
         out + &format!(
             "kernel rules: {} proven, {} refuted, {} already proven (skipped)\n",
             v.proven, v.refuted, v.skipped
         )
     });
-    Ok(if v.refuted > 0 { Outcome::Negative } else { Outcome::Success })
+    Ok(if v.refuted > 0 {
+        Outcome::Negative
+    } else {
+        Outcome::Success
+    })
 }
 
 /// `isadb verify-rules`: the rules of `specs/rules/` and the kernel rules of `specs/dsp/`
 /// (`--rule` picks the set its rule is in).
-pub fn verify_rules(ctx: &Context, only: Option<&str>, jobs: usize, force: bool) -> Result<Outcome> {
+pub fn verify_rules(
+    ctx: &Context,
+    only: Option<&str>,
+    jobs: usize,
+    force: bool,
+) -> Result<Outcome> {
     let kernel_rules = crate::kernel::rule::load(&ctx.layout.specs)?;
     let is_kernel = only.is_some_and(|n| kernel_rules.iter().any(|r| r.name == n));
     let mut outcome = Outcome::Success;
     if !is_kernel {
-        outcome = crate::rules::verify::verify_rules(&ctx.layout, only, jobs, force, ctx.output == Output::Json)?;
+        outcome = crate::rules::verify::verify_rules(
+            &ctx.layout,
+            only,
+            jobs,
+            force,
+            ctx.output == Output::Json,
+        )?;
     }
     if only.is_none() || is_kernel {
         if verify_kernel_rules(ctx, only, force)? == Outcome::Negative {

@@ -231,7 +231,9 @@ fn main() -> ExitCode {
             lanes,
             timeout,
         } => cli::prove(&ctx, &lhs, &rhs, lanes, timeout),
-        Command::VerifyRules { rule, jobs, force } => cli::verify_rules(&ctx, rule.as_deref(), jobs, force),
+        Command::VerifyRules { rule, jobs, force } => {
+            cli::verify_rules(&ctx, rule.as_deref(), jobs, force)
+        }
         Command::Compile {
             expr,
             target,

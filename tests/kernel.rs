@@ -62,7 +62,10 @@ fn runnable(target: &str) -> bool {
         _ => (Toolchain::X86, ""),
     };
     if let Err(e) = toolchain::check_tools(tc) {
-        assert!(std::env::var("ISADB_REQUIRE_TOOLS").as_deref() != Ok("1"), "{e}");
+        assert!(
+            std::env::var("ISADB_REQUIRE_TOOLS").as_deref() != Ok("1"),
+            "{e}"
+        );
         return false;
     }
     matches!(support(tc, feature, &Host::detect()), Support::Flags(_))
@@ -91,16 +94,33 @@ fn small_kernels_of_every_family_compile_prove_and_run_on_every_target() {
         for &target in targets.iter() {
             let o = isadb(
                 home.path(),
-                &["--json", "kernel", file.to_str().unwrap(), "--target", target, "--cost-model", "diospyros", "--run", "20"],
+                &[
+                    "--json",
+                    "kernel",
+                    file.to_str().unwrap(),
+                    "--target",
+                    target,
+                    "--cost-model",
+                    "diospyros",
+                    "--run",
+                    "20",
+                ],
             );
             let what = format!("{} on {target}", file.display());
-            assert!(o.status.success() || !runnable(target), "{what}: {}", stderr(&o));
+            assert!(
+                o.status.success() || !runnable(target),
+                "{what}: {}",
+                stderr(&o)
+            );
             if !o.status.success() {
                 continue;
             }
             let r = json(&o);
             assert_eq!(r["outputs"], *outputs as u64, "{what}");
-            assert_eq!(r["proof"]["outputs"], *outputs as u64, "{what}: every output proven");
+            assert_eq!(
+                r["proof"]["outputs"], *outputs as u64,
+                "{what}: every output proven"
+            );
             let run = &r["run"];
             assert_eq!(run["passed"], true, "{what}: {run}");
             let how = run["how"].as_str().unwrap();
@@ -111,13 +131,28 @@ fn small_kernels_of_every_family_compile_prove_and_run_on_every_target() {
             }
             let diospyros = r["costs"]["diospyros"].as_f64().unwrap();
             let scalar = r["costs"]["scalar_diospyros"].as_f64().unwrap();
-            assert!(diospyros < scalar, "{what}: vectorized {diospyros} vs scalar {scalar}");
+            assert!(
+                diospyros < scalar,
+                "{what}: vectorized {diospyros} vs scalar {scalar}"
+            );
         }
     }
     // Diospyros's own optimum for mat-mul 2x2 on its 4-wide DSP: one multiply, one MAC.
-    let o = isadb(home.path(), &["--json", "kernel", files[0].0.to_str().unwrap(), "--cost-model", "diospyros"]);
+    let o = isadb(
+        home.path(),
+        &[
+            "--json",
+            "kernel",
+            files[0].0.to_str().unwrap(),
+            "--cost-model",
+            "diospyros",
+        ],
+    );
     let r = json(&o);
-    assert!((r["costs"]["diospyros"].as_f64().unwrap() - 2.052).abs() < 1e-9, "{r}");
+    assert!(
+        (r["costs"]["diospyros"].as_f64().unwrap() - 2.052).abs() < 1e-9,
+        "{r}"
+    );
 }
 
 #[test]
@@ -125,17 +160,48 @@ fn emits_the_egglog_that_ran_and_c_with_intrinsics() {
     let home = project();
     let mm = home.path().join("mm.sexp");
     std::fs::write(&mm, MAT_MUL_2X2).unwrap();
-    let o = isadb(home.path(), &["kernel", mm.to_str().unwrap(), "--emit", "egglog"]);
+    let o = isadb(
+        home.path(),
+        &["kernel", mm.to_str().unwrap(), "--emit", "egglog"],
+    );
     assert!(o.status.success(), "{}", stderr(&o));
     let text = String::from_utf8_lossy(&o.stdout);
-    for needle in ["(datatype V (Vec S S S S)", "(ruleset compile)", "; vec-mac (imported)", "(run expand", "(run compile", "(run optimize", "(union t"] {
+    for needle in [
+        "(datatype V (Vec S S S S)",
+        "(ruleset compile)",
+        "; vec-mac (imported)",
+        "(run expand",
+        "(run compile",
+        "(run optimize",
+        "(union t",
+    ] {
         assert!(text.contains(needle), "{needle} missing from:\n{text}");
     }
-    let o = isadb(home.path(), &["kernel", mm.to_str().unwrap(), "--target", "x86-avx2", "--emit", "c"]);
+    let o = isadb(
+        home.path(),
+        &[
+            "kernel",
+            mm.to_str().unwrap(),
+            "--target",
+            "x86-avx2",
+            "--emit",
+            "c",
+        ],
+    );
     let c = String::from_utf8_lossy(&o.stdout);
     assert!(c.contains("#include <immintrin.h>") && c.contains("void kernel(const float *restrict A, const float *restrict B, float *restrict out)"), "{c}");
     assert!(c.contains("_mm256_"), "{c}");
-    let o = isadb(home.path(), &["kernel", mm.to_str().unwrap(), "--target", "neon", "--emit", "c"]);
+    let o = isadb(
+        home.path(),
+        &[
+            "kernel",
+            mm.to_str().unwrap(),
+            "--target",
+            "neon",
+            "--emit",
+            "c",
+        ],
+    );
     let c = String::from_utf8_lossy(&o.stdout);
     assert!(c.contains("vfmaq_f32") || c.contains("vmulq_f32"), "{c}");
 }
@@ -152,22 +218,47 @@ fn a_wrong_rule_is_refuted_and_if_forced_in_caught_by_translation_validation() {
     let o = isadb(home.path(), &["verify-rules", "--rule", "vec-mac-wrong"]);
     assert_eq!(o.status.code(), Some(1), "{}", stderr(&o));
     let out = String::from_utf8_lossy(&o.stdout);
-    assert!(out.contains("vec-mac-wrong refuted: 2 lanes, lane 0: counterexample"), "{out}");
+    assert!(
+        out.contains("vec-mac-wrong refuted: 2 lanes, lane 0: counterexample"),
+        "{out}"
+    );
     // Forced into the database as proven (a verifier bug, a tampered rules.csv): the compile fails.
     let csv = home.path().join("rules.db/rules.csv");
     let text = std::fs::read_to_string(&csv).unwrap();
     let forced: Vec<String> = text
         .lines()
-        .map(|l| if l.contains(",vec-mac-wrong,") { l.replace(",refuted,", ",proven,") } else { l.to_string() })
+        .map(|l| {
+            if l.contains(",vec-mac-wrong,") {
+                l.replace(",refuted,", ",proven,")
+            } else {
+                l.to_string()
+            }
+        })
         .collect();
-    assert_ne!(forced.join("\n") + "\n", text, "the refuted row is in rules.csv");
+    assert_ne!(
+        forced.join("\n") + "\n",
+        text,
+        "the refuted row is in rules.csv"
+    );
     std::fs::write(&csv, forced.join("\n") + "\n").unwrap();
     let mm = home.path().join("mm.sexp");
     std::fs::write(&mm, MAT_MUL_2X2).unwrap();
-    let o = isadb(home.path(), &["kernel", mm.to_str().unwrap(), "--cost-model", "diospyros"]);
-    assert_eq!(o.status.code(), Some(2), "{}", String::from_utf8_lossy(&o.stdout));
+    let o = isadb(
+        home.path(),
+        &["kernel", mm.to_str().unwrap(), "--cost-model", "diospyros"],
+    );
+    assert_eq!(
+        o.status.code(),
+        Some(2),
+        "{}",
+        String::from_utf8_lossy(&o.stdout)
+    );
     let e = stderr(&o);
-    assert!(e.starts_with("isadb: translation validation: output ") && e.contains("is not equal to its spec: counterexample"), "{e}");
+    assert!(
+        e.starts_with("isadb: translation validation: output ")
+            && e.contains("is not equal to its spec: counterexample"),
+        "{e}"
+    );
     assert_eq!(e.lines().count(), 1, "{e}");
 }
 

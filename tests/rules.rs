@@ -115,8 +115,15 @@ fn shipped_rules_verify() {
         stdout.contains(&format!("{n} proven, 0 refuted, 0 unknown")),
         "{stdout}"
     );
+    let kernel_rules = isadb::kernel::rule::load(&root().join("specs"))
+        .unwrap()
+        .len();
+    assert!(
+        stdout.contains(&format!("kernel rules: {kernel_rules} proven, 0 refuted")),
+        "{stdout}"
+    );
     let csv = std::fs::read_to_string(home.join("rules.db/rules.csv")).unwrap();
-    assert_eq!(csv.matches(",proven,").count(), n, "{csv}");
+    assert_eq!(csv.matches(",proven,").count(), n + kernel_rules, "{csv}");
     assert!(
         std::fs::read_to_string(home.join("rules.db/verification_runs.csv"))
             .unwrap()

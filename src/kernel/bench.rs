@@ -73,7 +73,9 @@ fn geomean(xs: &[f64]) -> f64 {
 /// The kernel's input file: the peers' own lifted form where the shared kernels have it,
 /// else the C.
 fn input_file(k: &Kernel, dir: &Path) -> Result<PathBuf> {
-    let shared = Path::new(env!("CARGO_MANIFEST_DIR")).join("../shared/kernels").join(format!("{}.sexp", k.name));
+    let shared = Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("../shared/kernels")
+        .join(format!("{}.sexp", k.name));
     if shared.exists() {
         return Ok(shared);
     }
@@ -91,7 +93,14 @@ fn dsp_compile(layout: &Layout, file: &Path) -> Result<serde_json::Value> {
         .arg(home)
         .args(["--json", "kernel"])
         .arg(file)
-        .args(["--target", "dsp", "--cost-model", "diospyros", "--timeout", "60"])
+        .args([
+            "--target",
+            "dsp",
+            "--cost-model",
+            "diospyros",
+            "--timeout",
+            "60",
+        ])
         .output()
         .map_err(|e| Error::Tool(format!("isadb kernel: {e}")))?;
     if !out.status.success() {
@@ -101,7 +110,8 @@ fn dsp_compile(layout: &Layout, file: &Path) -> Result<serde_json::Value> {
             String::from_utf8_lossy(&out.stderr).trim()
         )));
     }
-    serde_json::from_slice(&out.stdout).map_err(|e| Error::Tool(format!("isadb kernel --json: {e}")))
+    serde_json::from_slice(&out.stdout)
+        .map_err(|e| Error::Tool(format!("isadb kernel --json: {e}")))
 }
 
 /// Installs libeigen3-dev with apt-get when its headers are missing (printed, not silent).
@@ -129,7 +139,10 @@ fn gcc(dir: &Path, compiler: &str, args: &[&str], src: &str, obj: &str) -> Resul
     if !out.status.success() {
         return Err(Error::Tool(format!(
             "{compiler} {src}: {}",
-            String::from_utf8_lossy(&out.stderr).lines().find(|l| l.contains("error")).unwrap_or("failed")
+            String::from_utf8_lossy(&out.stderr)
+                .lines()
+                .find(|l| l.contains("error"))
+                .unwrap_or("failed")
         )));
     }
     Ok(())
@@ -139,10 +152,23 @@ fn gcc(dir: &Path, compiler: &str, args: &[&str], src: &str, obj: &str) -> Resul
 fn timing_main(k: &Kernel, isadb_inputs: &[(String, usize)], eigen: bool) -> String {
     let total_out: usize = k.outputs.iter().map(|o| o.1).sum();
     let mut c = String::from("#include <stdio.h>\n#include <time.h>\n#include <math.h>\n");
-    let plain_params: Vec<String> = k.inputs.iter().chain(&k.outputs).map(|_| "float *".to_string()).collect();
-    let isadb_params: Vec<String> = isadb_inputs.iter().map(|_| "const float *".to_string()).chain(["float *".to_string()]).collect();
+    let plain_params: Vec<String> = k
+        .inputs
+        .iter()
+        .chain(&k.outputs)
+        .map(|_| "float *".to_string())
+        .collect();
+    let isadb_params: Vec<String> = isadb_inputs
+        .iter()
+        .map(|_| "const float *".to_string())
+        .chain(["float *".to_string()])
+        .collect();
     c += &format!("void k_isadb({});\n", isadb_params.join(", "));
-    c += &format!("void k_native({});\nvoid k_novec({});\n", plain_params.join(", "), plain_params.join(", "));
+    c += &format!(
+        "void k_native({});\nvoid k_novec({});\n",
+        plain_params.join(", "),
+        plain_params.join(", ")
+    );
     if eigen {
         c += "void k_eigen(const float *, const float *, float *);\n";
     }
@@ -156,15 +182,30 @@ fn timing_main(k: &Kernel, isadb_inputs: &[(String, usize)], eigen: bool) -> Str
     c += "static double h_now(void) { struct timespec t; clock_gettime(CLOCK_MONOTONIC, &t); return t.tv_sec * 1e9 + t.tv_nsec; }\n";
     c += "static int h_cmp(const void *a, const void *b) { double x = *(const double *)a, y = *(const double *)b; return (x > y) - (x < y); }\n";
     c += "#include <stdlib.h>\n";
-    let isadb_args: Vec<String> = isadb_inputs.iter().map(|(n, _)| n.clone()).chain(["out_isadb".to_string()]).collect();
-    let plain_args: Vec<String> = k.inputs.iter().chain(&k.outputs).map(|(n, _)| n.clone()).collect();
+    let isadb_args: Vec<String> = isadb_inputs
+        .iter()
+        .map(|(n, _)| n.clone())
+        .chain(["out_isadb".to_string()])
+        .collect();
+    let plain_args: Vec<String> = k
+        .inputs
+        .iter()
+        .chain(&k.outputs)
+        .map(|(n, _)| n.clone())
+        .collect();
     let mut calls = vec![
         ("isadb", format!("k_isadb({})", isadb_args.join(", "))),
         ("native", format!("k_native({})", plain_args.join(", "))),
         ("novec", format!("k_novec({})", plain_args.join(", "))),
     ];
     if eigen {
-        calls.push(("eigen", format!("k_eigen({}, {}, {})", k.inputs[0].0, k.inputs[1].0, k.outputs[0].0)));
+        calls.push((
+            "eigen",
+            format!(
+                "k_eigen({}, {}, {})",
+                k.inputs[0].0, k.inputs[1].0, k.outputs[0].0
+            ),
+        ));
     }
     c += "int main(void) {\n  unsigned long long h_s = 88172645463325252ull;\n";
     for (n, len) in &k.inputs {
@@ -206,16 +247,28 @@ extern \"C\" void k_eigen(const float *a, const float *b, float *c) {{
 
 /// Times the emitted AVX2 kernel against the baselines: ns per call for isadb, gcc native,
 /// gcc without vectorization, Eigen; and whether the outputs agree.
-fn time_kernel(k: &Kernel, report: &Report, eigen: bool) -> Result<(bool, f64, f64, f64, Option<f64>)> {
+fn time_kernel(
+    k: &Kernel,
+    report: &Report,
+    eigen: bool,
+) -> Result<(bool, f64, f64, f64, Option<f64>)> {
     let dir = tempfile::tempdir().map_err(|e| Error::Tool(format!("temporary directory: {e}")))?;
     let d = dir.path();
     let write = |name: &str, text: &str| -> Result<()> {
         std::fs::write(d.join(name), text).map_err(|e| Error::io(d.join(name), e))
     };
-    write("isadb.c", &report.c.replace("void kernel(", "void k_isadb("))?;
+    write(
+        "isadb.c",
+        &report.c.replace("void kernel(", "void k_isadb("),
+    )?;
     write("plain.c", &format!("#include <math.h>\n{}", k.c))?;
     let mm = if k.family == "mat-mul" {
-        let dims: Vec<usize> = k.name.trim_start_matches("mat-mul_").split(['x', '_']).filter_map(|x| x.parse().ok()).collect();
+        let dims: Vec<usize> = k
+            .name
+            .trim_start_matches("mat-mul_")
+            .split(['x', '_'])
+            .filter_map(|x| x.parse().ok())
+            .collect();
         Some((dims[0], dims[1], dims[3]))
     } else {
         None
@@ -223,13 +276,39 @@ fn time_kernel(k: &Kernel, report: &Report, eigen: bool) -> Result<(bool, f64, f
     let with_eigen = eigen && mm.is_some();
     write("main.c", &timing_main(k, &report.inputs, with_eigen))?;
     gcc(d, "gcc", &["-O3", "-march=native"], "isadb.c", "isadb.o")?;
-    gcc(d, "gcc", &["-O3", "-march=native", "-Dkernel=k_native"], "plain.c", "native.o")?;
-    gcc(d, "gcc", &["-O3", "-fno-tree-vectorize", "-Dkernel=k_novec", "-Dsgn=sgn_novec", "-Dnorm=norm_novec", "-Dmatmul=matmul_novec", "-Dcross=cross_novec"], "plain.c", "novec.o")?;
+    gcc(
+        d,
+        "gcc",
+        &["-O3", "-march=native", "-Dkernel=k_native"],
+        "plain.c",
+        "native.o",
+    )?;
+    gcc(
+        d,
+        "gcc",
+        &[
+            "-O3",
+            "-fno-tree-vectorize",
+            "-Dkernel=k_novec",
+            "-Dsgn=sgn_novec",
+            "-Dnorm=norm_novec",
+            "-Dmatmul=matmul_novec",
+            "-Dcross=cross_novec",
+        ],
+        "plain.c",
+        "novec.o",
+    )?;
     gcc(d, "gcc", &["-O2"], "main.c", "main.o")?;
     let mut objs = vec!["main.o", "isadb.o", "native.o", "novec.o"];
     if let (true, Some((r, kk, c))) = (with_eigen, mm) {
         write("eigen.cc", &eigen_source(r, kk, c))?;
-        gcc(d, "g++", &["-O3", "-march=native", "-I/usr/include/eigen3", "-DNDEBUG"], "eigen.cc", "eigen.o")?;
+        gcc(
+            d,
+            "g++",
+            &["-O3", "-march=native", "-I/usr/include/eigen3", "-DNDEBUG"],
+            "eigen.cc",
+            "eigen.o",
+        )?;
         objs.push("eigen.o");
     }
     let link = Command::new(if with_eigen { "g++" } else { "gcc" })
@@ -239,19 +318,42 @@ fn time_kernel(k: &Kernel, report: &Report, eigen: bool) -> Result<(bool, f64, f
         .output()
         .map_err(|e| Error::Tool(format!("link: {e}")))?;
     if !link.status.success() {
-        return Err(Error::Tool(format!("link: {}", String::from_utf8_lossy(&link.stderr).trim())));
+        return Err(Error::Tool(format!(
+            "link: {}",
+            String::from_utf8_lossy(&link.stderr).trim()
+        )));
     }
-    let out = Command::new(d.join("bench")).output().map_err(|e| Error::Tool(format!("bench: {e}")))?;
+    let out = Command::new(d.join("bench"))
+        .output()
+        .map_err(|e| Error::Tool(format!("bench: {e}")))?;
     let text = String::from_utf8_lossy(&out.stdout);
     if !out.status.success() {
-        return Err(Error::Tool(format!("bench {}: the timing program failed ({}): {}", k.name, out.status, String::from_utf8_lossy(&out.stderr).trim())));
+        return Err(Error::Tool(format!(
+            "bench {}: the timing program failed ({}): {}",
+            k.name,
+            out.status,
+            String::from_utf8_lossy(&out.stderr).trim()
+        )));
     }
     let value = |key: &str| -> Option<f64> {
-        text.lines().find_map(|l| l.strip_prefix(&format!("{key} ")).and_then(|v| v.split_whitespace().next()).and_then(|v| v.parse().ok()))
+        text.lines().find_map(|l| {
+            l.strip_prefix(&format!("{key} "))
+                .and_then(|v| v.split_whitespace().next())
+                .and_then(|v| v.parse().ok())
+        })
     };
     let checked = value("check").is_some_and(|e| e <= super::run::TOLERANCE);
-    let need = |key: &str| value(key).ok_or_else(|| Error::Tool(format!("bench {}: no {key} timing in {text:?}", k.name)));
-    Ok((checked, need("isadb")?, need("native")?, need("novec")?, if with_eigen { value("eigen") } else { None }))
+    let need = |key: &str| {
+        value(key)
+            .ok_or_else(|| Error::Tool(format!("bench {}: no {key} timing in {text:?}", k.name)))
+    };
+    Ok((
+        checked,
+        need("isadb")?,
+        need("native")?,
+        need("novec")?,
+        if with_eigen { value("eigen") } else { None },
+    ))
 }
 
 /// Runs the benchmark.
@@ -263,7 +365,10 @@ pub fn run(layout: &Layout) -> Result<BenchReport> {
         let file = input_file(&k, dir.path())?;
         let j = dsp_compile(layout, &file)?;
         let num = |path: &[&str]| -> f64 {
-            path.iter().fold(&j, |v, p| &v[*p]).as_f64().unwrap_or(f64::NAN)
+            path.iter()
+                .fold(&j, |v, p| &v[*p])
+                .as_f64()
+                .unwrap_or(f64::NAN)
         };
         let c_file = dir.path().join(format!("{}.c", k.name));
         std::fs::write(&c_file, &k.c).map_err(|e| Error::io(&c_file, e))?;
@@ -275,12 +380,16 @@ pub fn run(layout: &Layout) -> Result<BenchReport> {
             keep_egglog: false,
         };
         let avx2 = compile_file(layout, &c_file, "x86-avx2", &opts)?;
-        let (checked, ns_isadb, ns_native, ns_novec, ns_eigen) = time_kernel(&k, &avx2, eigen).unwrap_or_else(|e| {
-            eprintln!("isadb bench kernels: {}: not timed: {e}", k.name);
-            (false, f64::NAN, f64::NAN, f64::NAN, None)
-        });
+        let (checked, ns_isadb, ns_native, ns_novec, ns_eigen) = time_kernel(&k, &avx2, eigen)
+            .unwrap_or_else(|e| {
+                eprintln!("isadb bench kernels: {}: not timed: {e}", k.name);
+                (false, f64::NAN, f64::NAN, f64::NAN, None)
+            });
         let peer = PEERS.iter().find(|p| p.0 == k.name);
-        let timed_out = DIOSPYROS_TIMED_OUT.iter().find(|p| p.0 == k.name).map(|p| p.1);
+        let timed_out = DIOSPYROS_TIMED_OUT
+            .iter()
+            .find(|p| p.0 == k.name)
+            .map(|p| p.1);
         rows.push(Row {
             kernel: k.name.clone(),
             outputs: num(&["outputs"]) as usize,
@@ -302,7 +411,10 @@ pub fn run(layout: &Layout) -> Result<BenchReport> {
         });
     }
     let ratio = |f: &dyn Fn(&Row) -> Option<f64>| -> Vec<f64> {
-        rows.iter().filter_map(|r| f(r).map(|b| b / r.ns_isadb)).filter(|x| x.is_finite()).collect()
+        rows.iter()
+            .filter_map(|r| f(r).map(|b| b / r.ns_isadb))
+            .filter(|x| x.is_finite())
+            .collect()
     };
     let eig = ratio(&|r| r.ns_eigen);
     Ok(BenchReport {
@@ -316,9 +428,18 @@ pub fn run(layout: &Layout) -> Result<BenchReport> {
 
 fn avx512_note() -> String {
     let host = crate::validate::features::Host::detect();
-    match crate::validate::features::support(crate::validate::toolchain::Target::X86, "avx512f", &host) {
-        crate::validate::features::Support::Flags(_) => "this CPU has avx512f (not timed here; run isadb kernel --target x86-avx512 --run)".into(),
-        crate::validate::features::Support::Unsupported(why) => format!("x86-avx512 code compiles but is not run: {why}"),
+    match crate::validate::features::support(
+        crate::validate::toolchain::Target::X86,
+        "avx512f",
+        &host,
+    ) {
+        crate::validate::features::Support::Flags(_) => {
+            "this CPU has avx512f (not timed here; run isadb kernel --target x86-avx512 --run)"
+                .into()
+        }
+        crate::validate::features::Support::Unsupported(why) => {
+            format!("x86-avx512 code compiles but is not run: {why}")
+        }
     }
 }
 

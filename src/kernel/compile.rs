@@ -67,7 +67,9 @@ pub fn partition(dag: &mut Dag, outputs: &[Id], width: usize) -> Id {
 /// Vectors joined by right-nested `Concat`s.
 pub fn concat(dag: &mut Dag, parts: &[Id]) -> Id {
     let (last, init) = parts.split_last().expect("a kernel has outputs");
-    init.iter().rev().fold(*last, |rest, &v| dag.add(Op::Concat, &[v, rest]))
+    init.iter()
+        .rev()
+        .fold(*last, |rest, &v| dag.add(Op::Concat, &[v, rest]))
 }
 
 /// One round: a fresh e-graph (the session's declarations and rules) holding `start` (and
@@ -120,11 +122,17 @@ pub fn compile(
     let outputs: Vec<Id> = dag.args(root).to_vec();
     let spec_nodes = dag.reachable(&[root]).len();
     let printed = dag.tree_size(root);
-    let mut session = Session::new(&format!("{}{}", declarations(target.width), rules_text(rules, target.width)))?;
+    let mut session = Session::new(&format!(
+        "{}{}",
+        declarations(target.width),
+        rules_text(rules, target.width)
+    ))?;
 
     let mut current = partition(&mut dag, &outputs, target.width);
     let mut cost = tree_cost(&dag, current, opts.model, target);
-    let seeded = opts.seed.then(|| seed::vectorize(&mut dag, &outputs, target.width));
+    let seeded = opts
+        .seed
+        .then(|| seed::vectorize(&mut dag, &outputs, target.width));
     let seed_cost = seeded.map(|s| tree_cost(&dag, s, opts.model, target));
     let mut rounds = Vec::new();
     for k in 0..ROUNDS {
@@ -132,7 +140,10 @@ pub fn compile(
             break;
         }
         let also = if k == 0 { seeded } else { None };
-        session.text.push_str(&format!("; ---- round {}: expansion and compilation ----\n", k + 1));
+        session.text.push_str(&format!(
+            "; ---- round {}: expansion and compilation ----\n",
+            k + 1
+        ));
         let round_deadline = share(deadline, 0.5);
         let (best, phases) = round(
             &mut session,
@@ -183,7 +194,9 @@ pub fn compile(
         current = [Some(current), seeded, Some(scalar)]
             .into_iter()
             .flatten()
-            .min_by(|&a, &b| lower::dag_cost(dag_ref, a, target).total_cmp(&lower::dag_cost(dag_ref, b, target)))
+            .min_by(|&a, &b| {
+                lower::dag_cost(dag_ref, a, target).total_cmp(&lower::dag_cost(dag_ref, b, target))
+            })
             .expect("a program");
     }
     let saturation_ms = started.elapsed().as_secs_f64() * 1000.0;
@@ -219,7 +232,11 @@ pub fn compile(
         saturation_ms,
         wall_ms: started.elapsed().as_secs_f64() * 1000.0,
         peak_rss_mb: report::peak_rss_mb(),
-        program: if dag.tree_size(current) <= 20_000 { dag.print(current) } else { String::new() },
+        program: if dag.tree_size(current) <= 20_000 {
+            dag.print(current)
+        } else {
+            String::new()
+        },
         c: format!("{}{}", lower::headers(target), lowered.c),
         inputs: lowered.inputs.clone(),
         egglog: opts.keep_egglog.then(|| std::mem::take(&mut session.text)),
@@ -242,7 +259,9 @@ pub fn compile_file(layout: &Layout, path: &Path, target: &str, opts: &Options) 
     store::sync(&mut db, &layout.specs, tuning)?;
     let rules = store::phased_rules(&db)?;
     if rules.is_empty() {
-        return Err(Error::Usage("no proven kernel rules: run `isadb verify-rules` first".into()));
+        return Err(Error::Usage(
+            "no proven kernel rules: run `isadb verify-rules` first".into(),
+        ));
     }
     compile(lifted, &target, &rules, opts)
 }

@@ -139,7 +139,11 @@ mod tests {
         let t = Target::unit("dsp", 4);
         let c = tree_cost(&k.dag, root, Model::Diospyros, &t);
         assert!((c - 2.052).abs() < 1e-9, "{c}");
-        let scalar = read_list("(List (+ (* (Get A 0) (Get B 0)) (* (Get A 1) (Get B 2))))", "t").unwrap();
+        let scalar = read_list(
+            "(List (+ (* (Get A 0) (Get B 0)) (* (Get A 1) (Get B 2))))",
+            "t",
+        )
+        .unwrap();
         let s = scalar.dag.args(scalar.root)[0];
         assert!((tree_cost(&scalar.dag, s, Model::Isaria, &t) - 6.012).abs() < 1e-9);
     }

@@ -65,9 +65,8 @@ pub fn build(g: &EGraph, choice: &Choice, class: usize, dag: &mut Dag) -> Result
         if memo[c].is_some() {
             continue;
         }
-        let n = &g.nodes[choice.best[c].ok_or_else(|| {
-            Error::data("extraction", "an e-class has no finite-cost term")
-        })?];
+        let n = &g.nodes[choice.best[c]
+            .ok_or_else(|| Error::data("extraction", "an e-class has no finite-cost term"))?];
         if !expanded {
             stack.push((c, true));
             for &a in n.args.iter().rev() {
@@ -80,7 +79,9 @@ pub fn build(g: &EGraph, choice: &Choice, class: usize, dag: &mut Dag) -> Result
         let args: Vec<Id> = n
             .args
             .iter()
-            .map(|&a| memo[a].ok_or_else(|| Error::data("extraction", "a cycle among the chosen terms")))
+            .map(|&a| {
+                memo[a].ok_or_else(|| Error::data("extraction", "a cycle among the chosen terms"))
+            })
             .collect::<Result<_>>()?;
         let id = match &n.op {
             ENodeOp::Dialect(Op::Concat) => {

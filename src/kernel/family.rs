@@ -109,7 +109,12 @@ void kernel(float aq[4], float at[3], float bq[4], float bt[3], float rq[4], flo
         name: "q-prod".into(),
         family: "q-prod",
         c: code,
-        inputs: vec![("aq".into(), 4), ("at".into(), 3), ("bq".into(), 4), ("bt".into(), 3)],
+        inputs: vec![
+            ("aq".into(), 4),
+            ("at".into(), 3),
+            ("bq".into(), 4),
+            ("bt".into(), 3),
+        ],
         outputs: vec![("rq".into(), 4), ("rt".into(), 3)],
     }
 }
@@ -209,10 +214,19 @@ void kernel(float A[{nn}], float Q[{nn}], float R[{nn}]) {{
 
 /// Every kernel of the Diospyros and Isaria evaluations, smallest first within a family.
 pub fn all() -> Vec<Kernel> {
-    let mut out: Vec<Kernel> = [(2, 2, 2), (2, 3, 3), (3, 3, 3), (4, 4, 4), (8, 8, 8), (10, 10, 10), (16, 16, 16), (20, 20, 20)]
-        .iter()
-        .map(|&(r, k, c)| mat_mul(r, k, c))
-        .collect();
+    let mut out: Vec<Kernel> = [
+        (2, 2, 2),
+        (2, 3, 3),
+        (3, 3, 3),
+        (4, 4, 4),
+        (8, 8, 8),
+        (10, 10, 10),
+        (16, 16, 16),
+        (20, 20, 20),
+    ]
+    .iter()
+    .map(|&(r, k, c)| mat_mul(r, k, c))
+    .collect();
     for (ir, ic, fr, fc) in [
         (3, 3, 2, 2),
         (3, 3, 3, 3),
@@ -259,6 +273,9 @@ mod tests {
         let distinct = q.dag.reachable(&[q.root]).len();
         let printed = q.dag.tree_size(q.root);
         assert_eq!(q.dag.args(q.root).len(), 18);
-        assert!(distinct < 1_000 && printed > 50 * distinct as u64, "{distinct} distinct, {printed} printed");
+        assert!(
+            distinct < 1_000 && printed > 50 * distinct as u64,
+            "{distinct} distinct, {printed} printed"
+        );
     }
 }

@@ -97,9 +97,10 @@ fn fill(template: &str, pairs: &[(&str, &str)]) -> String {
 /// Names an input array cannot have in the emitted C: keywords and the names of the emitted
 /// code and its harness (which also use `h_...`, and `t<N>`, `v<N>` for values).
 const RESERVED: [&str; 32] = [
-    "auto", "break", "case", "char", "const", "continue", "default", "do", "double", "else", "enum",
-    "extern", "float", "for", "goto", "if", "int", "long", "register", "return", "short", "signed",
-    "sizeof", "static", "struct", "switch", "void", "while", "kernel", "out", "spec", "main",
+    "auto", "break", "case", "char", "const", "continue", "default", "do", "double", "else",
+    "enum", "extern", "float", "for", "goto", "if", "int", "long", "register", "return", "short",
+    "signed", "sizeof", "static", "struct", "switch", "void", "while", "kernel", "out", "spec",
+    "main",
 ];
 
 /// The C literal of an integer.
@@ -240,7 +241,9 @@ impl Emitter<'_> {
             }
             Op::Sgn => {
                 let a = self.scalar(args[0]);
-                self.stmt(format!("const float {name} = (float)(({a} > 0.0f) - ({a} < 0.0f));"));
+                self.stmt(format!(
+                    "const float {name} = (float)(({a} > 0.0f) - ({a} < 0.0f));"
+                ));
             }
             Op::Vec => self.gather(&name, id, &args),
             vop => {
@@ -257,11 +260,15 @@ impl Emitter<'_> {
                             Op::VecSqrt => s.sqrt,
                             Op::VecSgn => s.sgn,
                             other => {
-                                return Err(Error::data("lowering", format!("no lowering of {}", other.name())))
+                                return Err(Error::data(
+                                    "lowering",
+                                    format!("no lowering of {}", other.name()),
+                                ))
                             }
                         };
                         let keys = ["a", "b", "c"];
-                        let pairs: Vec<(&str, &str)> = keys.iter().zip(&a).map(|(k, v)| (*k, v.as_str())).collect();
+                        let pairs: Vec<(&str, &str)> =
+                            keys.iter().zip(&a).map(|(k, v)| (*k, v.as_str())).collect();
                         self.stmt(format!("const {} {name} = {};", s.ty, fill(t, &pairs)));
                     }
                     None => {
@@ -318,14 +325,19 @@ impl Emitter<'_> {
         let first = (0..w).find(|&k| is_live(k)).unwrap_or(0);
         if (0..w).all(|k| !is_live(k) || lanes[k] == lanes[first]) {
             let x = self.scalar(lanes[first]);
-            self.stmt(format!("const {} {name} = {};", s.ty, fill(s.splat, &[("x", &x)])));
+            self.stmt(format!(
+                "const {} {name} = {};",
+                s.ty,
+                fill(s.splat, &[("x", &x)])
+            ));
             return;
         }
         let array = reads.iter().flatten().map(|r| r.0).next();
         let one_array = array.is_some()
             && reads.iter().flatten().all(|r| Some(r.0) == array)
             && !(0..w).any(others);
-        if !one_array || s.ty == "float32x4_t" && !self.contiguous(&reads).is_some_and(|st| st >= 0) {
+        if !one_array || s.ty == "float32x4_t" && !self.contiguous(&reads).is_some_and(|st| st >= 0)
+        {
             let value = self.set_lanes(s, lanes, live);
             self.stmt(format!("const {} {name} = {value};", s.ty));
             return;
@@ -341,11 +353,20 @@ impl Emitter<'_> {
             Some(start) if start >= 0 => self.load(s, &base, start, len),
             _ if hi - lo < w as i64 => {
                 let v = self.load(s, &base, lo, len);
-                let sel: Vec<String> = idx.iter().map(|i| i.map_or(0, |i| i as i64 - lo).to_string()).collect();
+                let sel: Vec<String> = idx
+                    .iter()
+                    .map(|i| i.map_or(0, |i| i as i64 - lo).to_string())
+                    .collect();
                 if s.ty == "__m256" {
-                    format!("_mm256_permutevar8x32_ps({v}, _mm256_setr_epi32({}))", sel.join(", "))
+                    format!(
+                        "_mm256_permutevar8x32_ps({v}, _mm256_setr_epi32({}))",
+                        sel.join(", ")
+                    )
                 } else {
-                    format!("_mm512_permutexvar_ps(_mm512_setr_epi32({}), {v})", sel.join(", "))
+                    format!(
+                        "_mm512_permutexvar_ps(_mm512_setr_epi32({}), {v})",
+                        sel.join(", ")
+                    )
                 }
             }
             _ => {
@@ -384,11 +405,22 @@ impl Emitter<'_> {
         match s.ty {
             "__m256" => {
                 let m: Vec<&str> = (0..w).map(|k| if k < valid { "-1" } else { "0" }).collect();
-                format!("_mm256_maskload_ps({base} + {start}, _mm256_setr_epi32({}))", m.join(", "))
+                format!(
+                    "_mm256_maskload_ps({base} + {start}, _mm256_setr_epi32({}))",
+                    m.join(", ")
+                )
             }
-            "__m512" => format!("_mm512_maskz_loadu_ps({:#x}, {base} + {start})", (1u32 << valid) - 1),
+            "__m512" => format!(
+                "_mm512_maskz_loadu_ps({:#x}, {base} + {start})",
+                (1u32 << valid) - 1
+            ),
             _ => {
-                let a = self.dag.arrays().iter().position(|n| n == base).unwrap_or(0);
+                let a = self
+                    .dag
+                    .arrays()
+                    .iter()
+                    .position(|n| n == base)
+                    .unwrap_or(0);
                 self.overrun[a] = true;
                 fill(s.load, &[("p", &format!("{base}_ + {start}"))])
             }
@@ -400,7 +432,13 @@ impl Emitter<'_> {
         let vals: Vec<String> = lanes
             .iter()
             .enumerate()
-            .map(|(k, &l)| if live & (1 << k) != 0 { self.scalar(l) } else { "0.0f".into() })
+            .map(|(k, &l)| {
+                if live & (1 << k) != 0 {
+                    self.scalar(l)
+                } else {
+                    "0.0f".into()
+                }
+            })
             .collect();
         match s.ty {
             "__m256" => format!("_mm256_setr_ps({})", vals.join(", ")),
@@ -416,7 +454,9 @@ impl Emitter<'_> {
             "__m256" => format!("_mm256_blend_ps({v}, _mm256_setzero_ps(), {mask})"),
             "__m512" => format!("_mm512_maskz_mov_ps({}, {v})", !mask & 0xffff),
             _ => {
-                let keep: Vec<String> = (0..4).map(|k| if zeros.contains(&k) { "0u" } else { "~0u" }.to_string()).collect();
+                let keep: Vec<String> = (0..4)
+                    .map(|k| if zeros.contains(&k) { "0u" } else { "~0u" }.to_string())
+                    .collect();
                 format!("vreinterpretq_f32_u32(vandq_u32(vreinterpretq_u32_f32({v}), (uint32x4_t){{{}}}))", keep.join(", "))
             }
         }
@@ -427,7 +467,10 @@ impl Emitter<'_> {
 pub fn lower(dag: &Dag, program: Id, outputs: usize, target: &Target) -> Result<Lowered> {
     let inputs = input_lengths(dag, &[program]);
     for (name, _) in &inputs {
-        let ident = name.chars().next().is_some_and(|c| c.is_ascii_alphabetic() || c == '_')
+        let ident = name
+            .chars()
+            .next()
+            .is_some_and(|c| c.is_ascii_alphabetic() || c == '_')
             && name.chars().all(|c| c.is_ascii_alphanumeric() || c == '_');
         let temporary = name.len() > 1
             && name.starts_with(['t', 'v'])
@@ -461,7 +504,10 @@ pub fn lower(dag: &Dag, program: Id, outputs: usize, target: &Target) -> Result<
         if e.overrun[k] {
             let size = len + 2 * w;
             e.stmt(format!("float {name}_[{size}] = {{0}};"));
-            e.stmt(format!("memcpy({name}_ + 0, {}, sizeof(float) * {len});", c_name(dag, k as u32)));
+            e.stmt(format!(
+                "memcpy({name}_ + 0, {}, sizeof(float) * {len});",
+                c_name(dag, k as u32)
+            ));
         }
     }
     e.body.push_str(&body);
@@ -491,15 +537,26 @@ pub fn lower(dag: &Dag, program: Id, outputs: usize, target: &Target) -> Result<
             }
             Some(s) if s.ty == "__m256" => {
                 let m: Vec<&str> = (0..w).map(|k| if k < n { "-1" } else { "0" }).collect();
-                e.stmt(format!("_mm256_maskstore_ps(out + {first}, _mm256_setr_epi32({}), {name});", m.join(", ")));
+                e.stmt(format!(
+                    "_mm256_maskstore_ps(out + {first}, _mm256_setr_epi32({}), {name});",
+                    m.join(", ")
+                ));
             }
             Some(s) if s.ty == "__m512" => {
-                e.stmt(format!("_mm512_mask_storeu_ps(out + {first}, {:#x}, {name});", (1u32 << n) - 1));
+                e.stmt(format!(
+                    "_mm512_mask_storeu_ps(out + {first}, {:#x}, {name});",
+                    (1u32 << n) - 1
+                ));
             }
             Some(s) => {
-                e.stmt(format!("{{ float tail[{w}]; {}; memcpy(out + {first}, tail, sizeof(float) * {n}); }}", fill(s.store, &[("p", "tail"), ("v", &name)])));
+                e.stmt(format!(
+                    "{{ float tail[{w}]; {}; memcpy(out + {first}, tail, sizeof(float) * {n}); }}",
+                    fill(s.store, &[("p", "tail"), ("v", &name)])
+                ));
             }
-            None => e.stmt(format!("memcpy(out + {first}, {name}, sizeof(float) * {n});")),
+            None => e.stmt(format!(
+                "memcpy(out + {first}, {name}, sizeof(float) * {n});"
+            )),
         }
     }
     let params: Vec<String> = inputs

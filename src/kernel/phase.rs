@@ -143,9 +143,24 @@ mod tests {
         )
         .unwrap();
         let p: Vec<CostPoint> = rules.iter().map(cost_point).collect();
-        assert!((p[0].differential - (100.0 + 8.0 - 1.2)).abs() < 1e-9, "{p:?}");
-        assert_eq!(p[1], CostPoint { differential: 0.0, aggregate: 4.0 });
-        assert_eq!(p[2], CostPoint { differential: 0.0, aggregate: 2.0 });
+        assert!(
+            (p[0].differential - (100.0 + 8.0 - 1.2)).abs() < 1e-9,
+            "{p:?}"
+        );
+        assert_eq!(
+            p[1],
+            CostPoint {
+                differential: 0.0,
+                aggregate: 4.0
+            }
+        );
+        assert_eq!(
+            p[2],
+            CostPoint {
+                differential: 0.0,
+                aggregate: 2.0
+            }
+        );
         assert_eq!(assign(p[0], 15.0, 3.0), Phase::Compile);
         assert_eq!(assign(p[1], 15.0, 3.0), Phase::Expand);
         assert_eq!(assign(p[2], 15.0, 3.0), Phase::Optimize);

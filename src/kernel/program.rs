@@ -121,8 +121,17 @@ mod tests {
             "t.rules",
         )
         .unwrap();
-        let text = rules(&[(r[0].clone(), Phase::Compile), (r[1].clone(), Phase::Compile)], 2);
+        let text = rules(
+            &[
+                (r[0].clone(), Phase::Compile),
+                (r[1].clone(), Phase::Compile),
+            ],
+            2,
+        );
         assert!(text.contains("(rewrite (Vec (Add (Mul b_0 c_0) a_0) (Add (Mul b_1 c_1) a_1)) (VecMAC (Vec a_0 a_1) (Vec b_0 b_1) (Vec c_0 c_1)) :ruleset compile)"), "{text}");
-        assert!(text.contains("(rewrite (VecAdd a (VecMul b c)) (VecMAC a b c) :ruleset compile)"), "{text}");
+        assert!(
+            text.contains("(rewrite (VecAdd a (VecMul b c)) (VecMAC a b c) :ruleset compile)"),
+            "{text}"
+        );
     }
 }

@@ -118,7 +118,10 @@ pub fn read_list(text: &str, file: &str) -> Result<Lifted> {
     if dag.op(root) != Op::List {
         return Err(Error::parse(
             &root_at,
-            format!("the kernel must be a (List ...), not ({} ...)", dag.op(root).name()),
+            format!(
+                "the kernel must be a (List ...), not ({} ...)",
+                dag.op(root).name()
+            ),
         ));
     }
     Ok(Lifted { dag, root })
@@ -151,7 +154,9 @@ fn finish(dag: &mut Dag, frame: Frame) -> Result<Id> {
             Item::Symbol(s, sat) => {
                 return Err(Error::parse(
                     &sat,
-                    format!("unexpected symbol '{s}' (scalars are literals, (Get X i) or operations)"),
+                    format!(
+                        "unexpected symbol '{s}' (scalars are literals, (Get X i) or operations)"
+                    ),
                 ))
             }
         });
@@ -173,7 +178,10 @@ fn finish(dag: &mut Dag, frame: Frame) -> Result<Id> {
             ))
         }
         None if args.is_empty() => {
-            return Err(Error::parse(&at, format!("'{head}' needs at least one operand")))
+            return Err(Error::parse(
+                &at,
+                format!("'{head}' needs at least one operand"),
+            ))
         }
         _ => {}
     }
@@ -183,7 +191,11 @@ fn finish(dag: &mut Dag, frame: Frame) -> Result<Id> {
         }
         let vector_operand = op.is_vector() && op != Op::Vec;
         if dag.op(a).is_vector() != vector_operand {
-            let want = if vector_operand { "a vector" } else { "a scalar" };
+            let want = if vector_operand {
+                "a vector"
+            } else {
+                "a scalar"
+            };
             return Err(Error::parse(
                 &at,
                 format!("operand {} of '{head}' must be {want}", k + 1),
@@ -198,12 +210,16 @@ mod tests {
     use super::*;
 
     fn err(text: &str) -> String {
-        read_list(text, "k.sexp").err().expect("an error").to_string()
+        read_list(text, "k.sexp")
+            .err()
+            .expect("an error")
+            .to_string()
     }
 
     #[test]
     fn reads_and_shares_sub_terms() {
-        let text = "(List (+ (* (Get A 0) (Get B 0)) (* (Get A 1) (Get B 2)))\n  (* (Get A 0) (Get B 0)))";
+        let text =
+            "(List (+ (* (Get A 0) (Get B 0)) (* (Get A 1) (Get B 2)))\n  (* (Get A 0) (Get B 0)))";
         let k = read_list(text, "k.sexp").unwrap();
         assert_eq!(k.dag.len(), 8);
         assert_eq!(k.dag.print(k.root), text.replace("\n  ", " "));
@@ -211,11 +227,26 @@ mod tests {
 
     #[test]
     fn malformed_input_is_one_line_with_position() {
-        assert_eq!(err("(List (+ 1 2)"), "k.sexp:1:1: unclosed '(': the text ends inside this expression");
+        assert_eq!(
+            err("(List (+ 1 2)"),
+            "k.sexp:1:1: unclosed '(': the text ends inside this expression"
+        );
         assert_eq!(err("(List (foo 1))"), "k.sexp:1:7: unknown operator 'foo' (the dialect has + - * / neg sqrt sgn Get Vec Vec* Concat List)");
-        assert_eq!(err("(List\n (Get A x))"), "k.sexp:2:2: expected (Get ARRAY INDEX) with an array name and a non-negative integer");
-        assert_eq!(err("(+ 1 2)"), "k.sexp:1:1: the kernel must be a (List ...), not (+ ...)");
-        assert_eq!(err("(List 1))"), "k.sexp:1:9: text after the kernel's (List ...)");
-        assert_eq!(err("(List (* 1))"), "k.sexp:1:7: '*' takes 2 operand(s), found 1");
+        assert_eq!(
+            err("(List\n (Get A x))"),
+            "k.sexp:2:2: expected (Get ARRAY INDEX) with an array name and a non-negative integer"
+        );
+        assert_eq!(
+            err("(+ 1 2)"),
+            "k.sexp:1:1: the kernel must be a (List ...), not (+ ...)"
+        );
+        assert_eq!(
+            err("(List 1))"),
+            "k.sexp:1:9: text after the kernel's (List ...)"
+        );
+        assert_eq!(
+            err("(List (* 1))"),
+            "k.sexp:1:7: '*' takes 2 operand(s), found 1"
+        );
     }
 }

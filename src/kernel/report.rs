@@ -101,7 +101,12 @@ impl fmt::Display for Report {
             let phases: Vec<String> = r
                 .phases
                 .iter()
-                .map(|p| format!("{} {} it, {} nodes, {:.0} ms ({})", p.phase, p.iterations, p.nodes, p.ms, p.stop))
+                .map(|p| {
+                    format!(
+                        "{} {} it, {} nodes, {:.0} ms ({})",
+                        p.phase, p.iterations, p.nodes, p.ms, p.stop
+                    )
+                })
                 .collect();
             writeln!(
                 f,

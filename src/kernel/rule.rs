@@ -127,7 +127,10 @@ pub fn parse(text: &str, file: &str) -> Result<Vec<KernelRule>> {
 pub fn pattern(s: &SExpr) -> Result<Pat> {
     match &s.kind {
         SKind::Int(n) => Ok(Pat::Num(*n as i64)),
-        SKind::Sym(w) if w.chars().next().is_some_and(|c| c.is_ascii_lowercase()) && Op::named(w).is_none() => {
+        SKind::Sym(w)
+            if w.chars().next().is_some_and(|c| c.is_ascii_lowercase())
+                && Op::named(w).is_none() =>
+        {
             Ok(Pat::Wild(w.clone()))
         }
         SKind::List(items) => {
@@ -136,14 +139,13 @@ pub fn pattern(s: &SExpr) -> Result<Pat> {
             let ellipsis = rest.last().and_then(|x| x.sym()) == Some("...");
             match (head, ellipsis) {
                 ("Vec", true) if rest.len() == 2 => Ok(Pat::Lanes(Box::new(pattern(&rest[0])?))),
-                (_, true) => Err(Error::parse(
-                    &s.loc,
-                    "'...' repeats a lane: (Vec P ...)",
-                )),
+                (_, true) => Err(Error::parse(&s.loc, "'...' repeats a lane: (Vec P ...)")),
                 _ => {
-                    let op = Op::named(head).filter(|op| !matches!(op, Op::Vec | Op::List | Op::Concat)).ok_or_else(|| {
-                        Error::parse(&s.loc, format!("unknown operator '{head}' in a rule"))
-                    })?;
+                    let op = Op::named(head)
+                        .filter(|op| !matches!(op, Op::Vec | Op::List | Op::Concat))
+                        .ok_or_else(|| {
+                            Error::parse(&s.loc, format!("unknown operator '{head}' in a rule"))
+                        })?;
                     let args = rest.iter().map(pattern).collect::<Result<Vec<_>>>()?;
                     if op.arity() != Some(args.len()) {
                         return Err(Error::parse(
@@ -173,7 +175,9 @@ fn wildcards(p: &Pat, in_lanes: bool, lane: &mut BTreeSet<String>, shared: &mut 
             }
         }
         Pat::Num(_) => {}
-        Pat::App(_, args) => args.iter().for_each(|a| wildcards(a, in_lanes, lane, shared)),
+        Pat::App(_, args) => args
+            .iter()
+            .for_each(|a| wildcards(a, in_lanes, lane, shared)),
         Pat::Lanes(p) => wildcards(p, true, lane, shared),
     }
 }
@@ -187,13 +191,19 @@ fn check(rule: &KernelRule) -> Result<()> {
     if let Some(w) = bad.first() {
         return Err(Error::parse(
             &rule.loc,
-            format!("rule '{}': wildcard '{w}' on the right is not bound the same way on the left", rule.name),
+            format!(
+                "rule '{}': wildcard '{w}' on the right is not bound the same way on the left",
+                rule.name
+            ),
         ));
     }
     if matches!(rule.lhs, Pat::Wild(_)) {
         return Err(Error::parse(
             &rule.loc,
-            format!("rule '{}': a left side that is a bare wildcard matches everything", rule.name),
+            format!(
+                "rule '{}': a left side that is a bare wildcard matches everything",
+                rule.name
+            ),
         ));
     }
     Ok(())
@@ -212,7 +222,10 @@ fn lanes(p: &Pat, width: usize, lane: Option<usize>) -> Term {
         }),
         Pat::Num(n) => Term::Num(*n),
         Pat::App(op, args) => Term::App(*op, args.iter().map(|a| lanes(a, width, lane)).collect()),
-        Pat::Lanes(p) => Term::App(Op::Vec, (0..width).map(|k| lanes(p, width, Some(k))).collect()),
+        Pat::Lanes(p) => Term::App(
+            Op::Vec,
+            (0..width).map(|k| lanes(p, width, Some(k))).collect(),
+        ),
     }
 }
 
@@ -228,18 +241,33 @@ mod tests {
         )
         .unwrap();
         let t = instantiate(&rules[0].rhs, 2);
-        let v = |w: &str| Term::App(Op::Vec, vec![Term::Wild(format!("{w}_0")), Term::Wild(format!("{w}_1"))]);
+        let v = |w: &str| {
+            Term::App(
+                Op::Vec,
+                vec![Term::Wild(format!("{w}_0")), Term::Wild(format!("{w}_1"))],
+            )
+        };
         assert_eq!(t, Term::App(Op::VecAdd, vec![v("a"), v("b")]));
         assert_eq!(rules[0].provenance, "imported");
     }
 
     #[test]
     fn unbound_or_misplaced_wildcards_are_errors() {
-        let e = parse("(rule bad (Vec (+ a b) ...) (VecAdd (Vec a ...) c))", "t.rules").err().unwrap();
+        let e = parse(
+            "(rule bad (Vec (+ a b) ...) (VecAdd (Vec a ...) c))",
+            "t.rules",
+        )
+        .err()
+        .unwrap();
         assert_eq!(e.to_string(), "t.rules:1:1: rule 'bad': wildcard 'c' on the right is not bound the same way on the left");
-        let e = parse("(rule bad (Vec a ...) (VecNeg a))", "t.rules").err().unwrap();
+        let e = parse("(rule bad (Vec a ...) (VecNeg a))", "t.rules")
+            .err()
+            .unwrap();
         assert!(e.to_string().contains("wildcard 'a'"), "{e}");
         let e = parse("(rule bad (frob a) a)", "t.rules").err().unwrap();
-        assert_eq!(e.to_string(), "t.rules:1:11: unknown operator 'frob' in a rule");
+        assert_eq!(
+            e.to_string(),
+            "t.rules:1:11: unknown operator 'frob' in a rule"
+        );
     }
 }

@@ -65,7 +65,13 @@ fn operand(dag: &Dag, id: Id) -> String {
 
 /// A harness: random inputs (xorshift, magnitudes 0.25..2 with random signs), the kernel and
 /// the spec, the largest scaled error printed.
-pub fn harness(dag: &Dag, outputs: &[Id], lowered: &Lowered, target: &Target, iterations: usize) -> String {
+pub fn harness(
+    dag: &Dag,
+    outputs: &[Id],
+    lowered: &Lowered,
+    target: &Target,
+    iterations: usize,
+) -> String {
     let mut c = String::from(headers(target));
     c.push_str("#include <stdio.h>\n#include <stdint.h>\n");
     c.push_str(&lowered.c);
@@ -87,9 +93,25 @@ pub fn harness(dag: &Dag, outputs: &[Id], lowered: &Lowered, target: &Target, it
         .expect("string write");
     }
     let args: Vec<String> = lowered.inputs.iter().map(|(n, _)| n.clone()).collect();
-    let dargs: Vec<String> = lowered.inputs.iter().map(|(n, _)| format!("{n}_d")).collect();
-    writeln!(main, "    kernel({}{}h_out);", args.join(", "), if args.is_empty() { "" } else { ", " }).expect("string write");
-    writeln!(main, "    spec({}{}h_want);", dargs.join(", "), if dargs.is_empty() { "" } else { ", " }).expect("string write");
+    let dargs: Vec<String> = lowered
+        .inputs
+        .iter()
+        .map(|(n, _)| format!("{n}_d"))
+        .collect();
+    writeln!(
+        main,
+        "    kernel({}{}h_out);",
+        args.join(", "),
+        if args.is_empty() { "" } else { ", " }
+    )
+    .expect("string write");
+    writeln!(
+        main,
+        "    spec({}{}h_want);",
+        dargs.join(", "),
+        if dargs.is_empty() { "" } else { ", " }
+    )
+    .expect("string write");
     writeln!(main, "    for (int h_k = 0; h_k < {n}; h_k++) {{ double h_e = fabs((double)h_out[h_k] - h_want[h_k]) / (1.0 + fabs(h_want[h_k])); if (!(h_e <= h_worst)) {{ h_worst = h_e; h_bad_iter = h_it; h_bad_out = h_k; h_bad_got = h_out[h_k]; h_bad_want = h_want[h_k]; }} }}").expect("string write");
     main.push_str("  }\n  printf(\"%.3g %d %d %.9g %.9g\\n\", h_worst, h_bad_iter, h_bad_out, h_bad_got, h_bad_want);\n  return 0;\n}\n");
     c.push_str(&main);
@@ -97,7 +119,13 @@ pub fn harness(dag: &Dag, outputs: &[Id], lowered: &Lowered, target: &Target, it
 }
 
 /// Compiles and runs the kernel on `iterations` random inputs.
-pub fn run(dag: &Dag, outputs: &[Id], lowered: &Lowered, target: &Target, iterations: usize) -> Result<RunReport> {
+pub fn run(
+    dag: &Dag,
+    outputs: &[Id],
+    lowered: &Lowered,
+    target: &Target,
+    iterations: usize,
+) -> Result<RunReport> {
     let source = harness(dag, outputs, lowered, target, iterations);
     let host = Host::detect();
     let (toolchain, feature, how) = match target.name {
@@ -118,7 +146,10 @@ pub fn run(dag: &Dag, outputs: &[Id], lowered: &Lowered, target: &Target, iterat
         .map_err(|f| Error::Tool(format!("kernel harness on {}: {f}", target.name)))?;
     let text = String::from_utf8_lossy(&out);
     let f: Vec<&str> = text.split_whitespace().collect();
-    let worst: f64 = f.first().and_then(|x| x.parse().ok()).unwrap_or(f64::INFINITY);
+    let worst: f64 = f
+        .first()
+        .and_then(|x| x.parse().ok())
+        .unwrap_or(f64::INFINITY);
     let passed = worst <= TOLERANCE;
     let detail = if passed {
         format!("every output within {TOLERANCE:e} (scaled) on {iterations} random inputs")

@@ -63,7 +63,12 @@ pub const MATCH_LIMIT: usize = 2_000;
 struct Capped;
 
 impl egglog::scheduler::Scheduler for Capped {
-    fn filter_matches(&mut self, _rule: &str, _ruleset: &str, matches: &mut egglog::scheduler::Matches) -> bool {
+    fn filter_matches(
+        &mut self,
+        _rule: &str,
+        _ruleset: &str,
+        matches: &mut egglog::scheduler::Matches,
+    ) -> bool {
         let n = matches.match_size();
         if n <= MATCH_LIMIT {
             matches.choose_all();
@@ -102,7 +107,9 @@ impl Session {
 
     /// Back to the e-graph saved by [`Session::push`]: a fresh e-graph for the next round.
     pub fn pop(&mut self) -> Result<()> {
-        self.egraph.pop().map_err(|e| Error::data("egglog", e.to_string()))?;
+        self.egraph
+            .pop()
+            .map_err(|e| Error::data("egglog", e.to_string()))?;
         self.text.push_str("(pop)\n");
         Ok(())
     }
@@ -111,7 +118,15 @@ impl Session {
     pub fn exec(&mut self, commands: &str) -> Result<()> {
         self.egraph
             .parse_and_run_program(None, commands)
-            .map_err(|e| Error::data("egglog", e.to_string().split_whitespace().collect::<Vec<_>>().join(" ")))?;
+            .map_err(|e| {
+                Error::data(
+                    "egglog",
+                    e.to_string()
+                        .split_whitespace()
+                        .collect::<Vec<_>>()
+                        .join(" "),
+                )
+            })?;
         self.text.push_str(commands);
         Ok(())
     }
@@ -135,7 +150,12 @@ impl Session {
             if std::env::var_os("ISADB_KERNEL_DEBUG").is_some() {
                 let mut t: Vec<_> = report.search_and_apply_time_per_rule.iter().collect();
                 t.sort_by(|a, b| b.1.cmp(a.1));
-                eprintln!("{} it {iterations}: {} tuples; {:?}", phase.name(), self.egraph.num_tuples(), &t[..t.len().min(4)]);
+                eprintln!(
+                    "{} it {iterations}: {} tuples; {:?}",
+                    phase.name(),
+                    self.egraph.num_tuples(),
+                    &t[..t.len().min(4)]
+                );
             }
             if !report.updated {
                 break "saturated";
@@ -211,7 +231,9 @@ impl Session {
                 .map_err(|e| Error::data("egglog", e.to_string()))?;
             for (children, class) in rows {
                 let node_op = match (name, op) {
-                    (&"Num", _) => ENodeOp::Dialect(Op::Num(self.egraph.value_to_base::<i64>(children[0]))),
+                    (&"Num", _) => {
+                        ENodeOp::Dialect(Op::Num(self.egraph.value_to_base::<i64>(children[0])))
+                    }
                     (&"Get", _) => ENodeOp::Dialect(Op::Get(
                         self.egraph.value_to_base::<i64>(children[0]) as u32,
                         self.egraph.value_to_base::<i64>(children[1]) as u32,

@@ -61,7 +61,10 @@ impl Vectorizer<'_> {
 
     fn gather(&mut self, lanes: &[Lane]) -> Id {
         let zero = self.dag.num(0);
-        let ids: Vec<Id> = lanes.iter().map(|l| self.term(*l).unwrap_or(zero)).collect();
+        let ids: Vec<Id> = lanes
+            .iter()
+            .map(|l| self.term(*l).unwrap_or(zero))
+            .collect();
         self.dag.add(Op::Vec, &ids)
     }
 
@@ -80,7 +83,10 @@ impl Vectorizer<'_> {
         if terms.iter().all(|&t| self.dag.op(t).is_leaf()) {
             return self.gather(lanes);
         }
-        if terms.iter().any(|&t| matches!(self.dag.op(t), Op::Add | Op::Sub)) {
+        if terms
+            .iter()
+            .any(|&t| matches!(self.dag.op(t), Op::Add | Op::Sub))
+        {
             return self.sum(lanes);
         }
         let first = self.dag.op(terms[0]);
@@ -117,8 +123,10 @@ impl Vectorizer<'_> {
                 },
                 Lane::Term(t) if self.dag.op(t) == op => {
                     let mut a: Vec<Id> = self.dag.args(t).to_vec();
-                    if op == Op::Mul && self.similarity(a[1], reference[0]) + self.similarity(a[0], reference[1])
-                        > self.similarity(a[0], reference[0]) + self.similarity(a[1], reference[1])
+                    if op == Op::Mul
+                        && self.similarity(a[1], reference[0]) + self.similarity(a[0], reference[1])
+                            > self.similarity(a[0], reference[0])
+                                + self.similarity(a[1], reference[1])
                     {
                         a.swap(0, 1);
                     }
@@ -187,12 +195,19 @@ impl Vectorizer<'_> {
             })
             .collect();
         let mut acc: Option<Id> = None;
-        while let Some(r) = (0..lanes.len()).max_by_key(|&k| (left[k].len(), std::cmp::Reverse(k))).filter(|&k| !left[k].is_empty()) {
+        while let Some(r) = (0..lanes.len())
+            .max_by_key(|&k| (left[k].len(), std::cmp::Reverse(k)))
+            .filter(|&k| !left[k].is_empty())
+        {
             // The sign most lanes still have, preferring + for the first group.
             let plus = left.iter().filter(|t| t.iter().any(|x| x.0)).count();
             let minus = left.iter().filter(|t| t.iter().any(|x| !x.0)).count();
             let sign = plus >= minus && plus > 0;
-            let reference = left[r].iter().find(|x| x.0 == sign).map(|x| x.1).unwrap_or(left[r][0].1);
+            let reference = left[r]
+                .iter()
+                .find(|x| x.0 == sign)
+                .map(|x| x.1)
+                .unwrap_or(left[r][0].1);
             let mut group: Vec<Lane> = Vec::with_capacity(lanes.len());
             for (k, l) in lanes.iter().enumerate() {
                 let pick = left[k]
@@ -207,7 +222,10 @@ impl Vectorizer<'_> {
                     None => Lane::Zero,
                 });
             }
-            let products = group.iter().filter_map(|l| self.term(*l)).all(|t| self.dag.op(t) == Op::Mul);
+            let products = group
+                .iter()
+                .filter_map(|l| self.term(*l))
+                .all(|t| self.dag.op(t) == Op::Mul);
             let value = if products {
                 let (b, c) = self.factors(&group);
                 let (b, c) = (self.build(&b), self.build(&c));
@@ -219,7 +237,11 @@ impl Vectorizer<'_> {
                     }
                     (None, s) => {
                         let m = self.dag.add(Op::VecMul, &[b, c]);
-                        if s { m } else { self.dag.add(Op::VecNeg, &[m]) }
+                        if s {
+                            m
+                        } else {
+                            self.dag.add(Op::VecNeg, &[m])
+                        }
                     }
                 }
             } else {
@@ -238,7 +260,10 @@ impl Vectorizer<'_> {
 
     /// The two factors of each product lane, ordered alike across lanes.
     fn factors(&mut self, group: &[Lane]) -> (Vec<Lane>, Vec<Lane>) {
-        let reference = group.iter().find_map(|l| self.term(*l)).map(|t| self.dag.args(t).to_vec());
+        let reference = group
+            .iter()
+            .find_map(|l| self.term(*l))
+            .map(|t| self.dag.args(t).to_vec());
         let mut b = Vec::new();
         let mut c = Vec::new();
         for l in group {

@@ -23,7 +23,10 @@ pub struct Tuning {
 }
 
 pub fn rule_hash(r: &KernelRule) -> String {
-    hash_text(&format!("kernel rule {} {} {}", r.name, r.lhs_text, r.rhs_text))
+    hash_text(&format!(
+        "kernel rule {} {} {}",
+        r.name, r.lhs_text, r.rhs_text
+    ))
 }
 
 /// A hash of the whole rule set (what a tuning was made for).
@@ -96,7 +99,16 @@ pub fn sync(db: &mut Database, specs: &Path, tuning: Option<Tuning>) -> Result<V
                 "INSERT INTO rules(name, lhs, rhs, kind, phase, target, provenance, rule_hash)
                  VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8)
                  ON CONFLICT(name) DO UPDATE SET kind = ?4, phase = ?5",
-                params![r.name, r.lhs_text, r.rhs_text, kind, phase, RULES_TARGET, r.provenance, rule_hash(r)],
+                params![
+                    r.name,
+                    r.lhs_text,
+                    r.rhs_text,
+                    kind,
+                    phase,
+                    RULES_TARGET,
+                    r.provenance,
+                    rule_hash(r)
+                ],
             )
             .map_err(|e| Error::data("rules", format!("kernel rule {}: {e}", r.name)))?;
         }
@@ -115,8 +127,10 @@ pub fn phased_rules(db: &Database) -> Result<Vec<(KernelRule, Phase)>> {
     let mut out = Vec::new();
     for row in rows {
         let bad = |m: String| Error::data("rules", format!("kernel rule {}: {m}", row[0]));
-        let lhs = rule::pattern(&read_one(&row[1], "rules table").map_err(|e| bad(e.to_string()))?)?;
-        let rhs = rule::pattern(&read_one(&row[2], "rules table").map_err(|e| bad(e.to_string()))?)?;
+        let lhs =
+            rule::pattern(&read_one(&row[1], "rules table").map_err(|e| bad(e.to_string()))?)?;
+        let rhs =
+            rule::pattern(&read_one(&row[2], "rules table").map_err(|e| bad(e.to_string()))?)?;
         let phase = Phase::from_name(&row[3]).ok_or_else(|| bad(format!("kind {}", row[3])))?;
         out.push((
             KernelRule {

@@ -66,7 +66,10 @@ impl Target {
         let costs = if name == "dsp" {
             dsp_costs(db)?
         } else {
-            SIMD_COSTS.iter().map(|(k, v)| (k.to_string(), *v)).collect()
+            SIMD_COSTS
+                .iter()
+                .map(|(k, v)| (k.to_string(), *v))
+                .collect()
         };
         Ok(Target { name, width, costs })
     }

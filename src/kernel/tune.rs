@@ -39,14 +39,21 @@ pub fn tune(layout: &Layout) -> Result<TuneReport> {
         .into_iter()
         .map(|r| r[0].clone())
         .collect();
-    let rules: Vec<_> = rules.into_iter().filter(|r| proven.contains(&r.name)).collect();
+    let rules: Vec<_> = rules
+        .into_iter()
+        .filter(|r| proven.contains(&r.name))
+        .collect();
     if rules.is_empty() {
         return Err(Error::Usage(
             "no proven kernel rules: run `isadb verify-rules` first".into(),
         ));
     }
     let target = Target::load(&db, "dsp")?;
-    let kernels = [family::mat_mul(2, 2, 2), family::conv(3, 3, 2, 2), family::q_prod()];
+    let kernels = [
+        family::mat_mul(2, 2, 2),
+        family::conv(3, 3, 2, 2),
+        family::q_prod(),
+    ];
     let lifted: Vec<_> = kernels
         .iter()
         .map(|k| super::c::lift(&k.c, &k.name))
@@ -81,7 +88,14 @@ pub fn tune(layout: &Layout) -> Result<TuneReport> {
     }
     let (score, _, chosen) = best.expect("at least one candidate");
     let names: Vec<String> = kernels.iter().map(|k| k.name.clone()).collect();
-    store::record_tuning(&mut db, chosen, score, pairs.len(), &names.join(" "), &store::rules_hash(&rules))?;
+    store::record_tuning(
+        &mut db,
+        chosen,
+        score,
+        pairs.len(),
+        &names.join(" "),
+        &store::rules_hash(&rules),
+    )?;
     store::sync(&mut db, &layout.specs, Some(chosen))?;
     db.export_tables(&layout.tables, &["kernel_tuning", "rules"])?;
     Ok(TuneReport {

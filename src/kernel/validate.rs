@@ -21,7 +21,9 @@ pub fn lanes(dag: &mut Dag, id: Id) -> Vec<Id> {
             vec![n]
         } else {
             match op {
-                Op::Vec | Op::List | Op::Concat => args.iter().flat_map(|a| memo[a].clone()).collect(),
+                Op::Vec | Op::List | Op::Concat => {
+                    args.iter().flat_map(|a| memo[a].clone()).collect()
+                }
                 Op::VecMAC => {
                     let (a, b, c) = (&memo[&args[0]], &memo[&args[1]], &memo[&args[2]]);
                     (0..a.len())
@@ -66,7 +68,9 @@ impl Rat {
     }
     fn add(self, o: Rat) -> Option<Rat> {
         Rat::new(
-            self.0.checked_mul(o.1)?.checked_add(o.0.checked_mul(self.1)?)?,
+            self.0
+                .checked_mul(o.1)?
+                .checked_add(o.0.checked_mul(self.1)?)?,
             self.1.checked_mul(o.1)?,
         )
     }
@@ -229,7 +233,9 @@ impl Normalizer {
                     Op::Div => {
                         let d = a[1]?;
                         let inv = match self.canon[d as usize] {
-                            Canon::Const(r) if !r.is_zero() => self.intern(Canon::Const(Rat::new(r.1, r.0)?)),
+                            Canon::Const(r) if !r.is_zero() => {
+                                self.intern(Canon::Const(Rat::new(r.1, r.0)?))
+                            }
                             _ => self.intern(Canon::Inv(d)),
                         };
                         self.product(a[0]?, inv)?
@@ -262,7 +268,11 @@ pub fn validate(dag: &mut Dag, spec: &[Id], program: Id) -> Result<Proof> {
     if got.len() < spec.len() {
         return Err(Error::data(
             "translation validation",
-            format!("the program has {} lanes for {} outputs", got.len(), spec.len()),
+            format!(
+                "the program has {} lanes for {} outputs",
+                got.len(),
+                spec.len()
+            ),
         ));
     }
     let pairs: Vec<(Id, Id)> = spec.iter().copied().zip(got).collect();
@@ -283,7 +293,10 @@ pub fn validate(dag: &mut Dag, spec: &[Id], program: Id) -> Result<Proof> {
 
 /// Proves each pair of scalar terms equal: by the normal form, else by z3. Returns how many
 /// each proved, and the first pair (index, reason) that is not equal.
-pub fn prove_pairs(dag: &Dag, pairs: &[(Id, Id)]) -> Result<(usize, usize, Option<(usize, String)>)> {
+pub fn prove_pairs(
+    dag: &Dag,
+    pairs: &[(Id, Id)],
+) -> Result<(usize, usize, Option<(usize, String)>)> {
     let mut norm = Normalizer::default();
     let mut hard = Vec::new();
     for (k, &(s, p)) in pairs.iter().enumerate() {
@@ -343,8 +356,14 @@ pub fn z3_equal(dag: &Dag, pairs: &[(Id, Id)]) -> Result<Option<(usize, String)>
                 let model = solver.get_model();
                 let detail = model
                     .map(|m| {
-                        let lhs = m.eval(&enc[&a], true).map(|v| v.to_string()).unwrap_or_default();
-                        let rhs = m.eval(&enc[&b], true).map(|v| v.to_string()).unwrap_or_default();
+                        let lhs = m
+                            .eval(&enc[&a], true)
+                            .map(|v| v.to_string())
+                            .unwrap_or_default();
+                        let rhs = m
+                            .eval(&enc[&b], true)
+                            .map(|v| v.to_string())
+                            .unwrap_or_default();
                         format!("{lhs} vs {rhs}")
                     })
                     .unwrap_or_default();
@@ -353,7 +372,10 @@ pub fn z3_equal(dag: &Dag, pairs: &[(Id, Id)]) -> Result<Option<(usize, String)>
             z3::SatResult::Unknown => {
                 return Ok(Some((
                     i,
-                    format!("z3 gave up ({})", solver.get_reason_unknown().unwrap_or_default()),
+                    format!(
+                        "z3 gave up ({})",
+                        solver.get_reason_unknown().unwrap_or_default()
+                    ),
                 )))
             }
         }
@@ -376,7 +398,8 @@ mod tests {
 
     #[test]
     fn normal_form_proves_reordered_and_fused_lanes() {
-        let spec = "(List (+ (* (Get A 0) (Get B 0)) (* (Get A 1) (Get B 2))) (- (Get A 1) (Get B 1)))";
+        let spec =
+            "(List (+ (* (Get A 0) (Get B 0)) (* (Get A 1) (Get B 2))) (- (Get A 1) (Get B 1)))";
         let prog = "(List (VecMAC (VecMul (Vec (Get A 1) (Get B 1)) (Vec (Get B 2) (neg 1))) (Vec (Get B 0) (Get A 1)) (Vec (Get A 0) 1)))";
         let p = check(spec, prog).unwrap();
         assert_eq!((p.outputs, p.by_normal_form, p.by_z3), (2, 2, 0));
@@ -387,7 +410,12 @@ mod tests {
         let spec = "(List (+ (Get A 0) (Get B 0)) (* (Get A 1) (Get B 1)))";
         let prog = "(List (VecAdd (Vec (Get A 0) (Get A 1)) (Vec (Get B 0) (Get B 1))))";
         let e = check(spec, prog).err().unwrap().to_string();
-        assert!(e.starts_with("translation validation: output 1 is not equal to its spec: counterexample"), "{e}");
+        assert!(
+            e.starts_with(
+                "translation validation: output 1 is not equal to its spec: counterexample"
+            ),
+            "{e}"
+        );
     }
 
     #[test]

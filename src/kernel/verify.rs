@@ -43,7 +43,10 @@ fn side(dag: &mut Dag, t: &Term, vector: bool, width: usize) -> Id {
         Term::Num(n) => dag.num(*n),
         Term::App(op, args) => {
             let operands_are_vectors = op.is_vector() && *op != Op::Vec;
-            let ids: Vec<Id> = args.iter().map(|a| side(dag, a, operands_are_vectors, width)).collect();
+            let ids: Vec<Id> = args
+                .iter()
+                .map(|a| side(dag, a, operands_are_vectors, width))
+                .collect();
             dag.add(*op, &ids)
         }
     }
@@ -60,7 +63,15 @@ pub fn verify_rule(rule: &KernelRule) -> Result<RuleVerdict> {
         let r = side(&mut dag, &instantiate(&rule.rhs, width), vector, width);
         let (ll, rl) = (lanes(&mut dag, l), lanes(&mut dag, r));
         if ll.len() != rl.len() {
-            return Err(Error::data("rules", format!("kernel rule {}: the sides have {} and {} lanes", rule.name, ll.len(), rl.len())));
+            return Err(Error::data(
+                "rules",
+                format!(
+                    "kernel rule {}: the sides have {} and {} lanes",
+                    rule.name,
+                    ll.len(),
+                    rl.len()
+                ),
+            ));
         }
         let pairs: Vec<(Id, Id)> = ll.into_iter().zip(rl).collect();
         if let (_, _, Some((k, why))) = prove_pairs(&dag, &pairs)? {

@@ -129,7 +129,9 @@ impl Parser<'_> {
     }
 
     fn loc(&self) -> Location {
-        self.toks.get(self.pos).map_or(self.end.clone(), |t| t.loc.clone())
+        self.toks
+            .get(self.pos)
+            .map_or(self.end.clone(), |t| t.loc.clone())
     }
 
     fn is(&self, p: &str) -> bool {
@@ -163,7 +165,10 @@ impl Parser<'_> {
         if self.eat(p) {
             Ok(())
         } else {
-            Err(Error::parse(&self.loc(), format!("expected '{p}', found {}", self.found())))
+            Err(Error::parse(
+                &self.loc(),
+                format!("expected '{p}', found {}", self.found()),
+            ))
         }
     }
 
@@ -174,13 +179,19 @@ impl Parser<'_> {
                 self.pos += 1;
                 Ok(w)
             }
-            _ => Err(Error::parse(&self.loc(), format!("expected a name, found {}", self.found()))),
+            _ => Err(Error::parse(
+                &self.loc(),
+                format!("expected a name, found {}", self.found()),
+            )),
         }
     }
 
     /// A type, skipping `const`, `static`, `inline`, `restrict`; None if none is here.
     fn ty(&mut self) -> Result<Option<Ty>> {
-        while ["const", "static", "inline", "restrict", "__restrict"].iter().any(|w| self.is_word(w)) {
+        while ["const", "static", "inline", "restrict", "__restrict"]
+            .iter()
+            .any(|w| self.is_word(w))
+        {
             self.pos += 1;
         }
         let t = match self.peek() {
@@ -199,7 +210,10 @@ impl Parser<'_> {
             _ => return Ok(None),
         };
         self.pos += 1;
-        while ["const", "restrict", "__restrict", "int"].iter().any(|w| self.is_word(w)) {
+        while ["const", "restrict", "__restrict", "int"]
+            .iter()
+            .any(|w| self.is_word(w))
+        {
             self.pos += 1;
         }
         Ok(Some(t))
@@ -207,9 +221,12 @@ impl Parser<'_> {
 
     fn func(&mut self) -> Result<Func> {
         let loc = self.loc();
-        let ret = self
-            .ty()?
-            .ok_or_else(|| Error::parse(&loc, format!("expected a function definition, found {}", self.found())))?;
+        let ret = self.ty()?.ok_or_else(|| {
+            Error::parse(
+                &loc,
+                format!("expected a function definition, found {}", self.found()),
+            )
+        })?;
         let name = self.ident()?;
         self.expect("(")?;
         let mut params = Vec::new();
@@ -217,7 +234,10 @@ impl Parser<'_> {
             loop {
                 let ploc = self.loc();
                 let ty = self.ty()?.ok_or_else(|| {
-                    Error::parse(&ploc, format!("expected a parameter type, found {}", self.found()))
+                    Error::parse(
+                        &ploc,
+                        format!("expected a parameter type, found {}", self.found()),
+                    )
                 })?;
                 if ty == Ty::Void && self.is(")") {
                     self.pos += 1;
@@ -226,7 +246,10 @@ impl Parser<'_> {
                 let mut dims = Vec::new();
                 while self.eat("*") {
                     dims.push(None);
-                    while ["const", "restrict", "__restrict"].iter().any(|w| self.is_word(w)) {
+                    while ["const", "restrict", "__restrict"]
+                        .iter()
+                        .any(|w| self.is_word(w))
+                    {
                         self.pos += 1;
                     }
                 }
@@ -282,7 +305,10 @@ impl Parser<'_> {
         let mut out = Vec::new();
         while !self.eat("}") {
             if self.peek().is_none() {
-                return Err(Error::parse(&self.loc(), "expected '}', found the end of the file"));
+                return Err(Error::parse(
+                    &self.loc(),
+                    "expected '}', found the end of the file",
+                ));
             }
             out.push(self.stmt()?);
         }
@@ -368,14 +394,20 @@ impl Parser<'_> {
             }
             let init = if self.eat("=") {
                 if self.is("{") {
-                    return Err(Error::parse(&self.loc(), "array initializers are outside the kernel subset"));
+                    return Err(Error::parse(
+                        &self.loc(),
+                        "array initializers are outside the kernel subset",
+                    ));
                 }
                 Some(self.expr()?)
             } else {
                 None
             };
             if self.is(",") {
-                return Err(Error::parse(&self.loc(), "declare one variable per statement"));
+                return Err(Error::parse(
+                    &self.loc(),
+                    "declare one variable per statement",
+                ));
             }
             return Ok(Stmt::Decl {
                 ty,
@@ -416,8 +448,16 @@ impl Parser<'_> {
         for op in ["=", "+=", "-=", "*=", "/=", "%="] {
             if self.eat(op) {
                 let value = self.expr()?;
-                let op: &'static str = ["=", "+=", "-=", "*=", "/=", "%="].into_iter().find(|o| *o == op).expect("listed");
-                return Ok(Stmt::Assign { target, op, value, loc });
+                let op: &'static str = ["=", "+=", "-=", "*=", "/=", "%="]
+                    .into_iter()
+                    .find(|o| *o == op)
+                    .expect("listed");
+                return Ok(Stmt::Assign {
+                    target,
+                    op,
+                    value,
+                    loc,
+                });
             }
         }
         Ok(Stmt::Expr(target))
@@ -460,7 +500,10 @@ impl Parser<'_> {
         for op in ["-", "!", "+"] {
             if self.eat(op) {
                 let e = self.unary()?;
-                let op: &'static str = ["-", "!", "+"].into_iter().find(|o| *o == op).expect("listed");
+                let op: &'static str = ["-", "!", "+"]
+                    .into_iter()
+                    .find(|o| *o == op)
+                    .expect("listed");
                 return Ok(Expr {
                     kind: ExprKind::Unary(op, Box::new(e)),
                     loc,
@@ -495,7 +538,10 @@ impl Parser<'_> {
                 };
             } else if self.is("(") {
                 let ExprKind::Var(name) = &e.kind else {
-                    return Err(Error::parse(&self.loc(), "only named functions can be called"));
+                    return Err(Error::parse(
+                        &self.loc(),
+                        "only named functions can be called",
+                    ));
                 };
                 let name = name.clone();
                 self.pos += 1;
@@ -532,7 +578,12 @@ impl Parser<'_> {
                 self.expect(")")?;
                 return Ok(e);
             }
-            _ => return Err(Error::parse(&loc, format!("expected an expression, found {}", self.found()))),
+            _ => {
+                return Err(Error::parse(
+                    &loc,
+                    format!("expected an expression, found {}", self.found()),
+                ))
+            }
         };
         self.pos += 1;
         Ok(Expr { kind, loc })

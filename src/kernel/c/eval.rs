@@ -53,14 +53,23 @@ fn err(loc: &Location, msg: impl Into<String>) -> Error {
 
 /// The exact value of a decimal literal as numerator and denominator.
 fn decimal(text: &str, loc: &Location) -> Result<(i64, i64)> {
-    let bad = || err(loc, format!("float literal {text} is not exact enough for the kernel subset"));
+    let bad = || {
+        err(
+            loc,
+            format!("float literal {text} is not exact enough for the kernel subset"),
+        )
+    };
     let (mant, exp) = match text.find(['e', 'E']) {
         Some(p) => (&text[..p], text[p + 1..].parse::<i32>().map_err(|_| bad())?),
         None => (text, 0),
     };
     let (int, frac) = mant.split_once('.').unwrap_or((mant, ""));
     let digits = format!("{int}{frac}");
-    let mut num: i128 = if digits.is_empty() { 0 } else { digits.parse().map_err(|_| bad())? };
+    let mut num: i128 = if digits.is_empty() {
+        0
+    } else {
+        digits.parse().map_err(|_| bad())?
+    };
     let mut den: i128 = 1;
     let scale = exp - frac.len() as i32;
     for _ in 0..scale.max(0) {
@@ -71,7 +80,10 @@ fn decimal(text: &str, loc: &Location) -> Result<(i64, i64)> {
     }
     let g = gcd(num, den).max(1);
     let (n, d) = (num / g, den / g);
-    Ok((i64::try_from(n).map_err(|_| bad())?, i64::try_from(d).map_err(|_| bad())?))
+    Ok((
+        i64::try_from(n).map_err(|_| bad())?,
+        i64::try_from(d).map_err(|_| bad())?,
+    ))
 }
 
 fn gcd(a: i128, b: i128) -> i128 {
@@ -130,7 +142,13 @@ pub fn lift(funcs: &[Func], file: &str) -> Result<Lifted> {
         }
     }
     if outputs.is_empty() {
-        return Err(err(&kernel.loc, format!("kernel '{}' writes no array parameter: it has no outputs", kernel.name)));
+        return Err(err(
+            &kernel.loc,
+            format!(
+                "kernel '{}' writes no array parameter: it has no outputs",
+                kernel.name
+            ),
+        ));
     }
     let root = ev.dag.add(Op::List, &outputs);
     Ok(Lifted { dag: ev.dag, root })
@@ -144,7 +162,17 @@ impl Eval<'_> {
                 let dims: Vec<usize> = p
                     .dims
                     .iter()
-                    .map(|d| d.ok_or_else(|| err(&p.loc, format!("kernel parameter '{}' needs a fixed size, as in float {}[N]", p.name, p.name))))
+                    .map(|d| {
+                        d.ok_or_else(|| {
+                            err(
+                                &p.loc,
+                                format!(
+                                    "kernel parameter '{}' needs a fixed size, as in float {}[N]",
+                                    p.name, p.name
+                                ),
+                            )
+                        })
+                    })
                     .collect::<Result<_>>()?;
                 let len = dims.iter().product();
                 self.stores.push(Store {
@@ -158,14 +186,23 @@ impl Eval<'_> {
                     dims,
                 }))
             }
-            _ => Err(err(&p.loc, format!("kernel parameter '{}' must be a float array or a float", p.name))),
+            _ => Err(err(
+                &p.loc,
+                format!(
+                    "kernel parameter '{}' must be a float array or a float",
+                    p.name
+                ),
+            )),
         }
     }
 
     fn step(&mut self, loc: &Location) -> Result<()> {
         self.steps += 1;
         if self.steps > STEP_LIMIT {
-            return Err(err(loc, format!("the kernel unrolls to more than {STEP_LIMIT} steps")));
+            return Err(err(
+                loc,
+                format!("the kernel unrolls to more than {STEP_LIMIT} steps"),
+            ));
         }
         Ok(())
     }
@@ -205,7 +242,10 @@ impl Eval<'_> {
             Val::Int(v) => Ok(v),
             Val::Float(id) => match self.dag.op(id) {
                 Op::Num(n) => Ok(n),
-                _ => Err(err(&e.loc, format!("{what} depends on the input data (outside the kernel subset)"))),
+                _ => Err(err(
+                    &e.loc,
+                    format!("{what} depends on the input data (outside the kernel subset)"),
+                )),
             },
             Val::Arr(_) => Err(err(&e.loc, format!("{what} is an array"))),
         }
@@ -213,7 +253,13 @@ impl Eval<'_> {
 
     fn stmt(&mut self, s: &Stmt) -> Result<Flow> {
         match s {
-            Stmt::Decl { ty, name, dims, init, loc } => {
+            Stmt::Decl {
+                ty,
+                name,
+                dims,
+                init,
+                loc,
+            } => {
                 self.step(loc)?;
                 let v = if dims.is_empty() {
                     match (ty, init) {
@@ -237,7 +283,10 @@ impl Eval<'_> {
                     }
                     let len: usize = d.iter().product();
                     if len > 1 << 22 {
-                        return Err(err(loc, format!("array '{name}' has {len} elements: too large")));
+                        return Err(err(
+                            loc,
+                            format!("array '{name}' has {len} elements: too large"),
+                        ));
                     }
                     self.stores.push(Store {
                         elems: vec![None; len],
@@ -250,15 +299,29 @@ impl Eval<'_> {
                         dims: d,
                     })
                 };
-                self.scopes.last_mut().expect("a scope").insert(name.clone(), v);
+                self.scopes
+                    .last_mut()
+                    .expect("a scope")
+                    .insert(name.clone(), v);
                 Ok(Flow::Normal)
             }
-            Stmt::Assign { target, op, value, loc } => {
+            Stmt::Assign {
+                target,
+                op,
+                value,
+                loc,
+            } => {
                 self.step(loc)?;
                 self.assign(target, op, value, loc)?;
                 Ok(Flow::Normal)
             }
-            Stmt::For { init, cond, step, body, loc } => {
+            Stmt::For {
+                init,
+                cond,
+                step,
+                body,
+                loc,
+            } => {
                 self.scopes.push(HashMap::new());
                 if let Some(i) = init {
                     self.stmt(i)?;
@@ -284,7 +347,11 @@ impl Eval<'_> {
                 self.scopes.pop();
                 Ok(Flow::Normal)
             }
-            Stmt::If { cond, then, otherwise } => {
+            Stmt::If {
+                cond,
+                then,
+                otherwise,
+            } => {
                 if self.int(cond, "an if condition")? != 0 {
                     self.stmt(then)
                 } else if let Some(o) = otherwise {
@@ -410,7 +477,12 @@ impl Eval<'_> {
                 ("-", Val::Float(id)) => Val::Float(self.neg(id)),
                 ("+", v) => v,
                 ("!", Val::Int(v)) => Val::Int((v == 0) as i64),
-                _ => return Err(err(&e.loc, format!("'{op}' of this operand is outside the kernel subset"))),
+                _ => {
+                    return Err(err(
+                        &e.loc,
+                        format!("'{op}' of this operand is outside the kernel subset"),
+                    ))
+                }
             },
             ExprKind::Binary(op, a, b) => {
                 if *op == "&&" || *op == "||" {
@@ -474,7 +546,11 @@ impl Eval<'_> {
                 }
                 let x = self.value(&args[0])?;
                 let x = self.to_float(x, &args[0].loc)?;
-                let op = if name.starts_with("sqrt") { Op::Sqrt } else { Op::Sgn };
+                let op = if name.starts_with("sqrt") {
+                    Op::Sqrt
+                } else {
+                    Op::Sgn
+                };
                 return Ok(Val::Float(self.dag.add(op, &[x])));
             }
             _ => {}
@@ -483,13 +559,28 @@ impl Eval<'_> {
             .funcs
             .iter()
             .find(|f| f.name == name && f.body.is_some())
-            .ok_or_else(|| err(loc, format!("call of '{name}', which is neither defined here nor sqrtf/sgn")))?;
+            .ok_or_else(|| {
+                err(
+                    loc,
+                    format!("call of '{name}', which is neither defined here nor sqrtf/sgn"),
+                )
+            })?;
         if f.params.len() != args.len() {
-            return Err(err(loc, format!("'{name}' takes {} arguments, given {}", f.params.len(), args.len())));
+            return Err(err(
+                loc,
+                format!(
+                    "'{name}' takes {} arguments, given {}",
+                    f.params.len(),
+                    args.len()
+                ),
+            ));
         }
         self.depth += 1;
         if self.depth > CALL_DEPTH {
-            return Err(err(loc, "calls nest too deeply (recursion is outside the kernel subset)"));
+            return Err(err(
+                loc,
+                "calls nest too deeply (recursion is outside the kernel subset)",
+            ));
         }
         let mut frame = HashMap::new();
         for (p, a) in f.params.iter().zip(args) {
@@ -506,18 +597,25 @@ impl Eval<'_> {
                     Val::Arr(r) => {
                         let mut r = r;
                         if p.dims.len() > 1 {
-                            let want: Vec<usize> = p.dims[1..].iter().map(|d| d.unwrap_or(0)).collect();
+                            let want: Vec<usize> =
+                                p.dims[1..].iter().map(|d| d.unwrap_or(0)).collect();
                             if want.iter().all(|&d| d > 0) {
                                 let total: usize = r.dims.iter().product();
                                 let inner: usize = want.iter().product();
-                                r.dims = std::iter::once(total / inner.max(1)).chain(want).collect();
+                                r.dims =
+                                    std::iter::once(total / inner.max(1)).chain(want).collect();
                             }
                         } else {
                             r.dims = vec![r.dims.iter().product()];
                         }
                         Val::Arr(r)
                     }
-                    _ => return Err(err(&a.loc, format!("argument '{}' of '{name}' must be an array", p.name))),
+                    _ => {
+                        return Err(err(
+                            &a.loc,
+                            format!("argument '{}' of '{name}' must be an array", p.name),
+                        ))
+                    }
                 }
             };
             frame.insert(p.name.clone(), v);
@@ -529,7 +627,10 @@ impl Eval<'_> {
         match flow? {
             Flow::Return(Some(v)) => Ok(v),
             _ if f.ret == Ty::Void => Ok(Val::Int(0)),
-            _ => Err(err(&f.loc, format!("'{name}' ends without returning a value"))),
+            _ => Err(err(
+                &f.loc,
+                format!("'{name}' ends without returning a value"),
+            )),
         }
     }
 
@@ -587,14 +688,21 @@ impl Eval<'_> {
                 (_, Op::Num(1)) => a,
                 _ => self.dag.add(Op::Div, &[a, b]),
             },
-            other => return Err(err(loc, format!("'{other}' on floats is outside the kernel subset"))),
+            other => {
+                return Err(err(
+                    loc,
+                    format!("'{other}' on floats is outside the kernel subset"),
+                ))
+            }
         })
     }
 
     /// Operands joined right-nested: `(op a (op b c))`.
     fn nest(&mut self, op: Op, items: &[Id]) -> Id {
         let (last, init) = items.split_last().expect("at least one operand");
-        init.iter().rev().fold(*last, |acc, &x| self.dag.add(op, &[x, acc]))
+        init.iter()
+            .rev()
+            .fold(*last, |acc, &x| self.dag.add(op, &[x, acc]))
     }
 }
 
@@ -613,6 +721,11 @@ fn int_op(op: &str, a: i64, b: i64, loc: &Location) -> Result<i64> {
         ">=" => (a >= b) as i64,
         "==" => (a == b) as i64,
         "!=" => (a != b) as i64,
-        _ => return Err(err(loc, format!("'{op}' on integers is outside the kernel subset"))),
+        _ => {
+            return Err(err(
+                loc,
+                format!("'{op}' on integers is outside the kernel subset"),
+            ))
+        }
     })
 }

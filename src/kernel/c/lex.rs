@@ -20,8 +20,8 @@ pub struct Token {
 
 const PUNCT: [&str; 35] = [
     "<<=", ">>=", "+=", "-=", "*=", "/=", "%=", "++", "--", "&&", "||", "==", "!=", "<=", ">=",
-    "->", "+", "-", "*", "/", "%", "<", ">", "=", "!", "?", ":", ";", ",", "(", ")", "[", "]",
-    "{", "}",
+    "->", "+", "-", "*", "/", "%", "<", ">", "=", "!", "?", ":", ";", ",", "(", ")", "[", "]", "{",
+    "}",
 ];
 
 /// The tokens of `text`.
@@ -77,7 +77,10 @@ pub fn lex(text: &str, file: &str) -> Result<Vec<Token>> {
             continue;
         }
         if c == '#' && at_line_start {
-            let end = chars[i..].iter().position(|&c| c == '\n').map_or(chars.len(), |p| i + p);
+            let end = chars[i..]
+                .iter()
+                .position(|&c| c == '\n')
+                .map_or(chars.len(), |p| i + p);
             let directive: String = chars[i..end].iter().collect();
             let words: Vec<&str> = directive.split_whitespace().collect();
             match words.as_slice() {
@@ -111,7 +114,8 @@ pub fn lex(text: &str, file: &str) -> Result<Vec<Token>> {
             out.push(Token { tok, loc: here });
             continue;
         }
-        if c.is_ascii_digit() || (c == '.' && chars.get(i + 1).is_some_and(|d| d.is_ascii_digit())) {
+        if c.is_ascii_digit() || (c == '.' && chars.get(i + 1).is_some_and(|d| d.is_ascii_digit()))
+        {
             let start = i;
             let mut float = false;
             while i < chars.len() {
@@ -140,12 +144,17 @@ pub fn lex(text: &str, file: &str) -> Result<Vec<Token>> {
             let tok = if float {
                 Tok::Float(digits)
             } else {
-                Tok::Int(digits.parse().map_err(|_| Error::parse(&here, format!("integer {digits} is out of range")))?)
+                Tok::Int(digits.parse().map_err(|_| {
+                    Error::parse(&here, format!("integer {digits} is out of range"))
+                })?)
             };
             out.push(Token { tok, loc: here });
             continue;
         }
-        match PUNCT.iter().find(|p| chars[i..].starts_with(&p.chars().collect::<Vec<_>>())) {
+        match PUNCT
+            .iter()
+            .find(|p| chars[i..].starts_with(&p.chars().collect::<Vec<_>>()))
+        {
             Some(p) => {
                 out.push(Token {
                     tok: Tok::Punct(p),
