@@ -964,10 +964,9 @@ pub fn verify_rules(
             ctx.output == Output::Json,
         )?;
     }
-    if only.is_none() || is_kernel {
-        if verify_kernel_rules(ctx, only, force)? == Outcome::Negative {
-            outcome = Outcome::Negative;
-        }
+    if (only.is_none() || is_kernel) && verify_kernel_rules(ctx, only, force)? == Outcome::Negative
+    {
+        outcome = Outcome::Negative;
     }
     Ok(outcome)
 }

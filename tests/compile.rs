@@ -4,24 +4,13 @@
 
 mod common;
 
-use common::{isadb, project_copy};
+use common::{isadb, json, project_copy};
 use isadb::database::{Database, Layout};
 use isadb::select::{compile, validate, Catalog, Node, Target};
 use isadb::validate::toolchain;
 use serde_json::Value;
 use std::collections::HashMap;
-use std::process::Output;
 use std::rc::Rc;
-
-fn json(o: &Output) -> Value {
-    serde_json::from_slice(&o.stdout).unwrap_or_else(|e| {
-        panic!(
-            "bad JSON ({e}): {}\nstderr: {}",
-            String::from_utf8_lossy(&o.stdout),
-            String::from_utf8_lossy(&o.stderr)
-        )
-    })
-}
 
 /// The intrinsics of the selected sequence, in order.
 fn selected(report: &Value) -> Vec<String> {

@@ -5,13 +5,11 @@
 
 mod common;
 
-use common::{copy_dir, root};
+use common::{copy_dir, isadb, json, root};
 use isadb::kernel::family;
 use isadb::validate::features::{support, Host, Support};
 use isadb::validate::toolchain::{self, Target as Toolchain};
-use serde_json::Value;
-use std::path::Path;
-use std::process::{Command, Output};
+use std::process::Output;
 
 /// A private copy of the project (specs, queries, committed tables) in a temporary directory.
 fn project() -> tempfile::TempDir {
@@ -26,25 +24,6 @@ fn project() -> tempfile::TempDir {
         }
     }
     dir
-}
-
-fn isadb(home: &Path, args: &[&str]) -> Output {
-    Command::new(env!("CARGO_BIN_EXE_isadb"))
-        .arg("--home")
-        .arg(home)
-        .args(args)
-        .output()
-        .unwrap()
-}
-
-fn json(o: &Output) -> Value {
-    serde_json::from_slice(&o.stdout).unwrap_or_else(|e| {
-        panic!(
-            "bad JSON ({e}): {}\nstderr: {}",
-            String::from_utf8_lossy(&o.stdout),
-            String::from_utf8_lossy(&o.stderr)
-        )
-    })
 }
 
 fn stderr(o: &Output) -> String {

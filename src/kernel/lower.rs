@@ -336,8 +336,7 @@ impl Emitter<'_> {
         let one_array = array.is_some()
             && reads.iter().flatten().all(|r| Some(r.0) == array)
             && !(0..w).any(others);
-        if !one_array || s.ty == "float32x4_t" && !self.contiguous(&reads).is_some_and(|st| st >= 0)
-        {
+        if !one_array || s.ty == "float32x4_t" && self.contiguous(&reads).is_none_or(|st| st < 0) {
             let value = self.set_lanes(s, lanes, live);
             self.stmt(format!("const {} {name} = {value};", s.ty));
             return;
@@ -395,7 +394,9 @@ impl Emitter<'_> {
     }
 
     /// A vector load of `base[start..start + w]`, masked to the array's `len` elements on x86
-    /// (masked-off lanes read nothing and are zero); NEON reads a zero-padded copy instead.
+    /// (masked-off lanes read nothing and are zero); NEON reads a zero-padded copy instead. (A
+    /// partial store goes through a local buffer on AVX2: `vmaskmovps` stores are microcoded on
+    /// AMD cores.)
     fn load(&mut self, s: &Simd, base: &str, start: i64, len: i64) -> String {
         let w = self.target.width as i64;
         if start + w <= len {

@@ -42,16 +42,7 @@ pub struct KernelRule {
 
 /// The rules files of the DSP dialect, sorted.
 pub fn rule_files(specs: &Path) -> Result<Vec<PathBuf>> {
-    let dir = specs.join("dsp");
-    let mut out: Vec<PathBuf> = match std::fs::read_dir(&dir) {
-        Ok(rd) => rd
-            .filter_map(|e| e.ok().map(|e| e.path()))
-            .filter(|p| p.extension().is_some_and(|x| x == "rules"))
-            .collect(),
-        Err(_) => vec![],
-    };
-    out.sort();
-    Ok(out)
+    crate::rules::load::rule_files_in(&specs.join("dsp"))
 }
 
 /// Every rule of every rules file; names are unique.

@@ -291,12 +291,12 @@ pub fn validate(dag: &mut Dag, spec: &[Id], program: Id) -> Result<Proof> {
     })
 }
 
+/// The first pair of terms that is not equal: its index and why.
+pub type Failure = Option<(usize, String)>;
+
 /// Proves each pair of scalar terms equal: by the normal form, else by z3. Returns how many
-/// each proved, and the first pair (index, reason) that is not equal.
-pub fn prove_pairs(
-    dag: &Dag,
-    pairs: &[(Id, Id)],
-) -> Result<(usize, usize, Option<(usize, String)>)> {
+/// each proved, and the first pair that is not equal.
+pub fn prove_pairs(dag: &Dag, pairs: &[(Id, Id)]) -> Result<(usize, usize, Failure)> {
     let mut norm = Normalizer::default();
     let mut hard = Vec::new();
     for (k, &(s, p)) in pairs.iter().enumerate() {
@@ -313,7 +313,7 @@ pub fn prove_pairs(
 
 /// Proves each pair of scalar terms equal over the reals with z3 (sqrt and sgn uninterpreted);
 /// the index of the first pair that is not, with a counterexample or the solver's reason.
-pub fn z3_equal(dag: &Dag, pairs: &[(Id, Id)]) -> Result<Option<(usize, String)>> {
+pub fn z3_equal(dag: &Dag, pairs: &[(Id, Id)]) -> Result<Failure> {
     use z3::ast::Real;
     if pairs.is_empty() {
         return Ok(None);
@@ -349,7 +349,7 @@ pub fn z3_equal(dag: &Dag, pairs: &[(Id, Id)]) -> Result<Option<(usize, String)>
         let mut params = z3::Params::new();
         params.set_u32("timeout", 20_000);
         solver.set_params(&params);
-        solver.assert(&enc[&a].eq(&enc[&b]).not());
+        solver.assert(enc[&a].eq(&enc[&b]).not());
         match solver.check() {
             z3::SatResult::Unsat => {}
             z3::SatResult::Sat => {

@@ -43,12 +43,16 @@ pub fn rule_macros(spec_macros: &Macros) -> Result<Macros> {
 
 /// The rule files under `specs/rules/`, sorted.
 pub fn rule_files(specs: &Path) -> Result<Vec<PathBuf>> {
-    let dir = specs.join("rules");
+    rule_files_in(&specs.join("rules"))
+}
+
+/// The `*.rules` files of a directory, sorted (none if it does not exist).
+pub fn rule_files_in(dir: &Path) -> Result<Vec<PathBuf>> {
     if !dir.is_dir() {
         return Ok(vec![]);
     }
-    let mut out: Vec<PathBuf> = std::fs::read_dir(&dir)
-        .map_err(|e| Error::io(&dir, e))?
+    let mut out: Vec<PathBuf> = std::fs::read_dir(dir)
+        .map_err(|e| Error::io(dir, e))?
         .filter_map(|e| e.ok().map(|e| e.path()))
         .filter(|p| p.extension().is_some_and(|x| x == "rules"))
         .collect();

@@ -417,33 +417,30 @@ impl Parser<'_> {
                 loc,
             });
         }
-        for (pre, op) in [("++", "+="), ("--", "-=")] {
-            if self.eat(pre) {
-                let target = self.unary()?;
-                return Ok(Stmt::Assign {
-                    value: Expr {
-                        kind: ExprKind::Int(1),
-                        loc: loc.clone(),
-                    },
-                    target,
-                    op,
-                    loc,
-                });
-            }
-        }
-        let target = self.expr()?;
-        for (post, op) in [("++", "+="), ("--", "-=")] {
-            if self.eat(post) {
-                return Ok(Stmt::Assign {
-                    value: Expr {
-                        kind: ExprKind::Int(1),
-                        loc: loc.clone(),
-                    },
-                    target,
-                    op,
-                    loc,
-                });
-            }
+        // `++x`, `x++` (and `--`) are `x += 1` (`x -= 1`).
+        let step = |p: &mut Parser| {
+            [("++", "+="), ("--", "-=")]
+                .into_iter()
+                .find(|(t, _)| p.eat(t))
+                .map(|(_, op)| op)
+        };
+        let pre = step(self);
+        let target = if pre.is_some() {
+            self.unary()?
+        } else {
+            self.expr()?
+        };
+        if let Some(op) = pre.or_else(|| step(self)) {
+            let value = Expr {
+                kind: ExprKind::Int(1),
+                loc: loc.clone(),
+            };
+            return Ok(Stmt::Assign {
+                target,
+                op,
+                value,
+                loc,
+            });
         }
         for op in ["=", "+=", "-=", "*=", "/=", "%="] {
             if self.eat(op) {
@@ -480,10 +477,7 @@ impl Parser<'_> {
 
     fn binary(&mut self, min: u8) -> Result<Expr> {
         let mut lhs = self.unary()?;
-        loop {
-            let Some(&(op, prec)) = BINARY.iter().find(|(o, p)| *p >= min && self.is(o)) else {
-                break;
-            };
+        while let Some(&(op, prec)) = BINARY.iter().find(|(o, p)| *p >= min && self.is(o)) {
             let loc = self.loc();
             self.pos += 1;
             let rhs = self.binary(prec + 1)?;

@@ -500,8 +500,8 @@ impl Eval<'_> {
                         if ["<", "<=", ">", ">=", "==", "!="].contains(op) {
                             return Err(err(&e.loc, format!("comparison '{op}' of input data is outside the kernel subset (if only on loop indices)")));
                         }
-                        let x = self.to_float(x, &a.loc)?;
-                        let y = self.to_float(y, &b.loc)?;
+                        let x = self.float_of(x, &a.loc)?;
+                        let y = self.float_of(y, &b.loc)?;
                         Val::Float(self.float_op(op, x, y, &e.loc)?)
                     }
                 }
@@ -530,7 +530,7 @@ impl Eval<'_> {
         }
     }
 
-    fn to_float(&mut self, v: Val, loc: &Location) -> Result<Id> {
+    fn float_of(&mut self, v: Val, loc: &Location) -> Result<Id> {
         match v {
             Val::Float(id) => Ok(id),
             Val::Int(n) => Ok(self.dag.num(n)),
@@ -545,7 +545,7 @@ impl Eval<'_> {
                     return Err(err(loc, format!("{name} takes one argument")));
                 }
                 let x = self.value(&args[0])?;
-                let x = self.to_float(x, &args[0].loc)?;
+                let x = self.float_of(x, &args[0].loc)?;
                 let op = if name.starts_with("sqrt") {
                     Op::Sqrt
                 } else {
@@ -589,7 +589,7 @@ impl Eval<'_> {
                     Ty::Int => Val::Int(self.int(a, "an int argument")?),
                     _ => {
                         let v = self.value(a)?;
-                        Val::Float(self.to_float(v, &a.loc)?)
+                        Val::Float(self.float_of(v, &a.loc)?)
                     }
                 }
             } else {
