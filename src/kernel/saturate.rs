@@ -147,16 +147,6 @@ impl Session {
                 .step_rules_with_scheduler(self.scheduler, phase.name())
                 .map_err(|e| Error::data("egglog", e.to_string()))?;
             iterations += 1;
-            if std::env::var_os("ISADB_KERNEL_DEBUG").is_some() {
-                let mut t: Vec<_> = report.search_and_apply_time_per_rule.iter().collect();
-                t.sort_by(|a, b| b.1.cmp(a.1));
-                eprintln!(
-                    "{} it {iterations}: {} tuples; {:?}",
-                    phase.name(),
-                    self.egraph.num_tuples(),
-                    &t[..t.len().min(4)]
-                );
-            }
             if !report.updated {
                 break "saturated";
             }

@@ -300,9 +300,8 @@ mod tests {
 
     #[test]
     fn mat_mul_2x2_is_one_multiply_and_one_mac() {
-        let text = std::fs::read_to_string("/work/shared/kernels/mat-mul_2x2_2x2.sexp")
-            .unwrap_or_else(|_| "(List (+ (* (Get A 0) (Get B 0)) (* (Get A 1) (Get B 2))) (+ (* (Get A 0) (Get B 1)) (* (Get A 1) (Get B 3))) (+ (* (Get A 2) (Get B 0)) (* (Get A 3) (Get B 2))) (+ (* (Get A 2) (Get B 1)) (* (Get A 3) (Get B 3))))".into());
-        let mut k = read_list(&text, "t").unwrap();
+        let text = "(List (+ (* (Get A 0) (Get B 0)) (* (Get A 1) (Get B 2))) (+ (* (Get A 0) (Get B 1)) (* (Get A 1) (Get B 3))) (+ (* (Get A 2) (Get B 0)) (* (Get A 3) (Get B 2))) (+ (* (Get A 2) (Get B 1)) (* (Get A 3) (Get B 3))))";
+        let mut k = read_list(text, "t").unwrap();
         let outputs = k.dag.args(k.root).to_vec();
         let v = vectorize(&mut k.dag, &outputs, 4);
         let c = tree_cost(&k.dag, v, Model::Diospyros, &Target::unit("dsp", 4));

@@ -217,9 +217,10 @@ impl Encoder {
                     Op::Neg => r.unary_minus(),
                     Op::Abs => r.lt(&zero).ite(&r.unary_minus(), r),
                     Op::Sqrt => self.sqrt.apply(&[r]).as_real().unwrap(),
-                    Op::Sgn => r
-                        .gt(&zero)
-                        .ite(&real_int(1), &r.lt(&zero).ite(&real_int(-1), &zero)),
+                    Op::Sgn => r.gt(&zero).ite(
+                        &real_int(1),
+                        &r.lt(&zero).ite(&real_int(-1), &zero),
+                    ),
                     _ => unreachable!("typing admits no other f32 unary op"),
                 })
             }
@@ -228,7 +229,9 @@ impl Encoder {
                 Lane::Bits(match op {
                     Op::Neg => b.bvneg(),
                     Op::Not => b.bvnot(),
-                    Op::Abs if elem.is_signed() => b.bvslt(&BV::from_u64(0, w)).ite(&b.bvneg(), b),
+                    Op::Abs if elem.is_signed() => {
+                        b.bvslt(&BV::from_u64(0, w)).ite(&b.bvneg(), b)
+                    }
                     Op::Abs => b.clone(),
                     Op::Popcount => (0..w).fold(BV::from_u64(0, w), |acc, i| {
                         acc.bvadd(&b.extract(i, i).zero_ext(w - 1))
@@ -301,10 +304,13 @@ impl Encoder {
     fn cast(&self, from: Elem, to: Elem, x: &Lane) -> Lane {
         match (x, to) {
             (Lane::Num(_), _) => x.clone(),
-            (Lane::Flag(f), to) => {
-                Lane::Bits(f.ite(&BV::from_u64(1, to.bits()), &BV::from_u64(0, to.bits())))
+            (Lane::Flag(f), to) => Lane::Bits(f.ite(
+                &BV::from_u64(1, to.bits()),
+                &BV::from_u64(0, to.bits()),
+            )),
+            (Lane::Bits(b), Elem::Bool) => {
+                Lane::Flag(b.eq(&BV::from_u64(0, b.get_size())).not())
             }
-            (Lane::Bits(b), Elem::Bool) => Lane::Flag(b.eq(&BV::from_u64(0, b.get_size())).not()),
             (Lane::Bits(b), to) => Lane::Bits(resize(b, from.is_signed(), to.bits())),
         }
     }
@@ -332,7 +338,9 @@ impl Encoder {
         let as_bits: Vec<BV> = lanes
             .iter()
             .map(|l| match l {
-                Lane::Flag(f) => f.ite(&BV::from_u64(1, 1), &BV::from_u64(0, 1)),
+                Lane::Flag(f) => {
+                    f.ite(&BV::from_u64(1, 1), &BV::from_u64(0, 1))
+                }
                 other => other.bits().clone(),
             })
             .collect();
