@@ -972,8 +972,8 @@ pub fn verify_rules(
 }
 
 /// `isadb bench kernels`.
-pub fn bench_kernels(ctx: &Context) -> Result<Outcome> {
-    let b = crate::kernel::bench::run(&ctx.layout)?;
+pub fn bench_kernels(ctx: &Context, only: Option<&str>) -> Result<Outcome> {
+    let b = crate::kernel::bench::run(&ctx.layout, only)?;
     ctx.print(&b, || b.to_string());
     Ok(Outcome::Success)
 }

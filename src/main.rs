@@ -55,6 +55,9 @@ enum Command {
         /// Runs of each query process (the median is reported).
         #[arg(long, default_value_t = 15)]
         rounds: usize,
+        /// `bench kernels`: only the kernels whose name contains this.
+        #[arg(long)]
+        only: Option<String>,
     },
     /// Compile a whole kernel (the lifted (List ...) form, or C) by phased equality saturation
     /// over the stored rules; prove it, print its costs, emit C, run it.
@@ -193,9 +196,13 @@ fn main() -> ExitCode {
             values,
         } => cli::eval(&ctx, &instruction, &values),
         Command::Query { text, csv } => cli::query(&ctx, &text, csv),
-        Command::Bench { suite, rounds } => match suite.as_deref() {
+        Command::Bench {
+            suite,
+            rounds,
+            only,
+        } => match suite.as_deref() {
             None => cli::bench(&ctx, rounds),
-            Some("kernels") => cli::bench_kernels(&ctx),
+            Some("kernels") => cli::bench_kernels(&ctx, only.as_deref()),
             Some(other) => Err(isadb::error::Error::Usage(format!(
                 "unknown benchmark '{other}' (bench, or bench kernels)"
             ))),

@@ -356,12 +356,15 @@ fn time_kernel(
     ))
 }
 
-/// Runs the benchmark.
-pub fn run(layout: &Layout) -> Result<BenchReport> {
+/// Runs the benchmark on every kernel, or those whose name contains `only`.
+pub fn run(layout: &Layout, only: Option<&str>) -> Result<BenchReport> {
     let eigen = ensure_eigen();
     let dir = tempfile::tempdir().map_err(|e| Error::Tool(format!("temporary directory: {e}")))?;
     let mut rows = Vec::new();
-    for k in family::all() {
+    for k in family::all()
+        .into_iter()
+        .filter(|k| only.is_none_or(|o| k.name.contains(o)))
+    {
         let file = input_file(&k, dir.path())?;
         let j = dsp_compile(layout, &file)?;
         let num = |path: &[&str]| -> f64 {

@@ -245,7 +245,14 @@ impl Emitter<'_> {
                     "const float {name} = (float)(({a} > 0.0f) - ({a} < 0.0f));"
                 ));
             }
-            Op::Vec => self.gather(&name, id, &args),
+            Op::Vec => {
+                if let Some(expr) = self.gather(&name, id, &args) {
+                    // A plain load or broadcast is written where it is used: a value kept
+                    // from one chunk to the next would hold a register through the kernel.
+                    self.names.insert(id, expr);
+                    return Ok(());
+                }
+            }
             vop => {
                 let a: Vec<String> = args.iter().map(|x| self.names[x].clone()).collect();
                 match self.simd() {
@@ -299,7 +306,8 @@ impl Emitter<'_> {
     /// A `Vec`: lanes from loads of the inputs (contiguous, broadcast or permuted within a
     /// window; masked where the window passes the array's end), constants, or inserted scalars.
     /// Lanes no output depends on (`live` clear) may hold anything.
-    fn gather(&mut self, name: &str, id: Id, lanes: &[Id]) {
+    /// Returns the expression instead of binding it when it is a plain load or broadcast.
+    fn gather(&mut self, name: &str, id: Id, lanes: &[Id]) -> Option<String> {
         let w = self.target.width;
         let live = self.live.get(&id).copied().unwrap_or(u32::MAX);
         let Some(s) = self.simd() else {
@@ -308,7 +316,7 @@ impl Emitter<'_> {
                 let e = self.scalar(l);
                 self.stmt(format!("{name}[{k}] = {e};"));
             }
-            return;
+            return None;
         };
         let is_live = |k: usize| live & (1 << k) != 0;
         // The lanes that matter, as reads (array, index) or other values.
@@ -325,12 +333,7 @@ impl Emitter<'_> {
         let first = (0..w).find(|&k| is_live(k)).unwrap_or(0);
         if (0..w).all(|k| !is_live(k) || lanes[k] == lanes[first]) {
             let x = self.scalar(lanes[first]);
-            self.stmt(format!(
-                "const {} {name} = {};",
-                s.ty,
-                fill(s.splat, &[("x", &x)])
-            ));
-            return;
+            return Some(fill(s.splat, &[("x", &x)]));
         }
         let array = reads.iter().flatten().map(|r| r.0).next();
         let one_array = array.is_some()
@@ -339,7 +342,7 @@ impl Emitter<'_> {
         if !one_array || s.ty == "float32x4_t" && self.contiguous(&reads).is_none_or(|st| st < 0) {
             let value = self.set_lanes(s, lanes, live);
             self.stmt(format!("const {} {name} = {value};", s.ty));
-            return;
+            return None;
         }
         let a = array.expect("one array");
         let len = self.lengths[a as usize] as i64;
@@ -371,7 +374,7 @@ impl Emitter<'_> {
             _ => {
                 let value = self.set_lanes(s, lanes, live);
                 self.stmt(format!("const {} {name} = {value};", s.ty));
-                return;
+                return None;
             }
         };
         let value = if zeros.is_empty() {
@@ -379,7 +382,14 @@ impl Emitter<'_> {
         } else {
             self.zero_lanes(s, &loaded, &zeros)
         };
+        if zeros.is_empty()
+            && self.contiguous(&reads).is_some_and(|st| st >= 0)
+            && value.starts_with(s.load.split('(').next().unwrap_or(""))
+        {
+            return Some(value);
+        }
         self.stmt(format!("const {} {name} = {value};", s.ty));
+        None
     }
 
     /// The start of a contiguous run the live reads form (lane k reads start + k), if they do.
@@ -535,13 +545,6 @@ pub fn lower(dag: &Dag, program: Id, outputs: usize, target: &Target) -> Result<
             Some(s) if n == w => {
                 let st = fill(s.store, &[("p", &format!("out + {first}")), ("v", &name)]);
                 e.stmt(format!("{st};"));
-            }
-            Some(s) if s.ty == "__m256" => {
-                let m: Vec<&str> = (0..w).map(|k| if k < n { "-1" } else { "0" }).collect();
-                e.stmt(format!(
-                    "_mm256_maskstore_ps(out + {first}, _mm256_setr_epi32({}), {name});",
-                    m.join(", ")
-                ));
             }
             Some(s) if s.ty == "__m512" => {
                 e.stmt(format!(
