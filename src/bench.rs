@@ -2,15 +2,15 @@
 //! database build, whole-process query latency, interpreter throughput, proof time, and
 //! instruction selection per expression.
 
-use crate::cli::Context;
-use crate::database::{Database, Layout};
+use crate::database::Database;
 use crate::error::{Error, Result};
 use crate::ir::sexpr::read_one;
 use crate::ir::Scope;
-use crate::select::target::TARGETS;
-use crate::select::{compile, Catalog};
+use crate::project::{Matching, Project};
+use crate::select::Selector;
 use crate::semantics::{eval, prove_equivalent, Env, Value};
 use crate::spec::load_dir;
+use crate::spec::TARGETS;
 use serde::Serialize;
 use std::collections::HashMap;
 use std::process::Command;
@@ -84,7 +84,7 @@ struct SelectionTimes {
 /// Compiles each corpus expression `rounds` times without the cache, then once to store it in
 /// `cache` and `rounds` times more from it.
 fn selection_times(
-    catalogs: &[Catalog],
+    selectors: &mut [Selector],
     cache: &mut Database,
     rounds: usize,
 ) -> Result<SelectionTimes> {
@@ -95,18 +95,18 @@ fn selection_times(
     };
     let declared = HashMap::new();
     for (target, text) in COMPILE_CORPUS {
-        let catalog = catalogs
-            .iter()
-            .find(|c| c.target.name == target)
+        let selector = selectors
+            .iter_mut()
+            .find(|s| s.catalog.target.name == target)
             .expect("corpus targets exist");
         for _ in 0..rounds {
-            let c = compile(catalog, text, None, &declared, None)?;
+            let c = selector.compile(text, None, &declared, None)?;
             times.cold.push(c.select_ms);
             times.validate.push(c.validate_ms);
         }
-        compile(catalog, text, None, &declared, Some(&mut *cache))?;
+        selector.compile(text, None, &declared, Some(&mut *cache))?;
         for _ in 0..rounds {
-            let c = compile(catalog, text, None, &declared, Some(&mut *cache))?;
+            let c = selector.compile(text, None, &declared, Some(&mut *cache))?;
             if !c.cached {
                 return Err(Error::Tool(format!(
                     "{target} {text:?}: the stored selection was not found in the cache"
@@ -118,26 +118,25 @@ fn selection_times(
     Ok(times)
 }
 
-pub fn run(ctx: &Context, rounds: usize) -> Result<Figures> {
-    let scratch = std::env::temp_dir().join(format!("isadb-bench-{}", std::process::id()));
-    std::fs::create_dir_all(&scratch).map_err(|e| Error::io(&scratch, e))?;
-    let layout = Layout {
-        db: scratch.join("isadb.sqlite"),
-        ..ctx.layout.clone()
+/// Measures every figure on `project`, each query process and selection `rounds` times.
+pub fn run(project: &Project, rounds: usize) -> Result<Figures> {
+    // Scratch databases live in a temporary directory removed when this function returns.
+    let scratch = tempfile::Builder::new()
+        .prefix("isadb-bench-")
+        .tempdir()
+        .map_err(|e| Error::io(std::env::temp_dir(), e))?;
+    let fresh = Project {
+        db: scratch.path().join("isadb.sqlite"),
+        ..project.clone()
     };
     let start = Instant::now();
-    let specs = load_dir(&layout.specs)?;
-    drop(layout.build(&specs)?);
+    let specs = load_dir(&fresh.specs)?;
+    drop(fresh.build(&specs, Matching::Reuse)?);
     let db_build_ms = start.elapsed().as_secs_f64() * 1000.0;
-    let _ = std::fs::remove_dir_all(&scratch);
 
-    ctx.db()?;
+    project.open()?;
     let exe = std::env::current_exe().map_err(|e| Error::io("isadb", e))?;
-    let home = ctx
-        .layout
-        .specs
-        .parent()
-        .unwrap_or(std::path::Path::new("."));
+    let home = &project.home;
     let mut query_process_ms = Vec::new();
     for q in [
         "dot-product on hvx",
@@ -205,18 +204,16 @@ pub fn run(ctx: &Context, rounds: usize) -> Result<Figures> {
     let prove_halving_add_u8x64_ms = t.elapsed().as_secs_f64() * 1000.0;
 
     let mut compile_catalog_ms = Vec::new();
-    let mut catalogs = Vec::new();
+    let mut selectors = Vec::new();
     for t in TARGETS {
         let start = Instant::now();
-        catalogs.push(Catalog::load(&ctx.layout, t)?);
+        selectors.push(Selector::load(project, t)?);
         compile_catalog_ms.push((t.name.to_string(), start.elapsed().as_secs_f64() * 1000.0));
     }
     // The selection cache lives in a fresh database file, so the project's own cache is neither
     // used nor filled.
-    std::fs::create_dir_all(&scratch).map_err(|e| Error::io(&scratch, e))?;
-    let times = Database::open(scratch.join("isadb.sqlite"))
-        .and_then(|mut cache| selection_times(&catalogs, &mut cache, rounds));
-    let _ = std::fs::remove_dir_all(&scratch);
+    let times = Database::open(scratch.path().join("cache.sqlite"))
+        .and_then(|mut cache| selection_times(&mut selectors, &mut cache, rounds));
     let SelectionTimes {
         cold,
         cached,

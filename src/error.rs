@@ -6,8 +6,11 @@ use std::fmt;
 /// Where in a text input something went wrong.
 #[derive(Debug, Clone, PartialEq, Eq, Default)]
 pub struct Location {
+    /// The file (or a name for a text that is not one, such as `lhs`).
     pub file: String,
+    /// 1-based line.
     pub line: usize,
+    /// 1-based column.
     pub col: usize,
 }
 
@@ -17,6 +20,8 @@ impl fmt::Display for Location {
     }
 }
 
+/// Every error of the library; each renders as one line.
+#[allow(missing_docs)]
 #[derive(Debug, thiserror::Error)]
 pub enum Error {
     /// Malformed text (s-expression, spec, expression, query): where and what was expected.
@@ -42,27 +47,32 @@ pub enum Error {
     Tool(String),
 }
 
+/// The library's result.
 pub type Result<T> = std::result::Result<T, Error>;
 
 impl Error {
+    /// Malformed text at `loc`.
     pub fn parse(loc: &Location, msg: impl Into<String>) -> Error {
         Error::Parse {
             loc: loc.clone(),
             msg: msg.into(),
         }
     }
+    /// A type error at `loc`.
     pub fn ty(loc: &Location, msg: impl Into<String>) -> Error {
         Error::Type {
             loc: loc.clone(),
             msg: msg.into(),
         }
     }
+    /// Bad data in the named table, file or database.
     pub fn data(source_name: impl Into<String>, msg: impl Into<String>) -> Error {
         Error::Data {
             source_name: source_name.into(),
             msg: msg.into(),
         }
     }
+    /// A file system error on `path`.
     pub fn io(path: impl AsRef<std::path::Path>, err: std::io::Error) -> Error {
         Error::Io {
             path: path.as_ref().display().to_string(),

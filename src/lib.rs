@@ -1,15 +1,48 @@
 //! isadb: vector ISA semantics, cross-ISA classes and verified rewrite rules in one SQLite rule
 //! database, with an interpreter and a z3 encoding of every instruction.
+//!
+//! The modules follow the data's journey, each importing only from those before it: the IR
+//! ([`Expr`]), its semantics (interpreter and z3), the spec language and the ISA/target
+//! vocabulary, the database and the C toolchains, the idiom matcher and the rewrite rules, the
+//! project (layout, opening, rebuilding), then queries, instruction selection, whole kernels
+//! (phased equality saturation) and validation against real execution, the benchmark, and the
+//! command line ([`cli`], the binary's interface). Below are the types and functions the binary and the tests use; [`testing`]
+//! holds what only tests need.
+#![warn(missing_docs)]
 
-pub mod bench;
+mod bench;
+mod clock;
+mod database;
+mod error;
+mod idioms;
+mod ir;
+mod kernel;
+mod project;
+mod query;
+mod rules;
+mod select;
+mod semantics;
+mod spec;
+mod toolchain;
+mod validate;
+mod words;
+
 pub mod cli;
-pub mod database;
-pub mod error;
-pub mod ir;
-pub mod kernel;
-pub mod query;
-pub mod rules;
-pub mod select;
-pub mod semantics;
-pub mod spec;
-pub mod validate;
+pub mod testing;
+
+pub use database::{Database, Filter};
+pub use error::{Error, Location, Result};
+pub use ir::{Elem, Expr, Macros, Op, VecType};
+pub use kernel::{CostModel, KernelTarget};
+pub use project::{Home, Project};
+pub use rules::verify::{Options as VerifyOptions, Report as VerifyReport};
+pub use rules::{Rule, RuleKind, RuleStatus};
+pub use select::check::RunCheck;
+pub use select::{prove_selection, Compiled, Node, Report, Request, Selector, Step};
+pub use semantics::prove::DEFAULT_TIMEOUT_MS;
+pub use semantics::{eval, prove_equivalent, Env, Value, Verdict};
+pub use spec::{load_dir, load_macros, Instruction, Isa, Operand, SpecSet, Target, TARGETS};
+pub use toolchain::Toolchain;
+pub use validate::{
+    Options as ValidateOptions, Report as ValidationReport, ValidationStatus, DEFAULT_INPUTS,
+};

@@ -1,7 +1,11 @@
 //! The isadb command line: a thin clap front over the library.
 
 use clap::{Parser, Subcommand};
-use isadb::cli::{self, Output};
+use isadb::cli::bench::Suite;
+use isadb::cli::compile::Emit;
+use isadb::cli::{self, choice, Output};
+use isadb::{CostModel, Home, Isa, KernelTarget, Target, ValidateOptions, VerifyOptions};
+use std::io::IsTerminal;
 use std::path::PathBuf;
 use std::process::ExitCode;
 
@@ -12,8 +16,10 @@ use std::process::ExitCode;
     about = "Vector ISA semantics, classes and verified rewrite rules in one rule database"
 )]
 struct Args {
-    /// Project directory holding specs/ and rules.db/ (default: this checkout).
-    #[arg(long, global = true, env = "ISADB_HOME")]
+    /// Project directory holding specs/ and rules.db/. Default: $ISADB_HOME, else the nearest
+    /// directory upwards from the working directory holding specs/ and rules.db/, else the
+    /// default shipped in this binary (unpacked into $XDG_CACHE_HOME/isadb or ~/.cache/isadb).
+    #[arg(long, global = true)]
     home: Option<PathBuf>,
     /// Print JSON instead of a table.
     #[arg(long, global = true)]
@@ -33,8 +39,8 @@ enum Command {
     Show { instruction: String },
     /// List instructions.
     List {
-        #[arg(long)]
-        isa: Option<String>,
+        #[arg(long, value_parser = choice::<Isa>())]
+        isa: Option<Isa>,
         #[arg(long)]
         feature: Option<String>,
         /// Regular expression over name, intrinsic and asm.
@@ -51,7 +57,8 @@ enum Command {
     /// compiles every benchmark kernel and times the emitted code against gcc and Eigen.
     Bench {
         /// `kernels` for the kernel benchmark.
-        suite: Option<String>,
+        #[arg(value_parser = choice::<Suite>())]
+        suite: Option<Suite>,
         /// Runs of each query process (the median is reported).
         #[arg(long, default_value_t = 15)]
         rounds: usize,
@@ -63,24 +70,25 @@ enum Command {
     /// over the stored rules; prove it, print its costs, emit C, run it.
     Kernel {
         /// The kernel: a .c file, or the lifted (List ...) form.
+        #[arg(required_unless_present = "tune")]
         file: Option<PathBuf>,
         /// dsp, x86-avx2, x86-avx512 or neon.
-        #[arg(long, default_value = "dsp")]
-        target: String,
+        #[arg(long, value_parser = choice::<KernelTarget>(), default_value = "dsp")]
+        target: KernelTarget,
         /// diospyros, isaria or target (the target's instruction costs).
-        #[arg(long, default_value = "target")]
-        cost_model: String,
+        #[arg(long, value_parser = choice::<CostModel>(), default_value = "target")]
+        cost_model: CostModel,
         /// Seconds for equality saturation.
         #[arg(long, default_value_t = 60.0)]
         timeout: f64,
         /// Also print the C (c) or the egglog that ran (egglog).
-        #[arg(long)]
-        emit: Option<String>,
+        #[arg(long, value_parser = choice::<Emit>())]
+        emit: Option<Emit>,
         /// Compile the C, run it on this many random inputs and compare with the spec.
         #[arg(long, value_name = "ITERATIONS")]
         run: Option<usize>,
         /// Choose Isaria's alpha and beta by a sweep on the small kernels and record them.
-        #[arg(long)]
+        #[arg(long, conflicts_with_all = ["file", "emit", "run"])]
         tune: bool,
     },
     /// Ask which instructions implement an idiom on a target, an instruction's equivalents, ...
@@ -97,10 +105,11 @@ enum Command {
         #[arg(long, default_value_t = 16)]
         lanes: u32,
         /// Solver budget in milliseconds.
-        #[arg(long, default_value_t = isadb::semantics::prove::DEFAULT_TIMEOUT_MS)]
+        #[arg(long, default_value_t = isadb::DEFAULT_TIMEOUT_MS)]
         timeout: u32,
     },
-    /// Prove the rewrite rules in specs/rules/ with z3 at every type they cover; exit 1 if one is refuted.
+    /// Prove the rewrite rules in specs/rules/ with z3 at every type they cover, and the kernel rules
+    /// of specs/dsp/ over the reals; exit 1 if one is refuted.
     VerifyRules {
         /// Only this rule.
         #[arg(long)]
@@ -117,8 +126,8 @@ enum Command {
     Compile {
         expr: String,
         /// x86-avx2, x86-avx512, neon or hvx.
-        #[arg(long)]
-        target: String,
+        #[arg(long, value_parser = choice::<Target>())]
+        target: Target,
         /// Lanes of the result (default: the widest variable fills one register).
         #[arg(long)]
         lanes: Option<u32>,
@@ -126,8 +135,8 @@ enum Command {
         #[arg(long = "var", value_name = "NAME:TYPE")]
         vars: Vec<String>,
         /// Also print the egglog program that ran (egglog) or a C function with intrinsics (c).
-        #[arg(long)]
-        emit: Option<String>,
+        #[arg(long, value_parser = choice::<Emit>())]
+        emit: Option<Emit>,
         /// Compile the C function, run it (natively or under qemu) on this many iterations of random
         /// inputs and compare every lane with the interpreter; exit 1 on a mismatch.
         #[arg(long, value_name = "ITERATIONS")]
@@ -141,13 +150,13 @@ enum Command {
     /// With ISADB_REQUIRE_TOOLS=1 a missing compiler or emulator is an error instead of a skip.
     Validate {
         /// Only this ISA: x86, neon or hvx.
-        #[arg(long)]
-        isa: Option<String>,
+        #[arg(long, value_parser = choice::<Isa>())]
+        isa: Option<Isa>,
         /// Only this instruction (name or intrinsic); repeatable.
         #[arg(long = "instr", value_name = "NAME")]
         instr: Vec<String>,
         /// Inputs per instruction.
-        #[arg(long, default_value_t = isadb::validate::run::DEFAULT_INPUTS)]
+        #[arg(long, default_value_t = isadb::DEFAULT_INPUTS)]
         inputs: usize,
         /// Seed of the input generator.
         #[arg(long, default_value_t = 1)]
@@ -171,42 +180,54 @@ enum DbAction {
 }
 
 fn main() -> ExitCode {
-    let args = Args::parse();
-    let ctx = cli::Context::new(
-        args.home,
-        if args.json {
-            Output::Json
-        } else {
-            Output::Table
-        },
-    );
+    let args = match Args::try_parse() {
+        Ok(args) => args,
+        Err(e) if e.use_stderr() => {
+            eprintln!("isadb: {}", cli::one_line(&e));
+            return ExitCode::from(2);
+        }
+        Err(e) => e.exit(),
+    };
+    let home = match Home::find(args.home) {
+        Ok(home) => home,
+        Err(e) => {
+            eprintln!("isadb: {e}");
+            return ExitCode::from(2);
+        }
+    };
+    let output = if args.json {
+        Output::Json
+    } else {
+        Output::Table
+    };
+    let ctx = cli::Context::new(home, output);
     let result = match args.command {
         Command::Db { action } => match action {
-            DbAction::Build => cli::db_build(&ctx),
-            DbAction::Export { dir } => cli::db_export(&ctx, dir),
-            DbAction::Import { dir } => cli::db_import(&ctx, dir),
-            DbAction::Stats => cli::db_stats(&ctx),
+            DbAction::Build => cli::db::build(&ctx),
+            DbAction::Export { dir } => cli::db::export(&ctx, dir),
+            DbAction::Import { dir } => cli::db::import(&ctx, dir),
+            DbAction::Stats => cli::db::stats(&ctx),
         },
-        Command::Show { instruction } => cli::show(&ctx, &instruction),
+        Command::Show { instruction } => cli::inspect::show(&ctx, &instruction),
         Command::List { isa, feature, grep } => {
-            cli::list(&ctx, isa.as_deref(), feature.as_deref(), grep.as_deref())
+            cli::inspect::list(&ctx, isa, feature.as_deref(), grep.as_deref())
         }
         Command::Eval {
             instruction,
             values,
-        } => cli::eval(&ctx, &instruction, &values),
-        Command::Query { text, csv } => cli::query(&ctx, &text, csv),
+        } => cli::inspect::eval(&ctx, &instruction, &values),
+        Command::Query { text, csv } => cli::query::query(&ctx, &text, csv),
         Command::Bench {
-            suite,
+            suite: None,
             rounds,
+            only: _,
+        } => cli::bench::bench(&ctx, rounds),
+        Command::Bench {
+            suite: Some(Suite::Kernels),
             only,
-        } => match suite.as_deref() {
-            None => cli::bench(&ctx, rounds),
-            Some("kernels") => cli::bench_kernels(&ctx, only.as_deref()),
-            Some(other) => Err(isadb::error::Error::Usage(format!(
-                "unknown benchmark '{other}' (bench, or bench kernels)"
-            ))),
-        },
+            ..
+        } => cli::bench::kernels(&ctx, only.as_deref()),
+        Command::Kernel { tune: true, .. } => cli::kernel::tune(&ctx),
         Command::Kernel {
             file,
             target,
@@ -214,33 +235,33 @@ fn main() -> ExitCode {
             timeout,
             emit,
             run,
-            tune,
-        } => match (file, tune) {
-            (_, true) => cli::kernel_tune(&ctx),
-            (Some(file), false) => cli::kernel(
-                &ctx,
-                &file,
-                &cli::KernelOptions {
-                    target: &target,
-                    cost_model: &cost_model,
-                    timeout_s: timeout,
-                    emit: emit.as_deref(),
-                    run,
-                },
-            ),
-            (None, false) => Err(isadb::error::Error::Usage(
-                "isadb kernel FILE --target T (or --tune)".into(),
-            )),
-        },
+            tune: false,
+        } => cli::kernel::kernel(
+            &ctx,
+            &file.unwrap_or_default(),
+            target,
+            cli::kernel::Options {
+                cost_model,
+                timeout_s: timeout,
+                emit,
+                run,
+            },
+        ),
         Command::Prove {
             lhs,
             rhs,
             lanes,
             timeout,
-        } => cli::prove(&ctx, &lhs, &rhs, lanes, timeout),
-        Command::VerifyRules { rule, jobs, force } => {
-            cli::verify_rules(&ctx, rule.as_deref(), jobs, force)
-        }
+        } => cli::prove::prove(&ctx, &lhs, &rhs, lanes, timeout),
+        Command::VerifyRules { rule, jobs, force } => cli::prove::verify_rules(
+            &ctx,
+            &VerifyOptions {
+                rule,
+                jobs,
+                force,
+                progress: std::io::stderr().is_terminal(),
+            },
+        ),
         Command::Compile {
             expr,
             target,
@@ -249,14 +270,14 @@ fn main() -> ExitCode {
             emit,
             run,
             no_cache,
-        } => cli::compile(
+        } => cli::compile::compile(
             &ctx,
             &expr,
-            &target,
-            cli::CompileOptions {
+            target,
+            cli::compile::Options {
                 lanes,
                 vars: &vars,
-                emit: emit.as_deref(),
+                emit,
                 run,
                 cache: !no_cache,
             },
@@ -267,10 +288,23 @@ fn main() -> ExitCode {
             inputs,
             seed,
             force,
-        } => cli::validate(&ctx, isa, instr, inputs, seed, force),
+        } => cli::validate::validate(
+            &ctx,
+            &ValidateOptions {
+                isa,
+                instrs: instr,
+                inputs,
+                seed,
+                force,
+                require_tools: std::env::var("ISADB_REQUIRE_TOOLS")
+                    .is_ok_and(|v| !v.is_empty() && v != "0"),
+                progress: std::io::stderr().is_terminal(),
+                ..ValidateOptions::default()
+            },
+        ),
     };
     match result {
-        Ok(outcome) => ExitCode::from(outcome as u8),
+        Ok(outcome) => outcome.into(),
         Err(e) => {
             eprintln!("isadb: {e}");
             ExitCode::from(2)

@@ -1,14 +1,14 @@
 //! The real binary on the shipped specs: show, eval, prove, db build/export/import, and the
 //! one-line errors and exit codes for bad input.
 
-use std::path::PathBuf;
+use std::path::Path;
 use std::process::Output;
 
 mod common;
 
 use common::isadb;
 
-fn home(name: &str) -> PathBuf {
+fn home(name: &str) -> tempfile::TempDir {
     common::project_copy(&format!("cli-{name}"))
 }
 
@@ -50,6 +50,41 @@ fn prove_refutes_truncating_average_and_proves_halving_add() {
     let v: serde_json::Value = serde_json::from_str(&stdout(&o)).unwrap();
     assert_eq!(v["verdict"], "proven");
     assert_eq!(v["ty"], "<64 x u8>");
+}
+
+/// `isadb --json prove LHS RHS --lanes N`: the exit code and the verdict.
+fn prove_json(h: &Path, lhs: &str, rhs: &str, lanes: &str) -> (Option<i32>, serde_json::Value) {
+    let o = isadb(h, &["--json", "prove", lhs, rhs, "--lanes", lanes]);
+    let v = serde_json::from_str(&stdout(&o)).unwrap_or_else(|e| panic!("{e}: {}", stderr(&o)));
+    (o.status.code(), v)
+}
+
+#[test]
+fn prove_and_eval_read_the_halide_form_as_compile_does() {
+    let guard = home("halide");
+    let h = guard.path();
+    let o = isadb(h, &["prove", "x_i8 * 2", "x_i8 << 1", "--lanes", "4"]);
+    assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+    assert!(stdout(&o).starts_with("proven: equivalent at <4 x i8>"));
+    // One side in each form.
+    let average = "u8((u16(a_u8) + u16(b_u8) + 1) >> 1)";
+    let (code, v) = prove_json(h, average, "(rounding_halving_add a_u8 b_u8)", "16");
+    assert_eq!((code, &v["ty"]), (Some(0), &serde_json::json!("<16 x u8>")));
+    // Halide's / rounds toward negative infinity: an arithmetic shift, not C's division.
+    assert_eq!(prove_json(h, "x_i16 / 2", "(shr x_i16 1)", "8").0, Some(0));
+    let (code, v) = prove_json(h, "(a_u8 + b_u8) / 2", "halving_add(a_u8, b_u8)", "8");
+    assert_eq!(
+        (code, &v["verdict"]),
+        (Some(1), &serde_json::json!("counterexample"))
+    );
+    // Lane values are constants in either form.
+    let o = isadb(
+        h,
+        &["--json", "eval", "_mm_add_epi16", "(1 << 7) - 1", "-1"],
+    );
+    assert!(o.status.success(), "{}", stderr(&o));
+    let v: serde_json::Value = serde_json::from_str(&stdout(&o)).unwrap();
+    assert_eq!(v["lanes"], serde_json::json!(vec!["126"; 8]));
 }
 
 #[test]
@@ -116,7 +151,14 @@ fn bad_input_gives_one_line_errors_and_exit_2() {
             &["prove", "(add a_u8 b_u16)", "a_u8"],
             "add needs operands of one type, got <16 x u8> and <16 x u16>",
         ),
-        (&["prove", "(add a_u8", "a_u8"], "lhs:1:"),
+        (
+            &["prove", "(add a_u8", "a_u8"],
+            "lhs: neither a Halide-style expression (1:6: expected ')' to close '(' at 1:1, found 'a_u8') nor an s-expression (1:10: expected ')'",
+        ),
+        (
+            &["prove", "a_u8", "b_u8 + * 2"],
+            "rhs: neither a Halide-style expression (1:8: unexpected token '*'",
+        ),
         (
             &["prove", "(halvng_add a_u8 b_u8)", "a_u8"],
             "did you mean 'halving_add'",
@@ -145,9 +187,9 @@ fn bad_input_gives_one_line_errors_and_exit_2() {
 fn malformed_spec_names_file_line_and_column_and_keeps_old_database() {
     let h = home("badspec");
     assert!(isadb(&h, &["db", "build"]).status.success());
-    let before = std::fs::read(h.join("rules.db/isadb.sqlite")).unwrap();
+    let before = std::fs::read(h.path().join("rules.db/isadb.sqlite")).unwrap();
     std::fs::write(
-        h.join("specs/x86/broken.spec"),
+        h.path().join("specs/x86/broken.spec"),
         "(family oops\n  (isa x86)\n  (semantics (add a b)))\n",
     )
     .unwrap();
@@ -156,7 +198,7 @@ fn malformed_spec_names_file_line_and_column_and_keeps_old_database() {
     let err = stderr(&o);
     assert!(err.contains("specs/x86/broken.spec:3:"), "{err}");
     assert_eq!(
-        std::fs::read(h.join("rules.db/isadb.sqlite")).unwrap(),
+        std::fs::read(h.path().join("rules.db/isadb.sqlite")).unwrap(),
         before
     );
 }
@@ -164,14 +206,14 @@ fn malformed_spec_names_file_line_and_column_and_keeps_old_database() {
 #[test]
 fn database_rebuilds_when_missing_stale_or_corrupt() {
     let h = home("stale");
-    let db = h.join("rules.db/isadb.sqlite");
+    let db = h.path().join("rules.db/isadb.sqlite");
     assert!(isadb(&h, &["list", "--isa", "x86"]).status.success());
     assert!(db.exists());
     std::fs::write(&db, b"this is not a database at all, not even close").unwrap();
     let o = isadb(&h, &["show", "_mm_madd_epi16"]);
     assert!(o.status.success(), "{}", stderr(&o));
     let extra = "(family extra (isa x86) (param W 128) (feature sse2) (intrinsic \"_mm_extra_epi8\") (asm \"extra\")\n (operands (a (vec 16 i8))) (semantics (neg a)))\n";
-    std::fs::write(h.join("specs/x86/extra.spec"), extra).unwrap();
+    std::fs::write(h.path().join("specs/x86/extra.spec"), extra).unwrap();
     let o = isadb(&h, &["show", "_mm_extra_epi8"]);
     assert!(o.status.success(), "{}", stderr(&o));
 }
@@ -179,7 +221,7 @@ fn database_rebuilds_when_missing_stale_or_corrupt() {
 #[test]
 fn csv_export_import_round_trips_and_rejects_bad_rows() {
     let h = home("csv");
-    let out = h.join("export");
+    let out = h.path().join("export");
     assert!(isadb(&h, &["db", "export", out.to_str().unwrap()])
         .status
         .success());
@@ -214,14 +256,14 @@ fn csv_export_import_round_trips_and_rejects_bad_rows() {
     assert!(isadb(&h, &["db", "import", out.to_str().unwrap()])
         .status
         .success());
-    let first = h.join("first");
+    let first = h.path().join("first");
     assert!(isadb(&h, &["db", "export", first.to_str().unwrap()])
         .status
         .success());
     assert!(isadb(&h, &["db", "import", first.to_str().unwrap()])
         .status
         .success());
-    let second = h.join("second");
+    let second = h.path().join("second");
     assert!(isadb(&h, &["db", "export", second.to_str().unwrap()])
         .status
         .success());

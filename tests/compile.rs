@@ -1,16 +1,27 @@
 //! `isadb compile`: the instructions selected for Pitchfork's and Halide's fixed-point patterns on
-//! each target, the generated C run on real inputs (natively, under qemu-aarch64 and
+//! each target (the cases are data: every file of `tests/compile/select/` and
+//! `tests/compile/run/`), the generated C run on real inputs (natively, under qemu-aarch64 and
 //! qemu-hexagon), translation validation catching a wrong selection, and bad input.
 
 mod common;
 
-use common::{isadb, json, project_copy};
-use isadb::database::{Database, Layout};
-use isadb::select::{compile, validate, Catalog, Node, Target};
-use isadb::validate::toolchain;
+use common::{isadb, project_copy, root};
+use isadb::testing::{check_tools, missing, run_c, selection_features, Host};
+use isadb::{prove_selection, Database, Node, Project, RunCheck, Selector, Target, Toolchain};
 use serde_json::Value;
 use std::collections::HashMap;
+use std::process::Output;
 use std::rc::Rc;
+
+fn json(o: &Output) -> Value {
+    serde_json::from_slice(&o.stdout).unwrap_or_else(|e| {
+        panic!(
+            "bad JSON ({e}): {}\nstderr: {}",
+            String::from_utf8_lossy(&o.stdout),
+            String::from_utf8_lossy(&o.stderr)
+        )
+    })
+}
 
 /// The intrinsics of the selected sequence, in order.
 fn selected(report: &Value) -> Vec<String> {
@@ -30,230 +41,105 @@ fn selected(report: &Value) -> Vec<String> {
         .collect()
 }
 
-/// (target, expression, extra arguments, the selected intrinsics in order).
-const ACCEPTANCE: &[(&str, &str, &[&str], &[&str])] = &[
-    // Pitchfork's Sobel filter.
-    (
-        "neon",
-        "u16(a_u8) + u16(b_u8)*2 + u16(c_u8)",
-        &[],
-        &["vaddl_u8", "vmlal_u8", "vaddl_u8", "vmlal_u8"],
-    ),
-    // On HVX the widening adds leave their pair dealt (even lanes low): one vshuff restores
-    // the order. Cheaper than Pitchfork's vzxt + vmpa.acc (which the e-graph also holds).
-    (
-        "hvx",
-        "u16(a_u8) + u16(b_u8)*2 + u16(c_u8)",
-        &[],
-        &[
-            "Q6_Wh_vadd_VubVub",
-            "Q6_Wh_vaddacc_WhVubVub",
-            "Q6_W_vshuff_VVR",
-        ],
-    ),
-    (
-        "hvx",
-        "u16(a_u8) + u16(b_u8)*3 + u16(c_u8)",
-        &[],
-        &[
-            "Q6_Wh_vadd_VubVub",
-            "Q6_Wuh_vmpyacc_WuhVubVub",
-            "Q6_W_vshuff_VVR",
-        ],
-    ),
-    // With coefficients that are not both one, Pitchfork's vzxt + vmpa.acc (Rt.b = 3, 5, 3, 5).
-    (
-        "hvx",
-        "u16(a_u8) + u16(b_u8)*3 + u16(c_u8)*5",
-        &[],
-        &[
-            "Q6_Wuh_vzxt_Vub",
-            "Q6_Wh_vmpaacc_WhWubRb",
-            "Q6_W_vshuff_VVR",
-        ],
-    ),
-    ("neon", "absd(a_u16, b_u16)", &[], &["vabdq_u16"]),
-    (
-        "hvx",
-        "absd(a_u16, b_u16)",
-        &[],
-        &["Q6_Vuh_vabsdiff_VuhVuh"],
-    ),
-    (
-        "x86-avx2",
-        "absd(a_u16, b_u16)",
-        &[],
-        &["_mm256_subs_epu16", "_mm256_subs_epu16", "_mm256_or_si256"],
-    ),
-    ("neon", "u8(min(z_u16, 255))", &[], &["vqmovn_u16"]),
-    (
-        "x86-avx2",
-        "u8(min(z_u16 >> 1, 255))",
-        &[],
-        &["_mm_srli_epi16", "_mm_srli_epi16", "_mm_packus_epi16"],
-    ),
-    (
-        "hvx",
-        "u8(min(z_u16 >> 1, 255))",
-        &["--lanes", "128"],
-        &[
-            "Q6_Vuh_vlsr_VuhR",
-            "Q6_Vuh_vlsr_VuhR",
-            "Q6_Vub_vpack_VhVh_sat",
-        ],
-    ),
-    // Half a register of result: the low half of a vpack of the value with itself.
-    (
-        "hvx",
-        "u8(min(z_u16, 255))",
-        &[],
-        &["Q6_Vuh_vmin_VuhVuh", "Q6_Vub_vpack_VhVh_sat"],
-    ),
-    // vasr narrows two registers into interleaved lanes: deal the input first (at half a
-    // register of result, deal the input with itself and store the low half).
-    (
-        "hvx",
-        "u8_sat((i32(a_i16) + 8) / 16)",
-        &["--lanes", "128"],
-        &["Q6_W_vdeal_VVR", "Q6_Vub_vasr_VhVhR_rnd_sat"],
-    ),
-    (
-        "hvx",
-        "u8_sat((i32(a_i16) + 8) / 16)",
-        &[],
-        &["Q6_W_vdeal_VVR", "Q6_Vub_vasr_VhVhR_rnd_sat"],
-    ),
-    (
-        "neon",
-        "u8((u16(a_u8) + u16(b_u8) + 1) / 2)",
-        &[],
-        &["vrhaddq_u8"],
-    ),
-    (
-        "hvx",
-        "u8((u16(a_u8) + u16(b_u8) + 1) / 2)",
-        &[],
-        &["Q6_Vub_vavg_VubVub_rnd"],
-    ),
-    (
-        "x86-avx2",
-        "u8((u16(a_u8) + u16(b_u8) + 1) / 2)",
-        &[],
-        &["_mm256_avg_epu8"],
-    ),
-    (
-        "neon",
-        "u8(min(u16(a_u8) + u16(b_u8), 255))",
-        &[],
-        &["vqaddq_u8"],
-    ),
-    (
-        "hvx",
-        "u8(min(u16(a_u8) + u16(b_u8), 255))",
-        &[],
-        &["Q6_Vub_vadd_VubVub_sat"],
-    ),
-    (
-        "x86-avx2",
-        "u8(min(u16(a_u8) + u16(b_u8), 255))",
-        &[],
-        &["_mm256_adds_epu8"],
-    ),
-    (
-        "neon",
-        "i16_sat(i32(a_i16) + i32(b_i16))",
-        &[],
-        &["vqaddq_s16"],
-    ),
-    (
-        "hvx",
-        "i16_sat(i32(a_i16) + i32(b_i16))",
-        &[],
-        &["Q6_Vh_vadd_VhVh_sat"],
-    ),
-    (
-        "x86-avx2",
-        "i16_sat(i32(a_i16) + i32(b_i16))",
-        &[],
-        &["_mm256_adds_epi16"],
-    ),
-    (
-        "neon",
-        "i16_sat((i32(a_i16) * i32(b_i16) + (1 << 14)) / (1 << 15))",
-        &[],
-        &["vqrdmulhq_s16"],
-    ),
-    (
-        "x86-avx2",
-        "i16((i32(a_i16) * i32(b_i16) + 16384) >> 15)",
-        &[],
-        &["_mm256_mulhrs_epi16"],
-    ),
-    (
-        "neon",
-        "i8_sat((i32(a_i16) + 8) / 16)",
-        &[],
-        &["vqrshrn_n_s16"],
-    ),
-    ("neon", "a_i16 + i16(b_i8) * i16(c_i8)", &[], &["vmlal_s8"]),
-    ("neon", "a_u16 + u16(absd(b_u8, c_u8))", &[], &["vabal_u8"]),
-    (
-        "neon",
-        "acc_u32 + reduce_add(4, u32(a_u8) * u32(b_u8))",
-        &[],
-        &["vdotq_u32"],
-    ),
-    (
-        "hvx",
-        "acc_u32 + reduce_add(4, u32(a_u8) * u32(b_u8))",
-        &[],
-        &["Q6_Vuw_vrmpyacc_VuwVubVub"],
-    ),
-    (
-        "x86-avx512",
-        "acc_i32 + reduce_add(4, i32(a_u8) * i32(b_i8))",
-        &[],
-        &["_mm512_dpbusd_epi32"],
-    ),
-    (
-        "hvx",
-        "acc_i32 + reduce_add(4, i32(a_u8) * i32(b_i8))",
-        &[],
-        &["Q6_Vw_vrmpyacc_VwVubVb"],
-    ),
-    (
-        "x86-avx2",
-        "reduce_add(2, i32(a_i16) * i32(b_i16))",
-        &[],
-        &["_mm256_madd_epi16"],
-    ),
-];
+/// One case of a file of `tests/compile/`: `EXPRESSION [--lanes N] [=> INTRINSIC ...]`.
+struct Case {
+    /// `file:line`, for failure messages.
+    at: String,
+    target: String,
+    expression: String,
+    /// Extra `compile` arguments (`--lanes N`).
+    extra: Vec<String>,
+    /// The intrinsics selected, in order (files of `select/`).
+    selected: Vec<String>,
+}
+
+/// Every case of every file of `tests/compile/<dir>/`, whose name is the target.
+fn cases(dir: &str) -> Vec<Case> {
+    let dir = root().join("tests/compile").join(dir);
+    let mut files: Vec<_> = std::fs::read_dir(&dir)
+        .unwrap()
+        .map(|e| e.unwrap().path())
+        .filter(|p| p.extension().is_some_and(|x| x == "txt"))
+        .collect();
+    files.sort();
+    let mut out = Vec::new();
+    for path in files {
+        let target = path.file_stem().unwrap().to_str().unwrap().to_string();
+        Target::parse(&target).unwrap_or_else(|e| panic!("{}: {e}", path.display()));
+        let text = std::fs::read_to_string(&path).unwrap();
+        for (n, line) in text.lines().enumerate() {
+            let line = line.trim();
+            if line.is_empty() || line.starts_with('#') {
+                continue;
+            }
+            let (left, selected) = match line.split_once(" => ") {
+                Some((l, s)) => (l, s.split_whitespace().map(String::from).collect()),
+                None => (line, vec![]),
+            };
+            let (expression, extra) = match left.split_once(" --lanes ") {
+                Some((e, lanes)) => (e, vec!["--lanes".to_string(), lanes.trim().to_string()]),
+                None => (left, vec![]),
+            };
+            out.push(Case {
+                at: format!("{}:{}", path.display(), n + 1),
+                target: target.clone(),
+                expression: expression.trim().to_string(),
+                extra,
+                selected,
+            });
+        }
+    }
+    assert!(!out.is_empty(), "no cases in {}", dir.display());
+    out
+}
+
+/// `compile --json` of a case with more arguments; the report.
+fn compile_case(home: &std::path::Path, case: &Case, more: &[&str]) -> Value {
+    let mut args = vec![
+        "--json",
+        "compile",
+        "--target",
+        &case.target,
+        &case.expression,
+    ];
+    args.extend(case.extra.iter().map(String::as_str));
+    args.extend_from_slice(more);
+    let out = isadb(home, &args);
+    assert!(
+        out.status.success(),
+        "{}: {}{}",
+        case.at,
+        String::from_utf8_lossy(&out.stdout),
+        String::from_utf8_lossy(&out.stderr)
+    );
+    json(&out)
+}
 
 #[test]
-fn selects_the_fixed_point_instructions_on_every_target() {
-    let home = project_copy("compile-acceptance");
+fn every_selection_file_selects_its_instructions() {
+    let guard = project_copy("compile-acceptance");
     let mut wrong = Vec::new();
-    for (target, expr, extra, want) in ACCEPTANCE {
-        let mut args = vec!["--json", "compile", "--target", target, expr, "--no-cache"];
-        args.extend_from_slice(extra);
-        let out = isadb(&home, &args);
+    let cases = cases("select");
+    for case in &cases {
         assert!(
-            out.status.success(),
-            "{target} {expr}: {}",
-            String::from_utf8_lossy(&out.stderr)
+            !case.selected.is_empty(),
+            "{}: no '=> INTRINSIC ...'",
+            case.at
         );
-        let got = selected(&json(&out));
-        if got != *want {
+        let got = selected(&compile_case(guard.path(), case, &["--no-cache"]));
+        if got != case.selected {
             wrong.push(format!(
-                "{target} {expr}: selected {got:?}, expected {want:?}"
+                "{} ({} {}): selected {got:?}, expected {:?}",
+                case.at, case.target, case.expression, case.selected
             ));
         }
     }
     assert!(wrong.is_empty(), "{}", wrong.join("\n"));
+    assert!(cases.len() >= 32, "{} cases", cases.len());
 }
 
-fn tools(target: toolchain::Target) -> bool {
-    match toolchain::check_tools(target) {
+fn tools(target: Toolchain) -> bool {
+    match check_tools(target) {
         Ok(()) => true,
         Err(e) if std::env::var("ISADB_REQUIRE_TOOLS").as_deref() != Ok("1") => {
             eprintln!("skipping: {e}");
@@ -264,71 +150,97 @@ fn tools(target: toolchain::Target) -> bool {
 }
 
 #[test]
-fn generated_c_computes_the_expression_on_every_target() {
-    let home = project_copy("compile-run");
-    let cases = [
-        ("x86-avx2", "absd(a_u16, b_u16)", &[][..]),
-        ("x86-avx2", "u8(min(z_u16, 255))", &[]),
-        (
-            "x86-avx2",
-            "i16((i32(a_i16) * i32(b_i16) + 16384) >> 15)",
-            &[],
-        ),
-        (
-            "x86-avx512",
-            "acc_i32 + reduce_add(4, i32(a_u8) * i32(b_i8))",
-            &[],
-        ),
-        ("neon", "u16(a_u8) + u16(b_u8)*2 + u16(c_u8)", &[]),
-        ("neon", "i8_sat((i32(a_i16) + 8) / 16)", &[]),
-        (
-            "neon",
-            "acc_u32 + reduce_add(4, u32(a_u8) * u32(b_u8))",
-            &[],
-        ),
-        ("hvx", "u16(a_u8) + u16(b_u8)*2 + u16(c_u8)", &[]),
-        ("hvx", "u8(min(z_u16 >> 1, 255))", &["--lanes", "128"]),
-        ("hvx", "u8(min(z_u16, 255))", &[]),
-        ("hvx", "u8_sat((i32(a_i16) + 8) / 16)", &[]),
-        ("hvx", "u16(a_u8) + u16(b_u8)*3 + u16(c_u8)", &[]),
-        ("hvx", "acc_i32 + reduce_add(4, i32(a_u8) * i32(b_i8))", &[]),
-    ];
-    for (target, expr, extra) in cases {
-        let t = Target::parse(target).unwrap();
-        if !tools(t.toolchain()) {
+fn the_c_of_every_run_file_computes_its_expression() {
+    let guard = project_copy("compile-run");
+    let home = guard.path();
+    let host = Host::detect();
+    for case in cases("run") {
+        let t = Target::parse(&case.target).unwrap();
+        let toolchain = Toolchain::of(t.isa).unwrap();
+        if !tools(toolchain) {
             continue;
         }
-        let mut args = vec!["--json", "compile", "--target", target, expr, "--run", "16"];
-        args.extend_from_slice(extra);
-        let out = isadb(&home, &args);
-        assert!(
-            out.status.success(),
-            "{target} {expr}: {}{}",
-            String::from_utf8_lossy(&out.stdout),
-            String::from_utf8_lossy(&out.stderr)
-        );
-        let run = json(&out)["run"].as_str().unwrap().to_string();
-        assert!(
-            run.contains("lanes equal the interpreter's"),
-            "{target} {expr}: {run}"
-        );
+        let report = compile_case(home, &case, &["--run", "16"]);
+        let (target, expr) = (&case.at, &case.expression);
+        let run = report["run"].as_str().unwrap();
+        // Whether this machine can run the selection is decided by validation's feature table:
+        // the C is run exactly when no feature of the selected instructions is missing here.
+        let lacking: Vec<String> = report["features"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .filter_map(|f| missing(toolchain, f.as_str().unwrap(), &host))
+            .collect();
+        match report["not_run"].as_str() {
+            None => {
+                assert!(
+                    lacking.is_empty(),
+                    "{target} {expr}: ran though {lacking:?}"
+                );
+                assert!(
+                    run.contains("lanes equal the interpreter's"),
+                    "{target} {expr}: {run}"
+                );
+            }
+            Some(why) => {
+                assert!(
+                    lacking.iter().any(|l| l == why),
+                    "{target} {expr}: not run ({why}), but this machine lacks {lacking:?}"
+                );
+                eprintln!("{target} {expr}: compiled, not run here: {why}");
+            }
+        }
     }
 }
 
 #[test]
+fn a_selection_the_cpu_cannot_run_is_compiled_and_not_run() {
+    if !tools(Toolchain::X86) {
+        return;
+    }
+    let guard = project_copy("compile-not-run");
+    let home = guard.path();
+    let mut selector =
+        Selector::load(&Project::at(home), Target::parse("x86-avx512").unwrap()).unwrap();
+    let expr = "acc_i32 + reduce_add(4, i32(a_u8) * i32(b_i8))";
+    let compiled = selector.compile(expr, None, &HashMap::new(), None).unwrap();
+    let catalog = &selector.catalog;
+    assert_eq!(selection_features(&compiled, catalog), ["avx512vnni"]);
+    let work = tempfile::tempdir().unwrap();
+    // A CPU with AVX-512F/BW but without VNNI, as the feature table reads /proc/cpuinfo.
+    let without_vnni = Host {
+        x86_flags: Some(
+            ["sse2", "avx2", "avx512f", "avx512bw"]
+                .map(String::from)
+                .into(),
+        ),
+    };
+    let check = run_c(&compiled, catalog, 4, 1, work.path(), &without_vnni).unwrap();
+    assert_eq!(check, RunCheck::NotRun("CPU lacks avx512vnni".into()));
+    let not_x86 = Host::default();
+    let check = run_c(&compiled, catalog, 4, 1, work.path(), &not_x86).unwrap();
+    assert_eq!(
+        check,
+        RunCheck::NotRun("the host is not an x86-64 machine".into())
+    );
+    assert_eq!(std::fs::read_dir(work.path()).unwrap().count(), 0);
+}
+
+#[test]
 fn translation_validation_rejects_a_wrong_selection() {
-    let home = project_copy("compile-wrong");
-    let layout = Layout::at(&home);
-    let catalog = Catalog::load(&layout, Target::parse("neon").unwrap()).unwrap();
-    let compiled = compile(
-        &catalog,
-        "u8((u16(a_u8) + u16(b_u8) + 1) / 2)",
-        None,
-        &HashMap::new(),
-        None,
-    )
-    .unwrap();
-    validate(&catalog, &compiled.input, &compiled.root).unwrap();
+    let guard = project_copy("compile-wrong");
+    let home = guard.path();
+    let mut selector = Selector::load(&Project::at(home), Target::parse("neon").unwrap()).unwrap();
+    let compiled = selector
+        .compile(
+            "u8((u16(a_u8) + u16(b_u8) + 1) / 2)",
+            None,
+            &HashMap::new(),
+            None,
+        )
+        .unwrap();
+    let catalog = &selector.catalog;
+    prove_selection(catalog, &compiled.input, &compiled.root).unwrap();
     // The same operands through the truncating average (uhadd) instead of the rounding one.
     let Node::Instr { args, .. } = &*compiled.root else {
         panic!("expected one instruction, got {:?}", compiled.root);
@@ -342,7 +254,7 @@ fn translation_validation_rejects_a_wrong_selection() {
         index: uhadd,
         args: args.clone(),
     });
-    let err = validate(&catalog, &compiled.input, &wrong)
+    let err = prove_selection(catalog, &compiled.input, &wrong)
         .unwrap_err()
         .to_string();
     assert!(err.contains("differs from the input"), "{err}");
@@ -350,9 +262,10 @@ fn translation_validation_rejects_a_wrong_selection() {
 
 #[test]
 fn emits_the_egglog_program_and_c() {
-    let home = project_copy("compile-emit");
+    let guard = project_copy("compile-emit");
+    let home = guard.path();
     let out = isadb(
-        &home,
+        home,
         &[
             "compile",
             "--target",
@@ -379,7 +292,7 @@ fn emits_the_egglog_program_and_c() {
         assert!(text.contains(needle), "no {needle} in the program");
     }
     let out = isadb(
-        &home,
+        home,
         &[
             "compile",
             "--target",
@@ -401,7 +314,8 @@ fn emits_the_egglog_program_and_c() {
 
 #[test]
 fn bad_input_is_one_line_and_exit_2() {
-    let home = project_copy("compile-bad");
+    let guard = project_copy("compile-bad");
+    let home = guard.path();
     let cases = [
         (
             vec!["compile", "--target", "avx3", "a_u8 + b_u8"],
@@ -410,7 +324,7 @@ fn bad_input_is_one_line_and_exit_2() {
         (vec!["compile", "--target", "neon", "a_u8 + b_u16"], "u8"),
         (
             vec!["compile", "--target", "neon", "a_u8 +"],
-            "expression:1:",
+            "expression: neither a Halide-style expression (1:7: expected an expression, found end of input) nor an s-expression (",
         ),
         (
             vec!["compile", "--target", "neon", "z + 1", "--var", "z"],
@@ -422,7 +336,7 @@ fn bad_input_is_one_line_and_exit_2() {
         ),
     ];
     for (args, needle) in cases {
-        let out = isadb(&home, &args);
+        let out = isadb(home, &args);
         let err = String::from_utf8_lossy(&out.stderr);
         assert_eq!(out.status.code(), Some(2), "{args:?}: {err}");
         assert_eq!(err.trim_end().lines().count(), 1, "{args:?}: {err}");
@@ -430,7 +344,7 @@ fn bad_input_is_one_line_and_exit_2() {
     }
     // A declared variable takes its type from --var.
     let out = isadb(
-        &home,
+        home,
         &[
             "--json",
             "compile",
@@ -465,53 +379,69 @@ fn compile_json(home: &std::path::Path, expr: &str, extra: &[&str]) -> Value {
 const AVERAGE: &str = "u8((u16(a_u8) + u16(b_u8) + 1) / 2)";
 
 #[test]
+fn the_s_expression_form_selects_as_the_halide_form() {
+    let guard = project_copy("compile-sexpr");
+    let infix = compile_json(guard.path(), AVERAGE, &["--no-cache"]);
+    let sexpr = compile_json(
+        guard.path(),
+        "(cast u8 (shr (add (add (cast u16 a_u8) (cast u16 b_u8)) 1) 1))",
+        &["--no-cache"],
+    );
+    assert_eq!(selected(&infix), ["vrhaddq_u8"]);
+    assert_eq!(selected(&sexpr), selected(&infix));
+    assert_eq!(sexpr["result"], infix["result"]);
+}
+
+#[test]
 fn selection_cache_answers_the_same_expression_again() {
-    let home = project_copy("compile-cache");
-    let first = compile_json(&home, AVERAGE, &[]);
+    let guard = project_copy("compile-cache");
+    let home = guard.path();
+    let first = compile_json(home, AVERAGE, &[]);
     assert_eq!(first["cached"], false);
     assert!(first["rewrites"].as_u64().unwrap() > 0);
     // Spelled differently, the same elaborated expression.
-    let second = compile_json(&home, "u8((u16(a_u8)+u16(b_u8)+1)/2)", &[]);
+    let second = compile_json(home, "u8((u16(a_u8)+u16(b_u8)+1)/2)", &[]);
     assert_eq!(second["cached"], true);
     assert_eq!(second["steps"], first["steps"]);
     assert_eq!(second["outputs"], first["outputs"]);
     assert_eq!(second["cost"], first["cost"]);
     assert_eq!(second["rewrites"], Value::Null);
-    let text = isadb(&home, &["compile", "--target", "neon", AVERAGE]);
+    let text = isadb(home, &["compile", "--target", "neon", AVERAGE]);
     assert!(
         String::from_utf8_lossy(&text.stdout).contains("from the selection cache"),
         "{}",
         String::from_utf8_lossy(&text.stdout)
     );
     assert_eq!(
-        compile_json(&home, AVERAGE, &["--no-cache"])["cached"],
+        compile_json(home, AVERAGE, &["--no-cache"])["cached"],
         false
     );
     assert_eq!(
-        compile_json(&home, AVERAGE, &["--lanes", "8"])["cached"],
+        compile_json(home, AVERAGE, &["--lanes", "8"])["cached"],
         false
     );
     assert_eq!(
-        compile_json(&home, AVERAGE, &["--lanes", "8"])["cached"],
+        compile_json(home, AVERAGE, &["--lanes", "8"])["cached"],
         true
     );
 
     // The cache is not a committed table: not exported, and a rebuilt database starts empty.
     let exported = home.join("exported");
-    assert!(isadb(&home, &["db", "export", exported.to_str().unwrap()])
+    assert!(isadb(home, &["db", "export", exported.to_str().unwrap()])
         .status
         .success());
     assert!(exported.join("rules.csv").exists());
     assert!(!exported.join("selection_cache.csv").exists());
-    assert!(isadb(&home, &["db", "build"]).status.success());
-    assert_eq!(compile_json(&home, AVERAGE, &[])["cached"], false);
+    assert!(isadb(home, &["db", "build"]).status.success());
+    assert_eq!(compile_json(home, AVERAGE, &[])["cached"], false);
 }
 
 #[test]
 fn a_corrupt_cache_row_is_selected_again_and_overwritten() {
-    let home = project_copy("compile-cache-corrupt");
-    let first = compile_json(&home, AVERAGE, &[]);
-    let db = Database::open(Layout::at(&home).db).unwrap();
+    let guard = project_copy("compile-cache-corrupt");
+    let home = guard.path();
+    let first = compile_json(home, AVERAGE, &[]);
+    let db = Database::open(Project::at(home).db).unwrap();
     let term = "SELECT term FROM selection_cache";
     let stored: String = db.conn().query_row(term, [], |r| r.get(0)).unwrap();
     let corrupted = db
@@ -522,19 +452,20 @@ fn a_corrupt_cache_row_is_selected_again_and_overwritten() {
         )
         .unwrap();
     assert_eq!(corrupted, 1);
-    let again = compile_json(&home, AVERAGE, &[]);
+    let again = compile_json(home, AVERAGE, &[]);
     assert_eq!(again["cached"], false);
     assert_eq!(again["steps"], first["steps"]);
     let rewritten: String = db.conn().query_row(term, [], |r| r.get(0)).unwrap();
     assert_eq!(rewritten, stored);
-    assert_eq!(compile_json(&home, AVERAGE, &[])["cached"], true);
+    assert_eq!(compile_json(home, AVERAGE, &[])["cached"], true);
 }
 
 #[test]
 fn a_cache_row_edited_into_another_term_is_caught_on_random_inputs() {
-    let home = project_copy("compile-cache-edited");
-    let first = compile_json(&home, AVERAGE, &[]);
-    let db = Database::open(Layout::at(&home).db).unwrap();
+    let guard = project_copy("compile-cache-edited");
+    let home = guard.path();
+    let first = compile_json(home, AVERAGE, &[]);
+    let db = Database::open(Project::at(home).db).unwrap();
     // Still a term over the catalog's instructions, but a truncating halving add.
     let edited = db
         .conn()
@@ -549,8 +480,8 @@ fn a_cache_row_edited_into_another_term_is_caught_on_random_inputs() {
         .query_row("SELECT term FROM selection_cache", [], |r| r.get(0))
         .unwrap();
     assert!(term.contains("I_vhaddq_u8"), "{term}");
-    let again = compile_json(&home, AVERAGE, &[]);
+    let again = compile_json(home, AVERAGE, &[]);
     assert_eq!(again["cached"], false);
     assert_eq!(again["steps"], first["steps"]);
-    assert_eq!(compile_json(&home, AVERAGE, &[])["cached"], true);
+    assert_eq!(compile_json(home, AVERAGE, &[])["cached"], true);
 }

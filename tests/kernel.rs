@@ -5,25 +5,14 @@
 
 mod common;
 
-use common::{copy_dir, isadb, json, root};
-use isadb::kernel::family;
-use isadb::validate::features::{support, Host, Support};
-use isadb::validate::toolchain::{self, Target as Toolchain};
+use common::{isadb, json, project_copy};
+use isadb::testing::{check_tools, kernel_family as family, missing, Host};
+use isadb::Toolchain;
 use std::process::Output;
 
 /// A private copy of the project (specs, queries, committed tables) in a temporary directory.
 fn project() -> tempfile::TempDir {
-    let dir = tempfile::tempdir().unwrap();
-    copy_dir(&root().join("specs"), &dir.path().join("specs"));
-    copy_dir(&root().join("queries"), &dir.path().join("queries"));
-    std::fs::create_dir_all(dir.path().join("rules.db")).unwrap();
-    for entry in std::fs::read_dir(root().join("rules.db")).unwrap() {
-        let p = entry.unwrap().path();
-        if p.extension().is_some_and(|x| x == "csv") {
-            std::fs::copy(&p, dir.path().join("rules.db").join(p.file_name().unwrap())).unwrap();
-        }
-    }
-    dir
+    project_copy("kernel")
 }
 
 fn stderr(o: &Output) -> String {
@@ -40,14 +29,14 @@ fn runnable(target: &str) -> bool {
         "x86-avx512" => (Toolchain::X86, "avx512f"),
         _ => (Toolchain::X86, ""),
     };
-    if let Err(e) = toolchain::check_tools(tc) {
+    if let Err(e) = check_tools(tc) {
         assert!(
             std::env::var("ISADB_REQUIRE_TOOLS").as_deref() != Ok("1"),
             "{e}"
         );
         return false;
     }
-    matches!(support(tc, feature, &Host::detect()), Support::Flags(_))
+    missing(tc, feature, &Host::detect()).is_none()
 }
 
 #[test]

@@ -1,12 +1,8 @@
 //! Hand-written rewrite rules: unsound variants of every shipped rule are refuted by z3, the
 //! shipped rules all verify, and wrong or malformed rule files give exit 1 or 2.
 
-use isadb::ir::Macros;
-use isadb::rules::load::{elaborate, load_rules, rule_macros, rule_types};
-use isadb::rules::mutate::mutants;
-use isadb::semantics::{prove_equivalent, Verdict};
-use isadb::spec::load_macros;
-use std::path::PathBuf;
+use isadb::testing::{elaborate, load_kernel_rules, load_rules, mutants, rule_macros, rule_types};
+use isadb::{load_macros, prove_equivalent, Macros, Verdict};
 use std::process::Output;
 
 mod common;
@@ -93,7 +89,7 @@ fn mutants_of_the_shipped_rules_are_refuted() {
     assert!(total >= 200, "only {total} mutants");
 }
 
-fn home(name: &str) -> PathBuf {
+fn home(name: &str) -> tempfile::TempDir {
     common::project_copy(&format!("rules-{name}"))
 }
 
@@ -115,17 +111,15 @@ fn shipped_rules_verify() {
         stdout.contains(&format!("{n} proven, 0 refuted, 0 unknown")),
         "{stdout}"
     );
-    let kernel_rules = isadb::kernel::rule::load(&root().join("specs"))
-        .unwrap()
-        .len();
+    let kernel_rules = load_kernel_rules(&root().join("specs")).unwrap().len();
     assert!(
         stdout.contains(&format!("kernel rules: {kernel_rules} proven, 0 refuted")),
         "{stdout}"
     );
-    let csv = std::fs::read_to_string(home.join("rules.db/rules.csv")).unwrap();
+    let csv = std::fs::read_to_string(home.path().join("rules.db/rules.csv")).unwrap();
     assert_eq!(csv.matches(",proven,").count(), n + kernel_rules, "{csv}");
     assert!(
-        std::fs::read_to_string(home.join("rules.db/verification_runs.csv"))
+        std::fs::read_to_string(home.path().join("rules.db/verification_runs.csv"))
             .unwrap()
             .contains("verify-rules")
     );
@@ -140,14 +134,20 @@ fn shipped_rules_verify() {
         )),
         "{stdout}"
     );
-    let _ = std::fs::remove_dir_all(&home);
+    // `--json` prints one document covering both sets of rules.
+    let out = isadb(&home, &["--json", "verify-rules"]);
+    let report: serde_json::Value = serde_json::from_slice(&out.stdout)
+        .unwrap_or_else(|e| panic!("not one JSON document ({e}): {:?}", text(&out)));
+    assert_eq!(report["skipped"], n, "{report}");
+    assert_eq!(report["kernel_rules"]["skipped"], kernel_rules, "{report}");
+    assert_eq!(report["kernel_rules"]["refuted"], 0, "{report}");
 }
 
 #[test]
 fn a_wrong_rule_is_refuted_with_a_counterexample() {
     let home = home("wrong");
     std::fs::write(
-        home.join("specs/rules/wrong.rules"),
+        home.path().join("specs/rules/wrong.rules"),
         "# truncating instead of saturating\nrule bad_sat_add for T in u8 i16: T(WT(x) + WT(y)) => saturating_add(x, y) [kind lift]\n",
     )
     .unwrap();
@@ -158,12 +158,11 @@ fn a_wrong_rule_is_refuted_with_a_counterexample() {
         stdout.contains("bad_sat_add refuted: T = u8, 4 lanes: x_u8 = ["),
         "{stdout}"
     );
-    let csv = std::fs::read_to_string(home.join("rules.db/rules.csv")).unwrap();
+    let csv = std::fs::read_to_string(home.path().join("rules.db/rules.csv")).unwrap();
     assert!(
         csv.contains("bad_sat_add") && csv.contains(",refuted,"),
         "{csv}"
     );
-    let _ = std::fs::remove_dir_all(&home);
 }
 
 #[test]
@@ -186,9 +185,13 @@ fn a_malformed_rule_is_a_one_line_error() {
             "rule d: x_u8 + q => x_u8 [kind lift]\n",
             "specs/rules/bad.rules:1:16: ",
         ),
+        (
+            "rule e: x_u8 + * x_u8 => x_u8 [kind lift]\n",
+            "specs/rules/bad.rules:1:16: unexpected token '*', expected an expression (reading a Halide-style expression)",
+        ),
     ];
     for (rules, want) in cases {
-        std::fs::write(home.join("specs/rules/bad.rules"), rules).unwrap();
+        std::fs::write(home.path().join("specs/rules/bad.rules"), rules).unwrap();
         let out = isadb(&home, &["verify-rules"]);
         let (stdout, stderr) = text(&out);
         assert_eq!(out.status.code(), Some(2), "{rules}: {stdout}{stderr}");
@@ -198,5 +201,4 @@ fn a_malformed_rule_is_a_one_line_error() {
             "{rules}: {stderr}"
         );
     }
-    let _ = std::fs::remove_dir_all(&home);
 }

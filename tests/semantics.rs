@@ -1,16 +1,13 @@
 //! The interpreter and the z3 encoding agree on every instruction in the specs, at reduced
 //! lanes; stored semantics text parses back to the same tree.
 
-use isadb::ir::sexpr::read_one;
-use isadb::ir::{Elem, Macros, Op, Scope};
-use isadb::semantics::smt::eval_with_z3;
-use isadb::semantics::{eval, Env, Value};
-use isadb::spec::load_dir;
+use isadb::testing::{eval_with_z3, read_one, Scope};
+use isadb::{eval, load_dir, Elem, Env, Macros, Op, Value};
 use rand::rngs::SmallRng;
 use rand::{Rng, SeedableRng};
 use std::path::Path;
 
-fn specs() -> isadb::spec::SpecSet {
+fn specs() -> isadb::SpecSet {
     load_dir(&Path::new(env!("CARGO_MANIFEST_DIR")).join("specs")).expect("specs load")
 }
 

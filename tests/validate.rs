@@ -6,55 +6,26 @@
 //! A missing compiler or emulator makes the affected instructions "skipped"; with
 //! `ISADB_REQUIRE_TOOLS=1` (as in CI) it fails the run instead.
 
-use isadb::validate::harness::{self, Harness, Job};
-use isadb::validate::inputs;
-use isadb::validate::toolchain::{self, Target};
+use isadb::testing::harness::{self, Harness, Job};
+use isadb::testing::{build_and_run, check_tools, generate_inputs, missing, Host};
+use isadb::Toolchain;
 use serde_json::Value;
-use std::path::{Path, PathBuf};
+
 use std::process::Output;
-use std::sync::{Mutex, OnceLock};
+use std::sync::Mutex;
 
 mod common;
 
-use common::{copy_dir, isadb, root, scratch};
+use common::{isadb, project_copy, root, scratch};
+use tempfile::TempDir;
 
-/// One private copy of the shipped specs and committed tables, shared (one database build) by the
-/// per-ISA tests, which take turns through [`REAL_LOCK`].
-fn real_home() -> &'static PathBuf {
-    static HOME: OnceLock<PathBuf> = OnceLock::new();
-    HOME.get_or_init(|| {
-        let dir = scratch("real");
-        copy_dir(&root().join("specs"), &dir.join("specs"));
-        for entry in std::fs::read_dir(root().join("rules.db")).unwrap() {
-            let p = entry.unwrap().path();
-            if p.extension().is_some_and(|x| x == "csv") {
-                std::fs::copy(&p, dir.join("rules.db").join(p.file_name().unwrap())).unwrap();
-            }
-        }
-        dir
-    })
-}
+/// The per-ISA tests of the shipped specs take turns: each runs the compilers on both cores.
 static REAL_LOCK: Mutex<()> = Mutex::new(());
 
-/// A private home, removed when the test ends.
-struct TempHome(PathBuf);
-
-impl std::ops::Deref for TempHome {
-    type Target = Path;
-    fn deref(&self) -> &Path {
-        &self.0
-    }
-}
-
-impl Drop for TempHome {
-    fn drop(&mut self) {
-        let _ = std::fs::remove_dir_all(&self.0);
-    }
-}
-
 /// A home with the shared prelude and the given spec files (path under specs/, text).
-fn spec_home(name: &str, files: &[(&str, &str)]) -> TempHome {
-    let dir = scratch(name);
+fn spec_home(name: &str, files: &[(&str, &str)]) -> TempDir {
+    let guard = scratch(name);
+    let dir = guard.path();
     std::fs::create_dir_all(dir.join("specs")).unwrap();
     std::fs::copy(
         root().join("specs/prelude.spec"),
@@ -66,7 +37,7 @@ fn spec_home(name: &str, files: &[(&str, &str)]) -> TempHome {
         std::fs::create_dir_all(p.parent().unwrap()).unwrap();
         std::fs::write(p, text).unwrap();
     }
-    TempHome(dir)
+    guard
 }
 
 fn text(b: &[u8]) -> String {
@@ -87,8 +58,8 @@ fn n(v: &Value) -> u64 {
     v.as_u64().unwrap_or_else(|| panic!("not a count: {v}"))
 }
 
-fn have(target: Target) -> bool {
-    toolchain::check_tools(target).is_ok()
+fn have(target: Toolchain) -> bool {
+    check_tools(target).is_ok()
 }
 
 fn result<'a>(report: &'a Value, name: &str) -> &'a Value {
@@ -102,9 +73,10 @@ fn result<'a>(report: &'a Value, name: &str) -> &'a Value {
 
 /// Validates one ISA of the shipped specs with 24 inputs: no mismatches, and every instruction
 /// with an intrinsic is either validated or skipped with a reason.
-fn check_shipped(isa: &str, target: Target) {
+fn check_shipped(isa: &str, target: Toolchain) {
     let _turn = REAL_LOCK.lock().unwrap_or_else(|e| e.into_inner());
-    let home = real_home();
+    let guard = project_copy(&format!("real-{isa}"));
+    let home = guard.path();
     let out = isadb(
         home,
         &[
@@ -142,17 +114,17 @@ fn check_shipped(isa: &str, target: Target) {
 
 #[test]
 fn shipped_x86_specs_match_execution() {
-    check_shipped("x86", Target::X86);
+    check_shipped("x86", Toolchain::X86);
 }
 
 #[test]
 fn shipped_neon_specs_match_execution() {
-    check_shipped("neon", Target::Neon);
+    check_shipped("neon", Toolchain::Neon);
 }
 
 #[test]
 fn shipped_hvx_specs_match_execution() {
-    check_shipped("hvx", Target::Hvx);
+    check_shipped("hvx", Toolchain::Hvx);
 }
 
 const X86_SAMPLES: &str = r#"
@@ -214,26 +186,24 @@ fn sample_specs_cover_every_c_type_mapping() {
     let out = isadb(&home, &["validate", "--inputs", "32", "--json"]);
     let report = json(&out);
     assert_eq!(out.status.code(), Some(0), "{}", text(&out.stderr));
-    let cpu = std::fs::read_to_string("/proc/cpuinfo").unwrap_or_default();
+    // What this CPU lacks is decided by validation's own feature table.
+    let host = Host::detect();
+    let specs = isadb::load_dir(&home.path().join("specs")).unwrap();
     for r in report["results"].as_array().unwrap() {
         let name = r["name"].as_str().unwrap();
-        let target = Target::from_isa(r["isa"].as_str().unwrap()).unwrap();
+        let target = Toolchain::of(r["isa"].as_str().unwrap().parse().unwrap()).unwrap();
+        let ins = specs.instructions.iter().find(|i| i.name == name).unwrap();
         let expect_skip = if name == "Q6_Vh_vsub_VhVh" {
-            Some("emulator lacks hvxv68")
+            Some("emulator lacks hvxv68".to_string())
         } else if !have(target) {
-            Some("tool unavailable")
-        } else if target == Target::X86
-            && !(cpu.contains("avx512bw") && cpu.contains("avx512vl"))
-            && name.contains("mask")
-        {
-            Some("CPU lacks")
+            Some("tool unavailable".to_string())
         } else {
-            None
+            missing(target, &ins.feature, &host)
         };
         match expect_skip {
             Some(why) => {
                 assert_eq!(r["status"], "skipped", "{r}");
-                assert!(r["detail"].as_str().unwrap().starts_with(why), "{r}");
+                assert!(r["detail"].as_str().unwrap().starts_with(&why), "{r}");
             }
             None => assert_eq!(r["status"], "validated", "{r}"),
         }
@@ -241,7 +211,7 @@ fn sample_specs_cover_every_c_type_mapping() {
     }
     assert_eq!(report["results"].as_array().unwrap().len(), 16);
     // A second run reuses every verdict and rewrites nothing.
-    let csv = std::fs::read(home.join("rules.db/validation_results.csv")).unwrap();
+    let csv = std::fs::read(home.path().join("rules.db/validation_results.csv")).unwrap();
     let again = json(&isadb(&home, &["validate", "--inputs", "32", "--json"]));
     for s in again["isas"].as_array().unwrap() {
         assert_eq!(n(&s["ran"]), 0, "{s}");
@@ -255,10 +225,10 @@ fn sample_specs_cover_every_c_type_mapping() {
     ));
     assert_eq!(
         n(&forced["isas"][0]["ran"]),
-        if have(Target::Hvx) { 5 } else { 0 }
+        if have(Toolchain::Hvx) { 5 } else { 0 }
     );
     assert_eq!(
-        std::fs::read(home.join("rules.db/validation_results.csv")).unwrap(),
+        std::fs::read(home.path().join("rules.db/validation_results.csv")).unwrap(),
         csv,
         "re-running must not change the CSV"
     );
@@ -268,7 +238,7 @@ fn sample_specs_cover_every_c_type_mapping() {
 /// instruction, every operand's lanes, the expected and the actual lanes.
 #[test]
 fn wrong_semantics_is_a_mismatch() {
-    if !have(Target::X86) {
+    if !have(Toolchain::X86) {
         return;
     }
     let spec = r#"
@@ -324,7 +294,7 @@ fn wrong_semantics_is_a_mismatch() {
     assert!(a.starts_with('[') && b.starts_with('['));
     assert_ne!(m["expected"], m["actual"]);
     // The verdict is recorded and exported; a cached mismatch still fails the run.
-    let csv = std::fs::read_to_string(home.join("rules.db/validation_results.csv")).unwrap();
+    let csv = std::fs::read_to_string(home.path().join("rules.db/validation_results.csv")).unwrap();
     assert!(
         csv.lines()
             .any(|l| l.contains(",_mm_add_epi16,x86,24,mismatch,")),
@@ -340,7 +310,7 @@ fn wrong_semantics_is_a_mismatch() {
 /// and their neighbours still validate.
 #[test]
 fn a_bad_intrinsic_does_not_sink_its_batch() {
-    if !have(Target::X86) {
+    if !have(Toolchain::X86) {
         return;
     }
     let spec = r#"
@@ -400,23 +370,23 @@ fn harness_generator() {
         "gen",
         &[("x86/s.spec", X86_SAMPLES), ("hvx/s.spec", HVX_SAMPLES)],
     );
-    let specs = isadb::spec::load_dir(&home.join("specs")).unwrap();
-    let job = |name: &str, target: Target, count: usize| {
+    let specs = isadb::load_dir(&home.path().join("specs")).unwrap();
+    let job = |name: &str, target: Toolchain, count: usize| {
         let ins = specs.instruction(name).unwrap();
         let h = Harness::new(target, ins).unwrap();
-        let set = inputs::generate(&ins.operands, count, 1, name);
+        let set = generate_inputs(&ins.operands, count, 1, name);
         Job::new(h, &set, vec![])
     };
     let small = [
-        job("_mm_slli_epi16", Target::X86, 10),
-        job("_mm512_mask_add_epi16", Target::X86, 10),
+        job("_mm_slli_epi16", Toolchain::X86, 10),
+        job("_mm512_mask_add_epi16", Toolchain::X86, 10),
     ];
     let large = [
-        job("_mm_slli_epi16", Target::X86, 1000),
-        job("_mm512_mask_add_epi16", Target::X86, 1000),
+        job("_mm_slli_epi16", Toolchain::X86, 1000),
+        job("_mm512_mask_add_epi16", Toolchain::X86, 1000),
     ];
-    let src_small = harness::source(Target::X86, &small.iter().collect::<Vec<_>>());
-    let src_large = harness::source(Target::X86, &large.iter().collect::<Vec<_>>());
+    let src_small = harness::source(Toolchain::X86, &small.iter().collect::<Vec<_>>());
+    let src_large = harness::source(Toolchain::X86, &large.iter().collect::<Vec<_>>());
     // Immediates: 10 inputs give 8 combinations (lo, hi, 1, bits-1, bits, bits+1, ...); 1000 give 32.
     for call in [
         "_mm_slli_epi16(v0, 0)",
@@ -455,21 +425,21 @@ fn harness_generator() {
     assert_eq!(&input[..4], &harness::MAGIC_IN.to_le_bytes());
     // HVX: predicates go through Q6_Q_vand_VR / Q6_V_vand_QR, pairs are 256-byte records.
     let hvx = [
-        job("Q6_V_vmux_QVV", Target::Hvx, 4),
-        job("Q6_Q_vcmp_gt_VhVh", Target::Hvx, 4),
-        job("Q6_Wh_vadd_VubVub", Target::Hvx, 4),
+        job("Q6_V_vmux_QVV", Toolchain::Hvx, 4),
+        job("Q6_Q_vcmp_gt_VhVh", Toolchain::Hvx, 4),
+        job("Q6_Wh_vadd_VubVub", Toolchain::Hvx, 4),
     ];
-    let src = harness::source(Target::Hvx, &hvx.iter().collect::<Vec<_>>());
+    let src = harness::source(Toolchain::Hvx, &hvx.iter().collect::<Vec<_>>());
     assert!(src.text.contains("Q6_Q_vand_VR(t_, -1)"));
     assert!(src.text.contains("Q6_V_vand_QR(r, -1)"));
     assert!(src.text.contains("aligned(256)"));
     assert_eq!(hvx[2].harness.out_record, 256);
-    if have(Target::Hvx) {
-        let out = toolchain::build_and_run(
-            Target::Hvx,
+    if have(Toolchain::Hvx) {
+        let out = build_and_run(
+            Toolchain::Hvx,
             &src.text,
             &["-O0".to_string()],
-            &std::env::temp_dir().join("isadb-validate-gen"),
+            tempfile::tempdir().unwrap().path(),
             &harness::stdin_bytes(&hvx.iter().collect::<Vec<_>>()),
         )
         .unwrap();

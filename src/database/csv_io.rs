@@ -250,12 +250,15 @@ mod tests {
     use crate::database::COMMITTED_TABLES;
     use rusqlite::params;
 
-    fn scratch_dir(name: &str) -> PathBuf {
-        let dir = std::env::temp_dir()
-            .join(format!("isadb-csv-{}-{name}", std::process::id()))
-            .join("rules.db");
-        let _ = fs::remove_dir_all(&dir);
-        dir
+    /// A `rules.db` path (not yet created) inside a temporary directory that is removed when
+    /// the guard drops, pass or fail.
+    fn scratch_dir() -> (tempfile::TempDir, PathBuf) {
+        let tmp = tempfile::Builder::new()
+            .prefix("isadb-csv-test-")
+            .tempdir()
+            .unwrap();
+        let dir = tmp.path().join("rules.db");
+        (tmp, dir)
     }
 
     /// The spec-built part that class_members refers to.
@@ -371,7 +374,7 @@ mod tests {
 
     #[test]
     fn export_import_export_is_byte_identical() {
-        let (a, b) = (scratch_dir("rt-a"), scratch_dir("rt-b"));
+        let ((_a, a), (_b, b)) = (scratch_dir(), scratch_dir());
         populated().export_tables(&a, COMMITTED_TABLES).unwrap();
         let mut db = catalogue();
         db.import_tables(&a, COMMITTED_TABLES).unwrap();
@@ -424,7 +427,7 @@ mod tests {
 
     #[test]
     fn malformed_csv_names_file_line_column_and_changes_nothing() {
-        let good = scratch_dir("bad-good");
+        let (_tmp_good, good) = scratch_dir();
         populated().export_tables(&good, COMMITTED_TABLES).unwrap();
         let mut db = catalogue();
         db.import_tables(&good, COMMITTED_TABLES).unwrap();
@@ -510,7 +513,7 @@ mod tests {
             ),
         ];
         for (table, from, to, want) in cases {
-            let dir = scratch_dir("bad");
+            let (_tmp_dir, dir) = scratch_dir();
             fs::create_dir_all(&dir).unwrap();
             for (t, text) in read_all(&good) {
                 let text = if t == table {
@@ -529,7 +532,7 @@ mod tests {
                 got.starts_with(&want) && !got.contains('\n'),
                 "got  {got}\nwant {want}"
             );
-            let after = scratch_dir("bad-after");
+            let (_tmp_after, after) = scratch_dir();
             db.export_tables(&after, COMMITTED_TABLES).unwrap();
             assert_eq!(
                 read_all(&after),
@@ -549,7 +552,7 @@ mod tests {
 
     #[test]
     fn removing_a_parent_of_unimported_rows_fails() {
-        let dir = scratch_dir("orphan");
+        let (_tmp_dir, dir) = scratch_dir();
         let mut db = populated();
         db.export_tables(&dir, &["classes"]).unwrap();
         let err = import_classes(&mut db, &dir, "id,name,description\n2,empty,\"\"\n");
@@ -592,7 +595,7 @@ mod tests {
 
     #[test]
     fn missing_file_and_unknown_table() {
-        let dir = scratch_dir("missing");
+        let (_tmp_dir, dir) = scratch_dir();
         fs::create_dir_all(&dir).unwrap();
         let mut db = catalogue();
         let err = db.import_tables(&dir, &["rules"]).err().unwrap();

@@ -27,8 +27,8 @@ const MIGRATIONS: [(&str, &str); 8] = [
         include_str!("../../schemas/0007_selection_cache.sql"),
     ),
     (
-        "0008_kernel_tuning",
-        include_str!("../../schemas/0008_kernel_tuning.sql"),
+        "0009_kernel_tuning",
+        include_str!("../../schemas/0009_kernel_tuning.sql"),
     ),
 ];
 

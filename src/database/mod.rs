@@ -1,10 +1,11 @@
 //! The SQLite rule database `rules.db/isadb.sqlite`: opening and migrating it, all-or-nothing
 //! transactions, CSV export/import of the expensive tables, and summary statistics.
 
-pub mod build;
 mod csv_io;
 mod csv_text;
+mod instructions;
 mod migrate;
+mod specs;
 mod stats;
 mod tables;
 
@@ -14,9 +15,9 @@ use rusqlite::{Connection, OptionalExtension};
 
 use crate::error::{Error, Result};
 
-pub use build::Layout;
+pub use instructions::Filter;
 pub use migrate::SCHEMA_VERSION;
-pub use stats::{FeatureStats, IsaStats, Stats};
+pub use stats::Stats;
 pub use tables::COMMITTED_TABLES;
 
 /// An open, migrated isadb database.
@@ -61,10 +62,12 @@ impl Database {
         Ok(Database { conn })
     }
 
+    /// The SQLite connection.
     pub fn conn(&self) -> &Connection {
         &self.conn
     }
 
+    /// The SQLite connection, for transactions.
     pub fn conn_mut(&mut self) -> &mut Connection {
         &mut self.conn
     }
@@ -113,11 +116,12 @@ impl Database {
 mod tests {
     use super::*;
 
-    fn scratch_dir(name: &str) -> std::path::PathBuf {
-        let dir = std::env::temp_dir().join(format!("isadb-db-{}-{name}", std::process::id()));
-        let _ = std::fs::remove_dir_all(&dir);
-        std::fs::create_dir_all(&dir).unwrap();
-        dir
+    /// A temporary directory, removed when the guard drops (pass or fail).
+    fn scratch_dir() -> tempfile::TempDir {
+        tempfile::Builder::new()
+            .prefix("isadb-db-test-")
+            .tempdir()
+            .unwrap()
     }
 
     #[test]
@@ -159,8 +163,8 @@ mod tests {
 
     #[test]
     fn reopening_a_file_keeps_data_and_uses_wal() {
-        let dir = scratch_dir("reopen");
-        let path = dir.join("isadb.sqlite");
+        let dir = scratch_dir();
+        let path = dir.path().join("isadb.sqlite");
         Database::open(&path)
             .unwrap()
             .set_meta("input_hash", "abc")
@@ -191,8 +195,8 @@ mod tests {
 
     #[test]
     fn corrupted_file_is_one_line_error() {
-        let dir = scratch_dir("corrupt");
-        let path = dir.join("isadb.sqlite");
+        let dir = scratch_dir();
+        let path = dir.path().join("isadb.sqlite");
         let bytes: Vec<u8> = (0..8192u32)
             .map(|i| (i.wrapping_mul(2654435761) >> 13) as u8)
             .collect();
@@ -210,8 +214,8 @@ mod tests {
 
     #[test]
     fn newer_schema_is_refused() {
-        let dir = scratch_dir("newer");
-        let path = dir.join("isadb.sqlite");
+        let dir = scratch_dir();
+        let path = dir.path().join("isadb.sqlite");
         Database::open(&path)
             .unwrap()
             .conn()

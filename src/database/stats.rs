@@ -36,6 +36,7 @@ pub struct FeatureStats {
 }
 
 impl Database {
+    /// Counts per ISA and feature, and of the other tables.
     pub fn stats(&self) -> Result<Stats> {
         let conn = self.conn();
         let mut isas: Vec<IsaStats> = Vec::new();

@@ -4,6 +4,10 @@
 use super::types::{Elem, VecType};
 use std::rc::Rc;
 
+/// An IR operator, named in the text form as [`Op::name`] says (`add`, `sat-cast`,
+/// `reduce-add`, ...; README.md's IR section lists them with their meaning). Lane-wise
+/// operators compute every lane from the same lane of each operand; the others move lanes.
+#[allow(missing_docs)]
 #[derive(Debug, Clone, PartialEq, Eq, Hash)]
 pub enum Op {
     Var(String),
@@ -79,6 +83,7 @@ pub const SIMPLE_OPS: [(&str, Op); 24] = [
 ];
 
 impl Op {
+    /// The operator's name in the text form.
     pub fn name(&self) -> &'static str {
         if let Some((n, _)) = SIMPLE_OPS.iter().find(|(_, o)| o == self) {
             return n;
@@ -101,6 +106,7 @@ impl Op {
         }
     }
 
+    /// Comparisons, whose lanes are bool.
     pub fn is_comparison(&self) -> bool {
         matches!(self, Op::Eq | Op::Ne | Op::Lt | Op::Le | Op::Gt | Op::Ge)
     }
@@ -137,6 +143,7 @@ impl Op {
         )
     }
 
+    /// The number of operands; None for the variadic `concat`, `interleave` and `shuffle`.
     pub fn arity(&self) -> Option<usize> {
         match self {
             Op::Var(_) | Op::Const(_) => Some(0),
@@ -153,12 +160,16 @@ impl Op {
 /// A typed IR node. Children are shared so macro expansion and `let` cost no copies.
 #[derive(Debug, Clone, PartialEq, Eq, Hash)]
 pub struct Expr {
+    /// The operator.
     pub op: Op,
+    /// The result type.
     pub ty: VecType,
+    /// The operands.
     pub args: Vec<Rc<Expr>>,
 }
 
 impl Expr {
+    /// The variable `name` of type `ty`.
     pub fn var(name: &str, ty: VecType) -> Expr {
         Expr {
             op: Op::Var(name.to_string()),
@@ -167,6 +178,7 @@ impl Expr {
         }
     }
 
+    /// A constant of type `ty`: one value (a splat) or one per lane, as raw lane bits.
     pub fn constant(ty: VecType, lanes: Vec<u128>) -> Expr {
         Expr {
             op: Op::Const(lanes),
@@ -202,6 +214,7 @@ impl Expr {
         f(self);
     }
 
+    /// The number of nodes (shared ones counted at every use).
     pub fn size(&self) -> usize {
         let mut n = 0;
         self.walk(&mut |_| n += 1);

@@ -11,8 +11,8 @@
 //! * `min max abs select absd reduce_add clamp`, the casts, and any other call `f(x, ...)`, which
 //!   becomes `(f x ...)` so idioms (`widening_add`, `rounding_mul_shr`, ...) are callable by name.
 
+use super::elaborate::{Macros, Scope};
 use super::expr::Expr;
-use super::parse::{Macros, Scope};
 use super::sexpr::{SExpr, SKind};
 use super::types::{Elem, VecType};
 use crate::error::{Error, Location, Result};
@@ -44,21 +44,19 @@ pub fn parse_halide(text: &str, source: &str) -> Result<SExpr> {
 /// `acc_u32 + reduce_add(4, u32(a_u8) * u32(b_u8))` `acc_u32` has `lanes` lanes and `a_u8`,
 /// `b_u8` have `4 * lanes`.
 pub fn elaborate_halide(text: &str, source: &str, macros: &Macros, lanes: u32) -> Result<Rc<Expr>> {
-    elaborate_halide_declared(text, source, macros, lanes, &HashMap::new())
+    elaborate_parsed(&parse_halide(text, source)?, macros, lanes, &HashMap::new())
 }
 
-/// As [`elaborate_halide`], with variables whose element type is `declared` (`--var z:u16`)
-/// rather than carried as a suffix.
-pub fn elaborate_halide_declared(
-    text: &str,
-    source: &str,
+/// Elaborates a parsed Halide-style expression as [`elaborate_halide`] does, with variables
+/// whose element type is `declared` (`--var z:u16`) rather than carried as a suffix.
+pub fn elaborate_parsed(
+    s: &SExpr,
     macros: &Macros,
     lanes: u32,
     declared: &HashMap<String, Elem>,
 ) -> Result<Rc<Expr>> {
-    let s = parse_halide(text, source)?;
     let mut uses = HashMap::new();
-    var_lanes(&s, lanes as u64, declared, &mut uses)?;
+    var_lanes(s, lanes as u64, declared, &mut uses)?;
     let mut scope = Scope::new(macros);
     scope.implicit_lanes = Some(lanes);
     for (name, (n, _)) in uses {
@@ -69,7 +67,7 @@ pub fn elaborate_halide_declared(
             .expect("only typed names are collected");
         scope.bind_var(&name, VecType::new(n as u32, elem));
     }
-    scope.expr(&s)
+    scope.expr(s)
 }
 
 /// The element type a variable name carries as its suffix (`acc_u32` -> u32).

@@ -2,7 +2,9 @@
 
 use std::fmt;
 
-/// The type of one lane.
+/// The type of one lane: a signed (`I8`..`I128`) or unsigned (`U8`..`U128`) integer, a bool
+/// (a mask lane) or an f32.
+#[allow(missing_docs)]
 #[derive(Copy, Clone, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
 pub enum Elem {
     I8,
@@ -38,12 +40,14 @@ impl Elem {
     /// Every element type, for parsers and "did you mean" hints.
     pub const ALL: [Elem; 12] = [I8, I16, I32, I64, I128, U8, U16, U32, U64, U128, Bool, F32];
 
+    /// The integer type of this width and signedness.
     pub fn int(bits: u32, signed: bool) -> Option<Elem> {
         INTS.iter()
             .find(|e| e.2 == bits && e.3 == signed)
             .map(|e| e.0)
     }
 
+    /// Its name: `i8`, `u16`, `bool`, `f32`.
     pub fn name(self) -> &'static str {
         match self {
             Bool => "bool",
@@ -52,6 +56,7 @@ impl Elem {
         }
     }
 
+    /// The type of this name.
     pub fn parse(s: &str) -> Option<Elem> {
         Elem::ALL.into_iter().find(|e| e.name() == s)
     }
@@ -65,14 +70,17 @@ impl Elem {
         }
     }
 
+    /// Integers (not bool or f32).
     pub fn is_int(self) -> bool {
         !matches!(self, Bool | F32)
     }
 
+    /// Signed integers and f32.
     pub fn is_signed(self) -> bool {
         matches!(self, I8 | I16 | I32 | I64 | I128 | F32)
     }
 
+    /// The integer of the same signedness at another width.
     pub fn with_bits(self, bits: u32) -> Option<Elem> {
         self.is_int()
             .then(|| Elem::int(bits, self.is_signed()))
@@ -89,12 +97,14 @@ impl Elem {
         self.with_bits(self.bits() / 2)
     }
 
+    /// The signed integer of the same width.
     pub fn signed(self) -> Option<Elem> {
         self.is_int()
             .then(|| Elem::int(self.bits(), true))
             .flatten()
     }
 
+    /// The unsigned integer of the same width.
     pub fn unsigned(self) -> Option<Elem> {
         self.is_int()
             .then(|| Elem::int(self.bits(), false))
@@ -138,23 +148,29 @@ impl fmt::Display for Elem {
 /// `<lanes x elem>`; one lane is a scalar and prints as its element type.
 #[derive(Copy, Clone, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
 pub struct VecType {
+    /// The number of lanes.
     pub lanes: u32,
+    /// The type of each lane.
     pub elem: Elem,
 }
 
 impl VecType {
+    /// `<lanes x elem>`.
     pub fn new(lanes: u32, elem: Elem) -> VecType {
         VecType { lanes, elem }
     }
 
+    /// The width of the whole vector.
     pub fn bits(self) -> u32 {
         self.lanes * self.elem.bits()
     }
 
+    /// The same lanes of another element type.
     pub fn with_elem(self, elem: Elem) -> VecType {
         VecType { elem, ..self }
     }
 
+    /// The same element type at another lane count.
     pub fn with_lanes(self, lanes: u32) -> VecType {
         VecType { lanes, ..self }
     }

@@ -10,9 +10,9 @@
 use super::compile::Options;
 use super::cost::Model;
 use super::family::{self, Kernel};
-use super::{compile_file, Report};
-use crate::database::Layout;
+use super::{compile_file, KernelTarget, Report};
 use crate::error::{Error, Result};
+use crate::project::Project;
 use serde::Serialize;
 use std::fmt;
 use std::path::{Path, PathBuf};
@@ -85,9 +85,9 @@ fn input_file(k: &Kernel, dir: &Path) -> Result<PathBuf> {
 }
 
 /// Compiles for the DSP in a child process; its JSON report.
-fn dsp_compile(layout: &Layout, file: &Path) -> Result<serde_json::Value> {
+fn dsp_compile(project: &Project, file: &Path) -> Result<serde_json::Value> {
     let exe = std::env::current_exe().map_err(|e| Error::Tool(format!("isadb executable: {e}")))?;
-    let home = layout.specs.parent().unwrap_or(Path::new("."));
+    let home = &project.home;
     let out = Command::new(exe)
         .arg("--home")
         .arg(home)
@@ -357,7 +357,7 @@ fn time_kernel(
 }
 
 /// Runs the benchmark on every kernel, or those whose name contains `only`.
-pub fn run(layout: &Layout, only: Option<&str>) -> Result<BenchReport> {
+pub fn run(project: &Project, only: Option<&str>) -> Result<BenchReport> {
     let eigen = ensure_eigen();
     let dir = tempfile::tempdir().map_err(|e| Error::Tool(format!("temporary directory: {e}")))?;
     let mut rows = Vec::new();
@@ -366,7 +366,7 @@ pub fn run(layout: &Layout, only: Option<&str>) -> Result<BenchReport> {
         .filter(|k| only.is_none_or(|o| k.name.contains(o)))
     {
         let file = input_file(&k, dir.path())?;
-        let j = dsp_compile(layout, &file)?;
+        let j = dsp_compile(project, &file)?;
         let num = |path: &[&str]| -> f64 {
             path.iter()
                 .fold(&j, |v, p| &v[*p])
@@ -382,7 +382,7 @@ pub fn run(layout: &Layout, only: Option<&str>) -> Result<BenchReport> {
             run: None,
             keep_egglog: false,
         };
-        let avx2 = compile_file(layout, &c_file, "x86-avx2", &opts)?;
+        let avx2 = compile_file(project, &c_file, KernelTarget::Avx2, &opts)?;
         let (checked, ns_isadb, ns_native, ns_novec, ns_eigen) = time_kernel(&k, &avx2, eigen)
             .unwrap_or_else(|e| {
                 eprintln!("isadb bench kernels: {}: not timed: {e}", k.name);
@@ -430,17 +430,13 @@ pub fn run(layout: &Layout, only: Option<&str>) -> Result<BenchReport> {
 }
 
 fn avx512_note() -> String {
-    let host = crate::validate::features::Host::detect();
-    match crate::validate::features::support(
-        crate::validate::toolchain::Target::X86,
-        "avx512f",
-        &host,
-    ) {
-        crate::validate::features::Support::Flags(_) => {
+    let host = crate::toolchain::features::Host::detect();
+    match crate::toolchain::features::support(crate::toolchain::Toolchain::X86, "avx512f", &host) {
+        crate::toolchain::features::Support::Flags(_) => {
             "this CPU has avx512f (not timed here; run isadb kernel --target x86-avx512 --run)"
                 .into()
         }
-        crate::validate::features::Support::Unsupported(why) => {
+        crate::toolchain::features::Support::Unsupported(why) => {
             format!("x86-avx512 code compiles but is not run: {why}")
         }
     }

@@ -10,12 +10,12 @@ use super::read::{read_list, Lifted};
 use super::report::{Costs, Report, Round};
 use super::rule::KernelRule;
 use super::saturate::{share, Limits, PhaseRun, Session};
-use super::target::Target;
+use super::target::{KernelTarget, Target};
 use super::term::{Dag, Id, Op};
 use super::{c, lower, report, run, seed, store, validate};
-use crate::database::Layout;
 use crate::error::Error;
 use crate::error::Result;
+use crate::project::Project;
 use std::path::Path;
 use std::time::{Duration, Instant};
 
@@ -29,7 +29,9 @@ const ROUNDS: usize = 8;
 /// How to compile.
 #[derive(Clone, Debug)]
 pub struct Options {
+    /// The cost model extraction minimizes.
     pub model: Model,
+    /// Time for equality saturation, shared among the phases.
     pub timeout: Duration,
     /// Start the search from the structured vectorization as well as from the spec.
     pub seed: bool,
@@ -207,12 +209,12 @@ pub fn compile(
         Some(n) => Some(run::run(&dag, &outputs, &lowered, target, n)?),
         None => None,
     };
-    let unit = Target::unit(target.name, target.width);
+    let unit = Target::unit(target.kind);
     let unvectorized = partition(&mut dag, &outputs, target.width);
     Ok(Report {
         target: target.name.to_string(),
         width: target.width,
-        model: opts.model.name().to_string(),
+        model: opts.model.as_str().to_string(),
         outputs: outputs.len(),
         spec_nodes,
         printed_nodes: printed,
@@ -232,11 +234,6 @@ pub fn compile(
         saturation_ms,
         wall_ms: started.elapsed().as_secs_f64() * 1000.0,
         peak_rss_mb: report::peak_rss_mb(),
-        program: if dag.tree_size(current) <= 20_000 {
-            dag.print(current)
-        } else {
-            String::new()
-        },
         c: format!("{}{}", lower::headers(target), lowered.c),
         inputs: lowered.inputs.clone(),
         egglog: opts.keep_egglog.then(|| std::mem::take(&mut session.text)),
@@ -245,18 +242,23 @@ pub fn compile(
 
 /// `isadb kernel FILE`: the database's proven rules in their tuned phases (tuning first if
 /// there is no tuning yet), the kernel lifted and compiled for the named target.
-pub fn compile_file(layout: &Layout, path: &Path, target: &str, opts: &Options) -> Result<Report> {
-    let mut db = layout.open()?;
+pub fn compile_file(
+    project: &Project,
+    path: &Path,
+    target: KernelTarget,
+    opts: &Options,
+) -> Result<Report> {
+    let mut db = project.open()?;
     let target = Target::load(&db, target)?;
     let lifted = lift(path)?;
     if store::tuning(&db)?.is_none() {
         drop(db);
         eprintln!("isadb: no alpha/beta recorded yet: tuning them on the small kernels first");
-        super::tune::tune(layout)?;
-        db = layout.open()?;
+        super::tune::tune(project)?;
+        db = project.open()?;
     }
     let tuning = store::tuning(&db)?;
-    store::sync(&mut db, &layout.specs, tuning)?;
+    store::sync(&mut db, &project.specs, tuning)?;
     let rules = store::phased_rules(&db)?;
     if rules.is_empty() {
         return Err(Error::Usage(

@@ -7,33 +7,17 @@
 
 use super::target::Target;
 use super::term::{Dag, Id, Op};
+use crate::words::text_enum;
 
-/// A named cost model.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum Model {
-    Diospyros,
-    Isaria,
-    Target,
-}
-
-impl Model {
-    pub const NAMES: [&'static str; 3] = ["diospyros", "isaria", "target"];
-
-    pub fn parse(name: &str) -> Option<Model> {
-        match name {
-            "diospyros" => Some(Model::Diospyros),
-            "isaria" => Some(Model::Isaria),
-            "target" => Some(Model::Target),
-            _ => None,
-        }
-    }
-
-    pub fn name(&self) -> &'static str {
-        match self {
-            Model::Diospyros => "diospyros",
-            Model::Isaria => "isaria",
-            Model::Target => "target",
-        }
+text_enum! {
+    /// A named cost model.
+    pub enum Model("cost model") {
+        /// Diospyros's own.
+        Diospyros = "diospyros",
+        /// Isaria's: Diospyros's with scalar binary operations 2.
+        Isaria = "isaria",
+        /// The target's instruction costs.
+        Target = "target",
     }
 }
 
@@ -126,6 +110,7 @@ pub fn tree_cost(dag: &Dag, root: Id, model: Model, target: &Target) -> f64 {
 mod tests {
     use super::*;
     use crate::kernel::read::read_list;
+    use crate::kernel::target::KernelTarget;
 
     #[test]
     fn diospyros_cost_of_its_mat_mul_2x2_solution() {
@@ -136,7 +121,7 @@ mod tests {
         )
         .unwrap();
         let root = k.dag.args(k.root)[0];
-        let t = Target::unit("dsp", 4);
+        let t = Target::unit(KernelTarget::Dsp);
         let c = tree_cost(&k.dag, root, Model::Diospyros, &t);
         assert!((c - 2.052).abs() < 1e-9, "{c}");
         let scalar = read_list(

@@ -10,7 +10,6 @@ use crate::error::{Error, Result};
 
 /// The best e-node and cost of every e-class.
 pub struct Choice {
-    pub cost: Vec<f64>,
     pub best: Vec<Option<usize>>,
 }
 
@@ -54,7 +53,7 @@ pub fn choose(g: &EGraph, model: Model, target: &Target) -> Choice {
             break;
         }
     }
-    Choice { cost, best }
+    Choice { best }
 }
 
 /// The chosen term of `class` as a node of `dag` (a chunk list as nested `Concat`s).

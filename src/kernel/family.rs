@@ -7,11 +7,13 @@
 pub struct Kernel {
     /// `mat-mul_2x2_2x2`, `2d-conv_3x3_2x2`, `q-prod`, `qr-decomp_3`.
     pub name: String,
+    /// `mat-mul`, `2d-conv`, `q-prod` or `qr-decomp`.
     pub family: &'static str,
     /// The kernel as C (`void kernel(...)`), inputs then outputs.
     pub c: String,
     /// Input and output arrays with their lengths, in parameter order.
     pub inputs: Vec<(String, usize)>,
+    /// Output arrays with their lengths.
     pub outputs: Vec<(String, usize)>,
 }
 

@@ -5,7 +5,7 @@
 //! plain C over `float[4]` for the DSP dialect.
 
 use super::cost::{Leaf, Operand};
-use super::target::Target;
+use super::target::{KernelTarget, Target};
 use super::term::{Dag, Id, Op};
 use crate::error::{Error, Result};
 use std::collections::HashMap;
@@ -191,11 +191,11 @@ struct Emitter<'a> {
 
 impl Emitter<'_> {
     fn simd(&self) -> Option<&'static Simd> {
-        match self.target.name {
-            "x86-avx2" => Some(&AVX2),
-            "x86-avx512" => Some(&AVX512),
-            "neon" => Some(&NEON),
-            _ => None,
+        match self.target.kind {
+            KernelTarget::Avx2 => Some(&AVX2),
+            KernelTarget::Avx512 => Some(&AVX512),
+            KernelTarget::Neon => Some(&NEON),
+            KernelTarget::Dsp => None,
         }
     }
 
@@ -583,9 +583,11 @@ pub fn lower(dag: &Dag, program: Id, outputs: usize, target: &Target) -> Result<
 
 /// The headers the C needs on `target`.
 pub fn headers(target: &Target) -> &'static str {
-    match target.name {
-        "neon" => "#include <arm_neon.h>\n#include <math.h>\n#include <string.h>\n",
-        "dsp" => "#include <math.h>\n#include <string.h>\n",
-        _ => "#include <immintrin.h>\n#include <math.h>\n#include <string.h>\n",
+    match target.kind {
+        KernelTarget::Neon => "#include <arm_neon.h>\n#include <math.h>\n#include <string.h>\n",
+        KernelTarget::Dsp => "#include <math.h>\n#include <string.h>\n",
+        KernelTarget::Avx2 | KernelTarget::Avx512 => {
+            "#include <immintrin.h>\n#include <math.h>\n#include <string.h>\n"
+        }
     }
 }

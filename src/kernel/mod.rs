@@ -32,5 +32,7 @@ pub mod tune;
 pub mod validate;
 pub mod verify;
 
-pub use compile::{compile, compile_file, Options};
+pub use compile::{compile_file, Options};
+pub use cost::Model as CostModel;
 pub use report::Report;
+pub use target::KernelTarget;

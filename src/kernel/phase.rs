@@ -7,7 +7,7 @@
 
 use super::cost::{node_cost, Leaf, Model, Operand};
 use super::rule::{instantiate, KernelRule, Term};
-use super::target::Target;
+use super::target::{KernelTarget, Target};
 use super::term::Op;
 
 /// The width rules are analysed at (the peers' DSP).
@@ -51,7 +51,7 @@ pub struct CostPoint {
 
 /// The `isaria`-model cost of an instantiated pattern; wildcards cost nothing.
 fn pattern_cost(t: &Term) -> Operand {
-    let unit = Target::unit("dsp", BASE_WIDTH);
+    let unit = Target::unit(KernelTarget::Dsp);
     match t {
         Term::Wild(_) => Operand {
             cost: 0.0,

@@ -8,11 +8,14 @@ use super::validate::Proof;
 use serde::Serialize;
 use std::fmt;
 
+/// The compiled program's cost in every model.
 #[derive(Clone, Debug, Serialize)]
 pub struct Costs {
     /// In the model extraction used.
     pub chosen: f64,
+    /// In Diospyros's model.
     pub diospyros: f64,
+    /// In Isaria's model.
     pub isaria: f64,
     /// The target's instruction costs, each distinct node once.
     pub target: f64,
@@ -25,36 +28,51 @@ pub struct Costs {
 /// One round of Isaria's loop: its phases and the cost extracted after them.
 #[derive(Clone, Debug, Serialize)]
 pub struct Round {
+    /// Each phase's e-graph size and time.
     pub phases: Vec<PhaseRun>,
+    /// The cost extracted after the round.
     pub cost: f64,
 }
 
+/// What one kernel compile found.
 #[derive(Clone, Debug, Serialize)]
 pub struct Report {
+    /// The target's name.
     pub target: String,
+    /// f32 lanes per vector.
     pub width: usize,
+    /// The cost model extraction used.
     pub model: String,
+    /// Scalar outputs of the kernel.
     pub outputs: usize,
     /// Distinct nodes of the spec, and how many it prints as.
     pub spec_nodes: usize,
+    /// Nodes the spec prints as (a tree).
     pub printed_nodes: u64,
+    /// The program's costs.
     pub costs: Costs,
     /// The emitted function's input arrays (name, length), then `out`.
     pub inputs: Vec<(String, usize)>,
     /// Distinct nodes of the compiled program and statements of its C.
     pub program_nodes: usize,
+    /// Statements of the C.
     pub instructions: usize,
+    /// The rounds of Isaria's loop.
     pub rounds: Vec<Round>,
+    /// The translation validation of every output.
     pub proof: Proof,
+    /// The C run on random inputs, when asked for.
     pub run: Option<RunReport>,
+    /// Time in equality saturation and extraction.
     pub saturation_ms: f64,
+    /// Wall time of the compile.
     pub wall_ms: f64,
+    /// This process's peak resident memory.
     pub peak_rss_mb: f64,
-    /// The compiled program in the dialect (omitted when it prints as more than 20,000 nodes).
-    #[serde(skip)]
-    pub program: String,
+    /// The C.
     #[serde(skip)]
     pub c: String,
+    /// The egglog that ran, when kept.
     #[serde(skip)]
     pub egglog: Option<String>,
 }

@@ -5,11 +5,11 @@
 //! machine lacks (AVX-512 on most) is compiled but not run, and the report says so.
 
 use super::lower::{headers, literal, Lowered};
-use super::target::Target;
+use super::target::{KernelTarget, Target};
 use super::term::{Dag, Id, Op};
 use crate::error::{Error, Result};
-use crate::validate::features::{support, Host, Support};
-use crate::validate::toolchain::{self, Target as Toolchain};
+use crate::toolchain::features::{support, Host, Support};
+use crate::toolchain::{self, Toolchain};
 use serde::Serialize;
 use std::fmt::Write;
 
@@ -128,11 +128,11 @@ pub fn run(
 ) -> Result<RunReport> {
     let source = harness(dag, outputs, lowered, target, iterations);
     let host = Host::detect();
-    let (toolchain, feature, how) = match target.name {
-        "neon" => (Toolchain::Neon, "neon", "qemu-aarch64"),
-        "x86-avx2" => (Toolchain::X86, "avx2+fma", "native"),
-        "x86-avx512" => (Toolchain::X86, "avx512f", "native"),
-        _ => (Toolchain::X86, "", "native"),
+    let (toolchain, feature, how) = match target.kind {
+        KernelTarget::Neon => (Toolchain::Neon, "neon", "qemu-aarch64"),
+        KernelTarget::Avx2 => (Toolchain::X86, "avx2+fma", "native"),
+        KernelTarget::Avx512 => (Toolchain::X86, "avx512f", "native"),
+        KernelTarget::Dsp => (Toolchain::X86, "", "native"),
     };
     let flags = match support(toolchain, feature, &host) {
         Support::Flags(f) => f,

@@ -295,7 +295,7 @@ mod tests {
     use super::*;
     use crate::kernel::cost::{tree_cost, Model};
     use crate::kernel::read::read_list;
-    use crate::kernel::target::Target;
+    use crate::kernel::target::{KernelTarget, Target};
     use crate::kernel::validate::validate;
 
     #[test]
@@ -304,7 +304,12 @@ mod tests {
         let mut k = read_list(text, "t").unwrap();
         let outputs = k.dag.args(k.root).to_vec();
         let v = vectorize(&mut k.dag, &outputs, 4);
-        let c = tree_cost(&k.dag, v, Model::Diospyros, &Target::unit("dsp", 4));
+        let c = tree_cost(
+            &k.dag,
+            v,
+            Model::Diospyros,
+            &Target::unit(KernelTarget::Dsp),
+        );
         assert!((c - 2.052).abs() < 1e-9, "{c}: {}", k.dag.print(v));
         validate(&mut k.dag, &outputs, v).unwrap();
     }

@@ -64,7 +64,7 @@ pub fn record_tuning(
         tx.execute(
             "INSERT INTO kernel_tuning(alpha, beta, cost_model, score, candidates, kernels, rules_hash, tuned_at)
              VALUES (?1, ?2, 'diospyros', ?3, ?4, ?5, ?6, ?7)",
-            params![t.alpha, t.beta, score, candidates as i64, kernels, rules_hash, crate::rules::verify::now_text()],
+            params![t.alpha, t.beta, score, candidates as i64, kernels, rules_hash, crate::clock::now()],
         )?;
         Ok(())
     })

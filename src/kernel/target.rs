@@ -1,18 +1,61 @@
 //! The kernel targets: `dsp` (the peers' 4-wide float DSP, plain C), `x86-avx2` (8 x f32),
-//! `x86-avx512` (16 x f32) and `neon` (4 x f32), with their vector width and instruction costs.
-//! The DSP's costs are its instructions' rows in the database (`specs/dsp/dsp.spec`); the f32
-//! instructions of x86 and NEON are not in the database's specs yet, so their costs are the
-//! reciprocal throughputs below (cycles, Zen 3 / Skylake / Cortex-A76 class cores).
+//! `x86-avx512` (16 x f32) and `neon` (4 x f32), named as [`crate::spec::Target`] names them
+//! (the DSP is [`Isa::Dsp`]), with their vector width and instruction costs. The DSP's costs are
+//! its instructions' rows in the database (`specs/dsp/dsp.spec`). For x86 and NEON the database
+//! has the lane moves a gather is made of (as their 32-bit integer forms, which move f32 lanes
+//! alike: `vpermd` for `vpermps`, NEON's lane copy), read from their rows; it has no f32
+//! arithmetic, loads or stores yet, so those costs come from [`SIMD_COSTS`].
 
 use super::cost::{Leaf, Operand};
 use super::term::Op;
 use crate::database::Database;
 use crate::error::{Error, Result};
+use crate::spec::Isa;
+use crate::words::text_enum;
 use std::collections::HashMap;
+
+text_enum! {
+    /// A target `isadb kernel` compiles for.
+    pub enum KernelTarget("kernel target") {
+        /// The peers' 4-wide float DSP (plain C).
+        Dsp = "dsp",
+        /// AVX2 with FMA, 8 x f32.
+        Avx2 = "x86-avx2",
+        /// AVX-512F, 16 x f32.
+        Avx512 = "x86-avx512",
+        /// AArch64 Advanced SIMD, 4 x f32.
+        Neon = "neon",
+    }
+}
+
+impl KernelTarget {
+    /// The instruction set its code is in.
+    pub fn isa(self) -> Isa {
+        match self.spec_target() {
+            Some(t) => t.isa,
+            None => Isa::Dsp,
+        }
+    }
+
+    /// The selection target of the same name (none for the DSP).
+    pub fn spec_target(self) -> Option<crate::spec::Target> {
+        crate::spec::TARGETS
+            .iter()
+            .find(|t| t.name == self.as_str())
+            .copied()
+    }
+
+    /// f32 lanes per vector register.
+    pub fn width(self) -> usize {
+        self.spec_target()
+            .map_or(4, |t| t.register_bits as usize / 32)
+    }
+}
 
 /// One kernel target.
 #[derive(Clone, Debug)]
 pub struct Target {
+    pub kind: KernelTarget,
     pub name: &'static str,
     /// f32 lanes per vector register.
     pub width: usize,
@@ -20,12 +63,12 @@ pub struct Target {
     costs: HashMap<String, f64>,
 }
 
-pub const NAMES: [&str; 4] = ["dsp", "x86-avx2", "x86-avx512", "neon"];
-
-/// Costs of the x86 and NEON f32 operations a kernel lowers to: arithmetic (`vaddps`, `vfmadd`,
-/// `fmla`), division and square root, and data movement (`Vec`: one load or broadcast per source
-/// array plus a permute, `Gather`: one lane insert, `Concat`: a store).
-const SIMD_COSTS: [(&str, f64); 20] = [
+/// The costs the database has no instruction rows for (reciprocal throughputs in cycles, Zen 3
+/// / Skylake / Cortex-A76 class cores): f32 arithmetic (`vaddps`, `vfmadd`, `fmla`), division
+/// and square root, loads (`LitVec`), stores (`Concat`) and, on x86, a lane insert (`Gather`:
+/// `vinsertps`). `Vec` (one more source array merged in) is a load plus the permute read from
+/// the database ([`MOVES`]); on NEON `Gather` is read from the database too.
+const SIMD_COSTS: [(&str, f64); 19] = [
     ("VecAdd", 1.0),
     ("VecMinus", 1.0),
     ("VecMul", 1.0),
@@ -35,7 +78,6 @@ const SIMD_COSTS: [(&str, f64); 20] = [
     ("VecSqrt", 6.0),
     ("VecSgn", 3.0),
     ("LitVec", 1.0),
-    ("Vec", 2.0),
     ("Gather", 1.0),
     ("Concat", 1.0),
     ("+", 1.0),
@@ -48,45 +90,46 @@ const SIMD_COSTS: [(&str, f64); 20] = [
     ("Get", 0.0),
 ];
 
+/// The lane moves whose cost is read from the database: the kernel operation, and per target
+/// the instruction row (the 32-bit integer form of the f32 instruction the C uses). A row's
+/// reciprocal throughput is used where the database has one (x86), else its cost (NEON).
+const MOVES: [(KernelTarget, &str, &str); 4] = [
+    (KernelTarget::Avx2, "permute", "_mm256_permutevar8x32_epi32"),
+    (KernelTarget::Avx512, "permute", "_mm512_permutexvar_epi32"),
+    (KernelTarget::Neon, "permute", "vcopyq_laneq_u32"),
+    (KernelTarget::Neon, "Gather", "vsetq_lane_u32"),
+];
+
 impl Target {
-    /// The target named `name`, its costs read from the database where it has them.
-    pub fn load(db: &Database, name: &str) -> Result<Target> {
-        let width = match name {
-            "dsp" | "neon" => 4,
-            "x86-avx2" => 8,
-            "x86-avx512" => 16,
-            _ => {
-                return Err(Error::Usage(format!(
-                    "unknown kernel target '{name}' (targets: {})",
-                    NAMES.join(", ")
-                )))
-            }
-        };
-        let name = NAMES.iter().find(|n| **n == name).copied().unwrap_or("dsp");
-        let costs = if name == "dsp" {
+    /// The target `kind`, its costs read from the database where it has them.
+    pub fn load(db: &Database, kind: KernelTarget) -> Result<Target> {
+        let costs = if kind == KernelTarget::Dsp {
             dsp_costs(db)?
         } else {
-            SIMD_COSTS
-                .iter()
-                .map(|(k, v)| (k.to_string(), *v))
-                .collect()
+            simd_costs(db, kind)?
         };
-        Ok(Target { name, width, costs })
+        Ok(Target {
+            kind,
+            name: kind.as_str(),
+            width: kind.width(),
+            costs,
+        })
     }
 
     /// A target with every operation costing 1 (for the `diospyros` and `isaria` models, which
     /// do not read it, and for tests).
-    pub fn unit(name: &'static str, width: usize) -> Target {
+    pub fn unit(kind: KernelTarget) -> Target {
         Target {
-            name,
-            width,
+            kind,
+            name: kind.as_str(),
+            width: kind.width(),
             costs: HashMap::new(),
         }
     }
 
     /// Whether the emitted code is plain C (the DSP dialect) rather than intrinsics.
     pub fn is_plain_c(&self) -> bool {
-        self.name == "dsp"
+        self.kind == KernelTarget::Dsp
     }
 
     pub fn cost_of(&self, what: &str) -> f64 {
@@ -113,7 +156,7 @@ impl Target {
                 let computed = args.iter().filter(|a| a.leaf == Leaf::No).count() as f64;
                 if computed == 0.0 && arrays.len() <= 1 {
                     self.cost_of("LitVec")
-                } else if self.name == "dsp" {
+                } else if self.is_plain_c() {
                     self.cost_of("Vec")
                 } else {
                     self.cost_of("LitVec") * arrays.len() as f64
@@ -124,6 +167,28 @@ impl Target {
             _ => self.cost_of(op.name()),
         }
     }
+}
+
+/// An x86 or NEON target's costs: [`SIMD_COSTS`], with the lane moves of [`MOVES`] read from
+/// the database.
+fn simd_costs(db: &Database, kind: KernelTarget) -> Result<HashMap<String, f64>> {
+    let mut costs: HashMap<String, f64> = SIMD_COSTS
+        .iter()
+        .map(|(k, v)| (k.to_string(), *v))
+        .collect();
+    for (_, op, name) in MOVES.iter().filter(|m| m.0 == kind) {
+        let row = db.find_instruction(name).map_err(|_| {
+            Error::data(
+                "instructions",
+                format!("{kind}: no row for {name}, the cost of a kernel {op}"),
+            )
+        })?;
+        costs.insert(op.to_string(), row.throughput.unwrap_or(row.cost));
+    }
+    // One more source array merged into a vector: its load and a permute.
+    let permute = costs.get("permute").copied().unwrap_or(1.0);
+    costs.insert("Vec".into(), costs["LitVec"] + permute);
+    Ok(costs)
 }
 
 /// The DSP instructions' costs from the database (`VecAdd`, `Vec`, `LitVec`, `+`, ...).

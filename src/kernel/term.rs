@@ -3,7 +3,6 @@
 //! thousands of nodes (qr-decomp) is a few hundred entries here.
 
 use std::collections::HashMap;
-use std::fmt::Write;
 
 /// Index of a node in its [`Dag`].
 pub type Id = u32;
@@ -202,6 +201,7 @@ impl Dag {
         &self.arrays
     }
 
+    #[cfg(test)]
     pub fn node(&self, id: Id) -> &Node {
         &self.nodes[id as usize]
     }
@@ -217,10 +217,6 @@ impl Dag {
     /// Number of distinct nodes.
     pub fn len(&self) -> usize {
         self.nodes.len()
-    }
-
-    pub fn is_empty(&self) -> bool {
-        self.nodes.is_empty()
     }
 
     /// The nodes reachable from `roots`, children before parents.
@@ -261,6 +257,7 @@ impl Dag {
     }
 
     /// Copies `id` from `other` into this graph (arrays matched by name).
+    #[cfg(test)]
     pub fn import(&mut self, other: &Dag, id: Id) -> Id {
         let mut map: HashMap<Id, Id> = HashMap::new();
         for n in other.reachable(&[id]) {
@@ -276,7 +273,9 @@ impl Dag {
     }
 
     /// The term as an s-expression in the dialect's syntax (sharing expanded).
+    #[cfg(test)]
     pub fn print(&self, root: Id) -> String {
+        use std::fmt::Write;
         let mut out = String::new();
         let mut stack: Vec<Result<Id, &'static str>> = vec![Ok(root)];
         while let Some(item) = stack.pop() {

@@ -9,9 +9,9 @@ use super::cost::Model;
 use super::family;
 use super::phase::{assign, candidates, cost_point};
 use super::store::{self, Tuning};
-use super::target::Target;
-use crate::database::Layout;
+use super::target::{KernelTarget, Target};
 use crate::error::{Error, Result};
+use crate::project::Project;
 use serde::Serialize;
 use std::time::{Duration, Instant};
 
@@ -25,11 +25,11 @@ pub struct TuneReport {
     pub ms: f64,
 }
 
-pub fn tune(layout: &Layout) -> Result<TuneReport> {
+pub fn tune(project: &Project) -> Result<TuneReport> {
     let start = Instant::now();
-    let mut db = layout.open()?;
+    let mut db = project.open()?;
     let current = store::tuning(&db)?;
-    let rules = store::sync(&mut db, &layout.specs, current)?;
+    let rules = store::sync(&mut db, &project.specs, current)?;
     // Every proven rule, whatever phase it has now: the sweep reassigns them.
     let proven: Vec<String> = db
         .text_rows(&format!(
@@ -48,7 +48,7 @@ pub fn tune(layout: &Layout) -> Result<TuneReport> {
             "no proven kernel rules: run `isadb verify-rules` first".into(),
         ));
     }
-    let target = Target::load(&db, "dsp")?;
+    let target = Target::load(&db, KernelTarget::Dsp)?;
     let kernels = [
         family::mat_mul(2, 2, 2),
         family::conv(3, 3, 2, 2),
@@ -96,8 +96,8 @@ pub fn tune(layout: &Layout) -> Result<TuneReport> {
         &names.join(" "),
         &store::rules_hash(&rules),
     )?;
-    store::sync(&mut db, &layout.specs, Some(chosen))?;
-    db.export_tables(&layout.tables, &["kernel_tuning", "rules"])?;
+    store::sync(&mut db, &project.specs, Some(chosen))?;
+    db.export_tables(&project.tables, &["kernel_tuning", "rules"])?;
     Ok(TuneReport {
         alpha: chosen.alpha,
         beta: chosen.beta,

@@ -1,14 +1,20 @@
-//! The kernel rules' part of `isadb verify-rules`: each rule instantiated at 2 and 4 lanes, its
-//! wildcards read as fresh reals (a vector wildcard as a `Vec` of fresh reals), both sides read
-//! lane by lane and proven equal over the reals (the normal form, else z3 with `sqrt` and `sgn`
-//! uninterpreted). Verdicts go into the `rules` table and `rules.db/rules.csv`.
+//! `isadb verify-rules`: the hand-written rules of `specs/rules/` (proven by
+//! [`crate::rules::verify`] with z3 over bit-vectors) and the kernel rules of `specs/dsp/`, each
+//! instantiated at 2 and 4 lanes, its wildcards read as fresh reals (a vector wildcard as a `Vec`
+//! of fresh reals), both sides read lane by lane and proven equal over the reals (the normal
+//! form, else z3 with `sqrt` and `sgn` uninterpreted). Verdicts go into the `rules` table and
+//! `rules.db/rules.csv`; one [`Report`] covers both sets.
 
 use super::rule::{instantiate, KernelRule, Term};
 use super::store::{self, rule_hash, RULES_TARGET};
 use super::term::{Dag, Id, Op};
 use super::validate::{lanes, prove_pairs};
-use crate::database::Layout;
 use crate::error::{Error, Result};
+use crate::project::Project;
+use crate::rules::store::{record_verdicts, Run};
+use crate::rules::verdict::RuleVerdict;
+use crate::rules::verify::{self as rules_verify, Options};
+use crate::rules::RuleStatus;
 use rusqlite::params;
 use serde::Serialize;
 use std::time::Instant;
@@ -16,20 +22,25 @@ use std::time::Instant;
 /// The widths a rule is proven at.
 pub const WIDTHS: [usize; 2] = [2, 4];
 
+/// What one `verify-rules` run found: the hand-written rules' report (absent when `--rule`
+/// names a kernel rule) and the kernel rules' (absent when it names a hand-written one).
 #[derive(Clone, Debug, Serialize)]
-pub struct RuleVerdict {
-    pub name: String,
-    pub status: String,
-    pub counterexample: Option<String>,
-    pub ms: f64,
+pub struct Report {
+    /// The rules of `specs/rules/`, at the top level of the JSON document.
+    #[serde(flatten)]
+    pub rules: Option<rules_verify::Report>,
+    /// The kernel rules of `specs/dsp/`.
+    pub kernel_rules: Option<rules_verify::Report>,
 }
 
-#[derive(Clone, Debug, Serialize)]
-pub struct VerifyReport {
-    pub rules: Vec<RuleVerdict>,
-    pub proven: usize,
-    pub refuted: usize,
-    pub skipped: usize,
+impl Report {
+    /// Whether any rule of either set was refuted.
+    pub fn refuted(&self) -> bool {
+        [&self.rules, &self.kernel_rules]
+            .into_iter()
+            .flatten()
+            .any(|r| r.refuted > 0)
+    }
 }
 
 /// A rule side as a term of `dag`, its wildcards fresh reals; `vector` says what it computes.
@@ -75,69 +86,107 @@ pub fn verify_rule(rule: &KernelRule) -> Result<RuleVerdict> {
         }
         let pairs: Vec<(Id, Id)> = ll.into_iter().zip(rl).collect();
         if let (_, _, Some((k, why))) = prove_pairs(&dag, &pairs)? {
-            return Ok(RuleVerdict {
-                name: rule.name.clone(),
-                status: "refuted".into(),
-                counterexample: Some(format!("{width} lanes, lane {k}: {why}")),
-                ms: start.elapsed().as_secs_f64() * 1000.0,
-            });
+            return Ok(verdict(
+                rule,
+                RuleStatus::Refuted,
+                Some(format!("{width} lanes, lane {k}: {why}")),
+                start,
+            ));
         }
     }
-    Ok(RuleVerdict {
+    Ok(verdict(rule, RuleStatus::Proven, None, start))
+}
+
+/// The verdict on a kernel rule: over the reals (`f32` in the table), at every width when proven.
+fn verdict(
+    rule: &KernelRule,
+    status: RuleStatus,
+    counterexample: Option<String>,
+    start: Instant,
+) -> RuleVerdict {
+    let proven = status == RuleStatus::Proven;
+    RuleVerdict {
         name: rule.name.clone(),
-        status: "proven".into(),
-        counterexample: None,
-        ms: start.elapsed().as_secs_f64() * 1000.0,
+        status,
+        types_proven: if proven { vec!["f32".into()] } else { vec![] },
+        lanes_proven: if proven {
+            WIDTHS.iter().map(|&w| w as u32).collect()
+        } else {
+            vec![]
+        },
+        counterexample,
+        solver_ms: start.elapsed().as_secs_f64() * 1000.0,
+    }
+}
+
+/// `verify-rules`: the hand-written rules and the kernel rules (`options.rule` picks the set its
+/// rule is in); records the verdicts and writes `rules.csv` and `verification_runs.csv` back.
+pub fn verify_rules(project: &Project, options: &Options) -> Result<Report> {
+    let kernel_rules = super::rule::load(&project.specs)?;
+    let only = options.rule.as_deref();
+    let is_kernel = only.is_some_and(|n| kernel_rules.iter().any(|r| r.name == n));
+    let rules = if is_kernel {
+        None
+    } else {
+        Some(project.verify_rules(options)?)
+    };
+    let kernel_rules = if only.is_none() || is_kernel {
+        Some(verify_kernel_rules(project, options)?)
+    } else {
+        None
+    };
+    Ok(Report {
+        rules,
+        kernel_rules,
     })
 }
 
-/// Syncs the rules files and proves the kernel rules not yet proven (all with `force`), or only
-/// the one named; records the verdicts and exports `rules.csv`.
-pub fn verify_rules(layout: &Layout, only: Option<&str>, force: bool) -> Result<VerifyReport> {
-    let mut db = layout.open()?;
+/// Syncs the kernel rules into the database and proves those not yet proven (all with
+/// `force`), or only the one named.
+fn verify_kernel_rules(project: &Project, options: &Options) -> Result<rules_verify::Report> {
+    let started = Instant::now();
+    let started_at = crate::clock::now();
+    let mut db = project.open()?;
     let tuning = store::tuning(&db)?;
-    let rules = store::sync(&mut db, &layout.specs, tuning)?;
+    let rules = store::sync(&mut db, &project.specs, tuning)?;
+    let only = options.rule.as_deref();
     let mut verdicts = Vec::new();
     let mut skipped = 0;
     for r in rules.iter().filter(|r| only.is_none_or(|n| n == r.name)) {
-        let status: String = db.conn().query_row(
+        let status: RuleStatus = db.conn().query_row(
             "SELECT status FROM rules WHERE name = ?1 AND target = ?2",
             params![r.name, RULES_TARGET],
             |row| row.get(0),
         )?;
-        if status == "proven" && !force {
+        if status == RuleStatus::Proven && !options.force {
             skipped += 1;
             continue;
         }
-        verdicts.push((r, verify_rule(r)?));
+        verdicts.push((verify_rule(r)?, rule_hash(r)));
     }
-    let now = crate::rules::verify::now_text();
-    db.transaction(|tx| {
-        for (r, v) in &verdicts {
-            tx.execute(
-                "UPDATE rules SET status = ?2, lanes_proven = ?3, types_proven = 'f32', counterexample = ?4,
-                 solver_ms = ?5, verified_at = ?6, rule_hash = ?7 WHERE name = ?1",
-                params![
-                    r.name,
-                    v.status,
-                    WIDTHS.iter().map(usize::to_string).collect::<Vec<_>>().join(","),
-                    v.counterexample,
-                    (v.ms * 10.0).round() / 10.0,
-                    now,
-                    rule_hash(r)
-                ],
-            )?;
-        }
-        Ok(())
-    })?;
+    let wall_ms = started.elapsed().as_secs_f64() * 1000.0;
     if !verdicts.is_empty() {
-        db.export_tables(&layout.tables, &["rules"])?;
+        let command = format!(
+            "verify-rules (kernel rules){}{}",
+            only.map_or(String::new(), |n| format!(" --rule {n}")),
+            if options.force { " --force" } else { "" }
+        );
+        let run = Run {
+            started_at: &started_at,
+            finished_at: &crate::clock::now(),
+            command: &command,
+            wall_ms,
+        };
+        record_verdicts(&mut db, &verdicts, &run)?;
+        db.export_tables(&project.tables, &["rules", "verification_runs"])?;
     }
-    let count = |s: &str| verdicts.iter().filter(|(_, v)| v.status == s).count();
-    Ok(VerifyReport {
-        proven: count("proven"),
-        refuted: count("refuted"),
+    let count = |s: RuleStatus| verdicts.iter().filter(|(v, _)| v.status == s).count();
+    Ok(rules_verify::Report {
         skipped,
-        rules: verdicts.into_iter().map(|(_, v)| v).collect(),
+        proven: count(RuleStatus::Proven),
+        refuted: count(RuleStatus::Refuted),
+        unknown: count(RuleStatus::Unknown),
+        wall_ms,
+        rules: verdicts.into_iter().map(|(v, _)| v).collect(),
     })
 }

@@ -4,12 +4,13 @@
 //! `what implements <expression> on <target>` is answered by the idiom matcher directly.
 
 use super::datalog::{Facts, Program};
-use crate::database::{Database, Layout};
+use crate::database::Database;
 use crate::error::{Error, Result};
-use crate::ir::parse::{did_you_mean, edit_distance};
-use crate::ir::sexpr::{read_one, SExpr, SKind};
+use crate::ir::sexpr::{SExpr, SKind};
 use crate::ir::Macro;
+use crate::project::Project;
 use crate::spec::load::Idiom;
+use crate::words::{did_you_mean, edit_distance};
 use regex::Regex;
 use rusqlite::OptionalExtension;
 use serde::Serialize;
@@ -224,15 +225,15 @@ impl<'a> Vocabulary<'a> {
 }
 
 /// Answers one query text.
-pub fn ask(db: &Database, layout: &Layout, text: &str) -> Result<Vec<Row>> {
-    let (queries, library) = load_queries(&layout.queries)?;
+pub fn ask(db: &Database, project: &Project, text: &str) -> Result<Vec<Row>> {
+    let (queries, library) = load_queries(&project.queries)?;
     let vocab = Vocabulary::load(db)?;
     let what =
         Regex::new(r"(?is)^\s*what\s+implements\s+(?P<expr>.+)\s+on\s+(?P<target>[\w.]+)\s*$")
             .unwrap();
     if let Some(caps) = what.captures(text) {
         let target = vocab.target(&caps["target"])?;
-        return what_implements(db, layout, caps["expr"].trim(), &target);
+        return what_implements(db, project, caps["expr"].trim(), &target);
     }
     for q in &queries {
         let Some(caps) = pattern_regex(&q.pattern).captures(text) else {
@@ -384,13 +385,9 @@ fn run_datalog(
 
 /// Instructions of `target` proven equal to an expression (IR s-expression, or Halide-style
 /// infix), with its typed variables bound to their operands.
-fn what_implements(db: &Database, layout: &Layout, expr: &str, target: &str) -> Result<Vec<Row>> {
-    let body = if expr.starts_with('(') {
-        read_one(expr, "expression")?
-    } else {
-        crate::ir::halide::parse_halide(expr, "expression")?
-    };
-    let mut specs = crate::spec::load_dir(&layout.specs)?;
+fn what_implements(db: &Database, project: &Project, expr: &str, target: &str) -> Result<Vec<Row>> {
+    let (body, _) = crate::ir::forms::parse_expression(expr, "expression")?;
+    let mut specs = crate::spec::load_dir(&project.specs)?;
     let mut vars = Vec::new();
     typed_names(&body, &specs, &mut vars);
     if vars.is_empty() {
@@ -435,11 +432,11 @@ fn what_implements(db: &Database, layout: &Layout, expr: &str, target: &str) -> 
         loc: body.loc.clone(),
     };
     let mut facts = Vec::new();
-    let mut matcher = super::Matcher::new(&specs);
+    let mut matcher = crate::idioms::Matcher::new(&specs);
     for ins in specs
         .instructions
         .iter()
-        .filter(|i| i.isa == target || i.feature == target)
+        .filter(|i| i.isa.as_str() == target || i.feature == target)
     {
         if let Some(f) = matcher.fact(&idiom, ins)? {
             facts.push((f.instruction, f.binding));

@@ -1,9 +1,8 @@
-//! Questions about the database: which instructions implement an idiom, what an instruction's
-//! equivalents are elsewhere; facts proven by the matcher, relations derived with datafrog.
+//! Questions about the database, in the words people use: the named queries of `queries/`
+//! (SQL, or Datalog evaluated on datafrog over the stored facts), and `what implements
+//! EXPRESSION on TARGET`, answered by the idiom matcher.
 
-pub mod matcher;
-
-pub use matcher::{Fact, Matcher};
 pub mod ask;
 pub mod datalog;
-pub mod implements;
+
+pub use ask::ask;

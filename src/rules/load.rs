@@ -1,15 +1,13 @@
-//! Reading `specs/rules/*.rules`, elaborating a rule at one element type and lane count, the
-//! rule hash, and storing the rules in the `rules` table at `db build` time.
+//! Reading `specs/rules/*.rules`, elaborating a rule at one element type and lane count, and the
+//! rule hash.
 
 use super::syntax::{instantiate, is_constant_wildcard, parse_rules, Rule};
-use crate::database::Database;
 use crate::error::{Error, Location, Result};
 use crate::ir::expr::Op;
 use crate::ir::halide::elaborate_halide;
 use crate::ir::sexpr::{read_one, SExpr, SKind};
 use crate::ir::{Elem, Expr, Macro, Macros, VecType};
 use crate::spec::hash_text;
-use rusqlite::params;
 use std::collections::{BTreeSet, HashMap};
 use std::path::{Path, PathBuf};
 use std::rc::Rc;
@@ -90,8 +88,11 @@ pub fn load_rules(specs: &Path) -> Result<Vec<Rule>> {
 
 /// One rule at one element type and lane count, ready for the prover.
 pub struct Instance {
+    /// The left-hand side.
     pub lhs: Rc<Expr>,
+    /// The right-hand side, of the same type.
     pub rhs: Rc<Expr>,
+    /// Where the rule holds: bool lanes, when it does not always.
     pub predicate: Option<Rc<Expr>>,
 }
 
@@ -180,7 +181,7 @@ fn relocate(e: Error, rule: &Rule, col: usize, t: Option<Elem>) -> Error {
     match e {
         Error::Parse { loc, msg } => Error::Parse {
             loc: fix(loc),
-            msg: format!("{msg}{tname}"),
+            msg: format!("{msg}{tname} (reading a Halide-style expression)"),
         },
         Error::Type { loc, msg } => Error::Type {
             loc: fix(loc),
@@ -245,97 +246,4 @@ fn collect_syms(s: &SExpr, out: &mut Vec<String>) {
         SKind::List(items) => items.iter().for_each(|i| collect_syms(i, out)),
         _ => {}
     }
-}
-
-/// How a polymorphic rule's types are stored in front of its `lhs` column: `for T in u8 u16: LHS`.
-const TYPES_PREFIX: &str = "for T in ";
-const TYPES_END: &str = ": ";
-
-/// The rules stored in the `rules` table with this verification status, in id order.
-pub fn stored_rules(db: &Database, status: &str) -> Result<Vec<Rule>> {
-    let mut out = Vec::new();
-    let mut stmt = db.conn().prepare(
-        "SELECT name, lhs, rhs, coalesce(predicate, ''), kind, coalesce(target, '') FROM rules WHERE status = ?1 ORDER BY id",
-    )?;
-    let rows = stmt.query_map([status], |r| {
-        (0..6)
-            .map(|i| r.get::<_, String>(i))
-            .collect::<rusqlite::Result<Vec<_>>>()
-    })?;
-    for row in rows {
-        let row = row?;
-        let bad = |what: String| Error::data("rules", format!("rule {}: {what}", row[0]));
-        let (types, lhs) = match row[1].strip_prefix(TYPES_PREFIX) {
-            Some(rest) => {
-                let (types, lhs) = rest
-                    .split_once(TYPES_END)
-                    .ok_or_else(|| bad(format!("lhs {:?} has no '{TYPES_END}'", row[1])))?;
-                let types = types
-                    .split_whitespace()
-                    .map(|t| Elem::parse(t).ok_or_else(|| bad(format!("unknown type {t}"))))
-                    .collect::<Result<Vec<_>>>()?;
-                (types, lhs.to_string())
-            }
-            None => (vec![], row[1].clone()),
-        };
-        out.push(Rule {
-            types,
-            lhs,
-            rhs: row[2].clone(),
-            predicate: (!row[3].is_empty()).then(|| row[3].clone()),
-            kind: row[4].clone(),
-            target: (!row[5].is_empty()).then(|| row[5].clone()),
-            text: String::new(),
-            file: format!("rules table, rule {}", row[0]),
-            line: 1,
-            lhs_col: 1,
-            rhs_col: 1,
-            pred_col: 1,
-            name: row[0].clone(),
-        });
-    }
-    Ok(out)
-}
-
-/// Checks every rule elaborates at every type, then writes them into the `rules` table, keeping
-/// the verification fields of rows imported from `rules.db/rules.csv` with the same rule hash.
-/// Called by `db build` after the committed tables are imported.
-pub fn sync_rules(db: &mut Database, specs_dir: &Path, spec_macros: &Macros) -> Result<usize> {
-    let rules = load_rules(specs_dir)?;
-    let macros = rule_macros(spec_macros)?;
-    let mut hashes = Vec::with_capacity(rules.len());
-    for r in &rules {
-        for t in rule_types(r) {
-            elaborate(r, t, 4, &macros)?;
-        }
-        hashes.push(rule_hash(r, &macros));
-    }
-    db.transaction(|tx| {
-        let mut kept: HashMap<String, String> = HashMap::new();
-        {
-            let mut stmt = tx.prepare("SELECT name, rule_hash FROM rules WHERE provenance = 'hand-written' AND coalesce(target, '') <> 'dsp'")?;
-            let rows = stmt.query_map([], |r| Ok((r.get::<_, String>(0)?, r.get::<_, String>(1)?)))?;
-            for row in rows {
-                let (n, h) = row?;
-                kept.insert(n, h);
-            }
-        }
-        for (name, hash) in &kept {
-            let current = rules.iter().zip(&hashes).find(|(r, _)| &r.name == name).map(|(_, h)| h);
-            if current != Some(hash) {
-                tx.execute("DELETE FROM rules WHERE name = ?1", [name])?;
-            }
-        }
-        for (r, h) in rules.iter().zip(&hashes) {
-            let types = r.types.iter().map(|t| t.name()).collect::<Vec<_>>().join(" ");
-            let lhs = if types.is_empty() { r.lhs.clone() } else { format!("{TYPES_PREFIX}{types}{TYPES_END}{}", r.lhs) };
-            tx.execute(
-                "INSERT INTO rules(name, lhs, rhs, predicate, kind, target, provenance, rule_hash)
-                 VALUES (?1, ?2, ?3, ?4, ?5, ?6, 'hand-written', ?7)
-                 ON CONFLICT(name) DO UPDATE SET lhs = ?2, rhs = ?3, predicate = ?4, kind = ?5, target = ?6",
-                params![r.name, lhs, r.rhs, r.predicate, r.kind, r.target, h],
-            )?;
-        }
-        Ok(rules.len())
-    })
 }

@@ -1,9 +1,12 @@
-//! Hand-written rewrite rules: their syntax (`specs/rules/*.rules`), loading them into the
-//! `rules` table, proving them with z3 (`isadb verify-rules`) and mutating them (tests).
+//! Hand-written rewrite rules: their syntax (`specs/rules/*.rules`), elaborating them, storing
+//! them in the `rules` table, and proving them with z3 (`isadb verify-rules`).
 
 pub mod load;
-pub mod mutate;
+pub mod store;
 pub mod syntax;
+pub mod verdict;
 pub mod verify;
 
-pub use syntax::{parse_rules, Rule};
+pub use store::{stored_rules, sync_rules};
+pub use syntax::{Rule, RuleKind};
+pub use verdict::RuleStatus;

@@ -15,29 +15,57 @@
 
 use crate::error::{Error, Location, Result};
 use crate::ir::types::Elem;
+use crate::spec::Isa;
+use crate::words::text_enum;
+
+text_enum! {
+    /// How a rule is used: the phase of instruction selection it runs in.
+    pub enum RuleKind("rule kind") {
+        /// Integer arithmetic into fixed-point idioms (Pitchfork's lifting rules).
+        Lift = "lift",
+        /// Idioms into instructions of a target.
+        Lower = "lower",
+        /// Identities that run in both phases.
+        Simplify = "simplify",
+        /// Idioms into simpler arithmetic.
+        Expand = "expand",
+        /// Rules of a compiler pass.
+        Compile = "compile",
+        /// Optimizations.
+        Optimize = "optimize",
+    }
+}
 
 /// One parsed rule (types not yet instantiated).
 #[derive(Debug, Clone, PartialEq)]
 pub struct Rule {
+    /// Unique name.
     pub name: String,
     /// The element types `T` ranges over; empty for a monomorphic rule.
     pub types: Vec<Elem>,
+    /// The left-hand side, in the Halide-style form with type templates.
     pub lhs: String,
+    /// The right-hand side.
     pub rhs: String,
+    /// The condition under which the rule holds, when it does not always.
     pub predicate: Option<String>,
-    pub kind: String,
-    pub target: Option<String>,
+    /// How the rule is used.
+    pub kind: RuleKind,
+    /// The ISA a lowering rule is for; None for every target.
+    pub target: Option<Isa>,
     /// The rule line as written (trimmed), part of the rule hash.
     pub text: String,
+    /// Where the rule is written.
     pub file: String,
+    /// Its line there.
     pub line: usize,
     /// 1-based columns where lhs, rhs and predicate start, for error locations.
     pub lhs_col: usize,
+    #[allow(missing_docs)]
     pub rhs_col: usize,
+    #[allow(missing_docs)]
     pub pred_col: usize,
 }
-
-pub const KINDS: [&str; 6] = ["lift", "lower", "simplify", "expand", "compile", "optimize"];
 
 /// Type aliases usable in polymorphic rules, longest first so `SWT` is not read as `S` + `WT`.
 const ALIASES: [&str; 8] = ["SWT", "SNT", "UNT", "WT", "NT", "ST", "UT", "T"];
@@ -190,16 +218,18 @@ fn parse_line(body: &str, file: &str, line: usize) -> Result<Rule> {
     for a in attrs.split(',') {
         let mut kv = a.split_whitespace();
         match (kv.next(), kv.next(), kv.next()) {
-            (Some("kind"), Some(k), None) if KINDS.contains(&k) => kind = Some(k.to_string()),
             (Some("kind"), Some(k), None) => {
-                return Err(err(
-                    file,
-                    line,
-                    attr_col + 1 + col_of(attrs, k) - 1,
-                    format!("unknown kind '{k}' (one of {})", KINDS.join(", ")),
-                ))
+                kind =
+                    Some(k.parse().map_err(|e: String| {
+                        err(file, line, attr_col + 1 + col_of(attrs, k) - 1, e)
+                    })?)
             }
-            (Some("target"), Some(t), None) => target = Some(t.to_string()),
+            (Some("target"), Some(t), None) => {
+                target =
+                    Some(t.parse().map_err(|e: String| {
+                        err(file, line, attr_col + 1 + col_of(attrs, t) - 1, e)
+                    })?)
+            }
             _ => {
                 return Err(err(
                     file,
@@ -349,10 +379,7 @@ mod tests {
         assert_eq!(r.lhs, "T((WT(x) + WT(y)) >> 1)");
         assert_eq!(r.rhs, "halving_add(x, y)");
         assert_eq!(r.predicate.as_deref(), Some("x > 0"));
-        assert_eq!(
-            (r.kind.as_str(), r.target.as_deref()),
-            ("lift", Some("x86"))
-        );
+        assert_eq!((r.kind, r.target), (RuleKind::Lift, Some(Isa::X86)));
         assert_eq!(
             instantiate(&r.lhs, Some(Elem::U8)).unwrap(),
             "u8((u16(x_u8) + u16(y_u8)) >> 1)"

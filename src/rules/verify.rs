@@ -1,18 +1,18 @@
 //! `isadb verify-rules`: prove every rule with z3 under its predicate, at every element type it
-//! ranges over, at 4 lanes and at one full 128-bit register; record the verdicts in the `rules`
-//! table and export `rules.db/rules.csv` and a `verification_runs` row.
+//! ranges over, at 4 lanes and at one full 128-bit register, and record the verdicts in the
+//! `rules` table with a `verification_runs` row; the [`Report`] says what was found.
 
 use super::load::{elaborate, load_rules, rule_hash, rule_macros, rule_types};
+use super::store::{record_verdicts, stored_status, Run};
 use super::syntax::Rule;
-use crate::cli::{render_table, Outcome};
-use crate::database::Layout;
+use super::verdict::{RuleStatus, RuleVerdict};
+use crate::database::Database;
 use crate::error::{Error, Result};
 use crate::ir::{Elem, Macros};
 use crate::semantics::{prove_equivalent, Verdict};
 use crate::spec::load_macros;
-use rusqlite::params;
 use serde::Serialize;
-use std::io::IsTerminal;
+use std::path::Path;
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::Mutex;
 use std::time::Instant;
@@ -20,15 +20,34 @@ use std::time::Instant;
 /// Solver budget per proof.
 pub const RULE_TIMEOUT_MS: u32 = 20_000;
 
-/// The verdict on one rule over all its types and lane counts.
+/// Which rules to prove, and how.
+#[derive(Debug, Clone, Default)]
+pub struct Options {
+    /// Only this rule.
+    pub rule: Option<String>,
+    /// Proof threads.
+    pub jobs: usize,
+    /// Prove rules that already have a proven record again.
+    pub force: bool,
+    /// Show a progress bar on stderr.
+    pub progress: bool,
+}
+
+/// What one `verify-rules` run found.
 #[derive(Debug, Clone, Serialize)]
-pub struct RuleVerdict {
-    pub name: String,
-    pub status: String,
-    pub types_proven: Vec<String>,
-    pub lanes_proven: Vec<u32>,
-    pub counterexample: Option<String>,
-    pub solver_ms: f64,
+pub struct Report {
+    /// The verdict on every rule proven now, in file order.
+    pub rules: Vec<RuleVerdict>,
+    /// Rules already proven with their current text (not proven again).
+    pub skipped: usize,
+    /// Rules proven now.
+    pub proven: usize,
+    /// Rules refuted now.
+    pub refuted: usize,
+    /// Rules z3 could not decide.
+    pub unknown: usize,
+    /// Wall time of the run.
+    pub wall_ms: f64,
 }
 
 /// The lane counts a rule is checked at for type `t`: 4 and a full 128-bit register of the
@@ -47,7 +66,7 @@ fn lane_counts(rule: &Rule, t: Option<Elem>, macros: &Macros) -> Result<Vec<u32>
 pub fn verify_rule(rule: &Rule, macros: &Macros, timeout_ms: u32) -> Result<RuleVerdict> {
     let mut v = RuleVerdict {
         name: rule.name.clone(),
-        status: "proven".into(),
+        status: RuleStatus::Proven,
         types_proven: vec![],
         lanes_proven: vec![],
         counterexample: None,
@@ -82,7 +101,7 @@ pub fn verify_rule(rule: &Rule, macros: &Macros, timeout_ms: u32) -> Result<Rule
                     } else {
                         format!("T = {tname}, {lanes} lanes")
                     };
-                    v.status = "refuted".into();
+                    v.status = RuleStatus::Refuted;
                     v.counterexample = Some(format!(
                         "{at}: {}; lhs = {lhs}, rhs = {rhs}",
                         ins.join(", ")
@@ -91,7 +110,7 @@ pub fn verify_rule(rule: &Rule, macros: &Macros, timeout_ms: u32) -> Result<Rule
                 }
                 Verdict::Unknown { reason, ms } => {
                     v.solver_ms += ms;
-                    v.status = "unknown".into();
+                    v.status = RuleStatus::Unknown;
                     v.counterexample = Some(format!(
                         "{reason} after {ms:.0} ms at {tname} {lanes} lanes"
                     ));
@@ -107,85 +126,95 @@ pub fn verify_rule(rule: &Rule, macros: &Macros, timeout_ms: u32) -> Result<Rule
     Ok(v)
 }
 
-pub fn now_text() -> String {
-    let secs = std::time::SystemTime::now()
-        .duration_since(std::time::UNIX_EPOCH)
-        .unwrap_or_default()
-        .as_secs() as i64;
-    let (days, rem) = (secs.div_euclid(86400), secs.rem_euclid(86400));
-    // Civil date from days since 1970-01-01 (Howard Hinnant's algorithm).
-    let z = days + 719468;
-    let era = z.div_euclid(146097);
-    let doe = z - era * 146097;
-    let yoe = (doe - doe / 1460 + doe / 36524 - doe / 146096) / 365;
-    let doy = doe - (365 * yoe + yoe / 4 - yoe / 100);
-    let mp = (5 * doy + 2) / 153;
-    let d = doy - (153 * mp + 2) / 5 + 1;
-    let m = if mp < 10 { mp + 3 } else { mp - 9 };
-    let y = yoe + era * 400 + if m <= 2 { 1 } else { 0 };
-    format!(
-        "{y:04}-{m:02}-{d:02}T{:02}:{:02}:{:02}Z",
-        rem / 3600,
-        rem % 3600 / 60,
-        rem % 60
-    )
-}
-
-/// The `verify-rules` command.
-pub fn verify_rules(
-    layout: &Layout,
-    only: Option<&str>,
-    jobs: usize,
-    force: bool,
-    json: bool,
-) -> Result<Outcome> {
+/// Proves the rules of `specs/rules/` (all, or `options.rule`) that have no proven record for
+/// their current text (all with `options.force`) and records the verdicts in `db`.
+pub fn verify(db: &mut Database, specs_dir: &Path, options: &Options) -> Result<Report> {
     let started = Instant::now();
-    let started_at = now_text();
-    let mut db = layout.open()?;
-    let spec = load_macros(&layout.specs)?;
-    let macros = rule_macros(&spec.macros)?;
-    let rules = load_rules(&layout.specs)?;
+    let started_at = crate::clock::now();
+    let macros = rule_macros(&load_macros(specs_dir)?.macros)?;
+    let rules = load_rules(specs_dir)?;
+    let only = options.rule.as_deref();
     if let Some(name) = only {
         if !rules.iter().any(|r| r.name == name) {
             let known: Vec<&str> = rules.iter().map(|r| r.name.as_str()).collect();
             return Err(Error::Usage(format!(
                 "no rule '{name}'{}",
-                crate::ir::parse::did_you_mean(name, &known)
+                crate::words::did_you_mean(name, &known)
             )));
         }
     }
     let mut todo: Vec<&Rule> = Vec::new();
     let mut skipped = 0;
     for r in rules.iter().filter(|r| only.is_none_or(|n| n == r.name)) {
-        let hash = rule_hash(r, &macros);
-        let status: Option<String> = db
-            .conn()
-            .query_row(
-                "SELECT status FROM rules WHERE name = ?1 AND rule_hash = ?2",
-                params![r.name, hash],
-                |row| row.get(0),
-            )
-            .ok();
-        if !force && status.as_deref() == Some("proven") {
+        let proven =
+            stored_status(db, &r.name, &rule_hash(r, &macros))? == Some(RuleStatus::Proven);
+        if proven && !options.force {
             skipped += 1;
         } else {
             todo.push(r);
         }
     }
-    let bar = if std::io::stderr().is_terminal() && !todo.is_empty() {
+    let jobs = options.jobs.max(1).min(todo.len().max(1));
+    let verdicts = prove_all(&todo, specs_dir, jobs, options.progress)?;
+    let finished_at = crate::clock::now();
+    let wall_ms = started.elapsed().as_secs_f64() * 1000.0;
+    let command = format!(
+        "verify-rules{}{}{}",
+        only.map_or(String::new(), |n| format!(" --rule {n}")),
+        if jobs > 1 {
+            format!(" --jobs {jobs}")
+        } else {
+            String::new()
+        },
+        if options.force { " --force" } else { "" }
+    );
+    let hashed: Vec<(RuleVerdict, String)> = verdicts
+        .into_iter()
+        .map(|v| {
+            let r = rules
+                .iter()
+                .find(|r| r.name == v.name)
+                .expect("verdicts are for loaded rules");
+            let hash = rule_hash(r, &macros);
+            (v, hash)
+        })
+        .collect();
+    let run = Run {
+        started_at: &started_at,
+        finished_at: &finished_at,
+        command: &command,
+        wall_ms,
+    };
+    record_verdicts(db, &hashed, &run)?;
+    let verdicts: Vec<RuleVerdict> = hashed.into_iter().map(|(v, _)| v).collect();
+    let count = |s: RuleStatus| verdicts.iter().filter(|v| v.status == s).count();
+    Ok(Report {
+        skipped,
+        proven: count(RuleStatus::Proven),
+        refuted: count(RuleStatus::Refuted),
+        unknown: count(RuleStatus::Unknown),
+        wall_ms,
+        rules: verdicts,
+    })
+}
+
+/// Proves the rules on `jobs` threads, in order.
+fn prove_all(
+    todo: &[&Rule],
+    specs_dir: &Path,
+    jobs: usize,
+    progress: bool,
+) -> Result<Vec<RuleVerdict>> {
+    let bar = (progress && !todo.is_empty()).then(|| {
         let b = indicatif::ProgressBar::new(todo.len() as u64);
         b.set_style(
             indicatif::ProgressStyle::with_template("{bar:40} {pos}/{len} {elapsed} {msg}")
                 .unwrap_or_else(|_| indicatif::ProgressStyle::default_bar()),
         );
-        Some(b)
-    } else {
-        None
-    };
+        b
+    });
     let next = AtomicUsize::new(0);
     let results: Mutex<Vec<(usize, Result<RuleVerdict>)>> = Mutex::new(Vec::new());
-    let jobs = jobs.max(1).min(todo.len().max(1));
-    let specs_dir = &layout.specs;
     std::thread::scope(|s| {
         for _ in 0..jobs {
             s.spawn(|| {
@@ -217,109 +246,5 @@ pub fn verify_rules(
     }
     let mut results = results.into_inner().unwrap();
     results.sort_by_key(|(i, _)| *i);
-    let mut verdicts = Vec::new();
-    for (_, r) in results {
-        verdicts.push(r?);
-    }
-    let verified_at = now_text();
-    let count = |s: &str| verdicts.iter().filter(|v| v.status == s).count() as i64;
-    let (proven, refuted, unknown) = (count("proven"), count("refuted"), count("unknown"));
-    let wall_ms = started.elapsed().as_secs_f64() * 1000.0;
-    let command = format!(
-        "verify-rules{}{}{}",
-        only.map_or(String::new(), |n| format!(" --rule {n}")),
-        if jobs > 1 {
-            format!(" --jobs {jobs}")
-        } else {
-            String::new()
-        },
-        if force { " --force" } else { "" }
-    );
-    db.transaction(|tx| {
-        for v in &verdicts {
-            let r = rules.iter().find(|r| r.name == v.name).expect("verdicts are for loaded rules");
-            let lanes = v.lanes_proven.iter().map(u32::to_string).collect::<Vec<_>>().join(",");
-            tx.execute(
-                "UPDATE rules SET status = ?2, lanes_proven = ?3, types_proven = ?4, counterexample = ?5,
-                 solver_ms = ?6, verified_at = ?7, rule_hash = ?8 WHERE name = ?1",
-                params![
-                    v.name,
-                    v.status,
-                    lanes,
-                    v.types_proven.join(" "),
-                    v.counterexample,
-                    (v.solver_ms * 10.0).round() / 10.0,
-                    verified_at,
-                    rule_hash(r, &macros)
-                ],
-            )?;
-        }
-        tx.execute(
-            "INSERT INTO verification_runs(started_at, finished_at, command, proven, refuted, unknown, wall_ms)
-             VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7)",
-            params![started_at, verified_at, command, proven, refuted, unknown, wall_ms.round()],
-        )?;
-        Ok(())
-    })?;
-    db.export_tables(&layout.tables, &["rules", "verification_runs"])?;
-    #[derive(Serialize)]
-    struct Report<'a> {
-        rules: &'a [RuleVerdict],
-        skipped: usize,
-        proven: i64,
-        refuted: i64,
-        unknown: i64,
-        wall_ms: f64,
-    }
-    if json {
-        let rep = Report {
-            rules: &verdicts,
-            skipped,
-            proven,
-            refuted,
-            unknown,
-            wall_ms,
-        };
-        println!("{}", serde_json::to_string_pretty(&rep).unwrap_or_default());
-    } else {
-        let rows: Vec<Vec<String>> = verdicts
-            .iter()
-            .map(|v| {
-                vec![
-                    v.name.clone(),
-                    v.status.clone(),
-                    v.types_proven.join(" "),
-                    v.lanes_proven
-                        .iter()
-                        .map(u32::to_string)
-                        .collect::<Vec<_>>()
-                        .join(","),
-                    format!("{:.0}", v.solver_ms),
-                ]
-            })
-            .collect();
-        if !rows.is_empty() {
-            print!(
-                "{}",
-                render_table(&["rule", "status", "types", "lanes", "solver ms"], &rows)
-            );
-        }
-        for v in verdicts.iter().filter(|v| v.status != "proven") {
-            println!(
-                "{} {}: {}",
-                v.name,
-                v.status,
-                v.counterexample.as_deref().unwrap_or("")
-            );
-        }
-        println!(
-            "{proven} proven, {refuted} refuted, {unknown} unknown, {skipped} already proven (skipped) in {:.1} s",
-            wall_ms / 1000.0
-        );
-    }
-    Ok(if refuted > 0 {
-        Outcome::Negative
-    } else {
-        Outcome::Success
-    })
+    results.into_iter().map(|(_, r)| r).collect()
 }

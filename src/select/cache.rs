@@ -3,65 +3,18 @@
 //! SIMD sequences. Rows are keyed by the catalog fingerprint, so any change to what selection
 //! reads makes old rows unreachable instead of wrong.
 
-use super::catalog::{Catalog, Lowering};
-use super::check::random_lanes;
-use super::extract::Node;
-use super::target::Target;
+use super::catalog::Catalog;
+use super::node::{input_types, Node};
 use crate::database::Database;
 use crate::error::Result;
-use crate::ir::{Elem, Expr, Macros};
-use crate::rules::Rule;
+use crate::ir::{Elem, Expr};
+use crate::semantics::sample::random_lanes;
 use crate::semantics::{eval, Env, Value};
-use crate::spec::{hash_text, Instruction};
 use rand::rngs::SmallRng;
 use rand::SeedableRng;
 use rusqlite::{params, OptionalExtension};
 use std::collections::HashMap;
-use std::fmt::Write;
 use std::rc::Rc;
-
-/// Part of every fingerprint: bump it whenever program generation (`program.rs`) or term
-/// extraction changes, so terms chosen by an older selector are not reused.
-pub const SELECTOR_VERSION: &str = "selector-3";
-
-/// Hex SHA-256 of everything selection on a catalog depends on: the target, its instructions
-/// (name, semantics, cost, operands), the lowerings built from proven idiom facts and
-/// semantics, the proven rules and the macros they are elaborated with.
-pub fn fingerprint(
-    target: Target,
-    instructions: &[Instruction],
-    lowerings: &[Lowering],
-    rules: &[&[Rule]],
-    macros: &Macros,
-) -> String {
-    let mut text = format!("{SELECTOR_VERSION}\n{target:?}\n");
-    for ins in instructions {
-        writeln!(
-            text,
-            "instruction {} {} {} {} {:?}",
-            ins.name, ins.sem_hash, ins.cost, ins.result, ins.operands
-        )
-        .expect("string write");
-    }
-    for l in lowerings {
-        writeln!(
-            text,
-            "lowering {} {} {:?} {}",
-            l.instruction, l.pattern, l.args, l.source
-        )
-        .expect("string write");
-    }
-    for rule in rules.iter().copied().flatten() {
-        writeln!(text, "rule {rule:?}").expect("string write");
-    }
-    let mut names: Vec<&String> = macros.map.keys().collect();
-    names.sort();
-    for name in names {
-        let m = &macros.map[name];
-        writeln!(text, "macro {name} ({}) {}", m.params.join(" "), m.body).expect("string write");
-    }
-    hash_text(&text)
-}
 
 /// The key of one selection: the elaborated input printed with its types (so spacing and
 /// spelling of the source do not matter), its result lanes and the `--var` declarations.
@@ -117,7 +70,7 @@ const SPOT_CHECK_SEED: u64 = 5;
 /// not proven again (that would cost what the cache saves), but a row edited into another
 /// term that still reads back is caught here.
 pub fn agrees_on_random_inputs(catalog: &Catalog, input: &Rc<Expr>, root: &Node) -> bool {
-    let Ok(selected) = root.to_expr(catalog, &super::inputs(input)) else {
+    let Ok(selected) = root.to_expr(catalog, &input_types(input)) else {
         return false;
     };
     let mut rng = SmallRng::seed_from_u64(SPOT_CHECK_SEED);

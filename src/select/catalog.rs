@@ -1,88 +1,67 @@
 //! What the database holds for one target: its instructions (semantics, cost, intrinsic), the
-//! proven idiom facts that turn into lowering rules, and the proven rewrite rules by phase.
+//! lowerings built from proven idiom facts and from instruction semantics, the proven rewrite
+//! rules by phase, and a fingerprint of all of it (the key of the selection cache).
 
+use super::lowering::{bitwise_variants, fact_lowering, semantics_lowering, Lowering};
 use super::permute::permutation_lowerings;
-use super::program::Rewrite;
-use super::simplify::simplify;
-use super::target::Target;
-use crate::database::{Database, Layout};
-use crate::error::{Error, Result};
-use crate::ir::sexpr::read_one;
-use crate::ir::{Expr, Macros, Op, Scope, VecType};
-use crate::query::matcher::instantiate_idiom;
-use crate::rules::load::{rule_macros, stored_rules};
-use crate::rules::Rule;
-use crate::spec::{load_macros, Instruction, Operand, SpecSet};
-use std::cell::RefCell;
+use crate::database::{Database, Filter};
+use crate::error::Result;
+use crate::idioms::proven_facts;
+use crate::ir::Macros;
+use crate::project::Project;
+use crate::rules::load::rule_macros;
+use crate::rules::{stored_rules, Rule, RuleKind, RuleStatus};
+use crate::spec::{hash_text, load_macros, Instruction, SpecSet, Target};
 use std::collections::HashMap;
-use std::rc::Rc;
+use std::fmt::Write;
 
-/// What an instruction operand receives in a lowering.
-#[derive(Debug, Clone)]
-pub enum Arg {
-    /// The value bound to this wildcard.
-    Wildcard(String),
-    /// A scalar operand (immediate or register): the constant wildcard it stands for, which
-    /// selection instantiates with the constants of the input.
-    Splat(String),
-    /// A fixed constant.
-    Fixed(i64),
-    /// A register pair given as its two registers (low, high), each a wildcard.
-    Pair(String, String),
-    /// A few lanes packed into one scalar register (HVX `Rt.b`): the wildcard selection
-    /// instantiates with constants of the input, alternating two values.
-    Packed(String),
-}
+/// Part of every fingerprint: bump it whenever program generation or term extraction changes,
+/// so terms chosen by an older selector are not reused.
+pub const SELECTOR_VERSION: &str = "selector-4";
 
-/// "This instruction computes this pattern": from an idiom fact or the instruction's own
-/// semantics.
-#[derive(Debug, Clone)]
-pub struct Lowering {
-    pub instruction: usize,
-    pub pattern: Rc<Expr>,
-    pub args: Vec<Arg>,
-    /// Where it came from, for `--emit egglog`.
-    pub source: String,
-}
-
+/// Everything selection on one target reads.
 pub struct Catalog {
+    /// The target.
     pub target: Target,
+    /// The spec macros and idioms.
     pub specs: SpecSet,
+    /// The macros rules are elaborated with.
     pub rule_macros: Macros,
+    /// The target's instructions, by name.
     pub instructions: Vec<Instruction>,
+    /// What each instruction computes, as patterns.
     pub lowerings: Vec<Lowering>,
     /// Proven rules of kind lift (the lift phase), simplify (both phases) and lower (this
     /// target's, the lower phase).
     pub lift_rules: Vec<Rule>,
     pub simplify_rules: Vec<Rule>,
     pub lower_rules: Vec<Rule>,
-    /// Rules already turned into rewrites, by ruleset, name, type and lane count.
-    pub rewrite_cache: RefCell<HashMap<String, std::result::Result<Option<Rewrite>, String>>>,
-    /// Lowerings without scalar operands already turned into rewrites, by index.
-    pub lowering_cache: RefCell<HashMap<usize, std::result::Result<Vec<Rewrite>, String>>>,
     /// Hash of everything selection reads from this catalog, the key of the selection cache.
     pub fingerprint: String,
 }
 
 impl Catalog {
-    pub fn load(layout: &Layout, target: Target) -> Result<Catalog> {
-        let db = layout.open()?;
-        let specs = load_macros(&layout.specs)?;
+    /// Reads the catalog of `target` from the project's database (rebuilt first if stale).
+    pub fn load(project: &Project, target: Target) -> Result<Catalog> {
+        let db = project.open()?;
+        let specs = load_macros(&project.specs)?;
         let rule_macros = rule_macros(&specs.macros)?;
-        let instructions = target_instructions(&db, target, &specs.macros)?;
+        let mut instructions = db.instructions(&Filter {
+            isa: Some(target.isa),
+            features: Some(target.features),
+        })?;
+        instructions.sort_by(|a, b| a.name.cmp(&b.name));
         let by_name: HashMap<&str, usize> = instructions
             .iter()
             .enumerate()
             .map(|(i, ins)| (ins.name.as_str(), i))
             .collect();
         let mut lowerings = Vec::new();
-        for row in db.text_rows(
-            "SELECT instruction, idiom, operands, meta FROM idiom_matches WHERE status = 'proven' ORDER BY instruction, idiom",
-        )? {
-            let Some(&i) = by_name.get(row[0].as_str()) else {
+        for fact in proven_facts(&db)? {
+            let Some(&i) = by_name.get(fact.instruction.as_str()) else {
                 continue;
             };
-            if let Some(l) = fact_lowering(&specs, &instructions[i], i, &row[1], &row[2], &row[3]) {
+            if let Some(l) = fact_lowering(&specs, &instructions[i], i, &fact) {
                 lowerings.push(l);
             }
         }
@@ -94,7 +73,7 @@ impl Catalog {
             lowerings.extend(permutation_lowerings(ins, i));
         }
         let [lift_rules, simplify_rules, lower_rules] = proven_rules(&db, target)?;
-        let fingerprint = super::cache::fingerprint(
+        let fingerprint = fingerprint(
             target,
             &instructions,
             &lowerings,
@@ -110,252 +89,78 @@ impl Catalog {
             lift_rules,
             simplify_rules,
             lower_rules,
-            rewrite_cache: RefCell::new(HashMap::new()),
-            lowering_cache: RefCell::new(HashMap::new()),
             fingerprint,
         })
     }
-}
 
-fn target_instructions(db: &Database, target: Target, macros: &Macros) -> Result<Vec<Instruction>> {
-    let features = target
-        .features
-        .iter()
-        .map(|f| format!("'{f}'"))
-        .collect::<Vec<_>>()
-        .join(", ");
-    let sql = format!(
-        "SELECT i.name, coalesce(i.intrinsic, ''), i.asm, f.name, i.operands, i.result_type, i.semantics, CAST(i.cost AS TEXT)
-         FROM instructions i JOIN isas s ON s.id = i.isa_id JOIN features f ON f.id = i.feature_id
-         WHERE s.name = '{}' AND f.name IN ({features}) ORDER BY i.name",
-        target.isa
-    );
-    let mut out = Vec::new();
-    for row in db.text_rows(&sql)? {
-        let field = |what: &str| Error::data("instructions", format!("{}: bad {what}", row[0]));
-        let operands: Vec<Operand> =
-            serde_json::from_str(&row[4]).map_err(|_| field("operands"))?;
-        let result = VecType::parse(&row[5]).ok_or_else(|| field("result_type"))?;
-        let semantics = Scope::new(macros).expr(&read_one(&row[6], &row[0])?)?;
-        let mut ins = Instruction {
-            name: row[0].clone(),
-            intrinsic: (!row[1].is_empty()).then(|| row[1].clone()),
-            asm: row[2].clone(),
-            isa: target.isa.to_string(),
-            feature: row[3].clone(),
-            operands,
-            result,
-            cost: row[7].parse().map_err(|_| field("cost"))?,
-            ..Instruction::default()
-        };
-        ins.set_semantics(semantics);
-        out.push(ins);
-    }
-    Ok(out)
-}
-
-/// The lowering an idiom fact stands for: the idiom instantiated at the instruction's full
-/// width, its parameters as wildcards (constant wildcards for splatted scalar operands).
-fn fact_lowering(
-    specs: &SpecSet,
-    ins: &Instruction,
-    index: usize,
-    idiom: &str,
-    operands: &str,
-    meta: &str,
-) -> Option<Lowering> {
-    let idiom = specs.idioms.iter().find(|d| d.name == idiom)?;
-    let entries: Vec<&str> = operands.split_whitespace().collect();
-    if entries.len() != ins.operands.len() {
-        return None;
-    }
-    let width = ins
-        .operands
-        .iter()
-        .map(|o| o.ty.lanes)
-        .chain([ins.result.lanes])
-        .max()
-        .unwrap_or(1);
-    let mut types = Vec::new();
-    let mut renames: HashMap<String, Rc<Expr>> = HashMap::new();
-    for p in idiom.operand_params() {
-        let (i, entry) = entries
+    /// The index of each instruction by its e-graph constructor name.
+    pub fn instruction_index(&self) -> HashMap<String, usize> {
+        self.instructions
             .iter()
             .enumerate()
-            .find(|(_, e)| e.trim_end_matches('^') == p)?;
-        let op = &ins.operands[i];
-        if entry.ends_with('^') {
-            let c = format!("c{}", 90 + i);
-            let scalar = Rc::new(Expr::var(&c, VecType::new(1, op.ty.elem)));
-            renames.insert(
-                p.to_string(),
-                Rc::new(Expr::build(Op::Broadcast(width), vec![scalar]).ok()?),
-            );
-            types.push(op.ty.with_lanes(width));
-        } else {
-            renames.insert(p.to_string(), Rc::new(Expr::var(&op.name, op.ty)));
-            types.push(op.ty);
-        }
-    }
-    let meta_values = meta
-        .split_whitespace()
-        .map(|kv| read_one(kv.split_once('=')?.1, "meta").ok())
-        .collect::<Option<Vec<_>>>()?;
-    let template = instantiate_idiom(&specs.macros, idiom, &meta_values, &types)?;
-    if template.ty != ins.result {
-        return None;
-    }
-    let args = entries
-        .iter()
-        .enumerate()
-        .map(|(i, e)| {
-            if let Some(v) = e.strip_prefix('=') {
-                fixed_value(v).map(Arg::Fixed)
-            } else if e.ends_with('^') {
-                Some(Arg::Splat(format!("c{}", 90 + i)))
-            } else {
-                Some(Arg::Wildcard(ins.operands[i].name.clone()))
-            }
-        })
-        .collect::<Option<Vec<_>>>()?;
-    Some(Lowering {
-        instruction: index,
-        pattern: template.substitute(&renames),
-        args,
-        source: format!("fact: {} implements {}", ins.name, idiom.name),
-    })
-}
-
-fn fixed_value(text: &str) -> Option<i64> {
-    match text {
-        "true" => Some(1),
-        "false" => Some(0),
-        _ => text.parse().ok(),
+            .map(|(i, ins)| (instruction_constructor(&ins.name), i))
+            .collect()
     }
 }
 
-/// The instruction's own semantics as a pattern, when every operand is a vector (immediates
-/// become constant wildcards). A register pair the semantics reads only by halves becomes
-/// two wildcards, so the pattern matches two separately computed registers.
-fn semantics_lowering(ins: &Instruction, index: usize, register_bits: u32) -> Option<Lowering> {
-    if ins.result.lanes == 1 {
-        return None;
-    }
-    let mut renames: HashMap<String, Rc<Expr>> = HashMap::new();
-    let mut args = Vec::new();
-    for (i, op) in ins.operands.iter().enumerate() {
-        if op.ty.elem == crate::ir::Elem::Bool {
-            return None;
-        }
-        if op.ty.lanes == 1 {
-            let c = format!("c{}", 90 + i);
-            renames.insert(op.name.clone(), Rc::new(Expr::var(&c, op.ty)));
-            args.push(Arg::Splat(c));
-        } else if op.c_type.is_some() && op.ty.bits() <= 64 {
-            args.push(Arg::Packed(op.name.clone()));
-        } else if op.ty.bits() == 2 * register_bits {
-            let half = op.ty.with_lanes(op.ty.lanes / 2);
-            let (lo, hi) = (format!("{}_lo", op.name), format!("{}_hi", op.name));
-            let pair = Expr::build(
-                Op::Concat,
-                vec![Rc::new(Expr::var(&lo, half)), Rc::new(Expr::var(&hi, half))],
-            )
-            .ok()?;
-            renames.insert(op.name.clone(), Rc::new(pair));
-            args.push(Arg::Pair(lo, hi));
-        } else {
-            args.push(Arg::Wildcard(op.name.clone()));
-        }
-    }
-    let instantiate =
-        |renames: &HashMap<String, Rc<Expr>>| simplify(&ins.semantics.substitute(renames));
-    let mut pattern = instantiate(&renames);
-    // A pair still read as a whole stays one wildcard.
-    let mut unsplit = false;
-    for (arg, op) in args.iter_mut().zip(&ins.operands) {
-        if let Arg::Pair(lo, hi) = arg {
-            if concatenates(&pattern, lo, hi) {
-                renames.remove(&op.name);
-                *arg = Arg::Wildcard(op.name.clone());
-                unsplit = true;
-            }
-        }
-    }
-    if unsplit {
-        pattern = instantiate(&renames);
-    }
-    Some(Lowering {
-        instruction: index,
-        pattern,
-        args,
-        source: format!("semantics of {}", ins.name),
-    })
-}
-
-/// Whether `pattern` concatenates the variables `lo` and `hi`.
-fn concatenates(pattern: &Expr, lo: &str, hi: &str) -> bool {
-    let mut found = false;
-    pattern.walk(&mut |n| {
-        found |= n.op == Op::Concat
-            && n.args.len() == 2
-            && matches!(&n.args[0].op, Op::Var(v) if v == lo)
-            && matches!(&n.args[1].op, Op::Var(v) if v == hi)
-    });
-    found
-}
-
-/// A bitwise instruction works on lanes of any integer type of the same width: the pattern at
-/// each such type (operands and result reinterpreted).
-fn bitwise_variants(l: &Lowering) -> Vec<Lowering> {
-    let mut bitwise = true;
-    l.pattern.walk(&mut |n| {
-        bitwise &= matches!(n.op, Op::Var(_) | Op::And | Op::Or | Op::Xor | Op::Not)
-    });
-    if !bitwise || l.args.iter().any(|a| !matches!(a, Arg::Wildcard(_))) {
-        return vec![];
-    }
-    let bits = l.pattern.ty.bits();
-    crate::ir::Elem::ALL
-        .iter()
-        .filter(|e| {
-            e.is_int()
-                && e.bits() <= 64
-                && bits.is_multiple_of(e.bits())
-                && **e != l.pattern.ty.elem
-        })
-        .filter_map(|&e| {
-            let retyped = retype(&l.pattern, VecType::new(bits / e.bits(), e))?;
-            Some(Lowering {
-                pattern: retyped,
-                source: format!("{} at {e} lanes", l.source),
-                ..l.clone()
-            })
-        })
-        .collect()
-}
-
-fn retype(e: &Rc<Expr>, ty: VecType) -> Option<Rc<Expr>> {
-    if let Op::Var(n) = &e.op {
-        return Some(Rc::new(Expr::var(n, ty)));
-    }
-    let args = e
-        .args
-        .iter()
-        .map(|a| retype(a, ty))
-        .collect::<Option<Vec<_>>>()?;
-    Some(Rc::new(Expr::build(e.op.clone(), args).ok()?))
+/// The e-graph constructor of an instruction.
+pub fn instruction_constructor(name: &str) -> String {
+    let clean: String = name
+        .chars()
+        .map(|c| if c.is_ascii_alphanumeric() { c } else { '_' })
+        .collect();
+    format!("I_{clean}")
 }
 
 /// Proven rules by phase: lift, simplify, and lower (generic or for this ISA).
 fn proven_rules(db: &Database, target: Target) -> Result<[Vec<Rule>; 3]> {
     let [mut lift, mut simplify, mut lower] = [Vec::new(), Vec::new(), Vec::new()];
-    for rule in stored_rules(db, "proven")? {
-        match rule.kind.as_str() {
-            "lift" => lift.push(rule),
-            "simplify" => simplify.push(rule),
-            "lower" if rule.target.as_deref().is_none_or(|t| t == target.isa) => lower.push(rule),
+    for rule in stored_rules(db, RuleStatus::Proven)? {
+        match rule.kind {
+            RuleKind::Lift => lift.push(rule),
+            RuleKind::Simplify => simplify.push(rule),
+            RuleKind::Lower if rule.target.is_none_or(|t| t == target.isa) => lower.push(rule),
             _ => {}
         }
     }
     Ok([lift, simplify, lower])
+}
+
+/// Hex SHA-256 of everything selection on a catalog depends on: the target, its instructions
+/// (name, semantics, cost, operands), the lowerings built from proven idiom facts and
+/// semantics, the proven rules and the macros they are elaborated with.
+fn fingerprint(
+    target: Target,
+    instructions: &[Instruction],
+    lowerings: &[Lowering],
+    rules: &[&[Rule]],
+    macros: &Macros,
+) -> String {
+    let mut text = format!("{SELECTOR_VERSION}\n{target:?}\n");
+    for ins in instructions {
+        writeln!(
+            text,
+            "instruction {} {} {} {} {:?}",
+            ins.name, ins.sem_hash, ins.cost, ins.result, ins.operands
+        )
+        .expect("string write");
+    }
+    for l in lowerings {
+        writeln!(
+            text,
+            "lowering {} {} {:?} {}",
+            l.instruction, l.pattern, l.args, l.source
+        )
+        .expect("string write");
+    }
+    for rule in rules.iter().copied().flatten() {
+        writeln!(text, "rule {rule:?}").expect("string write");
+    }
+    let mut names: Vec<&String> = macros.map.keys().collect();
+    names.sort();
+    for name in names {
+        let m = &macros.map[name];
+        writeln!(text, "macro {name} ({}) {}", m.params.join(" "), m.body).expect("string write");
+    }
+    hash_text(&text)
 }

@@ -1,38 +1,51 @@
 //! Runs the emitted C function on random inputs (natively, under qemu-aarch64 or qemu-hexagon,
 //! with the validation toolchains) and compares every output lane with the interpreter on the
-//! input expression.
+//! input expression. The features of the selected instructions decide, through validation's
+//! feature table, the compiler flags and whether this machine can run the program at all; one
+//! it cannot run is still compiled and linked.
 
+use super::catalog::Catalog;
+use super::compile::Compiled;
 use super::emit_c::{function, parameters, scalar_type};
-use super::{Catalog, Compiled};
+use super::node::Node;
 use crate::error::{Error, Result};
 use crate::ir::VecType;
+use crate::semantics::sample::random_lanes;
 use crate::semantics::{eval, Env, Value};
-use crate::validate::inputs::edge_values;
-use crate::validate::toolchain::{build_and_run, prelude};
+use crate::toolchain::features::{compile_flags, missing, Host};
+use crate::toolchain::{build_and_run, build_only, prelude, Toolchain};
 use rand::rngs::SmallRng;
-use rand::{Rng, SeedableRng};
+use rand::SeedableRng;
 use std::fmt::Write;
 use std::path::Path;
 
-/// Lanes compared, and the first mismatch (iteration, lane, expected, actual) if any.
-#[derive(Debug)]
-pub struct RunCheck {
-    pub lanes: usize,
-    pub mismatch: Option<String>,
+/// What running the selection's C found.
+#[derive(Debug, PartialEq)]
+pub enum RunCheck {
+    /// Every lane of every iteration (`lanes` in all) equals the interpreter's.
+    Equal {
+        /// Lanes compared.
+        lanes: usize,
+    },
+    /// The first differing lane: iteration, lane, expected, actual.
+    Mismatch(String),
+    /// Compiled and linked, not run: why this machine cannot run it ("CPU lacks avx512vnni").
+    NotRun(String),
 }
 
-/// Random lane values of `ty`, a third of them edge values (0, max, min, ...).
-pub(crate) fn random_lanes(ty: VecType, count: usize, rng: &mut SmallRng) -> Vec<u128> {
-    let edges = edge_values(ty.elem);
-    (0..count)
-        .map(|_| {
-            if rng.gen_range(0..3) == 0 {
-                edges[rng.gen_range(0..edges.len())]
-            } else {
-                rng.gen::<u128>() & ty.elem.mask()
-            }
-        })
-        .collect()
+/// The CPU features of the selected instructions, sorted, each once.
+pub fn features(compiled: &Compiled, catalog: &Catalog) -> Vec<String> {
+    fn walk(n: &Node, catalog: &Catalog, out: &mut Vec<String>) {
+        if let Node::Instr { index, .. } = n {
+            out.push(catalog.instructions[*index].feature.clone());
+        }
+        n.children().iter().for_each(|c| walk(c, catalog, out));
+    }
+    let mut out = Vec::new();
+    walk(&compiled.root, catalog, &mut out);
+    out.sort();
+    out.dedup();
+    out
 }
 
 fn le_bytes(ty: VecType, lanes: &[u128]) -> Vec<u8> {
@@ -43,13 +56,15 @@ fn le_bytes(ty: VecType, lanes: &[u128]) -> Vec<u8> {
         .collect()
 }
 
-/// Compiles the selection's C, runs it over `iterations` chunks of random inputs and compares.
+/// Compiles the selection's C, runs it over `iterations` chunks of random inputs and compares;
+/// when `host` cannot run a feature of the selection, only compiles it.
 pub fn run_c(
     compiled: &Compiled,
     catalog: &Catalog,
     iterations: usize,
     seed: u64,
     workdir: &Path,
+    host: &Host,
 ) -> Result<RunCheck> {
     let result = compiled.input.ty;
     let params = parameters(compiled);
@@ -81,13 +96,26 @@ pub fn run_c(
         args.join(", ")
     )
     .expect("string write");
+    let toolchain = Toolchain::of(catalog.target.isa)
+        .ok_or_else(|| Error::Usage(format!("no C toolchain runs {}", catalog.target.name)))?;
     let source = format!(
         "{}\n{}\n{main}",
-        prelude(catalog.target.toolchain()),
+        prelude(toolchain),
         function(compiled, catalog, "kernel")?
     );
-    let bytes = build_and_run(catalog.target.toolchain(), &source, &[], workdir, &stdin)
-        .map_err(|f| Error::Tool(format!("{} C: {f}", catalog.target.name)))?;
+    let used = features(compiled, catalog);
+    let mut flags: Vec<String> = Vec::new();
+    for f in used.iter().flat_map(|f| compile_flags(toolchain, f)) {
+        if !flags.contains(&f) {
+            flags.push(f);
+        }
+    }
+    let tool_error = |f| Error::Tool(format!("{} C: {f}", catalog.target.name));
+    if let Some(reason) = used.iter().find_map(|f| missing(toolchain, f, host)) {
+        build_only(toolchain, &source, &flags, workdir).map_err(tool_error)?;
+        return Ok(RunCheck::NotRun(reason));
+    }
+    let bytes = build_and_run(toolchain, &source, &flags, workdir, &stdin).map_err(tool_error)?;
     let size = (result.elem.bits() / 8) as usize;
     if bytes.len() != out_len * size {
         return Err(Error::Tool(format!(
@@ -117,18 +145,12 @@ pub fn run_c(
         let n = result.lanes as usize;
         for (lane, (e, a)) in expected.lanes.iter().zip(&actual[it * n..]).enumerate() {
             if e != a {
-                return Ok(RunCheck {
-                    lanes: it * n + lane,
-                    mismatch: Some(format!(
-                        "iteration {it} lane {lane}: interpreter {e:#x}, {} {a:#x}",
-                        catalog.target.name
-                    )),
-                });
+                return Ok(RunCheck::Mismatch(format!(
+                    "iteration {it} lane {lane}: interpreter {e:#x}, {} {a:#x}",
+                    catalog.target.name
+                )));
             }
         }
     }
-    Ok(RunCheck {
-        lanes: out_len,
-        mismatch: None,
-    })
+    Ok(RunCheck::Equal { lanes: out_len })
 }

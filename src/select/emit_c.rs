@@ -1,11 +1,14 @@
 //! The selected sequence as a C function with intrinsics that computes the expression over
 //! arrays: `void NAME(const T *x, ..., R *out, long n)` with `n` a multiple of the result lanes.
 
-use super::extract::Node;
-use super::{flatten_parts, inputs, Catalog, Compiled};
+use super::catalog::Catalog;
+use super::compile::Compiled;
+use super::node::{input_types, Node};
+use super::steps::flatten_parts;
 use crate::error::{Error, Result};
 use crate::ir::{Elem, VecType};
-use crate::validate::ctype::c_type;
+use crate::toolchain::ctype::c_type;
+use crate::toolchain::Toolchain;
 use std::collections::HashMap;
 use std::fmt::Write;
 use std::rc::Rc;
@@ -26,18 +29,9 @@ pub fn scalar_type(e: Elem) -> Result<&'static str> {
     })
 }
 
-/// The headers the function needs on the catalog's target.
-pub fn headers(catalog: &Catalog) -> &'static str {
-    match catalog.target.isa {
-        "x86" => "#include <immintrin.h>\n",
-        "neon" => "#include <arm_neon.h>\n",
-        _ => "#include <hexagon_types.h>\n#include <hexagon_protos.h>\n#include <hvx_hexagon_protos.h>\n",
-    }
-}
-
 /// The function's parameters in order: the inputs (sorted by name), then `out`.
 pub fn parameters(compiled: &Compiled) -> Vec<(String, VecType)> {
-    let mut vars: Vec<(String, VecType)> = inputs(&compiled.input).into_iter().collect();
+    let mut vars: Vec<(String, VecType)> = input_types(&compiled.input).into_iter().collect();
     vars.sort();
     vars
 }
@@ -103,8 +97,13 @@ impl Emitter<'_> {
         format!("v{}", self.count)
     }
 
+    fn toolchain(&self) -> Result<Toolchain> {
+        Toolchain::of(self.catalog.target.isa)
+            .ok_or_else(|| Error::Usage(format!("no C toolchain for {}", self.catalog.target.name)))
+    }
+
     fn c_type(&self, ty: VecType, c_override: Option<&str>) -> Result<String> {
-        c_type(self.catalog.target.toolchain(), ty, c_override)
+        c_type(self.toolchain()?, ty, c_override)
             .map(|c| c.name)
             .map_err(Error::Usage)
     }
@@ -130,7 +129,7 @@ impl Emitter<'_> {
         let result_lanes = self.compiled.input.ty.lanes;
         let v = match &**n {
             Node::Input { name, ty, offset } => {
-                let full = inputs(&self.compiled.input)[name];
+                let full = input_types(&self.compiled.input)[name];
                 let per_iteration = full.lanes / result_lanes;
                 let t = self.fresh();
                 let cty = self.c_type(*ty, None)?;

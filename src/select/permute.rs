@@ -3,7 +3,7 @@
 //! element width, a lowering with that fixed control. Found by running the semantics on
 //! distinct bytes; translation validation proves every selection that uses one.
 
-use super::catalog::{Arg, Lowering};
+use super::lowering::{Arg, Lowering};
 use crate::ir::{Elem, Expr, Op, VecType};
 use crate::semantics::{eval, Env, Value};
 use crate::spec::Instruction;
@@ -40,10 +40,10 @@ pub fn permutation_lowerings(ins: &Instruction, index: usize) -> Vec<Lowering> {
         };
         let moved: Vec<u32> = result.lanes.iter().map(|l| *l as u32).collect();
         for size in [1, 2, 4] {
-            let layout = if moved == interleaved(n, size) {
-                Layout::Interleave
+            let permutation = if moved == interleaved(n, size) {
+                Permutation::Interleave
             } else if moved == dealt(n, size) {
-                Layout::Deal
+                Permutation::Deal
             } else {
                 continue;
             };
@@ -51,7 +51,7 @@ pub fn permutation_lowerings(ins: &Instruction, index: usize) -> Vec<Lowering> {
                 .iter()
                 .filter(|e| e.is_int() && e.bits() == 8 * size)
             {
-                out.push(lowering(ins, index, layout, *elem, control));
+                out.push(lowering(ins, index, permutation, *elem, control));
             }
         }
     }
@@ -59,7 +59,7 @@ pub fn permutation_lowerings(ins: &Instruction, index: usize) -> Vec<Lowering> {
 }
 
 #[derive(Clone, Copy)]
-enum Layout {
+enum Permutation {
     /// Elements of Vv and Vu alternate, Vv's first.
     Interleave,
     /// The even elements of the pair Vu:Vv, then its odd elements.
@@ -94,15 +94,21 @@ fn dealt(n: u32, size: u32) -> Vec<u32> {
         .collect()
 }
 
-fn lowering(ins: &Instruction, index: usize, layout: Layout, elem: Elem, control: i64) -> Lowering {
+fn lowering(
+    ins: &Instruction,
+    index: usize,
+    permutation: Permutation,
+    elem: Elem,
+    control: i64,
+) -> Lowering {
     let (a, b) = (&ins.operands[0], &ins.operands[1]);
     let half = VecType::new(a.ty.bits() / elem.bits(), elem);
     let pair = half.with_lanes(2 * half.lanes);
     let var = |name: &str| Rc::new(Expr::var(name, half));
     let built = |op, args| Rc::new(Expr::build(op, args).expect("lanes of one type"));
-    let pattern = match layout {
-        Layout::Interleave => built(Op::Interleave, vec![var(&b.name), var(&a.name)]),
-        Layout::Deal => {
+    let pattern = match permutation {
+        Permutation::Interleave => built(Op::Interleave, vec![var(&b.name), var(&a.name)]),
+        Permutation::Deal => {
             let both = built(Op::Concat, vec![var(&b.name), var(&a.name)]);
             let slice = |start| {
                 built(
@@ -129,9 +135,9 @@ fn lowering(ins: &Instruction, index: usize, layout: Layout, elem: Elem, control
         source: format!(
             "{} with control {control}: {} of {elem} lanes",
             ins.name,
-            match layout {
-                Layout::Interleave => "interleave",
-                Layout::Deal => "deal",
+            match permutation {
+                Permutation::Interleave => "interleave",
+                Permutation::Deal => "deal",
             }
         ),
     }

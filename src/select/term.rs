@@ -1,22 +1,28 @@
-//! The IR as egglog terms. Every node carries its type as a string (`"u16x8"`), so rules
-//! instantiated at one type and lane count match only nodes of that type; constants are one i64
-//! lane value broadcast to every lane.
+//! The e-graph's terms, typed: IR operators at a vector type, inputs, constants, instructions
+//! and pattern variables ([`Term`]), the i64 arithmetic and conditions of rewrites ([`Int`],
+//! [`Condition`]) and the rewrites themselves ([`Rewrite`]). This is the one place they become
+//! egglog text ([`std::fmt::Display`]) and the one place an extracted term is read back from it
+//! ([`Term::parse`]).
 //!
-//! Patterns come from rule sides and instruction semantics: variables are wildcards (`w_x`, with
-//! a `type-of` check), constant wildcards (`c0`) bind the lane value of a `Const` node, and
-//! constant arithmetic over them becomes i64 arithmetic in the rule's conditions and actions.
+//! Every node carries its type as a string (`"u16x8"`), so a rule instantiated at one type and
+//! lane count matches only nodes of that type; a constant is one i64 lane value broadcast to
+//! every lane.
 
+use crate::error::{Error, Result};
 use crate::ir::print::sign_extend;
-use crate::ir::{Elem, Expr, Op, VecType};
-use crate::rules::syntax::is_constant_wildcard;
-use crate::semantics::{eval, Env};
-use std::collections::{BTreeMap, BTreeSet};
-use std::fmt::Write;
+use crate::ir::sexpr::{read_one, SExpr, SKind};
+use crate::ir::{Elem, VecType};
+use crate::words::text_enum;
+use std::collections::BTreeSet;
+use std::fmt;
 
 /// An e-graph constructor for an IR operator: name, i64 parameters, expression arguments.
 pub struct Constructor {
+    /// Its egglog name.
     pub name: &'static str,
+    /// i64 parameters after the type.
     pub params: usize,
+    /// Expression arguments after those.
     pub args: usize,
 }
 
@@ -24,7 +30,7 @@ const fn c(name: &'static str, params: usize, args: usize) -> Constructor {
     Constructor { name, params, args }
 }
 
-/// Every operator constructor (besides `Var` and `Const`).
+/// Every operator constructor besides `Var` and `Const`, as `prelude.egg` declares them.
 pub const CONSTRUCTORS: [Constructor; 34] = [
     c("Add", 0, 2),
     c("Sub", 0, 2),
@@ -62,34 +68,6 @@ pub const CONSTRUCTORS: [Constructor; 34] = [
     c("Lookup", 0, 2),
 ];
 
-/// The constructor and i64 parameters of an operator; None for what the e-graph does not hold.
-pub fn constructor(op: &Op, args: usize) -> Option<(&'static str, Vec<i64>)> {
-    let name = match op {
-        Op::Slice { start, stride, .. } => {
-            return Some(("Slice", vec![*start as i64, *stride as i64]))
-        }
-        Op::Concat | Op::Interleave if args != 2 => return None,
-        Op::Var(_) | Op::Const(_) | Op::Shuffle(_) => return None,
-        Op::Cast(_) => "Cast",
-        Op::SatCast(_) => "SatCast",
-        Op::Bitcast(_) => "Bitcast",
-        Op::Broadcast(_) => "Broadcast",
-        Op::ReduceAdd(_) => "ReduceAdd",
-        Op::Concat => "Concat",
-        Op::Interleave => "Interleave",
-        Op::Lookup => "Lookup",
-        Op::Select => "Select",
-        other => {
-            let n = other.name();
-            CONSTRUCTORS
-                .iter()
-                .find(|c| c.name.eq_ignore_ascii_case(n))?
-                .name
-        }
-    };
-    Some((name, vec![]))
-}
-
 /// `<16 x u8>` as `u8x16`.
 pub fn type_name(t: VecType) -> String {
     format!("{}x{}", t.elem, t.lanes)
@@ -115,315 +93,525 @@ pub fn lane_bits(elem: Elem, v: i64) -> u128 {
     (v as i128 as u128) & elem.mask()
 }
 
-fn has_vars(e: &Expr) -> bool {
-    let mut found = false;
-    e.walk(&mut |n| found |= matches!(n.op, Op::Var(_)));
-    found
+/// A term of the e-graph, or a pattern over it.
+#[derive(Debug, Clone, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub enum Term {
+    /// An IR operator at a type: `(Add "u16x8" a b)`, `(Slice "u8x8" 0 2 x)`.
+    Op {
+        /// One of [`CONSTRUCTORS`].
+        name: &'static str,
+        ty: VecType,
+        params: Vec<i64>,
+        args: Vec<Term>,
+    },
+    /// A whole input variable: `(Var "u8x16" "a_u8")`.
+    Var { ty: VecType, name: String },
+    /// Lanes of an input variable from an offset, as one load: `(Part "u8x8" "a_u8" 8)`.
+    Part {
+        ty: VecType,
+        name: String,
+        offset: i64,
+    },
+    /// A constant splat: `(Const "u16x8" 5)`, or `(Const "u16x8" w_c0)` in a pattern.
+    Const { ty: VecType, value: Int },
+    /// The same bits read as another type of the same width: `(Reinterpret "u8x16" x)`.
+    Reinterpret { ty: VecType, arg: Box<Term> },
+    /// A register pair assembled from two registers: `(Pair "u16x128" lo hi)`.
+    Pair {
+        ty: VecType,
+        lo: Box<Term>,
+        hi: Box<Term>,
+    },
+    /// Lanes of a computed value from an offset: `(Lanes "u8x64" 0 x)`.
+    Lanes {
+        ty: VecType,
+        offset: i64,
+        arg: Box<Term>,
+    },
+    /// An instruction on its operands: `(I_vaddq_u8 a b)`, by its constructor name.
+    Instr { name: String, args: Vec<Term> },
+    /// The root of the selection.
+    Out(Box<Term>),
+    /// A result computed in two parts.
+    OutPair(Box<Term>, Box<Term>),
+    /// A rule's wildcard, by the rule's variable name (printed `w_x`).
+    Wildcard(String),
+    /// A variable of a rewrite isadb generates (printed as it is: `a`, `x`).
+    Slot(&'static str),
 }
 
-/// The splat value of a variable-free expression.
-fn fold(e: &Expr) -> Result<i64, String> {
-    let v = eval(e, &Env::new()).map_err(|err| err.to_string())?;
-    let first = v.lanes[0];
-    if v.lanes.iter().any(|l| *l != first) {
-        return Err(format!("the constant {e} differs between lanes"));
-    }
-    Ok(lane_value(e.ty.elem, first))
+/// An i64 in a rewrite: in a constant's slot, a condition or an action.
+#[derive(Debug, Clone, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub enum Int {
+    /// A literal (an i64, or a bound of a 64-bit type).
+    Lit(i128),
+    /// A rule's constant wildcard (printed `w_c0`).
+    Wildcard(String),
+    /// A value computed from constant wildcards, bound by a condition (printed `k0`).
+    Fresh(usize),
+    /// A variable of a rewrite isadb generates (printed as it is: `c`).
+    Slot(&'static str),
+    /// The lower bound of a wildcard's lanes (`(lo w_x)`).
+    Lo(String),
+    /// The upper bound of a wildcard's lanes (`(hi w_x)`).
+    Hi(String),
+    /// i64 arithmetic.
+    Bin(IntOp, Box<Int>, Box<Int>),
 }
 
-fn node(e: &Expr, args: Vec<String>) -> Result<String, String> {
-    if e.op == Op::Concat && args.len() != 2 {
-        return concat(e, args);
+text_enum! {
+    /// An i64 operator of egglog.
+    pub enum IntOp("integer operator") {
+        Add = "+",
+        Sub = "-",
+        Mul = "*",
+        Shl = "<<",
+        Shr = ">>",
+        And = "&",
+        Or = "|",
+        Xor = "^",
+        Min = "min",
+        Max = "max",
     }
-    let (name, params) = constructor(&e.op, e.args.len())
-        .ok_or_else(|| format!("'{}' has no instruction-selection form", e.op.name()))?;
-    let mut s = format!("({name} \"{}\"", type_name(e.ty));
-    for p in params {
-        write!(s, " {p}").expect("string write");
-    }
-    for a in args {
-        write!(s, " {a}").expect("string write");
-    }
-    s.push(')');
-    Ok(s)
 }
 
-/// A concatenation of any number of parts as nested pairs, `(Concat t a (Concat t' b c))`.
-fn concat(e: &Expr, mut args: Vec<String>) -> Result<String, String> {
-    let lanes: Vec<u32> = e.args.iter().map(|a| a.ty.lanes).collect();
-    match args.len() {
-        0 => Err("an empty concatenation".into()),
-        1 => Ok(args.remove(0)),
-        _ => {
-            let first = args.remove(0);
-            let rest_ty = e.ty.with_lanes(lanes[1..].iter().sum());
-            let rest = Expr {
-                op: Op::Concat,
-                ty: rest_ty,
-                args: e.args[1..].to_vec(),
-            };
-            let rest = concat(&rest, args)?;
-            Ok(format!("(Concat \"{}\" {first} {rest})", type_name(e.ty)))
+text_enum! {
+    /// A comparison of i64s.
+    pub enum Cmp("comparison") {
+        Eq = "=",
+        Ne = "!=",
+        Lt = "<",
+        Le = "<=",
+        Gt = ">",
+        Ge = ">=",
+    }
+}
+
+/// A condition of a rewrite.
+#[derive(Debug, Clone, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub enum Condition {
+    /// The type of a pattern variable: `(= (type-of w_x) "u16x8")`.
+    TypeOf(Term, VecType),
+    /// A comparison: `(<= (hi w_x) 255)`, `(= k0 (+ w_c0 1))`.
+    Compare(Cmp, Int, Int),
+}
+
+text_enum! {
+    /// The rulesets rewrites go in; the schedule (`schedule.egg`) runs them in phases.
+    pub enum Ruleset("ruleset") {
+        /// Integer arithmetic into idioms (phase 1).
+        Lift = "lift",
+        /// Identities (both phases).
+        Simplify = "simplify",
+        /// Idioms and operators into instructions (phase 2).
+        Lower = "lower",
+    }
+}
+
+/// One rewrite of a ruleset, with where it came from.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Rewrite {
+    pub ruleset: Ruleset,
+    /// A comment: the rule, fact or instruction it was made from.
+    pub source: String,
+    pub lhs: Term,
+    pub rhs: Term,
+    pub conditions: Vec<Condition>,
+}
+
+/// One command of a generated program.
+#[derive(Debug, Clone)]
+pub enum Command {
+    /// Fixed egglog text: one of the `.egg` files of `src/select/`.
+    Fixed(&'static str),
+    /// An instruction's constructor with its cost (instruction costs are extraction costs):
+    /// `(constructor I_x (Expr Expr) Expr :cost 10)`.
+    Instruction {
+        name: String,
+        operands: usize,
+        cost: u64,
+    },
+    /// The integer range of a type's lanes: `(set (tlo "u8x16") 0)`, `(set (thi ...) 255)`.
+    Range(VecType),
+    /// The type of half of a type's lanes, and that half's lane count:
+    /// `(set (half-of "u8x16") "u8x8")`, `(set (lanes-of "u8x8") 8)`.
+    Half(VecType),
+    /// A rewrite.
+    Rewrite(Rewrite),
+    /// The root of the selection: `(let $root (Out t))`.
+    Root(Term),
+    /// Two terms are equal: `(union a b)`.
+    Union(Term, Term),
+}
+
+impl Term {
+    /// A constant of type `ty` with lane value `v`.
+    pub fn constant(ty: VecType, v: i64) -> Term {
+        Term::Const {
+            ty,
+            value: Int::Lit(v as i128),
         }
     }
+
+    /// The typed heads in the term, `(Add, u16x8)`, children first: what a pattern needs
+    /// the e-graph to hold before it can match.
+    pub fn typed_heads(&self, out: &mut impl FnMut(&'static str, VecType)) {
+        for child in self.children() {
+            child.typed_heads(out);
+        }
+        let head = match self {
+            Term::Op { name, ty, .. } => Some((*name, *ty)),
+            Term::Var { ty, .. } => Some(("Var", *ty)),
+            Term::Part { ty, .. } => Some(("Part", *ty)),
+            Term::Const { ty, .. } => Some(("Const", *ty)),
+            Term::Reinterpret { ty, .. } => Some(("Reinterpret", *ty)),
+            Term::Pair { ty, .. } => Some(("Pair", *ty)),
+            Term::Lanes { ty, .. } => Some(("Lanes", *ty)),
+            _ => None,
+        };
+        if let Some((name, ty)) = head {
+            out(name, ty);
+        }
+    }
+
+    /// Every type in the term.
+    pub fn types(&self, out: &mut BTreeSet<VecType>) {
+        self.typed_heads(&mut |_, ty| {
+            out.insert(ty);
+        });
+    }
+
+    /// The constructor names of the instructions in the term.
+    pub fn instructions<'a>(&'a self, out: &mut BTreeSet<&'a str>) {
+        if let Term::Instr { name, .. } = self {
+            out.insert(name);
+        }
+        for child in self.children() {
+            child.instructions(out);
+        }
+    }
+
+    /// The subterms.
+    pub fn children(&self) -> Vec<&Term> {
+        match self {
+            Term::Op { args, .. } | Term::Instr { args, .. } => args.iter().collect(),
+            Term::Reinterpret { arg, .. } | Term::Lanes { arg, .. } | Term::Out(arg) => {
+                vec![arg]
+            }
+            Term::Pair { lo, hi, .. } | Term::OutPair(lo, hi) => vec![lo, hi],
+            _ => vec![],
+        }
+    }
+
+    /// Reads a term egglog extracted (or the selection cache stored).
+    pub fn parse(text: &str) -> Result<Term> {
+        term(&read_one(text, "extracted term")?)
+    }
 }
 
-pub fn const_term(ty: VecType, value: &str) -> String {
-    format!("(Const \"{}\" {value})", type_name(ty))
-}
-
-/// The ground term of an input expression; constant subexpressions are folded.
-pub fn ground(e: &Expr) -> Result<String, String> {
-    match &e.op {
-        Op::Var(name) => Ok(format!("(Var \"{}\" \"{name}\")", type_name(e.ty))),
-        Op::Slice {
-            start, stride: 1, ..
-        } => match &e.args[0].op {
-            Op::Var(name) => Ok(format!("(Part \"{}\" \"{name}\" {start})", type_name(e.ty))),
-            _ => node(e, vec![ground(&e.args[0])?]),
+/// The term an s-expression of egglog's output spells.
+fn term(s: &SExpr) -> Result<Term> {
+    let bad = || Error::data("extracted term", format!("unexpected {s}"));
+    let items = s.list().ok_or_else(bad)?;
+    let head = s.head().ok_or_else(bad)?;
+    let str_at = |i: usize| match items.get(i).map(|x| &x.kind) {
+        Some(SKind::Str(t)) => Ok(t.clone()),
+        _ => Err(bad()),
+    };
+    let int_at = |i: usize| match items.get(i).map(|x| &x.kind) {
+        Some(SKind::Int(v)) => i64::try_from(*v).map_err(|_| bad()),
+        _ => Err(bad()),
+    };
+    let ty_at = |i: usize| parse_type_name(&str_at(i)?).ok_or_else(bad);
+    let arg =
+        |i: usize| -> Result<Box<Term>> { Ok(Box::new(term(items.get(i).ok_or_else(bad)?)?)) };
+    let args = |from: usize| -> Result<Vec<Term>> { items[from..].iter().map(term).collect() };
+    let arity = |n: usize| {
+        if items.len() == n + 1 {
+            Ok(())
+        } else {
+            Err(bad())
+        }
+    };
+    Ok(match head {
+        "Var" => {
+            arity(2)?;
+            Term::Var {
+                ty: ty_at(1)?,
+                name: str_at(2)?,
+            }
+        }
+        "Part" => {
+            arity(3)?;
+            Term::Part {
+                ty: ty_at(1)?,
+                name: str_at(2)?,
+                offset: int_at(3)?,
+            }
+        }
+        "Const" => {
+            arity(2)?;
+            Term::constant(ty_at(1)?, int_at(2)?)
+        }
+        "Reinterpret" => {
+            arity(2)?;
+            Term::Reinterpret {
+                ty: ty_at(1)?,
+                arg: arg(2)?,
+            }
+        }
+        "Pair" => {
+            arity(3)?;
+            Term::Pair {
+                ty: ty_at(1)?,
+                lo: arg(2)?,
+                hi: arg(3)?,
+            }
+        }
+        "Lanes" => {
+            arity(3)?;
+            Term::Lanes {
+                ty: ty_at(1)?,
+                offset: int_at(2)?,
+                arg: arg(3)?,
+            }
+        }
+        "Out" => {
+            arity(1)?;
+            Term::Out(arg(1)?)
+        }
+        "OutPair" => {
+            arity(2)?;
+            Term::OutPair(arg(1)?, arg(2)?)
+        }
+        h if h.starts_with("I_") => Term::Instr {
+            name: h.to_string(),
+            args: args(1)?,
         },
-        _ if !has_vars(e) => Ok(const_term(e.ty, &fold(e)?.to_string())),
-        _ => {
-            let args = e.args.iter().map(|a| ground(a)).collect::<Result<_, _>>()?;
-            node(e, args)
+        h => {
+            let c = CONSTRUCTORS.iter().find(|c| c.name == h).ok_or_else(bad)?;
+            arity(1 + c.params + c.args)?;
+            Term::Op {
+                name: c.name,
+                ty: ty_at(1)?,
+                params: (0..c.params)
+                    .map(|i| int_at(2 + i))
+                    .collect::<Result<_>>()?,
+                args: args(2 + c.params)?,
+            }
         }
-    }
+    })
 }
 
-/// The egglog name of a wildcard.
-pub fn wildcard(name: &str) -> String {
-    format!("w_{name}")
-}
-
-/// Whether operand `i` of an `op` node has the node's own type.
-fn operand_typed_by_node(op: &Op, i: usize) -> bool {
-    op.is_lanewise_uniform() || (matches!(op, Op::Select) && i > 0)
-}
-
-/// Builds the query and actions of one rewrite: wildcards seen on the left, the conditions
-/// they need, and fresh variables for computed constants.
-#[derive(Default)]
-pub struct Pattern {
-    /// Non-constant wildcards with their types.
-    pub wildcards: BTreeMap<String, VecType>,
-    bound_constants: BTreeSet<String>,
-    /// For each wildcard, whether each of its uses is typed by its parent.
-    typed: BTreeMap<String, Vec<bool>>,
-    pending: Vec<(String, String)>,
-    pub conditions: Vec<String>,
-    fresh: usize,
-}
-
-impl Pattern {
-    /// The left-hand side pattern of `e`.
-    pub fn lhs(&mut self, e: &Expr) -> Result<String, String> {
-        self.lhs_node(e, false)
-    }
-
-    /// `typed_by_parent`: the node's parent in the pattern has operands of its own type (an
-    /// e-graph node `(Add "u16x8" a b)` has operands of type u16x8), so a wildcard here needs
-    /// no `type-of` condition.
-    fn lhs_node(&mut self, e: &Expr, typed_by_parent: bool) -> Result<String, String> {
-        match &e.op {
-            Op::Var(name) if !is_constant_wildcard(name) => {
-                match self.wildcards.insert(name.clone(), e.ty) {
-                    Some(t) if t != e.ty => {
-                        return Err(format!("wildcard {name} is used at {t} and {}", e.ty));
-                    }
-                    _ => {}
+impl fmt::Display for Term {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            Term::Op {
+                name,
+                ty,
+                params,
+                args,
+            } => {
+                write!(f, "({name} \"{}\"", type_name(*ty))?;
+                for p in params {
+                    write!(f, " {p}")?;
                 }
-                self.typed
-                    .entry(name.clone())
-                    .or_default()
-                    .push(typed_by_parent);
-                Ok(wildcard(name))
-            }
-            _ if !has_vars(e) => Ok(const_term(e.ty, &fold(e)?.to_string())),
-            _ if !has_non_constant_vars(e) => {
-                if let Some(name) = value_preserving_wildcard(e) {
-                    self.bound_constants.insert(name.to_string());
-                    return Ok(const_term(e.ty, &wildcard(name)));
+                for a in args {
+                    write!(f, " {a}")?;
                 }
-                let k = format!("k{}", self.fresh);
-                self.fresh += 1;
-                self.pending.push((k.clone(), self.int(e)?));
-                Ok(const_term(e.ty, &k))
+                f.write_str(")")
             }
-            _ => {
-                let args = e
-                    .args
-                    .iter()
-                    .enumerate()
-                    .map(|(i, a)| self.lhs_node(a, operand_typed_by_node(&e.op, i)))
-                    .collect::<Result<_, _>>()?;
-                node(e, args)
+            Term::Var { ty, name } => write!(f, "(Var \"{}\" \"{name}\")", type_name(*ty)),
+            Term::Part { ty, name, offset } => {
+                write!(f, "(Part \"{}\" \"{name}\" {offset})", type_name(*ty))
             }
+            Term::Const { ty, value } => write!(f, "(Const \"{}\" {value})", type_name(*ty)),
+            Term::Reinterpret { ty, arg } => {
+                write!(f, "(Reinterpret \"{}\" {arg})", type_name(*ty))
+            }
+            Term::Pair { ty, lo, hi } => write!(f, "(Pair \"{}\" {lo} {hi})", type_name(*ty)),
+            Term::Lanes { ty, offset, arg } => {
+                write!(f, "(Lanes \"{}\" {offset} {arg})", type_name(*ty))
+            }
+            Term::Instr { name, args } => {
+                let args: Vec<String> = args.iter().map(Term::to_string).collect();
+                write!(f, "({name} {})", args.join(" "))
+            }
+            Term::Out(x) => write!(f, "(Out {x})"),
+            Term::OutPair(a, b) => write!(f, "(OutPair {a} {b})"),
+            Term::Wildcard(name) => write!(f, "w_{name}"),
+            Term::Slot(name) => f.write_str(name),
         }
     }
+}
 
-    /// Checks every constant wildcard is bound, adds a `type-of` condition for each wildcard
-    /// whose type no parent fixes, and turns computed constants into conditions.
-    pub fn finish_lhs(&mut self) -> Result<(), String> {
-        let untyped: Vec<String> = std::mem::take(&mut self.typed)
-            .into_iter()
-            .filter(|(_, uses)| !uses.contains(&true))
-            .map(|(name, _)| {
-                format!(
-                    "(= (type-of {}) \"{}\")",
-                    wildcard(&name),
-                    type_name(self.wildcards[&name])
-                )
-            })
-            .collect();
-        self.conditions.splice(0..0, untyped);
-        for (k, value) in std::mem::take(&mut self.pending) {
-            self.check_bound(&value)?;
-            self.conditions.push(format!("(= {k} {value})"));
-        }
-        Ok(())
-    }
-
-    fn check_bound(&self, int_expr: &str) -> Result<(), String> {
-        for w in int_expr
-            .split(|c: char| c == '(' || c == ')' || c.is_whitespace())
-            .filter_map(|w| w.strip_prefix("w_"))
-        {
-            if is_constant_wildcard(w) && !self.bound_constants.contains(w) {
-                return Err(format!(
-                    "constant wildcard {w} is only used inside arithmetic on the left side"
-                ));
-            }
-        }
-        Ok(())
-    }
-
-    /// The right-hand side term of `e`, over the wildcards bound on the left.
-    pub fn rhs(&self, e: &Expr) -> Result<String, String> {
-        match &e.op {
-            Op::Var(name) if !is_constant_wildcard(name) => {
-                if !self.wildcards.contains_key(name) {
-                    return Err(format!("{name} is not bound by the left side"));
-                }
-                Ok(wildcard(name))
-            }
-            _ if !has_vars(e) => Ok(const_term(e.ty, &fold(e)?.to_string())),
-            _ if !has_non_constant_vars(e) => {
-                let v = self.int(e)?;
-                self.check_bound(&v)?;
-                Ok(const_term(e.ty, &v))
-            }
-            _ => {
-                let args = e
-                    .args
-                    .iter()
-                    .map(|a| self.rhs(a))
-                    .collect::<Result<_, _>>()?;
-                node(e, args)
-            }
+impl fmt::Display for Int {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            Int::Lit(v) => write!(f, "{v}"),
+            Int::Wildcard(name) => write!(f, "w_{name}"),
+            Int::Fresh(k) => write!(f, "k{k}"),
+            Int::Slot(name) => f.write_str(name),
+            Int::Lo(name) => write!(f, "(lo w_{name})"),
+            Int::Hi(name) => write!(f, "(hi w_{name})"),
+            Int::Bin(op, a, b) => write!(f, "({op} {a} {b})"),
         }
     }
+}
 
-    /// Conditions for a rule predicate: comparisons of constants, and bounds of wildcards.
-    pub fn predicate(&mut self, e: &Expr) -> Result<(), String> {
-        if e.op == Op::And && e.ty.elem == Elem::Bool {
-            self.predicate(&e.args[0])?;
-            return self.predicate(&e.args[1]);
+impl fmt::Display for Condition {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            Condition::TypeOf(x, ty) => write!(f, "(= (type-of {x}) \"{}\")", type_name(*ty)),
+            Condition::Compare(cmp, a, b) => write!(f, "({cmp} {a} {b})"),
         }
-        let cmp = match e.op {
-            Op::Le => "<=",
-            Op::Lt => "<",
-            Op::Ge => ">=",
-            Op::Gt => ">",
-            Op::Eq => "=",
-            Op::Ne => "!=",
-            _ => return Err(format!("unsupported predicate {e}")),
+    }
+}
+
+impl fmt::Display for Rewrite {
+    /// The rewrite after a comment naming its source.
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        writeln!(f, "; {}", self.source)?;
+        write!(f, "(rewrite {} {}", self.lhs, self.rhs)?;
+        if !self.conditions.is_empty() {
+            let conditions: Vec<String> = self.conditions.iter().map(|c| c.to_string()).collect();
+            write!(f, " :when ({})", conditions.join(" "))?;
+        }
+        writeln!(f, " :ruleset {})", self.ruleset)
+    }
+}
+
+impl fmt::Display for Command {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            Command::Fixed(text) => f.write_str(text),
+            Command::Instruction {
+                name,
+                operands,
+                cost,
+            } => writeln!(
+                f,
+                "(constructor {name} ({}) Expr :cost {cost})",
+                vec!["Expr"; *operands].join(" ")
+            ),
+            Command::Range(ty) => {
+                let t = type_name(*ty);
+                writeln!(f, "(set (tlo \"{t}\") {})", ty.elem.min_value())?;
+                writeln!(f, "(set (thi \"{t}\") {})", ty.elem.max_value())
+            }
+            Command::Half(ty) => {
+                let h = ty.with_lanes(ty.lanes / 2);
+                writeln!(
+                    f,
+                    "(set (half-of \"{}\") \"{}\")",
+                    type_name(*ty),
+                    type_name(h)
+                )?;
+                writeln!(f, "(set (lanes-of \"{}\") {})", type_name(h), h.lanes)
+            }
+            Command::Rewrite(r) => write!(f, "{r}"),
+            Command::Root(t) => writeln!(f, "(let $root (Out {t}))"),
+            Command::Union(a, b) => writeln!(f, "(union {a} {b})"),
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn terms_print_as_egglog_reads_them_and_read_back() {
+        let ty = VecType::new(8, Elem::U16);
+        let half = VecType::new(4, Elem::U16);
+        let t = Term::Out(Box::new(Term::Instr {
+            name: "I_vaddq_u16".into(),
+            args: vec![
+                Term::Var {
+                    ty,
+                    name: "a_u16".into(),
+                },
+                Term::Reinterpret {
+                    ty,
+                    arg: Box::new(Term::Pair {
+                        ty,
+                        lo: Box::new(Term::Part {
+                            ty: half,
+                            name: "b".into(),
+                            offset: 0,
+                        }),
+                        hi: Box::new(Term::Lanes {
+                            ty: half,
+                            offset: 4,
+                            arg: Box::new(Term::Op {
+                                name: "Slice",
+                                ty,
+                                params: vec![0, 1],
+                                args: vec![Term::constant(ty, -3)],
+                            }),
+                        }),
+                    }),
+                },
+            ],
+        }));
+        let text = t.to_string();
+        assert_eq!(
+            text,
+            "(Out (I_vaddq_u16 (Var \"u16x8\" \"a_u16\") (Reinterpret \"u16x8\" (Pair \"u16x8\" \
+             (Part \"u16x4\" \"b\" 0) (Lanes \"u16x4\" 4 (Slice \"u16x8\" 0 1 (Const \"u16x8\" -3)))))))"
+        );
+        assert_eq!(Term::parse(&text).unwrap(), t);
+        assert!(Term::parse("(Add \"u16x8\" (Var \"u16x8\" \"a\"))").is_err());
+        assert!(Term::parse("(I_x").is_err());
+    }
+
+    #[test]
+    fn the_prelude_declares_every_constructor_and_the_analysis_types_it() {
+        let prelude = include_str!("prelude.egg");
+        let analysis = include_str!("analysis.egg");
+        for c in &CONSTRUCTORS {
+            let sig = std::iter::once("String")
+                .chain(std::iter::repeat_n("i64", c.params))
+                .chain(std::iter::repeat_n("Expr", c.args))
+                .collect::<Vec<_>>()
+                .join(" ");
+            let declared = format!("(constructor {} ({sig}) Expr :cost 1000000)", c.name);
+            assert!(prelude.contains(&declared), "{declared}");
+            let vars: Vec<String> = (0..c.params + c.args).map(|i| format!("x{i}")).collect();
+            let typed = format!(
+                "(rule ((= e ({} t {}))) ((set (type-of e) t)) :ruleset analysis)",
+                c.name,
+                vars.join(" ")
+            );
+            assert!(analysis.contains(&typed), "{typed}");
+        }
+        assert_eq!(prelude.matches(":cost 1000000").count(), CONSTRUCTORS.len());
+    }
+
+    #[test]
+    fn rewrites_print_their_conditions() {
+        let ty = VecType::new(8, Elem::U16);
+        let r = Rewrite {
+            ruleset: Ruleset::Lift,
+            source: "a test".into(),
+            lhs: Term::Const {
+                ty,
+                value: Int::Slot("c"),
+            },
+            rhs: Term::Wildcard("x".into()),
+            conditions: vec![
+                Condition::TypeOf(Term::Wildcard("x".into()), ty),
+                Condition::Compare(
+                    Cmp::Le,
+                    Int::Hi("x".into()),
+                    Int::Bin(IntOp::Add, Box::new(Int::Fresh(0)), Box::new(Int::Lit(1))),
+                ),
+            ],
         };
-        let (a, b) = (&e.args[0], &e.args[1]);
-        let side = |p: &Self, x: &Expr, upper: bool| -> Result<String, String> {
-            match &x.op {
-                Op::Var(n) if !is_constant_wildcard(n) => {
-                    if !p.wildcards.contains_key(n) {
-                        return Err(format!("{n} is not bound by the left side"));
-                    }
-                    Ok(format!(
-                        "({} {})",
-                        if upper { "hi" } else { "lo" },
-                        wildcard(n)
-                    ))
-                }
-                _ => p.int(x),
-            }
-        };
-        // x <= k needs x's upper bound; k <= x its lower bound.
-        let upper_left = matches!(e.op, Op::Le | Op::Lt);
-        let l = side(self, a, upper_left)?;
-        let r = side(self, b, !upper_left)?;
-        if matches!(e.op, Op::Eq | Op::Ne) && (has_non_constant_vars(a) || has_non_constant_vars(b))
-        {
-            return Err(format!("unsupported predicate {e}"));
-        }
-        self.check_bound(&l)?;
-        self.check_bound(&r)?;
-        self.conditions.push(format!("({cmp} {l} {r})"));
-        Ok(())
-    }
-
-    /// The i64 arithmetic of a constant subexpression.
-    fn int(&self, e: &Expr) -> Result<String, String> {
-        if !has_vars(e) {
-            return Ok(fold(e)?.to_string());
-        }
-        let bin = |op: &str| -> Result<String, String> {
-            Ok(format!(
-                "({op} {} {})",
-                self.int(&e.args[0])?,
-                self.int(&e.args[1])?
-            ))
-        };
-        match &e.op {
-            Op::Var(name) => Ok(wildcard(name)),
-            Op::Broadcast(_) | Op::Cast(_) => self.int(&e.args[0]),
-            Op::Add => bin("+"),
-            Op::Sub => bin("-"),
-            Op::Mul => bin("*"),
-            Op::Shl => bin("<<"),
-            Op::Shr => bin(">>"),
-            Op::And => bin("&"),
-            Op::Or => bin("|"),
-            Op::Xor => bin("^"),
-            Op::Min => bin("min"),
-            Op::Max => bin("max"),
-            Op::Neg => Ok(format!("(- 0 {})", self.int(&e.args[0])?)),
-            _ => Err(format!("cannot compute {e} on constants")),
-        }
-    }
-}
-
-fn has_non_constant_vars(e: &Expr) -> bool {
-    let mut found = false;
-    e.walk(&mut |n| {
-        if let Op::Var(name) = &n.op {
-            if !is_constant_wildcard(name) {
-                found = true;
-            }
-        }
-    });
-    found
-}
-
-/// `c0`, or `c0` broadcast or cast to a type that holds every value of its own.
-fn value_preserving_wildcard(e: &Expr) -> Option<&str> {
-    match &e.op {
-        Op::Var(name) => Some(name),
-        Op::Broadcast(_) => value_preserving_wildcard(&e.args[0]),
-        Op::Cast(to) => {
-            let from = e.args[0].ty.elem;
-            let widens = to.bits() > from.bits() && (!from.is_signed() || to.is_signed());
-            let same = *to == from;
-            (widens || same)
-                .then(|| value_preserving_wildcard(&e.args[0]))
-                .flatten()
-        }
-        _ => None,
+        assert_eq!(
+            r.to_string(),
+            "; a test\n(rewrite (Const \"u16x8\" c) w_x :when ((= (type-of w_x) \"u16x8\") \
+             (<= (hi w_x) (+ k0 1))) :ruleset lift)\n"
+        );
     }
 }

@@ -2,6 +2,7 @@
 
 pub mod interp;
 pub mod prove;
+pub mod sample;
 pub mod smt;
 pub mod value;
 

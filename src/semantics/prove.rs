@@ -5,13 +5,16 @@ use super::interp::{self, Env};
 use super::smt::{lane_bits_of, Encoder, Lane};
 use super::value::Value;
 use crate::error::{Error, Result};
-use crate::ir::{Expr, VecType};
+use crate::ir::forms::elaborate_expression;
+use crate::ir::{Expr, Macros, VecType};
 use serde::Serialize;
-use std::collections::HashSet;
+use std::collections::{HashMap, HashSet};
 use std::time::Instant;
 use z3::ast::{Ast, AstKind, Bool, Dynamic};
 use z3::{FuncDecl, SatResult, Solver};
 
+/// What z3 says about `lhs == rhs`.
+#[allow(missing_docs)]
 #[derive(Debug, Clone, Serialize)]
 #[serde(tag = "verdict", rename_all = "lowercase")]
 pub enum Verdict {
@@ -29,6 +32,7 @@ pub enum Verdict {
 }
 
 impl Verdict {
+    /// Whether the two sides were proven equal.
     pub fn is_proven(&self) -> bool {
         matches!(self, Verdict::Proven { .. })
     }
@@ -66,6 +70,24 @@ fn renamed_apart(query: &Bool) -> Dynamic {
 
 /// Default solver budget per proof.
 pub const DEFAULT_TIMEOUT_MS: u32 = 20_000;
+
+/// `isadb prove`: the two expression texts (either form, `lhs` and `rhs` in error locations)
+/// elaborated with their variables at `lanes` lanes, and proven equal.
+pub fn prove_texts(
+    lhs: &str,
+    rhs: &str,
+    macros: &Macros,
+    lanes: u32,
+    timeout_ms: u32,
+) -> Result<Verdict> {
+    if lanes == 0 {
+        return Err(Error::Usage("--lanes must be at least 1".into()));
+    }
+    let none = HashMap::new();
+    let l = elaborate_expression(lhs, "lhs", macros, lanes, &none)?;
+    let r = elaborate_expression(rhs, "rhs", macros, lanes, &none)?;
+    prove_equivalent(&l, &r, None, timeout_ms)
+}
 
 /// Proves `lhs == rhs` on every lane for all values of their variables (and, optionally, under
 /// the precondition `assume`, a mask expression required true on every lane).

@@ -31,13 +31,6 @@ impl Lane {
         }
     }
 
-    pub fn num(&self) -> &Real {
-        match self {
-            Lane::Num(r) => r,
-            _ => unreachable!("typing guarantees an f32 lane"),
-        }
-    }
-
     /// Lane equality as a z3 formula.
     pub fn equals(&self, other: &Lane) -> Bool {
         match (self, other) {
@@ -71,6 +64,12 @@ pub struct Encoder {
     pub vars: HashMap<String, Vec<Lane>>,
     memo: HashMap<*const Expr, Vec<Lane>>,
     sqrt: FuncDecl,
+}
+
+impl Default for Encoder {
+    fn default() -> Self {
+        Self::new()
+    }
 }
 
 impl Encoder {
@@ -172,7 +171,7 @@ impl Encoder {
                             table.len().min(1 << i.get_size())
                         };
                         (0..reach).rev().fold(zero.clone(), |acc, j| {
-                            let hit = i.eq(&bv_const(j as u128, i.get_size()));
+                            let hit = i.eq(bv_const(j as u128, i.get_size()));
                             Lane::ite(&hit, &table[j], &acc)
                         })
                     })
@@ -217,10 +216,9 @@ impl Encoder {
                     Op::Neg => r.unary_minus(),
                     Op::Abs => r.lt(&zero).ite(&r.unary_minus(), r),
                     Op::Sqrt => self.sqrt.apply(&[r]).as_real().unwrap(),
-                    Op::Sgn => r.gt(&zero).ite(
-                        &real_int(1),
-                        &r.lt(&zero).ite(&real_int(-1), &zero),
-                    ),
+                    Op::Sgn => r
+                        .gt(&zero)
+                        .ite(&real_int(1), &r.lt(&zero).ite(&real_int(-1), &zero)),
                     _ => unreachable!("typing admits no other f32 unary op"),
                 })
             }
@@ -229,16 +227,14 @@ impl Encoder {
                 Lane::Bits(match op {
                     Op::Neg => b.bvneg(),
                     Op::Not => b.bvnot(),
-                    Op::Abs if elem.is_signed() => {
-                        b.bvslt(&BV::from_u64(0, w)).ite(&b.bvneg(), b)
-                    }
+                    Op::Abs if elem.is_signed() => b.bvslt(BV::from_u64(0, w)).ite(&b.bvneg(), b),
                     Op::Abs => b.clone(),
                     Op::Popcount => (0..w).fold(BV::from_u64(0, w), |acc, i| {
-                        acc.bvadd(&b.extract(i, i).zero_ext(w - 1))
+                        acc.bvadd(b.extract(i, i).zero_ext(w - 1))
                     }),
                     Op::Clz => (0..w).fold(BV::from_u64(w as u64, w), |acc, i| {
                         b.extract(i, i)
-                            .eq(&BV::from_u64(1, 1))
+                            .eq(BV::from_u64(1, 1))
                             .ite(&BV::from_u64((w - 1 - i) as u64, w), &acc)
                     }),
                     _ => unreachable!("typing admits no other unary op"),
@@ -304,13 +300,10 @@ impl Encoder {
     fn cast(&self, from: Elem, to: Elem, x: &Lane) -> Lane {
         match (x, to) {
             (Lane::Num(_), _) => x.clone(),
-            (Lane::Flag(f), to) => Lane::Bits(f.ite(
-                &BV::from_u64(1, to.bits()),
-                &BV::from_u64(0, to.bits()),
-            )),
-            (Lane::Bits(b), Elem::Bool) => {
-                Lane::Flag(b.eq(&BV::from_u64(0, b.get_size())).not())
+            (Lane::Flag(f), to) => {
+                Lane::Bits(f.ite(&BV::from_u64(1, to.bits()), &BV::from_u64(0, to.bits())))
             }
+            (Lane::Bits(b), Elem::Bool) => Lane::Flag(b.eq(BV::from_u64(0, b.get_size())).not()),
             (Lane::Bits(b), to) => Lane::Bits(resize(b, from.is_signed(), to.bits())),
         }
     }
@@ -338,9 +331,7 @@ impl Encoder {
         let as_bits: Vec<BV> = lanes
             .iter()
             .map(|l| match l {
-                Lane::Flag(f) => {
-                    f.ite(&BV::from_u64(1, 1), &BV::from_u64(0, 1))
-                }
+                Lane::Flag(f) => f.ite(&BV::from_u64(1, 1), &BV::from_u64(0, 1)),
                 other => other.bits().clone(),
             })
             .collect();
@@ -355,7 +346,7 @@ impl Encoder {
             .map(|i| {
                 let piece = all.extract((i + 1) * w - 1, i * w);
                 if to == Elem::Bool {
-                    Lane::Flag(piece.eq(&BV::from_u64(1, 1)))
+                    Lane::Flag(piece.eq(BV::from_u64(1, 1)))
                 } else {
                     Lane::Bits(piece)
                 }

@@ -4,13 +4,17 @@ use crate::ir::print::{lane_text, sign_extend};
 use crate::ir::{Elem, VecType};
 use std::fmt;
 
+/// A vector value: its type and one raw bit pattern per lane.
 #[derive(Debug, Clone, PartialEq, Eq, Hash)]
 pub struct Value {
+    /// The type.
     pub ty: VecType,
+    /// The lanes' bits, truncated to the lane width.
     pub lanes: Vec<u128>,
 }
 
 impl Value {
+    /// A value of `ty`, every lane truncated to the lane width.
     pub fn new(ty: VecType, lanes: Vec<u128>) -> Value {
         let lanes = lanes.into_iter().map(|l| l & ty.elem.mask()).collect();
         Value { ty, lanes }
@@ -21,6 +25,7 @@ impl Value {
         as_int(self.ty.elem, self.lanes[i])
     }
 
+    /// Lane `i` as an f32.
     pub fn f32(&self, i: usize) -> f32 {
         f32::from_bits(self.lanes[i] as u32)
     }

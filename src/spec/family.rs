@@ -1,8 +1,9 @@
 //! Families: one spec entry whose parameters (width, element type, signedness, ...) expand into
 //! many instructions. Re-instantiating with a smaller width gives the lane-scaled semantics.
 
+use super::isa::Isa;
 use super::template::fill;
-use super::{Instruction, Operand};
+use super::{hash_text, Instruction, Operand};
 use crate::error::{Error, Result};
 use crate::ir::meta::Meta;
 use crate::ir::sexpr::{SExpr, SKind};
@@ -11,8 +12,11 @@ use crate::ir::{Macros, Scope};
 /// A parsed `(family ...)` form, kept as clauses so it can be re-instantiated.
 #[derive(Debug, Clone)]
 pub struct Family {
+    /// The family's name, unique within its ISA.
     pub name: String,
-    pub isa: String,
+    /// The `(isa ...)` clause.
+    pub isa: Isa,
+    /// The whole form, re-read for every binding.
     pub form: SExpr,
     params: Vec<(String, Vec<SExpr>)>,
     /// `(scale PARAM MIN)`: the parameter that may shrink, and how far.
@@ -36,26 +40,25 @@ const CLAUSES: &[&str] = &[
 ];
 
 impl Family {
+    /// Reads a `(family NAME CLAUSE ...)` form; its clauses are checked here and evaluated for
+    /// each binding by [`Family::instantiate`].
     pub fn parse(form: &SExpr) -> Result<Family> {
         let items = form.list().unwrap();
         let name = items
             .get(1)
             .and_then(SExpr::sym)
             .ok_or_else(|| form.err("family needs a name"))?;
-        let mut fam = Family {
-            name: name.to_string(),
-            isa: String::new(),
-            form: form.clone(),
-            params: vec![],
-            scale: None,
-        };
+        let (mut isa, mut params, mut scale) = (None, Vec::new(), None);
         for clause in &items[2..] {
             let head = clause
                 .head()
                 .ok_or_else(|| clause.err("expected a clause such as (isa x86)"))?;
             let args = &clause.list().unwrap()[1..];
             match head {
-                "isa" => fam.isa = single_sym(clause, args)?.to_string(),
+                "isa" => {
+                    let word = single_sym(clause, args)?;
+                    isa = Some(word.parse().map_err(|e: String| args[0].err(e))?);
+                }
                 "param" => {
                     let pname = args
                         .first()
@@ -64,7 +67,7 @@ impl Family {
                     if args.len() < 2 {
                         return Err(clause.err(format!("param {pname} needs at least one value")));
                     }
-                    fam.params.push((pname.to_string(), args[1..].to_vec()));
+                    params.push((pname.to_string(), args[1..].to_vec()));
                 }
                 "scale" => match args {
                     [SExpr {
@@ -73,22 +76,25 @@ impl Family {
                     }, SExpr {
                         kind: SKind::Int(min),
                         ..
-                    }] => fam.scale = Some((p.clone(), *min)),
+                    }] => scale = Some((p.clone(), *min)),
                     _ => return Err(clause.err("expected (scale PARAM MIN-BITS)")),
                 },
                 h if CLAUSES.contains(&h) => {}
                 h => {
                     return Err(clause.err(format!(
                         "unknown clause '{h}'{}",
-                        crate::ir::parse::did_you_mean(h, CLAUSES)
+                        crate::words::did_you_mean(h, CLAUSES)
                     )))
                 }
             }
         }
-        if fam.isa.is_empty() {
-            return Err(form.err(format!("family {} has no (isa ...)", fam.name)));
-        }
-        Ok(fam)
+        Ok(Family {
+            name: name.to_string(),
+            isa: isa.ok_or_else(|| form.err(format!("family {name} has no (isa ...)")))?,
+            form: form.clone(),
+            params,
+            scale,
+        })
     }
 
     /// Every combination of parameter values, in declaration order.
@@ -160,13 +166,7 @@ impl Family {
     ) -> Result<Option<Instruction>> {
         let mut scope = Scope::new(macros);
         scope.meta.extend(binding.iter().cloned());
-        let mut ins = Instruction {
-            isa: self.isa.clone(),
-            family: self.name.clone(),
-            binding: binding.to_vec(),
-            loc: self.form.loc.clone(),
-            ..Instruction::default()
-        };
+        let mut meta = Clauses::default();
         let mut sem_form = None;
         for clause in &self.form.list().unwrap()[2..] {
             let args = &clause.list().unwrap()[1..];
@@ -200,32 +200,33 @@ impl Family {
                     }
                 }
                 "feature" if !scaled => {
-                    ins.feature = scope.meta(single(clause, args)?)?.to_string()
+                    meta.feature = scope.meta(single(clause, args)?)?.to_string()
                 }
                 "intrinsic" if !scaled => {
-                    ins.intrinsic = Some(fill(string(clause, args)?, &mut scope, clause)?)
+                    meta.intrinsic = Some(fill(string(clause, args)?, &mut scope, clause)?)
                 }
-                "name" if !scaled => ins.name = fill(string(clause, args)?, &mut scope, clause)?,
-                "asm" if !scaled => ins.asm = fill(string(clause, args)?, &mut scope, clause)?,
+                "name" if !scaled => meta.name = fill(string(clause, args)?, &mut scope, clause)?,
+                "asm" if !scaled => meta.asm = fill(string(clause, args)?, &mut scope, clause)?,
                 "cost" if !scaled => {
                     let nums = args
                         .iter()
                         .map(|a| number(&mut scope, a))
                         .collect::<Result<Vec<_>>>()?;
                     match nums[..] {
-                        [c] => ins.cost = c,
+                        [c] => meta.cost = c,
                         [lat, tput] => {
-                            (ins.latency, ins.throughput, ins.cost) = (Some(lat), Some(tput), lat);
+                            (meta.latency, meta.throughput, meta.cost) =
+                                (Some(lat), Some(tput), lat);
                         }
                         _ => return Err(clause.err("expected (cost LATENCY [THROUGHPUT])")),
                     }
                 }
                 "operands" => {
                     for op in args {
-                        ins.operands.extend(operands(&mut scope, op)?);
+                        meta.operands.extend(operands(&mut scope, op)?);
                     }
                 }
-                "result" => ins.result = scope.vec_type(single(clause, args)?)?,
+                "result" => meta.result = Some(scope.vec_type(single(clause, args)?)?),
                 "semantics" => sem_form = Some(single(clause, args)?.clone()),
                 _ => {}
             }
@@ -234,37 +235,53 @@ impl Family {
             self.form
                 .err(format!("family {} has no (semantics ...)", self.name))
         })?;
-        for o in &ins.operands {
+        for o in &meta.operands {
             scope.bind_var(&o.name, o.ty);
         }
         let sem = scope.expr(&sem_form)?;
-        if ins.result.lanes != 0 && ins.result != sem.ty {
+        if let Some(result) = meta.result.filter(|r| *r != sem.ty) {
             return Err(sem_form.err(format!(
-                "the semantics has type {}, but (result ...) says {}",
-                sem.ty, ins.result
+                "the semantics has type {}, but (result ...) says {result}",
+                sem.ty
             )));
         }
-        ins.result = sem.ty;
         if !scaled {
-            if ins.name.is_empty() {
-                ins.name = ins.intrinsic.clone().ok_or_else(|| {
+            if meta.name.is_empty() {
+                meta.name = meta.intrinsic.clone().ok_or_else(|| {
                     self.form.err(format!(
                         "family {} needs (intrinsic ...) or (name ...)",
                         self.name
                     ))
                 })?;
             }
-            if ins.feature.is_empty() {
+            if meta.feature.is_empty() {
                 return Err(self
                     .form
                     .err(format!("family {} has no (feature ...)", self.name)));
             }
-            if ins.cost == 0.0 {
-                ins.cost = 1.0;
+            if meta.cost == 0.0 {
+                meta.cost = 1.0;
             }
         }
-        ins.set_semantics(sem);
-        Ok(Some(ins))
+        let sem_text = sem.to_string();
+        Ok(Some(Instruction {
+            name: meta.name,
+            intrinsic: meta.intrinsic,
+            asm: meta.asm,
+            isa: self.isa,
+            feature: meta.feature,
+            family: self.name.clone(),
+            binding: binding.to_vec(),
+            operands: meta.operands,
+            result: sem.ty,
+            semantics: sem,
+            sem_hash: hash_text(&sem_text),
+            sem_text,
+            latency: meta.latency,
+            throughput: meta.throughput,
+            cost: meta.cost,
+            loc: self.form.loc.clone(),
+        }))
     }
 
     /// The scaled parameter doubled, while it stays below its value in `full`.
@@ -357,20 +374,22 @@ fn operand(scope: &mut Scope, s: &SExpr) -> Result<Operand> {
     let ty_form = items
         .get(1)
         .ok_or_else(|| s.err(format!("operand {name} needs a type")))?;
-    let mut op = Operand {
-        name: name.to_string(),
-        ..Operand::default()
-    };
-    if ty_form.head() == Some("imm") {
+    let (ty, imm) = if ty_form.head() == Some("imm") {
         let parts = ty_form.list().unwrap();
         let [_, elem, lo, hi] = parts else {
             return Err(ty_form.err("expected (imm ELEM LO HI)"));
         };
-        op.ty = crate::ir::VecType::new(1, scope.elem(elem)?);
-        op.imm = Some((scope.meta_int(lo)?, scope.meta_int(hi)?));
+        let ty = crate::ir::VecType::new(1, scope.elem(elem)?);
+        (ty, Some((scope.meta_int(lo)?, scope.meta_int(hi)?)))
     } else {
-        op.ty = scope.vec_type(ty_form)?;
-    }
+        (scope.vec_type(ty_form)?, None)
+    };
+    let mut op = Operand {
+        name: name.to_string(),
+        ty,
+        c_type: None,
+        imm,
+    };
     for extra in &items[2..] {
         match (extra.head(), extra.list().map(|l| &l[1..])) {
             (
@@ -386,4 +405,18 @@ fn operand(scope: &mut Scope, s: &SExpr) -> Result<Operand> {
         }
     }
     Ok(op)
+}
+
+/// The metadata clauses of one instantiation, gathered before the semantics are elaborated.
+#[derive(Default)]
+struct Clauses {
+    name: String,
+    intrinsic: Option<String>,
+    asm: String,
+    feature: String,
+    cost: f64,
+    latency: Option<f64>,
+    throughput: Option<f64>,
+    operands: Vec<Operand>,
+    result: Option<crate::ir::VecType>,
 }

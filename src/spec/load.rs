@@ -1,6 +1,6 @@
 //! Reads every `.spec` file under a directory: macros and idioms first, then families.
 
-use super::{Family, Instruction};
+use super::{Family, Instruction, Isa};
 use crate::error::{Error, Location, Result};
 use crate::ir::sexpr::{read_all, SExpr, SKind};
 use crate::ir::{Macro, Macros};
@@ -36,9 +36,13 @@ impl Idiom {
 /// Everything read from `specs/`.
 #[derive(Debug, Default)]
 pub struct SpecSet {
+    /// Every `define` and idiom, as macros.
     pub macros: Macros,
+    /// The idioms.
     pub idioms: Vec<Idiom>,
+    /// The families.
     pub families: Vec<Family>,
+    /// Every instruction the families expand into.
     pub instructions: Vec<Instruction>,
     /// The files read, with their contents, for input hashing.
     pub files: Vec<(PathBuf, String)>,
@@ -47,12 +51,14 @@ pub struct SpecSet {
 }
 
 impl SpecSet {
-    pub fn family(&self, isa: &str, name: &str) -> Option<&Family> {
+    /// The family `name` of `isa`.
+    pub fn family(&self, isa: Isa, name: &str) -> Option<&Family> {
         self.families
             .iter()
             .find(|f| f.isa == isa && f.name == name)
     }
 
+    /// The instruction `name`.
     pub fn instruction(&self, name: &str) -> Option<&Instruction> {
         self.instructions.iter().find(|i| i.name == name)
     }
@@ -65,7 +71,7 @@ impl SpecSet {
     /// The smallest scaled instance whose result still has at least `min_lanes` lanes (or the
     /// instruction as it is); widths that the semantics cannot take are skipped.
     pub fn scaled_to(&self, ins: &Instruction, min_lanes: u32) -> Result<Instruction> {
-        let Some(fam) = self.family(&ins.isa, &ins.family) else {
+        let Some(fam) = self.family(ins.isa, &ins.family) else {
             return Ok(ins.clone());
         };
         let mut binding = fam.scaled_binding(&ins.binding);
@@ -155,7 +161,7 @@ pub fn load_forms(set: &mut SpecSet, forms: &[SExpr]) -> Result<()> {
     let mut seen: HashMap<String, Location> = HashMap::new();
     for form in families {
         let fam = Family::parse(form)?;
-        if set.family(&fam.isa, &fam.name).is_some() {
+        if set.family(fam.isa, &fam.name).is_some() {
             return Err(form.err(format!(
                 "family {} is defined twice for {}",
                 fam.name, fam.isa

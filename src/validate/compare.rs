@@ -1,10 +1,10 @@
 //! Comparing the interpreter's lanes with the executed ones, and describing a difference: the
 //! instruction's inputs (every operand's lanes), the expected and the actual lanes.
 
-use super::ctype::INCONSISTENT;
 use crate::ir::print::lane_text;
 use crate::ir::{Elem, VecType};
 use crate::spec::Operand;
+use crate::toolchain::ctype::INCONSISTENT;
 use serde::Serialize;
 
 /// Most mismatching inputs described per instruction.
@@ -42,7 +42,7 @@ impl Mismatch {
 }
 
 /// `1, 3, 5` (the first 16 of them).
-fn lane_list(lanes: &[usize]) -> String {
+pub fn lane_list(lanes: &[usize]) -> String {
     let mut s: Vec<String> = lanes.iter().take(16).map(|l| l.to_string()).collect();
     if lanes.len() > 16 {
         s.push(format!("... {} in all", lanes.len()));

@@ -5,7 +5,7 @@
 //! bad intrinsic is reported on its own and never sinks or mislabels its neighbours.
 
 use super::harness::{self, Job, Source};
-use super::toolchain::{self, Failure, Target};
+use crate::toolchain::{self, Failure, Toolchain};
 use std::path::Path;
 
 /// What became of one job.
@@ -24,8 +24,12 @@ pub enum JobResult {
 /// intrinsics are used (gcc 12's `-O0` macro forms of e.g. `_mm_mask_alignr_epi8` ignore their
 /// pass-through operand). clang's HVX intrinsics are the same macros at every level, so HVX
 /// compiles with `-O0`, several times faster than `-O1`.
-fn strict_flags(target: Target) -> Vec<String> {
-    let opt = if target == Target::Hvx { "-O0" } else { "-Og" };
+fn strict_flags(target: Toolchain) -> Vec<String> {
+    let opt = if target == Toolchain::Hvx {
+        "-O0"
+    } else {
+        "-Og"
+    };
     vec![
         "-Werror=implicit-function-declaration".to_string(),
         opt.to_string(),
@@ -36,7 +40,7 @@ fn strict_flags(target: Target) -> Vec<String> {
 /// default C types is tried once more with their alternatives ([`Harness::with_alternatives`]).
 ///
 /// [`Harness::with_alternatives`]: super::harness::Harness::with_alternatives
-pub fn run_batch(target: Target, jobs: Vec<Job>, workdir: &Path) -> Vec<JobResult> {
+pub fn run_batch(target: Toolchain, jobs: Vec<Job>, workdir: &Path) -> Vec<JobResult> {
     let mut state = State {
         jobs,
         results: Vec::new(),
@@ -81,13 +85,17 @@ impl State {
     }
 }
 
-fn run_subset(target: Target, st: &mut State, mut pending: Vec<usize>, workdir: &Path) {
+fn run_subset(target: Toolchain, st: &mut State, mut pending: Vec<usize>, workdir: &Path) {
     while !pending.is_empty() {
         let refs: Vec<&Job> = pending.iter().map(|&i| &st.jobs[i]).collect();
         let src = harness::source(target, &refs);
         let mut flags = strict_flags(target);
         for j in &refs {
-            for f in &j.flags {
+            for f in j
+                .flags
+                .iter()
+                .filter(|f| !harness::is_function_flag(target, f))
+            {
                 if !flags.contains(f) {
                     flags.push(f.clone());
                 }
@@ -193,7 +201,7 @@ fn run_subset(target: Target, st: &mut State, mut pending: Vec<usize>, workdir: 
 }
 
 /// Splits `pending` in halves and runs each on its own.
-fn bisect(target: Target, st: &mut State, pending: Vec<usize>, workdir: &Path) {
+fn bisect(target: Toolchain, st: &mut State, pending: Vec<usize>, workdir: &Path) {
     let mid = pending.len() / 2;
     run_subset(target, st, pending[..mid].to_vec(), workdir);
     run_subset(target, st, pending[mid..].to_vec(), workdir);
@@ -280,6 +288,7 @@ mod tests {
     use super::*;
     use crate::ir::VecType;
     use crate::spec::{Instruction, Operand};
+    use crate::toolchain::features;
     use crate::validate::harness::Harness;
     use crate::validate::inputs;
 
@@ -292,36 +301,35 @@ mod tests {
             c_type: c.map(str::to_string),
             imm: None,
         };
-        let ins = Instruction {
-            name: intrinsic.into(),
-            intrinsic: Some(intrinsic.into()),
-            operands: vec![op("a"), op("b")],
-            result: ty,
-            ..Instruction::default()
-        };
-        let h = Harness::new(Target::X86, &ins).unwrap();
+        let ins = Instruction::for_harness_tests(intrinsic, vec![op("a"), op("b")], ty);
+        let h = Harness::new(Toolchain::X86, &ins).unwrap();
         let set = inputs::generate(&ins.operands, 5, 1, intrinsic);
         Job::new(h, &set, flags.iter().map(|s| s.to_string()).collect())
     }
 
-    fn host_has(flag: &str) -> bool {
-        std::fs::read_to_string("/proc/cpuinfo")
-            .is_ok_and(|t| t.split_whitespace().any(|w| w == flag))
+    /// A job for one instruction of the shipped specs.
+    fn spec_job(ins: &Instruction, flags: Vec<String>) -> Option<Job> {
+        let h = Harness::new(Toolchain::X86, ins).ok()?;
+        let name = ins.intrinsic.as_deref()?;
+        let set = inputs::generate(&ins.operands, 5, 1, name);
+        Some(Job::new(h, &set, flags))
     }
 
     #[test]
     fn a_crash_or_compile_error_is_pinned_on_its_instruction() {
-        if toolchain::check_tools(Target::X86).is_err() || !cfg!(target_arch = "x86_64") {
+        if toolchain::check_tools(Toolchain::X86).is_err() || !cfg!(target_arch = "x86_64") {
+            eprintln!("skipping: no gcc for x86-64 here");
             return;
         }
-        let workdir = std::env::temp_dir().join("isadb_exec_tests");
+        let workdir = tempfile::tempdir().unwrap();
+        let workdir = workdir.path();
         // A compile error in the middle of a batch.
         let jobs = vec![
             job("_mm_add_epi16", 8, None, &[]),
             job("_mm_nonexistent_epi16", 8, None, &[]),
             job("_mm_sub_epi16", 8, None, &[]),
         ];
-        let r = run_batch(Target::X86, jobs, &workdir);
+        let r = run_batch(Toolchain::X86, jobs, workdir);
         assert!(matches!(&r[0], JobResult::Output(b) if b.len() == 5 * 16));
         assert!(
             matches!(&r[1], JobResult::Failed(m) if m.starts_with("does not compile: implicit declaration")),
@@ -329,22 +337,48 @@ mod tests {
             r[1]
         );
         assert!(matches!(&r[2], JobResult::Output(_)));
-        // An instruction the CPU lacks (compiled anyway) dies with SIGILL; its neighbours still run.
-        if !host_has("avx512fp16") {
+        // An instruction of a feature this CPU lacks (by the feature table validation uses),
+        // compiled anyway, dies with SIGILL; its neighbours still run. The first lacking feature
+        // with an instruction in the specs that this gcc compiles is the one tried.
+        let lacking = features::x86_features_missing(&features::Host::detect());
+        let specs =
+            crate::spec::load_dir(&std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("specs"))
+                .unwrap();
+        for feature in &lacking {
+            let Some(ins) = specs.instructions.iter().find(|i| {
+                i.isa == crate::spec::Isa::X86
+                    && i.feature == *feature
+                    && i.intrinsic.is_some()
+                    && i.operands.iter().all(|o| o.imm.is_none())
+            }) else {
+                continue;
+            };
+            let Some(lacking_job) = spec_job(ins, features::compile_flags(Toolchain::X86, feature))
+            else {
+                continue;
+            };
             let jobs = vec![
                 job("_mm_add_epi16", 8, None, &[]),
-                job("_mm512_add_ph", 32, Some("__m512h"), &["-mavx512fp16"]),
+                lacking_job,
                 job("_mm_sub_epi16", 8, None, &[]),
             ];
-            let r = run_batch(Target::X86, jobs, &workdir);
-            assert!(matches!(&r[0], JobResult::Output(_)));
+            let r = run_batch(Toolchain::X86, jobs, workdir);
+            if matches!(&r[1], JobResult::Failed(m) if m.starts_with("does not compile")) {
+                continue;
+            }
+            let name = ins.intrinsic.as_deref().unwrap_or_default();
+            assert!(matches!(&r[0], JobResult::Output(_)), "{name}: {:?}", r[0]);
             assert!(
                 matches!(&r[1], JobResult::Failed(m) if m.starts_with("run failed: killed by signal 4")),
-                "{:?}",
+                "{name} ({feature}, which this CPU lacks): {:?}",
                 r[1]
             );
-            assert!(matches!(&r[2], JobResult::Output(_)), "{:?}", r[2]);
+            assert!(matches!(&r[2], JobResult::Output(_)), "{name}: {:?}", r[2]);
+            return;
         }
+        eprintln!(
+            "skipping the SIGILL assertion: this CPU has every x86 feature of the specs that gcc compiles (lacks {lacking:?})"
+        );
     }
 
     #[test]

@@ -14,18 +14,25 @@
 //! predicate is built from a vector with `Q6_Q_vand_VR(v, -1)`), calls the intrinsic and stores
 //! the result. Immediates must be compile-time constants, so the selector picks one of the
 //! instruction's immediate combinations in a `switch` with one call site per combination.
+//! On x86 an instruction's feature flags (`-mavx512bw`) become its own function's
+//! `target("...")` attribute, so an instruction the CPU lacks cannot change the code of its
+//! neighbours (with `-mavx512bw` for the whole file gcc may encode them with EVEX).
 //! All integers in the protocol are little-endian (every target is).
 
-use super::ctype::{self, CType, Repr};
 use super::inputs::InputSet;
-use super::toolchain::{self, Target};
 use crate::ir::{Elem, VecType};
 use crate::spec::Instruction;
+use crate::toolchain::ctype::{self, CType, Repr};
+use crate::toolchain::{self, Toolchain};
 use std::fmt::Write;
 
+/// The first word of stdin.
 pub const MAGIC_IN: u32 = 0x15AD_0001;
+/// The first word of stdout.
 pub const MAGIC_OUT: u32 = 0x15AD_0002;
+/// Job k's marker on stdout is `MARK_JOB + k`.
 pub const MARK_JOB: u32 = 0x15AE_0000;
+/// The last word of stdout.
 pub const MARK_END: u32 = 0x15AE_FFFF;
 /// Bytes of the static input and output chunk buffers (grown if one record is larger).
 const CHUNK_BYTES: usize = 64 * 1024;
@@ -35,8 +42,11 @@ const CHUNK_BYTES: usize = 64 * 1024;
 pub struct Slot {
     /// Operand name (`r` for the result).
     pub name: String,
+    /// Its IR type.
     pub ty: VecType,
+    /// Its C type.
     pub ctype: CType,
+    /// Its byte offset in the record.
     pub offset: usize,
 }
 
@@ -52,16 +62,21 @@ pub enum Arg {
 /// How one instruction is called from C and how its values are laid out in the stream.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Harness {
+    /// The instruction.
     pub name: String,
+    /// The intrinsic called.
     pub intrinsic: String,
+    /// Its arguments, in order.
     pub args: Vec<Arg>,
     /// Non-immediate operands, in operand order.
     pub slots: Vec<Slot>,
     /// The IR element type of each immediate.
     pub imm_elems: Vec<Elem>,
+    /// Where the result goes in the output record.
     pub result: Slot,
     /// Bytes per input record (multiple of its alignment) and per output record.
     pub record: usize,
+    #[allow(missing_docs)]
     pub out_record: usize,
 }
 
@@ -71,7 +86,7 @@ fn round_up(x: usize, a: usize) -> usize {
 
 impl Harness {
     /// The harness description of an instruction; Err says why it cannot be called from C.
-    pub fn new(target: Target, ins: &Instruction) -> Result<Harness, String> {
+    pub fn new(target: Toolchain, ins: &Instruction) -> Result<Harness, String> {
         let intrinsic = ins
             .intrinsic
             .clone()
@@ -180,6 +195,7 @@ impl Harness {
         )
     }
 
+    /// Whether records start with an immediate selector (the instruction has immediates).
     pub fn has_selector(&self) -> bool {
         !self.imm_elems.is_empty()
     }
@@ -220,16 +236,21 @@ impl Harness {
 /// One instruction's share of a batch: how to call it, its immediate combinations, its inputs.
 #[derive(Debug, Clone)]
 pub struct Job {
+    /// How to call the instruction.
     pub harness: Harness,
+    /// Its immediate combinations, one `case` of the switch each.
     pub imm_cases: Vec<Vec<i128>>,
     /// Number of input records.
     pub count: usize,
+    /// The encoded input records.
     pub records: Vec<u8>,
-    /// Compiler flags the instruction needs (merged over the batch).
+    /// Compiler flags the instruction needs: on x86 its function's target attribute, elsewhere
+    /// merged over the batch.
     pub flags: Vec<String>,
 }
 
 impl Job {
+    /// The job of running `harness` on `set`, compiled with `flags`.
     pub fn new(harness: Harness, set: &InputSet, flags: Vec<String>) -> Job {
         let records = harness.encode(set);
         Job {
@@ -245,7 +266,9 @@ impl Job {
 /// A generated program and the source lines of each job's function (1-based, inclusive).
 #[derive(Debug, Clone)]
 pub struct Source {
+    /// The C program.
     pub text: String,
+    /// The first and last line of each job's function.
     pub lines: Vec<(usize, usize)>,
 }
 
@@ -294,7 +317,7 @@ fn load(out: &mut String, slot: &Slot, var: &str) {
 }
 
 /// The complete program for a batch of jobs.
-pub fn source(target: Target, jobs: &[&Job]) -> Source {
+pub fn source(target: Toolchain, jobs: &[&Job]) -> Source {
     let mut s = String::with_capacity(8192 + jobs.len() * 2048);
     s.push_str(toolchain::prelude(target));
     s.push_str("\n/* ---- isadb validation harness ---- */\n");
@@ -304,7 +327,7 @@ pub fn source(target: Target, jobs: &[&Job]) -> Source {
         .fold(CHUNK_BYTES, usize::max);
     let buf = round_up(buf, 256);
     match target {
-        Target::Hvx => s.push_str(
+        Toolchain::Hvx => s.push_str(
             "#define ISADB_LOAD(T, v, src) ((v) = *(const T *)(const void *)(src))\n\
              #define ISADB_STORE(T, dst, v) (*(T *)(void *)(dst) = (v))\n",
         ),
@@ -325,7 +348,7 @@ pub fn source(target: Target, jobs: &[&Job]) -> Source {
     for (k, job) in jobs.iter().enumerate() {
         s.push('\n');
         let first = s.matches('\n').count() + 1;
-        function(&mut s, k, job, buf);
+        function(&mut s, k, job, buf, target);
         let last = s.matches('\n').count();
         lines.push((first, last));
     }
@@ -347,11 +370,26 @@ pub fn source(target: Target, jobs: &[&Job]) -> Source {
     Source { text: s, lines }
 }
 
+/// Whether `flag` goes on the job's own function as a target attribute rather than on the
+/// compiler's command line: x86 feature flags such as `-mavx512bw`.
+pub fn is_function_flag(target: Toolchain, flag: &str) -> bool {
+    target == Toolchain::X86 && flag.starts_with("-m") && !flag.starts_with("-march=")
+}
+
 /// Writes job k's function `static int isadb_run_k(unsigned int n)` (0 on a short read).
-fn function(s: &mut String, k: usize, job: &Job, buf: usize) {
+fn function(s: &mut String, k: usize, job: &Job, buf: usize, target: Toolchain) {
     let h = &job.harness;
     let chunk = (buf / h.record.max(h.out_record)).max(1);
     let _ = writeln!(s, "/* {k}: {} */", h.name.replace("*/", "* /"));
+    let features: Vec<&str> = job
+        .flags
+        .iter()
+        .filter(|f| is_function_flag(target, f))
+        .map(|f| &f[2..])
+        .collect();
+    if !features.is_empty() {
+        let _ = writeln!(s, "__attribute__((target(\"{}\")))", features.join(","));
+    }
     let _ = writeln!(s, "static int isadb_run_{k}(unsigned int n) {{");
     for slot in &h.slots {
         if slot.ctype.check_size {
@@ -512,30 +550,22 @@ pub fn parse_output(jobs: &[&Job], stdout: &[u8]) -> Parsed {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::ir::Expr;
     use crate::spec::Operand;
-    use std::rc::Rc;
 
     /// (name, IR type, immediate range, C type override)
     type Op<'a> = (&'a str, &'a str, Option<(i128, i128)>, Option<&'a str>);
 
     fn instruction(name: &str, ops: &[Op], result: &str) -> Instruction {
-        Instruction {
-            name: name.into(),
-            intrinsic: Some(name.into()),
-            operands: ops
-                .iter()
-                .map(|(n, t, imm, c)| Operand {
-                    name: n.to_string(),
-                    ty: VecType::parse(t).unwrap(),
-                    c_type: c.map(str::to_string),
-                    imm: *imm,
-                })
-                .collect(),
-            result: VecType::parse(result).unwrap(),
-            semantics: Rc::new(Expr::default()),
-            ..Instruction::default()
-        }
+        let operands = ops
+            .iter()
+            .map(|(n, t, imm, c)| Operand {
+                name: n.to_string(),
+                ty: VecType::parse(t).unwrap(),
+                c_type: c.map(str::to_string),
+                imm: *imm,
+            })
+            .collect();
+        Instruction::for_harness_tests(name, operands, VecType::parse(result).unwrap())
     }
 
     #[test]
@@ -549,7 +579,7 @@ mod tests {
             ],
             "<32 x i16>",
         );
-        let h = Harness::new(Target::X86, &ins).unwrap();
+        let h = Harness::new(Toolchain::X86, &ins).unwrap();
         assert_eq!(
             h.slots.iter().map(|s| s.offset).collect::<Vec<_>>(),
             vec![0, 64, 128]
@@ -580,7 +610,7 @@ mod tests {
             ],
             "<64 x i16>",
         );
-        let h = Harness::new(Target::Hvx, &ins).unwrap();
+        let h = Harness::new(Toolchain::Hvx, &ins).unwrap();
         assert!(h.has_selector());
         assert_eq!(h.slots[0].offset, 128);
         assert_eq!(h.slots[1].offset, 256);
@@ -590,7 +620,7 @@ mod tests {
             &[("a", "<128 x u8>", None, None)],
             "<128 x u16>",
         );
-        assert_eq!(Harness::new(Target::Hvx, &pair).unwrap().out_record, 256);
+        assert_eq!(Harness::new(Toolchain::Hvx, &pair).unwrap().out_record, 256);
     }
 
     #[test]
@@ -603,7 +633,7 @@ mod tests {
             ],
             "<8 x i16>",
         );
-        let h = Harness::new(Target::X86, &ins).unwrap();
+        let h = Harness::new(Toolchain::X86, &ins).unwrap();
         let set = crate::validate::inputs::generate(&ins.operands, 3, 1, "x");
         let job = Job::new(h, &set, vec![]);
         let jobs = [&job, &job];
@@ -622,7 +652,7 @@ mod tests {
         out.extend(MARK_END.to_le_bytes());
         let p = parse_output(&jobs, &out);
         assert_eq!((p.outputs.len(), p.started, p.complete), (2, None, true));
-        let src = source(Target::X86, &jobs);
+        let src = source(Toolchain::X86, &jobs);
         assert!(src.text.contains("r = _mm_add_epi16(v0, v1);"));
         let (a, b) = src.lines[1];
         assert!(src

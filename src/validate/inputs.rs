@@ -5,6 +5,7 @@
 //! never changes an instruction's inputs.
 
 use crate::ir::{Elem, VecType};
+use crate::semantics::sample::edge_values;
 use crate::spec::Operand;
 
 /// Most distinct immediate combinations per instruction (each is one call site in the harness).
@@ -68,97 +69,6 @@ pub struct InputSet {
     /// (a single empty combination when the instruction has no immediates).
     pub imm_cases: Vec<Vec<i128>>,
     pub inputs: Vec<Input>,
-}
-
-/// Edge values of an element type as raw lane bits (deduplicated, in a fixed order).
-pub fn edge_values(elem: Elem) -> Vec<u128> {
-    let mut out: Vec<u128> = Vec::new();
-    let mut push = |v: u128| {
-        if !out.contains(&v) {
-            out.push(v);
-        }
-    };
-    match elem {
-        Elem::Bool => {
-            push(0);
-            push(1);
-        }
-        Elem::F32 => {
-            let specials = [
-                0.0f32,
-                -0.0,
-                1.0,
-                -1.0,
-                0.5,
-                -0.5,
-                2.0,
-                1.5,
-                -2.5,
-                3.0,
-                127.0,
-                255.0,
-                256.0,
-                32767.0,
-                65535.0,
-                16777216.0,
-                16777217.0,
-                2147483648.0,
-                -2147483648.0,
-                0.1,
-                -1e-10,
-                1e10,
-                f32::MAX,
-                f32::MIN,
-                f32::MIN_POSITIVE,
-                f32::EPSILON,
-                f32::INFINITY,
-                f32::NEG_INFINITY,
-            ];
-            for x in specials {
-                push(x.to_bits() as u128);
-            }
-            push(1); // smallest denormal
-            push(0x8000_0001); // negative denormal
-            push(0x007f_ffff); // largest denormal
-            push(0x7fc0_0000); // quiet NaN
-            push(0xffc0_0001); // negative NaN with payload
-        }
-        _ => {
-            let bits = elem.bits();
-            let mask = elem.mask();
-            let min = (elem.min_value() as u128) & mask;
-            let max = (elem.max_value() as u128) & mask;
-            for v in [
-                0,
-                1,
-                mask,
-                min,
-                max,
-                min.wrapping_add(1) & mask,
-                max.wrapping_sub(1) & mask,
-                2,
-                mask - 1,
-            ] {
-                push(v & mask);
-            }
-            for k in 1..bits {
-                let p = 1u128 << k;
-                for v in [
-                    p,
-                    p - 1,
-                    p + 1,
-                    p.wrapping_neg(),
-                    p.wrapping_neg().wrapping_sub(1),
-                ] {
-                    push(v & mask);
-                }
-            }
-            for byte in [0x55u8, 0xaa, 0x0f, 0xf0, 0x33, 0xcc, 0x7f, 0x80, 0x01, 0xfe] {
-                push(u128::from_le_bytes([byte; 16]) & mask);
-            }
-        }
-    }
-    out
 }
 
 /// How one operand's lanes are drawn.

@@ -6,18 +6,32 @@
 
 use crate::database::Database;
 use crate::error::Result;
+use crate::spec::Isa;
+use crate::words::text_enum;
 use rusqlite::params;
 use std::collections::{HashMap, HashSet};
 use std::path::Path;
+
+text_enum! {
+    /// The outcome of running one instruction for real.
+    pub enum ValidationStatus("validation status") {
+        /// Every lane of every input agreed with the interpreter.
+        Validated = "validated",
+        /// Some lane differed.
+        Mismatch = "mismatch",
+        /// Not run: no way to call it from C, or this machine lacks a tool or feature.
+        Skipped = "skipped",
+    }
+}
 
 /// One row of `validation_results`.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Row {
     pub sem_hash: String,
     pub instruction_name: String,
-    pub isa: String,
+    pub isa: Isa,
     pub inputs: i64,
-    pub status: String,
+    pub status: ValidationStatus,
     pub detail: String,
     pub validated_at: String,
 }
@@ -63,7 +77,7 @@ pub struct Scope {
     pub names: HashMap<String, String>,
     /// ISAs validated in full, with every instruction name they still have: rows of these ISAs
     /// for other names go.
-    pub full_isas: HashMap<String, HashSet<String>>,
+    pub full_isas: HashMap<Isa, HashSet<String>>,
 }
 
 /// Writes `rows` (keeping a row's date when its outcome is unchanged) and removes stale rows, in
@@ -109,51 +123,20 @@ pub fn export(db: &Database, dir: &Path) -> Result<()> {
     db.export_tables(dir, &["validation_results"])
 }
 
-/// Today's UTC date as `YYYY-MM-DD`.
-pub fn today() -> String {
-    let secs = std::time::SystemTime::now()
-        .duration_since(std::time::UNIX_EPOCH)
-        .map(|d| d.as_secs())
-        .unwrap_or(0);
-    date_of_day((secs / 86_400) as i64)
-}
-
-/// The civil date of a day number counted from 1970-01-01 (Howard Hinnant's algorithm).
-fn date_of_day(days: i64) -> String {
-    let z = days + 719_468;
-    let era = z.div_euclid(146_097);
-    let doe = z.rem_euclid(146_097);
-    let yoe = (doe - doe / 1460 + doe / 36_524 - doe / 146_096) / 365;
-    let doy = doe - (365 * yoe + yoe / 4 - yoe / 100);
-    let mp = (5 * doy + 2) / 153;
-    let d = doy - (153 * mp + 2) / 5 + 1;
-    let m = if mp < 10 { mp + 3 } else { mp - 9 };
-    let y = yoe + era * 400 + i64::from(m <= 2);
-    format!("{y:04}-{m:02}-{d:02}")
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
 
-    fn row(hash: &str, name: &str, status: &str, date: &str) -> Row {
+    fn row(hash: &str, name: &str, status: ValidationStatus, date: &str) -> Row {
         Row {
             sem_hash: hash.into(),
             instruction_name: name.into(),
-            isa: "x86".into(),
+            isa: Isa::X86,
             inputs: 24,
-            status: status.into(),
+            status,
             detail: String::new(),
             validated_at: date.into(),
         }
-    }
-
-    #[test]
-    fn dates() {
-        assert_eq!(date_of_day(0), "1970-01-01");
-        assert_eq!(date_of_day(19_723), "2024-01-01");
-        assert_eq!(date_of_day(20_148), "2025-03-01");
-        assert_eq!(today().len(), 10);
     }
 
     #[test]
@@ -162,8 +145,8 @@ mod tests {
         save(
             &mut db,
             &[
-                row("h1", "a", "validated", "2020-01-01"),
-                row("h1", "b", "validated", "2020-01-01"),
+                row("h1", "a", ValidationStatus::Validated, "2020-01-01"),
+                row("h1", "b", ValidationStatus::Validated, "2020-01-01"),
             ],
             &Scope::default(),
         )
@@ -172,12 +155,12 @@ mod tests {
         scope.names.insert("a".into(), "h2".into());
         scope
             .full_isas
-            .insert("x86".into(), ["a".to_string(), "c".to_string()].into());
+            .insert(Isa::X86, ["a".to_string(), "c".to_string()].into());
         let n = save(
             &mut db,
             &[
-                row("h2", "a", "validated", "2021-01-01"),
-                row("h3", "c", "mismatch", "2021-01-01"),
+                row("h2", "a", ValidationStatus::Validated, "2021-01-01"),
+                row("h3", "c", ValidationStatus::Mismatch, "2021-01-01"),
             ],
             &scope,
         )
@@ -187,7 +170,7 @@ mod tests {
         assert_eq!(all.len(), 2);
         let n = save(
             &mut db,
-            &[row("h2", "a", "validated", "2022-02-02")],
+            &[row("h2", "a", ValidationStatus::Validated, "2022-02-02")],
             &scope,
         )
         .unwrap();

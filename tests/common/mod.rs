@@ -1,9 +1,11 @@
 //! Helpers shared by the integration tests: private copies of the project's inputs, so tests
-//! never touch the checkout's database, and running the real binary.
+//! never touch the checkout's database, and running the real binary. Scratch directories are
+//! `tempfile` guards: removed when the test ends, pass or fail.
 #![allow(dead_code)]
 
-use std::path::{Path, PathBuf};
+use std::path::Path;
 use std::process::{Command, Output};
+use tempfile::TempDir;
 
 pub fn root() -> &'static Path {
     Path::new(env!("CARGO_MANIFEST_DIR"))
@@ -22,17 +24,20 @@ pub fn copy_dir(from: &Path, to: &Path) {
     }
 }
 
-/// An empty scratch directory (with `rules.db/`) private to this test process.
-pub fn scratch(name: &str) -> PathBuf {
-    let dir = std::env::temp_dir().join(format!("isadb-test-{name}-{}", std::process::id()));
-    let _ = std::fs::remove_dir_all(&dir);
-    std::fs::create_dir_all(dir.join("rules.db")).unwrap();
+/// An empty scratch directory (with `rules.db/`), removed when the guard drops.
+pub fn scratch(name: &str) -> TempDir {
+    let dir = tempfile::Builder::new()
+        .prefix(&format!("isadb-test-{name}-"))
+        .tempdir()
+        .unwrap();
+    std::fs::create_dir_all(dir.path().join("rules.db")).unwrap();
     dir
 }
 
 /// A scratch copy of `specs/`, `queries/` and the committed CSV tables.
-pub fn project_copy(name: &str) -> PathBuf {
-    let dir = scratch(name);
+pub fn project_copy(name: &str) -> TempDir {
+    let guard = scratch(name);
+    let dir = guard.path();
     copy_dir(&root().join("specs"), &dir.join("specs"));
     copy_dir(&root().join("queries"), &dir.join("queries"));
     for entry in std::fs::read_dir(root().join("rules.db")).unwrap() {
@@ -41,14 +46,14 @@ pub fn project_copy(name: &str) -> PathBuf {
             std::fs::copy(&p, dir.join("rules.db").join(p.file_name().unwrap())).unwrap();
         }
     }
-    dir
+    guard
 }
 
 /// Runs the isadb binary on a project directory.
-pub fn isadb(home: &Path, args: &[&str]) -> Output {
+pub fn isadb(home: impl AsRef<Path>, args: &[&str]) -> Output {
     Command::new(env!("CARGO_BIN_EXE_isadb"))
         .arg("--home")
-        .arg(home)
+        .arg(home.as_ref())
         .args(args)
         .output()
         .unwrap()

@@ -1,13 +1,16 @@
-//! Keeps the `implements` facts current: cached matches are reused when the instruction's
-//! semantics and the idiom catalogue are unchanged; everything else is matched again.
+//! Keeps the `implements` facts current at build time: cached matches are reused when the
+//! instruction's semantics and the idiom catalogue are unchanged; everything else is matched
+//! again, on every core.
 
-use super::matcher::{Fact, Matcher};
+use super::fact::Fact;
+use super::matcher::Matcher;
+use super::store;
 use crate::database::Database;
 use crate::error::Result;
+use crate::ir::sexpr::{SExpr, SKind};
 use crate::spec::load::Idiom;
 use crate::spec::{hash_text, SpecSet};
-use rusqlite::params;
-use std::collections::{BTreeMap, HashMap};
+use std::collections::BTreeMap;
 
 /// Part of every idiom hash: bumped when the matcher records more per fact or decides matches
 /// differently, so the cache is matched again.
@@ -60,10 +63,10 @@ pub fn catalogue_hash(idioms: &BTreeMap<String, String>) -> String {
     )
 }
 
-fn symbols<'a>(s: &'a crate::ir::sexpr::SExpr, out: &mut Vec<&'a str>) {
+fn symbols<'a>(s: &'a SExpr, out: &mut Vec<&'a str>) {
     match &s.kind {
-        crate::ir::sexpr::SKind::Sym(x) => out.push(x),
-        crate::ir::sexpr::SKind::List(items) => items.iter().for_each(|i| symbols(i, out)),
+        SKind::Sym(x) => out.push(x),
+        SKind::List(items) => items.iter().for_each(|i| symbols(i, out)),
         _ => {}
     }
 }
@@ -136,60 +139,13 @@ fn match_parallel(specs: &SpecSet, jobs: &[Job]) -> Result<Vec<Vec<Fact>>> {
     Ok(results.into_iter().map(|(_, f)| f).collect())
 }
 
-/// A cached row of `idiom_matches`.
-struct Cached {
-    sem_hash: String,
-    catalogue: String,
-    idiom: String,
-    fact: Option<Fact>,
-}
-
 /// Brings `idiom_matches` up to date (when `rematch`: pairs whose instruction or idiom changed
 /// are matched again; otherwise only what the cache holds is used), then rebuilds `implements`.
 pub fn refresh(db: &mut Database, specs: &SpecSet, rematch: bool) -> Result<Refresh> {
     let now = idiom_hashes(specs);
     let catalogue = catalogue_hash(&now);
-    let mut versions: HashMap<String, HashMap<String, String>> = HashMap::new();
-    for t in db.text_rows("SELECT catalogue_hash, idiom, idiom_hash FROM idiom_catalogue")? {
-        versions
-            .entry(t[0].clone())
-            .or_default()
-            .insert(t[1].clone(), t[2].clone());
-    }
-    let mut cached: HashMap<String, Vec<Cached>> = HashMap::new();
-    {
-        let mut stmt = db.conn().prepare(
-            "SELECT instruction, sem_hash, catalogue_hash, idiom, binding, status, lanes, solver_ms, operands, meta FROM idiom_matches",
-        )?;
-        let rows = stmt.query_map([], |r| {
-            let (name, idiom): (String, String) = (r.get(0)?, r.get(3)?);
-            let fact = (!idiom.is_empty()).then(|| -> rusqlite::Result<Fact> {
-                Ok(Fact {
-                    idiom: idiom.clone(),
-                    instruction: name.clone(),
-                    binding: r.get(4)?,
-                    operands: r.get(8)?,
-                    meta: r.get(9)?,
-                    status: r.get(5)?,
-                    lanes: r.get(6)?,
-                    ms: r.get(7)?,
-                })
-            });
-            Ok((
-                name,
-                Cached {
-                    sem_hash: r.get(1)?,
-                    catalogue: r.get(2)?,
-                    idiom,
-                    fact: fact.transpose()?,
-                },
-            ))
-        })?;
-        for row in rows {
-            let (name, c) = row?;
-            cached.entry(name).or_default().push(c);
-        }
-    }
+    let versions = store::catalogue_versions(db)?;
+    let cached = store::cached_matches(db)?;
     // For every instruction: the facts still valid, and the idioms to match again.
     let mut keep: Vec<Vec<Fact>> = Vec::new();
     let mut jobs: Vec<Job> = Vec::new();
@@ -203,10 +159,9 @@ pub fn refresh(db: &mut Database, specs: &SpecSet, rematch: bool) -> Result<Refr
         let unchanged = |d: &str| old.is_some_and(|o| o.get(d) == now.get(d));
         keep.push(
             rows.iter()
-                .filter(|c| {
-                    !c.idiom.is_empty() && c.sem_hash == ins.sem_hash && unchanged(&c.idiom)
-                })
+                .filter(|c| c.sem_hash == ins.sem_hash)
                 .filter_map(|c| c.fact.clone())
+                .filter(|f| unchanged(&f.idiom))
                 .collect(),
         );
         let stale: Vec<String> = now.keys().filter(|d| !unchanged(d)).cloned().collect();
@@ -222,39 +177,6 @@ pub fn refresh(db: &mut Database, specs: &SpecSet, rematch: bool) -> Result<Refr
     for (job, facts) in jobs.iter().zip(match_parallel(specs, &jobs)?) {
         keep[job.instruction].extend(facts);
     }
-    db.transaction(|tx| {
-        if rematch {
-            tx.execute("DELETE FROM idiom_matches", [])?;
-            tx.execute("DELETE FROM idiom_catalogue", [])?;
-            let mut version = tx.prepare("INSERT INTO idiom_catalogue(catalogue_hash, idiom, idiom_hash) VALUES (?1, ?2, ?3)")?;
-            for (d, h) in &now {
-                version.execute(params![catalogue, d, h])?;
-            }
-            let mut insert = tx.prepare(
-                "INSERT OR IGNORE INTO idiom_matches(instruction, sem_hash, catalogue_hash, idiom, binding, status, lanes, solver_ms, operands, meta)
-                 VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10)",
-            )?;
-            for (ins, facts) in specs.instructions.iter().zip(&keep) {
-                if facts.is_empty() {
-                    insert.execute(params![ins.name, ins.sem_hash, catalogue, "", "", "none", 0, 0.0, "", ""])?;
-                }
-                for f in facts {
-                    let ms = (f.ms * 10.0).round() / 10.0;
-                    insert.execute(params![ins.name, ins.sem_hash, catalogue, f.idiom, f.binding, f.status, f.lanes, ms, f.operands, f.meta])?;
-                }
-            }
-        }
-        tx.execute("DELETE FROM implements", [])?;
-        let mut insert = tx.prepare(
-            "INSERT OR IGNORE INTO implements(idiom_id, instruction_id, binding, status, sem_hash)
-             SELECT d.id, i.id, ?3, ?4, i.sem_hash FROM idioms d, instructions i WHERE d.name = ?1 AND i.name = ?2",
-        )?;
-        for (ins, facts) in specs.instructions.iter().zip(&keep) {
-            for f in facts {
-                stats.facts += insert.execute(params![f.idiom, ins.name, f.binding, f.status])?;
-            }
-        }
-        Ok(())
-    })?;
+    stats.facts = store::write(db, specs, &keep, (rematch).then_some((&catalogue, &now)))?;
     Ok(stats)
 }

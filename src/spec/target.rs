@@ -1,15 +1,19 @@
 //! The targets `isadb compile` selects instructions for: an ISA, the features it may use and the
 //! width of one register.
 
+use super::isa::Isa;
 use crate::error::{Error, Result};
-use crate::validate::toolchain;
 
+/// A compilation target.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct Target {
+    /// The name users type (`x86-avx2`).
     pub name: &'static str,
-    pub isa: &'static str,
+    /// The instruction set.
+    pub isa: Isa,
     /// Features whose instructions may be selected.
     pub features: &'static [&'static str],
+    /// The width of one vector register.
     pub register_bits: u32,
     /// Values narrower than this are not worth splitting a wider computation into.
     pub min_split_bits: u32,
@@ -18,10 +22,11 @@ pub struct Target {
     pub lane_layout: bool,
 }
 
+/// Every target.
 pub const TARGETS: [Target; 4] = [
     Target {
         name: "x86-avx2",
-        isa: "x86",
+        isa: Isa::X86,
         features: &["sse2", "ssse3", "sse4.1", "sse4.2", "avx", "avx2"],
         register_bits: 256,
         min_split_bits: 128,
@@ -29,7 +34,7 @@ pub const TARGETS: [Target; 4] = [
     },
     Target {
         name: "x86-avx512",
-        isa: "x86",
+        isa: Isa::X86,
         features: &[
             "sse2",
             "ssse3",
@@ -50,7 +55,7 @@ pub const TARGETS: [Target; 4] = [
     },
     Target {
         name: "neon",
-        isa: "neon",
+        isa: Isa::Neon,
         features: &["neon", "rdm", "dotprod", "i8mm"],
         register_bits: 128,
         min_split_bits: 64,
@@ -58,7 +63,7 @@ pub const TARGETS: [Target; 4] = [
     },
     Target {
         name: "hvx",
-        isa: "hvx",
+        isa: Isa::Hvx,
         features: &["hvxv60", "hvxv62", "hvxv65", "hvxv66"],
         register_bits: 1024,
         min_split_bits: 1024,
@@ -67,6 +72,7 @@ pub const TARGETS: [Target; 4] = [
 ];
 
 impl Target {
+    /// The target named `name`; an unknown name is a usage error with a suggestion.
     pub fn parse(name: &str) -> Result<Target> {
         TARGETS
             .iter()
@@ -76,14 +82,9 @@ impl Target {
                 let known: Vec<&str> = TARGETS.iter().map(|t| t.name).collect();
                 Error::Usage(format!(
                     "unknown target '{name}'{}; targets: {}",
-                    crate::ir::parse::did_you_mean(name, &known),
+                    crate::words::did_you_mean(name, &known),
                     known.join(", ")
                 ))
             })
-    }
-
-    /// The toolchain that compiles and runs this target's C.
-    pub fn toolchain(&self) -> toolchain::Target {
-        toolchain::Target::from_isa(self.isa).expect("every target's ISA has a toolchain")
     }
 }

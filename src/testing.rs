@@ -1,18 +1,35 @@
-//! Unsound variants of a rule instance, for testing that the verifier refutes them: operand swaps
-//! of non-commutative operators, constants off by one, an operator replaced by a sibling, a
-//! signedness flip of a variable, a dropped predicate.
+//! For the integration tests: the internals they check directly (rule elaboration, the z3
+//! evaluator, the kernel rules and benchmark kernels, validation harnesses and inputs, the C
+//! toolchains and their feature table, running a selection's C) and helpers of their own ([`mutants`]: unsound variants of a rule
+//! instance, for testing that the verifier refutes them: operand swaps of non-commutative
+//! operators, constants off by one, an operator replaced by a sibling, a signedness flip of a
+//! variable, a dropped predicate).
 
-use super::load::Instance;
-use crate::ir::expr::Op;
-use crate::ir::Expr;
+pub use crate::ir::sexpr::read_one;
+pub use crate::ir::Scope;
+pub use crate::kernel::family as kernel_family;
+pub use crate::kernel::rule::load as load_kernel_rules;
+pub use crate::rules::load::{elaborate, load_rules, rule_macros, rule_types, Instance};
+pub use crate::select::check::{features as selection_features, run_c};
+pub use crate::semantics::smt::eval_with_z3;
+pub use crate::toolchain::features::{missing, Host};
+pub use crate::toolchain::{build_and_run, check_tools};
+pub use crate::validate::harness;
+pub use crate::validate::inputs::generate as generate_inputs;
+
+use crate::ir::{Expr, Op};
 use crate::semantics::{eval, Env};
 use std::rc::Rc;
 
 /// One mutant: the changed side, a description, and whether the predicate is kept.
 pub struct Mutant {
+    /// What was changed.
     pub what: String,
+    /// The left-hand side after the change.
     pub lhs: Rc<Expr>,
+    /// The right-hand side after the change.
     pub rhs: Rc<Expr>,
+    /// The predicate, unless it was dropped.
     pub predicate: Option<Rc<Expr>>,
 }
 

@@ -11,7 +11,7 @@
 //!   (one bit per byte; a lane covers 128/N bytes, passed through `Q6_Q_vand_VR`/`Q6_V_vand_QR`);
 //!   scalars `int` (or `long long` for 64 bits).
 
-use super::toolchain::Target;
+use super::Toolchain;
 use crate::ir::{Elem, VecType};
 
 /// How the IR value's lanes become the C object's bytes.
@@ -155,13 +155,13 @@ fn natural_align(size: usize) -> usize {
 
 /// The C type for a value of IR type `ty` on `target`: the default, or `c_override` (an operand's `(c ...)`).
 /// Err explains why no C type fits.
-pub fn c_type(target: Target, ty: VecType, c_override: Option<&str>) -> Result<CType, String> {
+pub fn c_type(target: Toolchain, ty: VecType, c_override: Option<&str>) -> Result<CType, String> {
     let name = match c_override {
         Some(c) => return from_name(target, ty, c.trim()),
         None => default_name(target, ty)?,
     };
     let mut c = from_name(target, ty, &name)?;
-    if target == Target::Neon && ty.lanes == 1 && ty.elem.bits() == 64 && ty.elem.is_int() {
+    if target == Toolchain::Neon && ty.lanes == 1 && ty.elem.bits() == 64 && ty.elem.is_int() {
         c.alternative = Some(format!(
             "{}int64x1_t",
             if ty.elem.is_signed() { "" } else { "u" }
@@ -171,16 +171,16 @@ pub fn c_type(target: Target, ty: VecType, c_override: Option<&str>) -> Result<C
 }
 
 /// The default C type name for `ty` on `target`.
-fn default_name(target: Target, ty: VecType) -> Result<String, String> {
+fn default_name(target: Toolchain, ty: VecType) -> Result<String, String> {
     let bits = ty.bits();
     let no_default =
         || format!("no default C type for {ty} on {target}; give the operand a (c \"...\") type");
     if ty.elem == Elem::Bool {
         return match target {
-            Target::X86 if ty.lanes <= 64 => {
+            Toolchain::X86 if ty.lanes <= 64 => {
                 Ok(format!("__mmask{}", ty.lanes.next_power_of_two().max(8)))
             }
-            Target::Hvx if 128 % ty.lanes == 0 => Ok("HVX_VectorPred".into()),
+            Toolchain::Hvx if 128 % ty.lanes == 0 => Ok("HVX_VectorPred".into()),
             _ => Err(no_default()),
         };
     }
@@ -190,14 +190,14 @@ fn default_name(target: Target, ty: VecType) -> Result<String, String> {
             .ok_or_else(no_default);
     }
     match target {
-        Target::X86 => {
+        Toolchain::X86 => {
             let suffix = if ty.elem == Elem::F32 { "" } else { "i" };
             match bits {
                 128 | 256 | 512 => Ok(format!("__m{bits}{suffix}")),
                 _ => Err(no_default()),
             }
         }
-        Target::Neon => {
+        Toolchain::Neon => {
             if bits != 64 && bits != 128 {
                 return Err(no_default());
             }
@@ -208,7 +208,7 @@ fn default_name(target: Target, ty: VecType) -> Result<String, String> {
             };
             Ok(format!("{base}{}x{}_t", ty.elem.bits(), ty.lanes))
         }
-        Target::Hvx => match bits {
+        Toolchain::Hvx => match bits {
             1024 => Ok("HVX_Vector".into()),
             2048 => Ok("HVX_VectorPair".into()),
             _ => Err(no_default()),
@@ -217,40 +217,40 @@ fn default_name(target: Target, ty: VecType) -> Result<String, String> {
 }
 
 /// The default scalar C type of an element type.
-fn scalar_name(target: Target, elem: Elem) -> Option<&'static str> {
+fn scalar_name(target: Toolchain, elem: Elem) -> Option<&'static str> {
     use Elem::*;
     Some(match (target, elem) {
         (_, F32) => "float",
-        (Target::Hvx, I64) => "long long",
-        (Target::Hvx, U64) => "unsigned long long",
-        (Target::Hvx, I8 | I16 | I32 | U8 | U16 | U32) => "int",
-        (Target::X86, I8) => "char",
-        (Target::X86, U8) => "unsigned char",
-        (Target::X86, I16) => "short",
-        (Target::X86, U16) => "unsigned short",
-        (Target::X86, I32) => "int",
-        (Target::X86, U32) => "unsigned int",
-        (Target::X86, I64) => "long long",
-        (Target::X86, U64) => "unsigned long long",
-        (Target::Neon, I8) => "int8_t",
-        (Target::Neon, U8) => "uint8_t",
-        (Target::Neon, I16) => "int16_t",
-        (Target::Neon, U16) => "uint16_t",
-        (Target::Neon, I32) => "int32_t",
-        (Target::Neon, U32) => "uint32_t",
-        (Target::Neon, I64) => "int64_t",
-        (Target::Neon, U64) => "uint64_t",
+        (Toolchain::Hvx, I64) => "long long",
+        (Toolchain::Hvx, U64) => "unsigned long long",
+        (Toolchain::Hvx, I8 | I16 | I32 | U8 | U16 | U32) => "int",
+        (Toolchain::X86, I8) => "char",
+        (Toolchain::X86, U8) => "unsigned char",
+        (Toolchain::X86, I16) => "short",
+        (Toolchain::X86, U16) => "unsigned short",
+        (Toolchain::X86, I32) => "int",
+        (Toolchain::X86, U32) => "unsigned int",
+        (Toolchain::X86, I64) => "long long",
+        (Toolchain::X86, U64) => "unsigned long long",
+        (Toolchain::Neon, I8) => "int8_t",
+        (Toolchain::Neon, U8) => "uint8_t",
+        (Toolchain::Neon, I16) => "int16_t",
+        (Toolchain::Neon, U16) => "uint16_t",
+        (Toolchain::Neon, I32) => "int32_t",
+        (Toolchain::Neon, U32) => "uint32_t",
+        (Toolchain::Neon, I64) => "int64_t",
+        (Toolchain::Neon, U64) => "uint64_t",
         _ => return None,
     })
 }
 
 /// Size in bytes of a C scalar type name, if it is one we know.
-fn scalar_size(target: Target, name: &str) -> Option<usize> {
+fn scalar_size(target: Toolchain, name: &str) -> Option<usize> {
     let words: Vec<&str> = name
         .split_whitespace()
         .filter(|w| *w != "signed" && *w != "unsigned" && *w != "const")
         .collect();
-    let long = if target == Target::Hvx { 4 } else { 8 };
+    let long = if target == Toolchain::Hvx { 4 } else { 8 };
     Some(match words.join(" ").as_str() {
         "" | "int" => 4, // "" is a bare `unsigned`
         "char" => 1,
@@ -268,9 +268,9 @@ fn scalar_size(target: Target, name: &str) -> Option<usize> {
 }
 
 /// Size in bytes of a vector (or vector-struct) C type name we know, for the target.
-fn vector_size(target: Target, name: &str) -> Option<usize> {
+fn vector_size(target: Toolchain, name: &str) -> Option<usize> {
     match target {
-        Target::X86 => {
+        Toolchain::X86 => {
             if let Some(m) = name.strip_prefix("__mmask") {
                 return m
                     .parse::<usize>()
@@ -285,12 +285,12 @@ fn vector_size(target: Target, name: &str) -> Option<usize> {
             ([128, 256, 512].contains(&bits) && ["", "i", "d", "h", "bh"].contains(&tail))
                 .then_some(bits / 8)
         }
-        Target::Hvx => match name {
+        Toolchain::Hvx => match name {
             "HVX_Vector" => Some(128),
             "HVX_VectorPair" => Some(256),
             _ => None,
         },
-        Target::Neon => {
+        Toolchain::Neon => {
             // (u)int8x16_t, float32x4_t, poly8x8_t, int8x16x2_t, bfloat16x8_t, float16x4_t.
             let body = name.strip_suffix("_t")?;
             let base = ["uint", "int", "float", "poly", "bfloat", "mfloat"]
@@ -310,11 +310,11 @@ fn vector_size(target: Target, name: &str) -> Option<usize> {
 }
 
 /// Builds the C type `name` for IR type `ty`, checking that they fit together.
-fn from_name(target: Target, ty: VecType, name: &str) -> Result<CType, String> {
+fn from_name(target: Toolchain, ty: VecType, name: &str) -> Result<CType, String> {
     let bits = ty.bits() as usize;
     let misfit = |what: &str| format!("C type {name} cannot carry {ty}: {what}");
     if name == "HVX_VectorPred" {
-        if target != Target::Hvx || ty.elem != Elem::Bool || 128 % ty.lanes != 0 {
+        if target != Toolchain::Hvx || ty.elem != Elem::Bool || 128 % ty.lanes != 0 {
             return Err(misfit("an HVX predicate holds <32|64|128 x bool>"));
         }
         let mut c = CType::new(
@@ -389,39 +389,45 @@ mod tests {
     #[test]
     fn defaults_per_isa() {
         let name = |t, s: &str| c_type(t, ty(s), None).map(|c| c.name);
-        assert_eq!(name(Target::X86, "<8 x i16>").unwrap(), "__m128i");
-        assert_eq!(name(Target::X86, "<16 x f32>").unwrap(), "__m512");
-        assert_eq!(name(Target::X86, "<4 x bool>").unwrap(), "__mmask8");
-        assert_eq!(name(Target::X86, "<32 x bool>").unwrap(), "__mmask32");
-        assert_eq!(name(Target::X86, "i64").unwrap(), "long long");
-        assert_eq!(name(Target::Neon, "<8 x u8>").unwrap(), "uint8x8_t");
-        assert_eq!(name(Target::Neon, "<4 x f32>").unwrap(), "float32x4_t");
-        assert_eq!(name(Target::Neon, "i16").unwrap(), "int16_t");
-        assert!(name(Target::Neon, "<8 x bool>").is_err());
+        assert_eq!(name(Toolchain::X86, "<8 x i16>").unwrap(), "__m128i");
+        assert_eq!(name(Toolchain::X86, "<16 x f32>").unwrap(), "__m512");
+        assert_eq!(name(Toolchain::X86, "<4 x bool>").unwrap(), "__mmask8");
+        assert_eq!(name(Toolchain::X86, "<32 x bool>").unwrap(), "__mmask32");
+        assert_eq!(name(Toolchain::X86, "i64").unwrap(), "long long");
+        assert_eq!(name(Toolchain::Neon, "<8 x u8>").unwrap(), "uint8x8_t");
+        assert_eq!(name(Toolchain::Neon, "<4 x f32>").unwrap(), "float32x4_t");
+        assert_eq!(name(Toolchain::Neon, "i16").unwrap(), "int16_t");
+        assert!(name(Toolchain::Neon, "<8 x bool>").is_err());
         assert_eq!(
-            c_type(Target::Neon, ty("u64"), None)
+            c_type(Toolchain::Neon, ty("u64"), None)
                 .unwrap()
                 .alternative
                 .as_deref(),
             Some("uint64x1_t")
         );
         assert_eq!(
-            c_type(Target::Neon, ty("i64"), Some("int64_t"))
+            c_type(Toolchain::Neon, ty("i64"), Some("int64_t"))
                 .unwrap()
                 .alternative,
             None
         );
-        assert_eq!(name(Target::Hvx, "<64 x i16>").unwrap(), "HVX_Vector");
-        assert_eq!(name(Target::Hvx, "<128 x u16>").unwrap(), "HVX_VectorPair");
-        assert_eq!(name(Target::Hvx, "<32 x bool>").unwrap(), "HVX_VectorPred");
-        assert!(name(Target::X86, "<4 x i8>").is_err());
+        assert_eq!(name(Toolchain::Hvx, "<64 x i16>").unwrap(), "HVX_Vector");
+        assert_eq!(
+            name(Toolchain::Hvx, "<128 x u16>").unwrap(),
+            "HVX_VectorPair"
+        );
+        assert_eq!(
+            name(Toolchain::Hvx, "<32 x bool>").unwrap(),
+            "HVX_VectorPred"
+        );
+        assert!(name(Toolchain::X86, "<4 x i8>").is_err());
     }
 
     #[test]
     fn overrides_and_encodings() {
-        let packed = c_type(Target::Hvx, ty("<4 x i8>"), Some("int")).unwrap();
+        let packed = c_type(Toolchain::Hvx, ty("<4 x i8>"), Some("int")).unwrap();
         assert_eq!((packed.size, packed.repr), (4, Repr::Bytes));
-        let narrow = c_type(Target::Hvx, ty("i8"), None).unwrap();
+        let narrow = c_type(Toolchain::Hvx, ty("i8"), None).unwrap();
         assert_eq!(narrow.repr, Repr::Widened);
         assert_eq!(
             narrow.encode(ty("i8"), &[0x80]),
@@ -431,27 +437,27 @@ mod tests {
             narrow.decode(ty("i8"), &[0x80, 0xff, 0xff, 0xff]),
             vec![0x80]
         );
-        let table = c_type(Target::Neon, ty("<32 x u8>"), Some("uint8x16x2_t")).unwrap();
+        let table = c_type(Toolchain::Neon, ty("<32 x u8>"), Some("uint8x16x2_t")).unwrap();
         assert_eq!(
             (table.size, table.repr, table.check_size),
             (32, Repr::Bytes, false)
         );
-        let mask = c_type(Target::X86, ty("<4 x bool>"), None).unwrap();
+        let mask = c_type(Toolchain::X86, ty("<4 x bool>"), None).unwrap();
         assert_eq!(mask.encode(ty("<4 x bool>"), &[1, 0, 1, 1]), vec![0b1101]);
         assert_eq!(mask.decode(ty("<4 x bool>"), &[0xfd]), vec![1, 0, 1, 1]);
-        let pred = c_type(Target::Hvx, ty("<32 x bool>"), None).unwrap();
+        let pred = c_type(Toolchain::Hvx, ty("<32 x bool>"), None).unwrap();
         assert!(pred.hvx_pred);
         let mut bytes = pred.encode(ty("<32 x bool>"), &[1; 32]);
         assert!(bytes.iter().all(|&b| b == 0xff));
         bytes[5] = 0;
         assert_eq!(pred.decode(ty("<32 x bool>"), &bytes)[1], INCONSISTENT);
-        let neon_mask = c_type(Target::Neon, ty("<8 x bool>"), Some("uint16x8_t")).unwrap();
+        let neon_mask = c_type(Toolchain::Neon, ty("<8 x bool>"), Some("uint16x8_t")).unwrap();
         assert_eq!(neon_mask.repr, Repr::Expanded { lane_bytes: 2 });
-        let odd = c_type(Target::Neon, ty("<8 x i16>"), Some("my_struct_t")).unwrap();
+        let odd = c_type(Toolchain::Neon, ty("<8 x i16>"), Some("my_struct_t")).unwrap();
         assert!(odd.check_size && odd.size == 16);
-        assert!(c_type(Target::X86, ty("<8 x i16>"), Some("__m256i")).is_err());
+        assert!(c_type(Toolchain::X86, ty("<8 x i16>"), Some("__m256i")).is_err());
         assert!(
-            c_type(Target::Hvx, ty("<32 x i32>"), Some("HVX_VectorPair"))
+            c_type(Toolchain::Hvx, ty("<32 x i32>"), Some("HVX_VectorPair"))
                 .unwrap_err()
                 .contains("2048 bits")
         );

@@ -5,7 +5,7 @@
 //! Features outside the tables are attempted with the default flags: if the compiler or the CPU
 //! rejects them, the instruction is reported as not compiling or as crashing.
 
-use super::toolchain::Target;
+use super::Toolchain;
 use std::collections::HashSet;
 
 /// Whether an instruction's feature can run here.
@@ -120,47 +120,74 @@ fn parts(feature: &str) -> impl Iterator<Item = String> + '_ {
 }
 
 /// Whether `feature` can run on `target` here, and with which flags.
-pub fn support(target: Target, feature: &str, host: &Host) -> Support {
+pub fn support(target: Toolchain, feature: &str, host: &Host) -> Support {
+    match missing(target, feature, host) {
+        Some(reason) => Support::Unsupported(reason),
+        None => Support::Flags(compile_flags(target, feature)),
+    }
+}
+
+/// The compiler flags code using `feature` needs on `target`, whether or not this machine can
+/// run it (features outside the tables need none).
+pub fn compile_flags(target: Toolchain, feature: &str) -> Vec<String> {
     let mut flags: Vec<String> = Vec::new();
     for part in parts(feature) {
+        let flag = match target {
+            Toolchain::X86 => X86.iter().find(|f| f.0 == part).map(|f| f.1),
+            Toolchain::Neon => NEON.iter().find(|f| f.0 == part).map(|f| f.1),
+            Toolchain::Hvx => None,
+        };
+        if let Some(flag) = flag.filter(|f| !f.is_empty() && !flags.iter().any(|g| g == f)) {
+            flags.push(flag.to_string());
+        }
+    }
+    flags
+}
+
+/// Why this machine cannot run code using `feature` on `target` (the CPU or the emulator lacks
+/// a part of it), or None when it can. This table is the one place that decides it.
+pub fn missing(target: Toolchain, feature: &str, host: &Host) -> Option<String> {
+    for part in parts(feature) {
         match target {
-            Target::X86 => {
+            Toolchain::X86 => {
                 let Some(cpu) = &host.x86_flags else {
-                    return Support::Unsupported("the host is not an x86-64 machine".into());
+                    return Some("the host is not an x86-64 machine".into());
                 };
-                if let Some(&(_, flag, cpuinfo)) = X86.iter().find(|f| f.0 == part) {
+                if let Some(&(_, _, cpuinfo)) = X86.iter().find(|f| f.0 == part) {
                     if !cpu.contains(cpuinfo) {
-                        return Support::Unsupported(format!("CPU lacks {part}"));
+                        return Some(format!("CPU lacks {part}"));
                     }
-                    flags.push(flag.to_string());
                 }
             }
-            Target::Neon => {
+            Toolchain::Neon => {
                 if part.starts_with("sve") || part == "sme" {
-                    return Support::Unsupported(format!("{part} is not validated as NEON"));
-                }
-                if let Some(&(_, ext)) = NEON.iter().find(|f| f.0 == part) {
-                    if !ext.is_empty() {
-                        flags.push(ext.to_string());
-                    }
+                    return Some(format!("{part} is not validated as NEON"));
                 }
             }
-            Target::Hvx => {
-                if let Some(v) = part
+            Toolchain::Hvx => {
+                let too_new = part
                     .strip_prefix("hvxv")
                     .and_then(|v| v.parse::<u32>().ok())
-                {
-                    if v > HVX_MAX_VERSION {
-                        return Support::Unsupported(format!("emulator lacks {part} (qemu-hexagon 7.2 emulates HVX up to v{HVX_MAX_VERSION})"));
-                    }
-                } else if part.contains("qfloat") || part.contains("ieee") {
-                    return Support::Unsupported(format!("emulator lacks {part} (qemu-hexagon 7.2 emulates HVX up to v{HVX_MAX_VERSION})"));
+                    .is_some_and(|v| v > HVX_MAX_VERSION);
+                if too_new || part.contains("qfloat") || part.contains("ieee") {
+                    return Some(format!("emulator lacks {part} (qemu-hexagon 7.2 emulates HVX up to v{HVX_MAX_VERSION})"));
                 }
             }
         }
     }
-    flags.dedup();
-    Support::Flags(flags)
+    None
+}
+
+/// The x86 features of the table this machine cannot run, in table order (spec names).
+#[cfg(test)]
+pub fn x86_features_missing(host: &Host) -> Vec<&'static str> {
+    let mut seen: Vec<&'static str> = Vec::new();
+    for &(name, _, _) in X86 {
+        if missing(Toolchain::X86, name, host).is_some() && !seen.contains(&name) {
+            seen.push(name);
+        }
+    }
+    seen
 }
 
 /// Skip details that depend on this machine rather than on the spec: such rows are re-evaluated on
@@ -190,25 +217,73 @@ mod tests {
     fn flags_and_reasons() {
         let h = host(&["sse2", "avx2", "avx512f", "avx512bw"]);
         assert_eq!(
-            support(Target::X86, "avx512bw", &h),
+            support(Toolchain::X86, "avx512bw", &h),
             Support::Flags(vec!["-mavx512bw".into()])
         );
         assert_eq!(
-            support(Target::X86, "avx512f+avx512bw", &h),
+            support(Toolchain::X86, "avx512f+avx512bw", &h),
             Support::Flags(vec!["-mavx512f".into(), "-mavx512bw".into()])
         );
         assert_eq!(
-            support(Target::X86, "avx512vnni", &h),
+            support(Toolchain::X86, "avx512vnni", &h),
             Support::Unsupported("CPU lacks avx512vnni".into())
         );
-        assert_eq!(support(Target::Neon, "dotprod", &h), Support::Flags(vec![]));
         assert_eq!(
-            support(Target::Neon, "fp16", &h),
+            support(Toolchain::Neon, "dotprod", &h),
+            Support::Flags(vec![])
+        );
+        assert_eq!(
+            support(Toolchain::Neon, "fp16", &h),
             Support::Flags(vec!["+fp16".into()])
         );
-        assert_eq!(support(Target::Hvx, "hvxv66", &h), Support::Flags(vec![]));
+        assert_eq!(
+            support(Toolchain::Hvx, "hvxv66", &h),
+            Support::Flags(vec![])
+        );
         assert!(
-            matches!(support(Target::Hvx, "hvxv68", &h), Support::Unsupported(r) if r.starts_with("emulator lacks hvxv68"))
+            matches!(support(Toolchain::Hvx, "hvxv68", &h), Support::Unsupported(r) if r.starts_with("emulator lacks hvxv68"))
+        );
+        assert_eq!(
+            compile_flags(Toolchain::X86, "avx512vnni"),
+            vec!["-mavx512vnni".to_string()]
+        );
+        assert_eq!(
+            x86_features_missing(&h),
+            ["sse", "sse3", "ssse3", "sse4.1", "sse4.2", "avx"]
+                .iter()
+                .chain(&["fma", "f16c", "bmi", "bmi1", "bmi2", "popcnt", "lzcnt"])
+                .chain(&["aes", "pclmul", "pclmulqdq", "gfni", "vaes", "vpclmulqdq"])
+                .chain(&[
+                    "avx512dq",
+                    "avx512vl",
+                    "avx512cd",
+                    "avx512vnni",
+                    "avx512vbmi"
+                ])
+                .chain(&[
+                    "avx512vbmi2",
+                    "avx512bitalg",
+                    "avx512ifma",
+                    "avx512vpopcntdq"
+                ])
+                .chain(&[
+                    "avx512bf16",
+                    "avx512fp16",
+                    "avxvnni",
+                    "avxifma",
+                    "avxvnniint8"
+                ])
+                .copied()
+                .collect::<Vec<_>>()
+        );
+        // Linux spells some flags apart from the feature (avx512fp16 is avx512_fp16).
+        let h = host(&["avx512f", "avx512_fp16", "avx512_vnni"]);
+        assert_eq!(missing(Toolchain::X86, "avx512fp16", &h), None);
+        assert_eq!(missing(Toolchain::X86, "avx512vnni", &h), None);
+        assert!(missing(Toolchain::X86, "avx512bw", &h).is_some());
+        assert_eq!(
+            missing(Toolchain::X86, "avx512f", &Host::default()).as_deref(),
+            Some("the host is not an x86-64 machine")
         );
         assert!(is_environmental("CPU lacks avx512fp16"));
         assert!(!is_environmental("does not compile: error: x"));

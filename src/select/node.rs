@@ -1,16 +1,16 @@
-//! Runs the generated egglog program, reads the extracted term back as a tree of selected
-//! instructions, and turns that tree into IR for translation validation.
+//! The selected program as a tree of instructions ([`Node`]), read back from the extracted
+//! term: its type, its cost (a shared subterm computed once) and the IR it computes, for
+//! translation validation.
 
 use super::catalog::Catalog;
-use super::program::{instruction_index, Program};
-use super::term::{lane_bits, parse_type_name};
+use super::term::{lane_bits, type_name, Int, Term};
 use crate::error::{Error, Result};
-use crate::ir::sexpr::{read_one, SExpr, SKind};
 use crate::ir::{Expr, Op, VecType};
 use std::collections::HashMap;
 use std::rc::Rc;
 
 /// A node of the selected program.
+#[allow(missing_docs)]
 #[derive(Debug, Clone, PartialEq)]
 pub enum Node {
     /// Lanes `[offset, offset + ty.lanes)` of an input variable.
@@ -36,104 +36,91 @@ pub enum Node {
     },
 }
 
-/// Runs the program; the extracted term as text.
-pub fn run(program: &Program) -> Result<String> {
-    let mut egraph = egglog::EGraph::default();
-    let outputs = egraph
-        .parse_and_run_program(None, &program.text)
-        .map_err(|e| Error::data("egglog", one_line(&e.to_string())))?;
-    outputs
-        .iter()
-        .rev()
-        .find_map(|o| match o {
-            egglog::CommandOutput::ExtractBest(dag, _, term) => Some(dag.to_string(*term)),
-            _ => None,
-        })
-        .ok_or_else(|| Error::data("egglog", "the program extracted nothing"))
+/// Reads a selected term back as a tree of instructions; an IR operator left in it means no
+/// instruction sequence covers that operator.
+pub fn read(term: &Term, catalog: &Catalog) -> Result<Rc<Node>> {
+    node(term, &catalog.instruction_index(), catalog)
 }
 
-fn one_line(s: &str) -> String {
-    s.split_whitespace().collect::<Vec<_>>().join(" ")
-}
-
-/// Reads an extracted term; an IR operator left in it means no instruction covers it.
-pub fn read_term(text: &str, catalog: &Catalog) -> Result<Rc<Node>> {
-    let s = read_one(text, "extracted term")?;
-    let index = instruction_index(catalog);
-    node(&s, &index, catalog)
-}
-
-fn node(s: &SExpr, index: &HashMap<String, usize>, catalog: &Catalog) -> Result<Rc<Node>> {
-    let items = s.list().unwrap_or_default();
-    let head = s.head().unwrap_or("");
-    let str_at = |i: usize| match items.get(i).map(|x| &x.kind) {
-        Some(SKind::Str(t)) => Some(t.clone()),
-        _ => None,
+fn node(t: &Term, index: &HashMap<String, usize>, catalog: &Catalog) -> Result<Rc<Node>> {
+    let bad = || Error::data("extracted term", format!("unexpected {t}"));
+    let all = |args: &[Term]| -> Result<Vec<Rc<Node>>> {
+        args.iter().map(|a| node(a, index, catalog)).collect()
     };
-    let int_at = |i: usize| match items.get(i).map(|x| &x.kind) {
-        Some(SKind::Int(v)) => Some(*v as i64),
-        _ => None,
-    };
-    let ty_at = |i: usize| str_at(i).as_deref().and_then(parse_type_name);
-    let bad = || Error::data("extracted term", format!("unexpected {s}"));
-    let args = |from: usize| -> Result<Vec<Rc<Node>>> {
-        items[from..]
-            .iter()
-            .map(|a| node(a, index, catalog))
-            .collect()
-    };
-    Ok(Rc::new(match head {
-        "Out" => return node(items.get(1).ok_or_else(bad)?, index, catalog),
-        "OutPair" => Node::Parts(args(1)?),
-        "Pair" => Node::Parts(args(2)?),
-        "Lanes" => {
-            let ty = ty_at(1).ok_or_else(bad)?;
-            let offset = int_at(2).ok_or_else(bad)? as u32;
-            let arg = node(items.get(3).ok_or_else(bad)?, index, catalog)?;
+    let offset = |o: i64| u32::try_from(o).map_err(|_| bad());
+    Ok(Rc::new(match t {
+        Term::Out(x) => return node(x, index, catalog),
+        Term::OutPair(a, b) => {
+            Node::Parts(vec![node(a, index, catalog)?, node(b, index, catalog)?])
+        }
+        Term::Pair { lo, hi, .. } => {
+            Node::Parts(vec![node(lo, index, catalog)?, node(hi, index, catalog)?])
+        }
+        Term::Lanes { ty, offset: o, arg } => {
+            let offset = offset(*o)?;
+            let arg = node(arg, index, catalog)?;
             match &*arg {
                 Node::Input {
                     name, offset: at, ..
                 } => Node::Input {
                     name: name.clone(),
-                    ty,
+                    ty: *ty,
                     offset: at + offset,
                 },
-                _ => Node::Lanes { ty, offset, arg },
+                _ => Node::Lanes {
+                    ty: *ty,
+                    offset,
+                    arg,
+                },
             }
         }
-        "Var" => Node::Input {
-            name: str_at(2).ok_or_else(bad)?,
-            ty: ty_at(1).ok_or_else(bad)?,
+        Term::Var { ty, name } => Node::Input {
+            name: name.clone(),
+            ty: *ty,
             offset: 0,
         },
-        "Part" => Node::Input {
-            name: str_at(2).ok_or_else(bad)?,
-            ty: ty_at(1).ok_or_else(bad)?,
-            offset: int_at(3).ok_or_else(bad)? as u32,
+        Term::Part {
+            ty,
+            name,
+            offset: o,
+        } => Node::Input {
+            name: name.clone(),
+            ty: *ty,
+            offset: offset(*o)?,
         },
-        "Reinterpret" => Node::Reinterpret {
-            ty: ty_at(1).ok_or_else(bad)?,
-            arg: node(items.get(2).ok_or_else(bad)?, index, catalog)?,
+        Term::Reinterpret { ty, arg } => Node::Reinterpret {
+            ty: *ty,
+            arg: node(arg, index, catalog)?,
         },
-        "Const" => Node::Const {
-            ty: ty_at(1).ok_or_else(bad)?,
-            value: int_at(2).ok_or_else(bad)?,
+        Term::Const {
+            ty,
+            value: Int::Lit(v),
+        } => Node::Const {
+            ty: *ty,
+            value: i64::try_from(*v).map_err(|_| bad())?,
         },
-        h => match index.get(h) {
+        Term::Instr { name, args } => match index.get(name) {
             Some(&i) => Node::Instr {
                 index: i,
-                args: args(1)?,
+                args: all(args)?,
             },
-            None => {
-                let ty = str_at(1).unwrap_or_default();
-                return Err(Error::Usage(format!(
-                    "no instruction sequence on {} computes {} at {ty} (in {s})",
-                    catalog.target.name,
-                    h.to_lowercase()
-                )));
-            }
+            None => return Err(bad()),
         },
+        Term::Op { name, ty, .. } => {
+            return Err(Error::Usage(format!(
+                "no instruction sequence on {} computes {} at {} (in {t})",
+                catalog.target.name,
+                name.to_lowercase(),
+                type_name(*ty)
+            )))
+        }
+        _ => return Err(bad()),
     }))
+}
+
+/// The input variables of an expression with their full types.
+pub fn input_types(input: &Expr) -> HashMap<String, VecType> {
+    input.vars().into_iter().collect()
 }
 
 impl Node {
@@ -160,6 +147,16 @@ impl Node {
                 let lanes = parts.iter().map(|p| p.ty(catalog).lanes).sum();
                 first.with_lanes(lanes)
             }
+        }
+    }
+
+    /// The nodes this one reads.
+    pub fn children(&self) -> &[Rc<Node>] {
+        match self {
+            Node::Input { .. } | Node::Const { .. } => &[],
+            Node::Instr { args, .. } => args,
+            Node::Parts(parts) => parts,
+            Node::Reinterpret { arg, .. } | Node::Lanes { arg, .. } => std::slice::from_ref(arg),
         }
     }
 

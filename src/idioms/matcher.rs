@@ -3,6 +3,7 @@
 //! instruction's other operands fixed to constants), a fingerprint on concrete inputs first,
 //! then a z3 proof at the instruction's scaled width.
 
+use super::fact::{binding_text, Constant, Fact, FactStatus, MetaValues, OperandBinding, Operands};
 use crate::error::Result;
 use crate::ir::meta::Meta;
 use crate::ir::sexpr::{SExpr, SKind};
@@ -12,26 +13,8 @@ use crate::spec::load::Idiom;
 use crate::spec::{Instruction, Operand, SpecSet};
 use rand::rngs::SmallRng;
 use rand::{Rng, SeedableRng};
-use serde::Serialize;
 use std::collections::HashMap;
 use std::rc::Rc;
-
-/// A proven (or undecided) instance of `instruction` implementing `idiom`.
-#[derive(Debug, Clone, PartialEq, Serialize)]
-pub struct Fact {
-    pub idiom: String,
-    pub instruction: String,
-    /// Human-readable instantiation, e.g. `u8 x i8 -> i32, 4-way, acc`.
-    pub binding: String,
-    /// What each instruction operand receives, in operand order: an idiom parameter (`x`), a
-    /// parameter this scalar operand splats to every lane (`x^`), or a constant (`=0`).
-    pub operands: String,
-    /// The idiom's meta parameters as instantiated, e.g. `k=4 T=i32`.
-    pub meta: String,
-    pub status: String,
-    pub lanes: u32,
-    pub ms: f64,
-}
 
 /// Where an idiom operand's value comes from.
 #[derive(Debug, Clone, Copy, PartialEq)]
@@ -149,23 +132,24 @@ impl<'a> Matcher<'a> {
                 let verdict =
                     prove_over_immediates(scaled, &assignment, &lhs, &rhs, assume.as_deref())?;
                 let (status, ms) = match verdict {
-                    Verdict::Proven { ms, .. } => ("proven", ms),
-                    Verdict::Unknown { ms, .. } => ("unknown", ms),
+                    Verdict::Proven { ms, .. } => (FactStatus::Proven, ms),
+                    Verdict::Unknown { ms, .. } => (FactStatus::Unknown, ms),
                     Verdict::Counterexample { .. } => continue,
                 };
                 return Ok(Some(Fact {
                     idiom: idiom.name.clone(),
                     instruction: ins.name.clone(),
                     binding: binding_text(idiom, &meta, &types, scaled, &fixed),
-                    operands: operands_text(scaled, &params, &assignment, &fixed),
-                    meta: idiom
-                        .meta
-                        .iter()
-                        .zip(&meta)
-                        .map(|((name, _), v)| format!("{name}={v}"))
-                        .collect::<Vec<_>>()
-                        .join(" "),
-                    status: status.into(),
+                    operands: operand_bindings(scaled, &params, &assignment, &fixed),
+                    meta: MetaValues(
+                        idiom
+                            .meta
+                            .iter()
+                            .zip(&meta)
+                            .map(|((name, _), v)| (name.clone(), v.clone()))
+                            .collect(),
+                    ),
+                    status,
                     lanes: scaled.result.lanes,
                     ms,
                 }));
@@ -243,7 +227,7 @@ pub fn instantiate_idiom(
             .map(String::as_str)
             .zip(args.iter())
             .collect();
-        let cond = crate::ir::parse::substitute(cond, &map);
+        let cond = crate::ir::elaborate::substitute(cond, &map);
         if !matches!(scope.meta(&cond), Ok(Meta::Bool(true))) {
             return None;
         }
@@ -549,57 +533,29 @@ fn prove_over_immediates(
     })
 }
 
-fn operands_text(
+/// What each instruction operand receives, in operand order.
+fn operand_bindings(
     ins: &Instruction,
     params: &[&str],
     assignment: &[Source],
     fixed: &[(usize, u128)],
-) -> String {
-    (0..ins.operands.len())
-        .map(|i| {
-            if let Some((_, v)) = fixed.iter().find(|(j, _)| *j == i) {
-                return format!(
-                    "={}",
-                    crate::ir::print::lane_text(ins.operands[i].ty.elem, *v)
-                );
-            }
-            let (p, s) = params
-                .iter()
-                .zip(assignment)
-                .find(|(_, s)| source_index(**s) == i)
-                .expect("every operand is fixed or assigned");
-            match s {
-                Source::Operand(_) => p.to_string(),
-                Source::Splat(..) => format!("{p}^"),
-            }
-        })
-        .collect::<Vec<_>>()
-        .join(" ")
-}
-
-fn binding_text(
-    idiom: &Idiom,
-    meta: &[SExpr],
-    types: &[VecType],
-    ins: &Instruction,
-    fixed: &[(usize, u128)],
-) -> String {
-    let inputs: Vec<&str> = types.iter().map(|t| t.elem.name()).collect();
-    let mut parts = vec![format!("{} -> {}", inputs.join(" x "), ins.result.elem)];
-    for ((name, _), v) in idiom.meta.iter().zip(meta) {
-        match name.as_str() {
-            "k" => parts.push(format!("{v}-way")),
-            "T" => {}
-            _ => parts.push(format!("{name}={v}")),
-        }
-    }
-    for (i, v) in fixed {
-        let op = &ins.operands[*i];
-        let shown = match op.ty.elem {
-            Elem::Bool => "all-true".to_string(),
-            e => crate::ir::print::lane_text(e, *v),
-        };
-        parts.push(format!("{}={shown}", op.name));
-    }
-    parts.join(", ")
+) -> Operands {
+    Operands(
+        (0..ins.operands.len())
+            .map(|i| {
+                if let Some((_, v)) = fixed.iter().find(|(j, _)| *j == i) {
+                    return OperandBinding::Fixed(Constant::of_lane(ins.operands[i].ty.elem, *v));
+                }
+                let (p, s) = params
+                    .iter()
+                    .zip(assignment)
+                    .find(|(_, s)| source_index(**s) == i)
+                    .expect("every operand is fixed or assigned");
+                match s {
+                    Source::Operand(_) => OperandBinding::Param(p.to_string()),
+                    Source::Splat(..) => OperandBinding::Splat(p.to_string()),
+                }
+            })
+            .collect(),
+    )
 }

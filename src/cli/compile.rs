@@ -1,0 +1,199 @@
+//! `isadb compile`: the instructions selected for an expression on a target, proven equivalent,
+//! with their cost; optionally the egglog program that ran, the C function, and the C run on
+//! random inputs.
+
+use super::{text_choice, Context, Outcome};
+use crate::error::{Error, Result};
+use crate::ir::Elem;
+use crate::select::check::RunCheck;
+use crate::select::{Report, Request, Selector, Step};
+use crate::spec::Target;
+use crate::words::text_enum;
+use serde::Serialize;
+use std::collections::HashMap;
+
+text_enum! {
+    /// What `compile --emit` prints besides the sequence.
+    pub enum Emit("output form") {
+        /// The egglog program that selected it.
+        Egglog = "egglog",
+        /// A C function with intrinsics computing the expression over arrays.
+        C = "c",
+    }
+}
+
+text_choice!(Emit, "output form");
+
+/// The flags of `isadb compile` besides the expression and the target.
+pub struct Options<'a> {
+    /// Lanes of the result (default: the widest variable fills one register).
+    pub lanes: Option<u32>,
+    /// `--var NAME:TYPE` declarations.
+    pub vars: &'a [String],
+    /// What to print besides the sequence.
+    pub emit: Option<Emit>,
+    /// Iterations of random inputs to run the C on.
+    pub run: Option<usize>,
+    /// Reuse and record selections in the selection cache (`--emit egglog` bypasses it, since
+    /// it prints the program that ran).
+    pub cache: bool,
+}
+
+/// `compile`: selects, proves and prints the instruction sequence; exit 1 when the C run
+/// disagrees with the interpreter.
+pub fn compile(ctx: &Context, expr: &str, target: Target, options: Options) -> Result<Outcome> {
+    let Options {
+        lanes,
+        vars,
+        emit,
+        run,
+        cache,
+    } = options;
+    let mut declared = HashMap::new();
+    for v in vars {
+        let (name, ty) = v
+            .split_once(':')
+            .ok_or_else(|| Error::Usage(format!("--var {v}: expected NAME:TYPE, e.g. z:u16")))?;
+        let elem = Elem::parse(ty)
+            .ok_or_else(|| Error::Usage(format!("--var {v}: unknown element type '{ty}'")))?;
+        declared.insert(name.to_string(), elem);
+    }
+    let request = Request {
+        lanes,
+        declared,
+        program: emit == Some(Emit::Egglog),
+        c: emit == Some(Emit::C),
+        run,
+    };
+    let mut selector = Selector::load(&ctx.project, target)?;
+    let mut db = if cache {
+        Some(ctx.project.open()?)
+    } else {
+        None
+    };
+    let found = match selector.report(expr, &request, db.as_mut()) {
+        Ok(found) => found,
+        Err(e) => {
+            // The program that failed is what one needs to see to find out why.
+            if request.program {
+                if let Some(text) = selector.program_text(expr, &request) {
+                    print!("{text}");
+                }
+            }
+            return Err(e);
+        }
+    };
+    let report = View::of(&found, target);
+    ctx.print(&report, || {
+        let mut out = format!(
+            "{} on {} ({}):
+",
+            report.expression, report.target, report.result
+        );
+        for s in report.steps {
+            out += &format!(
+                "  {} = {:<48} {:<40} cost {}
+",
+                s.temp, s.call, s.asm, s.cost
+            );
+        }
+        for o in &report.outputs {
+            out += &format!(
+                "  {o}
+"
+            );
+        }
+        let proof = if report.cached {
+            "from the selection cache (proven equivalent by z3 when stored)".to_string()
+        } else {
+            format!("proven equivalent by z3 in {:.1} ms", report.validate_ms)
+        };
+        out += &format!(
+            "cost {} ({} instructions); selected in {:.1} ms, {proof}
+",
+            report.cost,
+            report.steps.len(),
+            report.select_ms,
+        );
+        if let Some(r) = &report.run {
+            out += &format!("{r}\n");
+        }
+        if let Some(p) = &report.egglog {
+            out += &format!("\n{p}");
+        }
+        if let Some(c) = &report.c {
+            out += &format!("\n{c}");
+        }
+        out
+    });
+    Ok(Outcome::negative_if(matches!(
+        found.run,
+        Some(RunCheck::Mismatch(_))
+    )))
+}
+
+/// The report as printed: the run as a sentence, the outputs as `out[0..8] = t1`.
+#[derive(Serialize)]
+struct View<'a> {
+    expression: &'a str,
+    target: &'static str,
+    result: String,
+    steps: &'a [Step],
+    outputs: Vec<String>,
+    cost: f64,
+    select_ms: f64,
+    validate_ms: f64,
+    /// Whether the selection came from the selection cache (no egglog, no z3 this time).
+    cached: bool,
+    /// Rewrites in the egglog program; `None` for a cached selection.
+    rewrites: Option<usize>,
+    /// What `--run` found, as a sentence.
+    run: Option<String>,
+    /// Why `--run` only compiled the C: this machine cannot run a feature of the selection.
+    not_run: Option<String>,
+    /// The CPU features of the selected instructions.
+    features: &'a [String],
+    egglog: Option<&'a str>,
+    c: Option<&'a str>,
+}
+
+impl<'a> View<'a> {
+    fn of(r: &'a Report, target: Target) -> View<'a> {
+        View {
+            expression: &r.expression,
+            target: target.name,
+            result: r.result.to_string(),
+            steps: &r.steps,
+            outputs: r
+                .outputs
+                .iter()
+                .map(|(t, from, to)| format!("out[{from}..{to}] = {t}"))
+                .collect(),
+            cost: r.cost,
+            select_ms: r.select_ms,
+            validate_ms: r.validate_ms,
+            cached: r.cached,
+            rewrites: r.rewrites,
+            run: r.run.as_ref().map(|check| match check {
+                RunCheck::Equal { lanes } => format!(
+                    "ran the C on {}: {lanes} lanes equal the interpreter's",
+                    target.name
+                ),
+                RunCheck::Mismatch(m) => {
+                    format!("MISMATCH running the C on {}: {m}", target.name)
+                }
+                RunCheck::NotRun(why) => format!(
+                    "compiled the C for {} but did not run it: {why}",
+                    target.name
+                ),
+            }),
+            not_run: match &r.run {
+                Some(RunCheck::NotRun(why)) => Some(why.clone()),
+                _ => None,
+            },
+            features: &r.features,
+            egglog: r.program.as_deref(),
+            c: r.c.as_deref(),
+        }
+    }
+}

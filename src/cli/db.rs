@@ -1,0 +1,95 @@
+//! `isadb db build | export | import | stats`.
+
+use super::{render_table, Context, Outcome};
+use crate::error::Result;
+use crate::project::Home;
+use serde::Serialize;
+use std::collections::BTreeMap;
+use std::path::PathBuf;
+
+/// `db build`: rebuilds the database, matching idioms again where they changed.
+pub fn build(ctx: &Context) -> Result<Outcome> {
+    let b = ctx.project.rebuild()?;
+    ctx.print(&b, || {
+        format!(
+            "built {} ({} instructions from {} families, {} idioms) in {:.0} ms\n",
+            b.path, b.instructions, b.families, b.idioms, b.ms
+        )
+    });
+    ctx.note_writes();
+    Ok(Outcome::Success)
+}
+
+/// `db export [DIR]`: the committed tables as CSV (default: into the project).
+pub fn export(ctx: &Context, dir: Option<PathBuf>) -> Result<Outcome> {
+    let into_home = dir.is_none();
+    let dir = dir.unwrap_or_else(|| ctx.project.tables.clone());
+    let n = ctx.project.export(&dir)?;
+    println!("exported {n} tables to {}", dir.display());
+    if into_home {
+        ctx.note_writes();
+    }
+    Ok(Outcome::Success)
+}
+
+/// `db import [DIR]`: the committed tables from CSV (default: from the project).
+pub fn import(ctx: &Context, dir: Option<PathBuf>) -> Result<Outcome> {
+    let dir = dir.unwrap_or_else(|| ctx.project.tables.clone());
+    let n = ctx.project.import(&dir)?;
+    println!("imported {n} tables from {}", dir.display());
+    Ok(Outcome::Success)
+}
+
+/// `db stats`: the home in use, instruction counts per ISA and feature, the other tables.
+pub fn stats(ctx: &Context) -> Result<Outcome> {
+    #[derive(Serialize)]
+    struct HomeStats<'a> {
+        home: &'a Home,
+        #[serde(flatten)]
+        stats: crate::database::Stats,
+    }
+    let report = HomeStats {
+        home: &ctx.home,
+        stats: ctx.project.open()?.stats()?,
+    };
+    let stats = &report.stats;
+    ctx.print(&report, || {
+        let mut rows = Vec::new();
+        for isa in &stats.isas {
+            rows.push(vec![
+                isa.name.clone(),
+                "(all)".into(),
+                isa.instructions.to_string(),
+                isa.with_intrinsic.to_string(),
+            ]);
+            for f in &isa.features {
+                rows.push(vec![
+                    String::new(),
+                    f.name.clone(),
+                    f.instructions.to_string(),
+                    f.with_intrinsic.to_string(),
+                ]);
+            }
+        }
+        let counts = |m: &BTreeMap<String, u64>| {
+            if m.is_empty() {
+                "none".to_string()
+            } else {
+                m.iter()
+                    .map(|(k, v)| format!("{k} {v}"))
+                    .collect::<Vec<_>>()
+                    .join(", ")
+            }
+        };
+        format!("home: {}\n", ctx.home.describe())
+            + &render_table(&["isa", "feature", "instructions", "with intrinsic"], &rows)
+            + &format!(
+                "idioms: {}\nclasses: {}\nrules: {}\nvalidation: {}\n",
+                stats.idioms,
+                stats.classes,
+                counts(&stats.rules_by_status),
+                counts(&stats.validation_by_status)
+            )
+    });
+    Ok(Outcome::Success)
+}

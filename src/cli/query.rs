@@ -1,0 +1,45 @@
+//! `isadb query "TEXT"`: the answer of a named query (or of the idiom matcher, for `what
+//! implements`), as a table, JSON or CSV; exit 1 on an empty answer.
+
+use super::{render_table, Context, Outcome};
+use crate::error::{Error, Result};
+
+/// `query TEXT [--csv]`.
+pub fn query(ctx: &Context, text: &str, csv_out: bool) -> Result<Outcome> {
+    let db = ctx.project.open()?;
+    let rows = crate::query::ask(&db, &ctx.project, text)?;
+    if csv_out {
+        let mut w = csv::Writer::from_writer(std::io::stdout());
+        for r in &rows {
+            w.serialize(r)
+                .map_err(|e| Error::Tool(format!("writing CSV: {e}")))?;
+        }
+        w.flush().map_err(|e| Error::io("stdout", e))?;
+        return Ok(Outcome::Success);
+    }
+    ctx.print(&rows, || {
+        let table: Vec<Vec<String>> = rows
+            .iter()
+            .map(|r| {
+                let what = if r.idiom.is_empty() {
+                    r.binding.clone()
+                } else {
+                    format!("{}: {}", r.idiom, r.binding)
+                };
+                vec![
+                    r.instruction.clone(),
+                    r.asm.clone(),
+                    r.isa.clone(),
+                    r.feature.clone(),
+                    what,
+                    format!("{}", r.cost),
+                ]
+            })
+            .collect();
+        render_table(
+            &["instruction", "asm", "isa", "feature", "binding", "cost"],
+            &table,
+        ) + &format!("{} rows\n", rows.len())
+    });
+    Ok(Outcome::negative_if(rows.is_empty()))
+}

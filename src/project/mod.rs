@@ -1,0 +1,238 @@
+//! A project: where its inputs and its database live ([`Project`], found like git finds a
+//! repository by [`home`]), and its database, opened after a rebuild when it is missing or
+//! stale. A build calls the steps in order, each in the module that owns its table: the spec
+//! rows ([`Database::insert_specs`]), the committed CSV tables, the hand-written rules
+//! ([`crate::rules::sync_rules`]) and the idiom facts ([`crate::idioms::refresh`]).
+
+pub mod home;
+
+use crate::database::{Database, COMMITTED_TABLES, SCHEMA_VERSION};
+use crate::error::{Error, Result};
+use crate::rules::verify;
+use crate::spec::load::spec_files;
+use crate::spec::{hash_text, load_dir, SpecSet};
+use serde::Serialize;
+use std::path::{Path, PathBuf};
+use std::time::Instant;
+
+pub use home::Home;
+
+/// Where a project keeps its inputs and its database.
+#[derive(Debug, Clone)]
+pub struct Project {
+    /// The home directory holding everything below.
+    pub home: PathBuf,
+    /// `specs/`: the ISA specs, idioms and hand-written rules.
+    pub specs: PathBuf,
+    /// `rules.db/`: the committed CSV tables.
+    pub tables: PathBuf,
+    /// `rules.db/isadb.sqlite`: the database built from them.
+    pub db: PathBuf,
+    /// `queries/`: the named queries.
+    pub queries: PathBuf,
+}
+
+/// Whether a build matches idioms again for instructions or idioms that changed (z3 proofs,
+/// slow: `db build`), or only reuses the committed matches (automatic rebuilds).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Matching {
+    /// Match what changed and write the matches back to the committed tables.
+    Rematch,
+    /// Use the committed matches as they are.
+    Reuse,
+}
+
+/// What `db build` built.
+#[derive(Debug, Clone, Serialize)]
+pub struct Built {
+    /// Instructions, families and idioms in the specs.
+    pub instructions: usize,
+    pub families: usize,
+    pub idioms: usize,
+    /// Wall time of the build.
+    pub ms: f64,
+    /// The database file.
+    pub path: String,
+}
+
+impl Project {
+    /// The project whose home directory is `home`.
+    pub fn at(home: &Path) -> Project {
+        Project {
+            home: home.to_path_buf(),
+            specs: home.join("specs"),
+            tables: home.join("rules.db"),
+            db: home.join("rules.db").join("isadb.sqlite"),
+            queries: home.join("queries"),
+        }
+    }
+
+    /// Every input file: the spec files and the committed CSV tables present.
+    fn input_files(&self) -> Result<Vec<PathBuf>> {
+        let mut files = spec_files(&self.specs)?;
+        files.extend(crate::rules::load::rule_files(&self.specs)?);
+        files.extend(
+            COMMITTED_TABLES
+                .iter()
+                .map(|t| self.tables.join(format!("{t}.csv")))
+                .filter(|p| p.exists()),
+        );
+        Ok(files)
+    }
+
+    /// Hash of everything the database is built from: schema version, spec files, CSV tables.
+    pub fn input_hash(&self) -> Result<String> {
+        let mut text = format!("schema {SCHEMA_VERSION}\n");
+        for f in self.input_files()? {
+            let body = std::fs::read(&f).map_err(|e| Error::io(&f, e))?;
+            text.push_str(&format!(
+                "{} {}\n",
+                f.display(),
+                hash_text(&String::from_utf8_lossy(&body))
+            ));
+        }
+        Ok(hash_text(&text))
+    }
+
+    /// A cheap stand-in for the input hash: every input's path, size and modification time.
+    fn input_stamp(&self) -> Result<String> {
+        let mut text = format!("schema {SCHEMA_VERSION}\n");
+        for f in self.input_files()? {
+            let m = std::fs::metadata(&f).map_err(|e| Error::io(&f, e))?;
+            let mtime = m
+                .modified()
+                .ok()
+                .and_then(|t| t.duration_since(std::time::UNIX_EPOCH).ok())
+                .unwrap_or_default();
+            text.push_str(&format!(
+                "{} {} {}\n",
+                f.display(),
+                m.len(),
+                mtime.as_nanos()
+            ));
+        }
+        Ok(hash_text(&text))
+    }
+
+    /// Opens the database, rebuilding it first when it is missing or stale. Unchanged file
+    /// stamps skip hashing the inputs' contents; changed stamps with unchanged contents (a
+    /// fresh checkout) only refresh the stamp.
+    pub fn open(&self) -> Result<Database> {
+        let stamp = self.input_stamp()?;
+        if let Some(Ok(db)) = self.db.exists().then(|| Database::open(&self.db)) {
+            if db.meta("input_stamp").ok().flatten().as_deref() == Some(stamp.as_str()) {
+                return Ok(db);
+            }
+            let hash = self.input_hash()?;
+            if db.meta("input_hash").ok().flatten().as_deref() == Some(hash.as_str()) {
+                db.set_meta("input_stamp", &stamp)?;
+                return Ok(db);
+            }
+        }
+        self.build(&load_dir(&self.specs)?, Matching::Reuse)
+    }
+
+    /// `db build`: rebuilds the database from the specs and the committed tables, matching
+    /// idioms again where they changed.
+    pub fn rebuild(&self) -> Result<Built> {
+        let start = Instant::now();
+        let specs = load_dir(&self.specs)?;
+        self.build(&specs, Matching::Rematch)?;
+        Ok(Built {
+            instructions: specs.instructions.len(),
+            families: specs.families.len(),
+            idioms: specs.idioms.len(),
+            ms: start.elapsed().as_secs_f64() * 1000.0,
+            path: self.db.display().to_string(),
+        })
+    }
+
+    /// Builds a fresh database into a temporary file and renames it into place, so a failed
+    /// build leaves the previous database untouched. Stale idiom matches are recomputed (with
+    /// [`Matching::Rematch`]) and written back to the committed tables first, so the stored
+    /// input hash covers them.
+    pub fn build(&self, specs: &SpecSet, matching: Matching) -> Result<Database> {
+        // A private name: concurrent builds (several commands at once) must not share it.
+        let tmp = self
+            .db
+            .with_extension(format!("sqlite.building-{}", std::process::id()));
+        remove_db_files(&tmp)?;
+        let mut db = Database::open(&tmp)?;
+        let result = self.build_steps(&mut db, specs, matching);
+        drop(db);
+        if let Err(e) = result {
+            remove_db_files(&tmp)?;
+            return Err(e);
+        }
+        // The old file is replaced atomically (readers never see it missing); its WAL and
+        // shared-memory files belong to it and must not be replayed onto the new one.
+        for suffix in ["-wal", "-shm"] {
+            let _ = std::fs::remove_file(format!("{}{suffix}", self.db.display()));
+        }
+        std::fs::rename(&tmp, &self.db).map_err(|e| Error::io(&self.db, e))?;
+        Database::open(&self.db)
+    }
+
+    /// The build steps, in order, on a fresh database.
+    fn build_steps(&self, db: &mut Database, specs: &SpecSet, matching: Matching) -> Result<()> {
+        db.insert_specs(specs)?;
+        db.import_tables(&self.tables, &self.committed_tables_present())?;
+        crate::rules::sync_rules(db, &self.specs, &specs.macros)?;
+        crate::idioms::refresh(db, specs, matching == Matching::Rematch)?;
+        if matching == Matching::Rematch {
+            db.export_tables(&self.tables, &["idiom_matches", "idiom_catalogue"])?;
+        }
+        db.set_meta("input_hash", &self.input_hash()?)?;
+        db.set_meta("input_stamp", &self.input_stamp()?)?;
+        // Fold the WAL into the file so the renamed database is complete on its own.
+        db.conn()
+            .query_row("PRAGMA wal_checkpoint(TRUNCATE)", [], |_| Ok(()))?;
+        Ok(())
+    }
+
+    /// The committed tables that have a CSV file in `rules.db/`.
+    pub fn committed_tables_present(&self) -> Vec<&'static str> {
+        self.tables_present(&self.tables)
+    }
+
+    /// The committed tables that have a CSV file in `dir`.
+    pub fn tables_present(&self, dir: &Path) -> Vec<&'static str> {
+        COMMITTED_TABLES
+            .iter()
+            .copied()
+            .filter(|t| dir.join(format!("{t}.csv")).exists())
+            .collect()
+    }
+
+    /// `db export`: writes every committed table as CSV into `dir`; returns how many.
+    pub fn export(&self, dir: &Path) -> Result<usize> {
+        self.open()?.export_tables(dir, COMMITTED_TABLES)?;
+        Ok(COMMITTED_TABLES.len())
+    }
+
+    /// `verify-rules`: proves the hand-written rules ([`crate::rules::verify`]), records the
+    /// verdicts and writes the `rules` and `verification_runs` tables back to `rules.db/`.
+    pub fn verify_rules(&self, options: &verify::Options) -> Result<verify::Report> {
+        let mut db = self.open()?;
+        let report = verify::verify(&mut db, &self.specs, options)?;
+        db.export_tables(&self.tables, &["rules", "verification_runs"])?;
+        Ok(report)
+    }
+
+    /// `db import`: loads the committed tables that have a CSV file in `dir`; returns how many.
+    pub fn import(&self, dir: &Path) -> Result<usize> {
+        let present = self.tables_present(dir);
+        self.open()?.import_tables(dir, &present)?;
+        Ok(present.len())
+    }
+}
+
+fn remove_db_files(db: &Path) -> Result<()> {
+    for suffix in ["", "-wal", "-shm"] {
+        let p = PathBuf::from(format!("{}{suffix}", db.display()));
+        if p.exists() {
+            std::fs::remove_file(&p).map_err(|e| Error::io(&p, e))?;
+        }
+    }
+    Ok(())
+}

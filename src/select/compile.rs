@@ -1,0 +1,165 @@
+//! Instruction selection for one expression, stage by stage: elaborate the text, answer from
+//! the selection cache if it holds a selection that still computes the input, else generate
+//! the egglog program, run it, read the extracted term back, prove it equivalent to the input
+//! and store it.
+
+use super::cache;
+use super::catalog::Catalog;
+use super::node::{self, Node};
+use super::program::{Program, Programs};
+use super::prove::prove_selection;
+use super::run::run;
+use super::term::Term;
+use crate::database::Database;
+use crate::error::{Error, Result};
+use crate::ir::forms::elaborate_expression;
+use crate::ir::{Elem, Expr};
+use crate::project::Project;
+use crate::spec::Target;
+use std::collections::HashMap;
+use std::rc::Rc;
+use std::time::Instant;
+
+/// The selected program for one expression.
+pub struct Compiled {
+    /// The expression as given.
+    pub source: String,
+    /// It elaborated, at its lane count.
+    pub input: Rc<Expr>,
+    /// The selected instructions.
+    pub root: Rc<Node>,
+    /// Their cost (a shared subterm counted once).
+    pub cost: f64,
+    /// The egglog program that selected it; `None` when it came from the selection cache.
+    pub program: Option<Program>,
+    /// Time of selection (elaboration, program generation and egglog, or the cache lookup).
+    pub select_ms: f64,
+    /// z3 translation validation; 0 for a cached selection, validated when it was stored.
+    pub validate_ms: f64,
+    /// Whether the selection came from the selection cache.
+    pub cached: bool,
+}
+
+/// Instruction selection on one target: its catalog, and the rewrites generated for it so far.
+pub struct Selector {
+    /// What the database holds for the target.
+    pub catalog: Catalog,
+    programs: Programs,
+}
+
+impl Selector {
+    /// The selector of `target` on the project's database.
+    pub fn load(project: &Project, target: Target) -> Result<Selector> {
+        Ok(Selector::new(Catalog::load(project, target)?))
+    }
+
+    /// The selector over a catalog.
+    pub fn new(catalog: Catalog) -> Selector {
+        Selector {
+            catalog,
+            programs: Programs::default(),
+        }
+    }
+
+    /// The lane count of the result when none is given: the widest variable (counting the
+    /// lanes it has per result lane) fills one register.
+    pub fn default_lanes(&self, text: &str, declared: &HashMap<String, Elem>) -> Result<u32> {
+        let macros = &self.catalog.specs.macros;
+        let one = elaborate_expression(text, "expression", macros, 1, declared)?;
+        let widest = one
+            .vars()
+            .iter()
+            .map(|(_, t)| t.bits())
+            .max()
+            .unwrap_or(one.ty.bits())
+            .max(1);
+        Ok((self.catalog.target.register_bits / widest).max(1))
+    }
+
+    /// The input expression at its lane count (default: [`Selector::default_lanes`]).
+    pub fn elaborate(
+        &self,
+        text: &str,
+        lanes: Option<u32>,
+        declared: &HashMap<String, Elem>,
+    ) -> Result<Rc<Expr>> {
+        let lanes = match lanes {
+            Some(0) => return Err(Error::Usage("--lanes must be at least 1".into())),
+            Some(n) => n,
+            None => self.default_lanes(text, declared)?,
+        };
+        elaborate_expression(
+            text,
+            "expression",
+            &self.catalog.specs.macros,
+            lanes,
+            declared,
+        )
+    }
+
+    /// The egglog program that selects for an elaborated input.
+    pub fn program(&mut self, input: &Rc<Expr>) -> Result<Program> {
+        self.programs
+            .generate(&self.catalog, input)
+            .map_err(|m| Error::Usage(format!("expression: {m}")))
+    }
+
+    /// Elaborates, selects and proves one expression. With `cache` (the database holding the
+    /// selection cache) a selection stored before is reused without egglog or z3, and a new
+    /// one is stored once it is proven.
+    pub fn compile(
+        &mut self,
+        text: &str,
+        lanes: Option<u32>,
+        declared: &HashMap<String, Elem>,
+        cache: Option<&mut Database>,
+    ) -> Result<Compiled> {
+        let started = Instant::now();
+        let input = self.elaborate(text, lanes, declared)?;
+        let catalog = &self.catalog;
+        let stored = match cache.as_deref() {
+            Some(db) => cache::lookup(db, catalog, &input, declared)?,
+            None => None,
+        };
+        // A stored term that no longer reads back, or that computes something else on random
+        // inputs, is a miss: it is selected again and overwritten.
+        if let Some(root) = stored
+            .and_then(|text| Term::parse(&text).ok())
+            .and_then(|term| node::read(&term, catalog).ok())
+            .filter(|root| cache::agrees_on_random_inputs(catalog, &input, root))
+        {
+            return Ok(Compiled {
+                source: text.to_string(),
+                input,
+                cost: root.cost(catalog),
+                root,
+                program: None,
+                select_ms: started.elapsed().as_secs_f64() * 1e3,
+                validate_ms: 0.0,
+                cached: true,
+            });
+        }
+        let program = self.program(&input)?;
+        let catalog = &self.catalog;
+        let extracted = run(&program)?;
+        let root = node::read(&Term::parse(&extracted)?, catalog)?;
+        let select_ms = started.elapsed().as_secs_f64() * 1e3;
+        let started = Instant::now();
+        prove_selection(catalog, &input, &root)?;
+        let validate_ms = started.elapsed().as_secs_f64() * 1e3;
+        let cost = root.cost(catalog);
+        if let Some(db) = cache {
+            cache::store(db, catalog, &input, declared, &extracted, cost)?;
+        }
+        Ok(Compiled {
+            source: text.to_string(),
+            input,
+            root,
+            cost,
+            program: Some(program),
+            select_ms,
+            validate_ms,
+            cached: false,
+        })
+    }
+}

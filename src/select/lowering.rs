@@ -1,0 +1,213 @@
+//! Lowerings: "this instruction computes this pattern", each from a proven idiom fact or from the
+//! instruction's own semantics, with what every operand of the instruction receives ([`Arg`]).
+//! Program generation turns them into rewrites of the lower ruleset.
+
+use super::simplify::simplify;
+use crate::idioms::{instantiate_idiom, Constant, Fact, OperandBinding};
+use crate::ir::{Expr, Op, VecType};
+use crate::spec::{Instruction, SpecSet};
+use std::collections::HashMap;
+use std::rc::Rc;
+
+/// What an instruction operand receives in a lowering.
+#[derive(Debug, Clone)]
+pub enum Arg {
+    /// The value bound to this wildcard.
+    Wildcard(String),
+    /// A scalar operand (immediate or register), the pattern variable of its own name: program
+    /// generation instantiates it with each constant of the input.
+    Splat,
+    /// A fixed constant.
+    Fixed(i64),
+    /// A register pair given as its two registers (low, high), each a wildcard.
+    Pair(String, String),
+    /// A few lanes packed into one scalar register (HVX `Rt.b`), the pattern variable of its own
+    /// name: program generation instantiates it with constants of the input, alternating two
+    /// values.
+    Packed,
+}
+
+/// "This instruction computes this pattern": from an idiom fact or the instruction's own
+/// semantics.
+#[derive(Debug, Clone)]
+pub struct Lowering {
+    /// The instruction's index in the catalog.
+    pub instruction: usize,
+    /// What it computes, over the wildcards of its arguments.
+    pub pattern: Rc<Expr>,
+    /// What each operand receives, in operand order.
+    pub args: Vec<Arg>,
+    /// Where it came from, for `--emit egglog`.
+    pub source: String,
+}
+
+pub fn fact_lowering(
+    specs: &SpecSet,
+    ins: &Instruction,
+    index: usize,
+    fact: &Fact,
+) -> Option<Lowering> {
+    let idiom = specs.idioms.iter().find(|d| d.name == fact.idiom)?;
+    let entries = &fact.operands.0;
+    if entries.len() != ins.operands.len() {
+        return None;
+    }
+    let width = ins
+        .operands
+        .iter()
+        .map(|o| o.ty.lanes)
+        .chain([ins.result.lanes])
+        .max()
+        .unwrap_or(1);
+    let mut types = Vec::new();
+    let mut renames: HashMap<String, Rc<Expr>> = HashMap::new();
+    for p in idiom.operand_params() {
+        let (i, splat) = entries.iter().enumerate().find_map(|(i, e)| match e {
+            OperandBinding::Param(q) if q == p => Some((i, false)),
+            OperandBinding::Splat(q) if q == p => Some((i, true)),
+            _ => None,
+        })?;
+        let op = &ins.operands[i];
+        if splat {
+            let scalar = Rc::new(Expr::var(&op.name, VecType::new(1, op.ty.elem)));
+            renames.insert(
+                p.to_string(),
+                Rc::new(Expr::build(Op::Broadcast(width), vec![scalar]).ok()?),
+            );
+            types.push(op.ty.with_lanes(width));
+        } else {
+            renames.insert(p.to_string(), Rc::new(Expr::var(&op.name, op.ty)));
+            types.push(op.ty);
+        }
+    }
+    let template = instantiate_idiom(&specs.macros, idiom, &fact.meta.values(), &types)?;
+    if template.ty != ins.result {
+        return None;
+    }
+    let args = entries
+        .iter()
+        .zip(&ins.operands)
+        .map(|(e, op)| match e {
+            OperandBinding::Fixed(Constant::Int(v)) => i64::try_from(*v).ok().map(Arg::Fixed),
+            OperandBinding::Fixed(Constant::Float(_)) => None,
+            OperandBinding::Splat(_) => Some(Arg::Splat),
+            OperandBinding::Param(_) => Some(Arg::Wildcard(op.name.clone())),
+        })
+        .collect::<Option<Vec<_>>>()?;
+    Some(Lowering {
+        instruction: index,
+        pattern: template.substitute(&renames),
+        args,
+        source: format!("fact: {} implements {}", ins.name, idiom.name),
+    })
+}
+
+/// The instruction's own semantics as a pattern, when every operand is a vector (immediates
+/// become constant wildcards). A register pair the semantics reads only by halves becomes
+/// two wildcards, so the pattern matches two separately computed registers.
+pub fn semantics_lowering(ins: &Instruction, index: usize, register_bits: u32) -> Option<Lowering> {
+    if ins.result.lanes == 1 {
+        return None;
+    }
+    let mut renames: HashMap<String, Rc<Expr>> = HashMap::new();
+    let mut args = Vec::new();
+    for op in &ins.operands {
+        if op.ty.elem == crate::ir::Elem::Bool {
+            return None;
+        }
+        if op.ty.lanes == 1 {
+            args.push(Arg::Splat);
+        } else if op.c_type.is_some() && op.ty.bits() <= 64 {
+            args.push(Arg::Packed);
+        } else if op.ty.bits() == 2 * register_bits {
+            let half = op.ty.with_lanes(op.ty.lanes / 2);
+            let (lo, hi) = (format!("{}_lo", op.name), format!("{}_hi", op.name));
+            let pair = Expr::build(
+                Op::Concat,
+                vec![Rc::new(Expr::var(&lo, half)), Rc::new(Expr::var(&hi, half))],
+            )
+            .ok()?;
+            renames.insert(op.name.clone(), Rc::new(pair));
+            args.push(Arg::Pair(lo, hi));
+        } else {
+            args.push(Arg::Wildcard(op.name.clone()));
+        }
+    }
+    let instantiate =
+        |renames: &HashMap<String, Rc<Expr>>| simplify(&ins.semantics.substitute(renames));
+    let mut pattern = instantiate(&renames);
+    // A pair still read as a whole stays one wildcard.
+    let mut unsplit = false;
+    for (arg, op) in args.iter_mut().zip(&ins.operands) {
+        if let Arg::Pair(lo, hi) = arg {
+            if concatenates(&pattern, lo, hi) {
+                renames.remove(&op.name);
+                *arg = Arg::Wildcard(op.name.clone());
+                unsplit = true;
+            }
+        }
+    }
+    if unsplit {
+        pattern = instantiate(&renames);
+    }
+    Some(Lowering {
+        instruction: index,
+        pattern,
+        args,
+        source: format!("semantics of {}", ins.name),
+    })
+}
+
+/// Whether `pattern` concatenates the variables `lo` and `hi`.
+fn concatenates(pattern: &Expr, lo: &str, hi: &str) -> bool {
+    let mut found = false;
+    pattern.walk(&mut |n| {
+        found |= n.op == Op::Concat
+            && n.args.len() == 2
+            && matches!(&n.args[0].op, Op::Var(v) if v == lo)
+            && matches!(&n.args[1].op, Op::Var(v) if v == hi)
+    });
+    found
+}
+
+/// A bitwise instruction works on lanes of any integer type of the same width: the pattern at
+/// each such type (operands and result reinterpreted).
+pub fn bitwise_variants(l: &Lowering) -> Vec<Lowering> {
+    let mut bitwise = true;
+    l.pattern.walk(&mut |n| {
+        bitwise &= matches!(n.op, Op::Var(_) | Op::And | Op::Or | Op::Xor | Op::Not)
+    });
+    if !bitwise || l.args.iter().any(|a| !matches!(a, Arg::Wildcard(_))) {
+        return vec![];
+    }
+    let bits = l.pattern.ty.bits();
+    crate::ir::Elem::ALL
+        .iter()
+        .filter(|e| {
+            e.is_int()
+                && e.bits() <= 64
+                && bits.is_multiple_of(e.bits())
+                && **e != l.pattern.ty.elem
+        })
+        .filter_map(|&e| {
+            let retyped = retype(&l.pattern, VecType::new(bits / e.bits(), e))?;
+            Some(Lowering {
+                pattern: retyped,
+                source: format!("{} at {e} lanes", l.source),
+                ..l.clone()
+            })
+        })
+        .collect()
+}
+
+fn retype(e: &Rc<Expr>, ty: VecType) -> Option<Rc<Expr>> {
+    if let Op::Var(n) = &e.op {
+        return Some(Rc::new(Expr::var(n, ty)));
+    }
+    let args = e
+        .args
+        .iter()
+        .map(|a| retype(a, ty))
+        .collect::<Option<Vec<_>>>()?;
+    Some(Rc::new(Expr::build(e.op.clone(), args).ok()?))
+}

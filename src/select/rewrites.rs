@@ -1,0 +1,287 @@
+//! The rewrites of a program: a proven rule at one element type and lane count, a lowering
+//! with its scalar operands instantiated by the input's constants, and the rewrites sound by
+//! construction for the types in play.
+
+use super::catalog::{instruction_constructor, Catalog};
+use super::encode::Pattern;
+use super::lowering::{Arg, Lowering};
+use super::simplify::simplify;
+use super::term::{lane_bits, lane_value, Cmp, Condition, Int, Rewrite, Ruleset, Term};
+use crate::ir::{Elem, Expr, VecType};
+use crate::rules::load::elaborate;
+use crate::rules::Rule;
+use crate::spec::{Instruction, Operand};
+use std::collections::{BTreeSet, HashMap};
+use std::rc::Rc;
+
+/// One rule at `T = t` and `lanes`; None when it does not elaborate there.
+pub fn rule_rewrite(
+    rule: &Rule,
+    t: Option<Elem>,
+    lanes: u32,
+    catalog: &Catalog,
+    ruleset: Ruleset,
+) -> Result<Option<Rewrite>, String> {
+    let Ok(inst) = elaborate(rule, t, lanes, &catalog.rule_macros) else {
+        return Ok(None);
+    };
+    let mut p = Pattern::default();
+    let lhs = p.lhs(&inst.lhs)?;
+    p.finish_lhs()?;
+    if let Some(pred) = &inst.predicate {
+        p.predicate(pred)?;
+    }
+    let rhs = p.rhs(&inst.rhs)?;
+    Ok(Some(Rewrite {
+        ruleset,
+        source: format!(
+            "rule {}{} at {lanes} lanes",
+            rule.name,
+            t.map_or(String::new(), |t| format!(" T={t}"))
+        ),
+        lhs,
+        rhs,
+        conditions: p.conditions,
+    }))
+}
+
+/// Whether a lowering's rewrites depend on the input's constants (it has scalar operands).
+pub fn takes_constants(l: &Lowering) -> bool {
+    l.args.iter().any(|a| matches!(a, Arg::Splat | Arg::Packed))
+}
+
+/// The rewrites of one lowering: scalar operands take each value among `constants` (within
+/// an immediate's range), so shift amounts and multipliers fold into the pattern; a packed
+/// scalar register takes two such values alternating over its lanes (one is also tried).
+pub fn lowering_rewrites(
+    l: &Lowering,
+    catalog: &Catalog,
+    constants: &BTreeSet<i64>,
+) -> Result<Vec<Rewrite>, String> {
+    let ins = &catalog.instructions[l.instruction];
+    let mut choices: Vec<Vec<(&Operand, Vec<i64>)>> = vec![vec![]];
+    for (arg, op) in l.args.iter().zip(&ins.operands) {
+        let with_one = match arg {
+            Arg::Splat => false,
+            Arg::Packed => true,
+            _ => continue,
+        };
+        let (lo, hi) = op.imm.unwrap_or((i128::MIN, i128::MAX));
+        let values: Vec<i64> = constants
+            .iter()
+            .copied()
+            .chain(with_one.then_some(1))
+            .filter(|v| (lo..=hi).contains(&(*v as i128)))
+            .filter(|v| lane_value(op.ty.elem, lane_bits(op.ty.elem, *v)) == *v)
+            .collect::<BTreeSet<i64>>()
+            .into_iter()
+            .collect();
+        let lanes: Vec<Vec<i64>> = if with_one {
+            let period = |p: i64, q: i64| -> Vec<i64> {
+                (0..op.ty.lanes)
+                    .map(|k| if k % 2 == 0 { p } else { q })
+                    .collect()
+            };
+            values
+                .iter()
+                .flat_map(|p| values.iter().map(move |q| period(*p, *q)))
+                .collect()
+        } else {
+            values.iter().map(|v| vec![*v]).collect()
+        };
+        choices = choices
+            .into_iter()
+            .flat_map(|partial| {
+                lanes.iter().map(move |v| {
+                    let mut next = partial.clone();
+                    next.push((op, v.clone()));
+                    next
+                })
+            })
+            .collect();
+    }
+    choices
+        .iter()
+        .map(|values| lowering_rewrite(l, ins, values))
+        .collect()
+}
+
+/// Lanes packed into one scalar, lane 0 in the low bits, as the i64 of a signed scalar.
+fn packed_scalar(elem: Elem, lanes: &[i64]) -> (VecType, i64) {
+    let bits = elem.bits() * lanes.len() as u32;
+    let scalar = if bits > 32 { Elem::I64 } else { Elem::I32 };
+    let packed = lanes.iter().enumerate().fold(0u128, |acc, (k, v)| {
+        acc | (lane_bits(elem, *v) << (k as u32 * elem.bits()))
+    });
+    (VecType::new(1, scalar), lane_value(scalar, packed))
+}
+
+/// The rewrite of a lowering with its scalar operands fixed to `values`.
+fn lowering_rewrite(
+    l: &Lowering,
+    ins: &Instruction,
+    values: &[(&Operand, Vec<i64>)],
+) -> Result<Rewrite, String> {
+    let mut map = HashMap::new();
+    for (op, v) in values {
+        map.insert(
+            op.name.clone(),
+            Rc::new(Expr::constant(
+                op.ty.with_lanes(v.len() as u32),
+                v.iter().map(|x| lane_bits(op.ty.elem, *x)).collect(),
+            )),
+        );
+    }
+    let pattern = simplify(&l.pattern.substitute(&map));
+    let mut p = Pattern::default();
+    let lhs = p.lhs(&pattern)?;
+    p.finish_lhs()?;
+    let bound = |name: &str, ty: VecType| -> Result<Term, String> {
+        match p.wildcards.get(name) {
+            None => Err(format!("operand {name} is not in the pattern")),
+            Some(t) if *t != ty => Ok(Term::Reinterpret {
+                ty,
+                arg: Box::new(Term::Wildcard(name.to_string())),
+            }),
+            Some(_) => Ok(Term::Wildcard(name.to_string())),
+        }
+    };
+    let value = |op: &Operand| {
+        values
+            .iter()
+            .find(|(o, _)| o.name == op.name)
+            .map(|(_, v)| v.clone())
+            .expect("a value per scalar operand")
+    };
+    let mut args = Vec::new();
+    for (arg, op) in l.args.iter().zip(&ins.operands) {
+        args.push(match arg {
+            Arg::Wildcard(name) => bound(name, op.ty)?,
+            Arg::Pair(lo, hi) => {
+                let half = op.ty.with_lanes(op.ty.lanes / 2);
+                Term::Pair {
+                    ty: op.ty,
+                    lo: Box::new(bound(lo, half)?),
+                    hi: Box::new(bound(hi, half)?),
+                }
+            }
+            Arg::Splat => Term::constant(op.ty, value(op)[0]),
+            Arg::Packed => {
+                let (scalar, packed) = packed_scalar(op.ty.elem, &value(op));
+                Term::Reinterpret {
+                    ty: op.ty,
+                    arg: Box::new(Term::constant(scalar, packed)),
+                }
+            }
+            Arg::Fixed(v) => Term::constant(op.ty, *v),
+        });
+    }
+    let call = Term::Instr {
+        name: instruction_constructor(&ins.name),
+        args,
+    };
+    let shown: Vec<String> = values
+        .iter()
+        .map(|(_, v)| {
+            let lanes: Vec<String> = v.iter().map(i64::to_string).collect();
+            lanes.join(" ")
+        })
+        .collect();
+    Ok(Rewrite {
+        ruleset: Ruleset::Lower,
+        source: if shown.is_empty() {
+            l.source.clone()
+        } else {
+            format!("{} with scalar operands {}", l.source, shown.join(", "))
+        },
+        lhs,
+        rhs: if pattern.ty == ins.result {
+            call
+        } else {
+            Term::Reinterpret {
+                ty: pattern.ty,
+                arg: Box::new(call),
+            }
+        },
+        conditions: p.conditions,
+    })
+}
+
+/// Rewrites sound by construction, for `types` (in the order of their names): a conversion of a
+/// concatenation is the concatenation of the converted halves, a constant is the widening cast
+/// of the same value at a narrower type (so `u16(b_u8) * 2` is a widening multiply), and a
+/// cast between types of one width is a free reinterpretation of the bits.
+pub fn generated(types: &[VecType]) -> Vec<Rewrite> {
+    let op = |name: &'static str, ty: VecType, args: Vec<Term>| Term::Op {
+        name,
+        ty,
+        params: vec![],
+        args,
+    };
+    let mut out = Vec::new();
+    for &t in types {
+        for &s in types {
+            if s.lanes != t.lanes || t.lanes % 2 != 0 || s == t {
+                continue;
+            }
+            let (th, sh) = (t.with_lanes(t.lanes / 2), s.with_lanes(s.lanes / 2));
+            for conversion in ["Cast", "SatCast"] {
+                let halves = [Term::Slot("a"), Term::Slot("b")];
+                out.push(Rewrite {
+                    ruleset: Ruleset::Lower,
+                    source: format!(
+                        "{conversion} to {} of a {} concatenation, by halves",
+                        super::term::type_name(t),
+                        super::term::type_name(s)
+                    ),
+                    lhs: op(conversion, t, vec![op("Concat", s, halves.to_vec())]),
+                    rhs: op(
+                        "Concat",
+                        t,
+                        halves
+                            .iter()
+                            .map(|h| op(conversion, th, vec![h.clone()]))
+                            .collect(),
+                    ),
+                    conditions: vec![Condition::TypeOf(Term::Slot("a"), sh)],
+                });
+            }
+        }
+    }
+    for &t in types {
+        for &s in types {
+            if !t.elem.is_int() || !s.elem.is_int() || s.lanes != t.lanes {
+                continue;
+            }
+            let (tn, sn) = (super::term::type_name(t), super::term::type_name(s));
+            let c = |ty| Term::Const {
+                ty,
+                value: Int::Slot("c"),
+            };
+            if s.elem.bits() < t.elem.bits() {
+                out.push(Rewrite {
+                    ruleset: Ruleset::Lift,
+                    source: format!("a {tn} constant that fits in {sn}"),
+                    lhs: c(t),
+                    rhs: op("Cast", t, vec![c(s)]),
+                    conditions: vec![
+                        Condition::Compare(Cmp::Ge, Int::Slot("c"), Int::Lit(s.elem.min_value())),
+                        Condition::Compare(Cmp::Le, Int::Slot("c"), Int::Lit(s.elem.max_value())),
+                    ],
+                });
+            } else if s.elem.bits() == t.elem.bits() && s != t {
+                out.push(Rewrite {
+                    ruleset: Ruleset::Lower,
+                    source: format!("{sn} as {tn} is the same bits"),
+                    lhs: op("Cast", t, vec![Term::Slot("x")]),
+                    rhs: Term::Reinterpret {
+                        ty: t,
+                        arg: Box::new(Term::Slot("x")),
+                    },
+                    conditions: vec![Condition::TypeOf(Term::Slot("x"), s)],
+                });
+            }
+        }
+    }
+    out
+}

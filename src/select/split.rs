@@ -1,0 +1,93 @@
+//! Splitting lane-wise work into halves: every lane-wise node of the input is also the
+//! concatenation of its two halves, down to the narrowest register worth using, so a target
+//! whose registers are narrower than the input computes it in parts.
+
+use crate::ir::{Expr, Op};
+use std::rc::Rc;
+
+/// The two halves of `e` (lanes `[0, n/2)` and `[n/2, n)`), down to the variables, when every
+/// node is lane-wise and each half keeps at least `min_bits`.
+pub fn halves(e: &Rc<Expr>, min_bits: u32) -> Option<(Rc<Expr>, Rc<Expr>)> {
+    let widest = e
+        .args
+        .iter()
+        .map(|a| a.ty.bits())
+        .fold(e.ty.bits(), u32::max);
+    if !e.ty.lanes.is_multiple_of(2) || widest / 2 < min_bits {
+        return None;
+    }
+    let half = |start: u32| -> Option<Rc<Expr>> { half_of(e, start) };
+    Some((half(0)?, half(e.ty.lanes / 2)?))
+}
+
+fn half_of(e: &Rc<Expr>, start_lane: u32) -> Option<Rc<Expr>> {
+    let lanes = e.ty.lanes / 2;
+    let ty = e.ty.with_lanes(lanes);
+    if !e.ty.lanes.is_multiple_of(2) {
+        return None;
+    }
+    match &e.op {
+        Op::Var(_) => Some(Rc::new(Expr {
+            op: Op::Slice {
+                start: start_lane,
+                stride: 1,
+                lanes,
+            },
+            ty,
+            args: vec![e.clone()],
+        })),
+        Op::Const(v) if v.len() == 1 => Some(Rc::new(Expr::constant(ty, v.clone()))),
+        Op::Slice {
+            start, stride: 1, ..
+        } if matches!(e.args[0].op, Op::Var(_)) => Some(Rc::new(Expr {
+            op: Op::Slice {
+                start: start + start_lane,
+                stride: 1,
+                lanes,
+            },
+            ty,
+            args: e.args.clone(),
+        })),
+        Op::ReduceAdd(k) => {
+            let arg = half_of(&e.args[0], start_lane * k)?;
+            Some(Rc::new(Expr::build(Op::ReduceAdd(*k), vec![arg]).ok()?))
+        }
+        op if op.is_lanewise() => {
+            let args = e
+                .args
+                .iter()
+                .map(|a| half_of(a, start_lane))
+                .collect::<Option<Vec<_>>>()?;
+            Some(Rc::new(Expr::build(op.clone(), args).ok()?))
+        }
+        _ => None,
+    }
+}
+
+/// Every node of `e` and of its halves (recursively), each with its split.
+pub fn splits(e: &Rc<Expr>, min_bits: u32, out: &mut Vec<(Rc<Expr>, Rc<Expr>, Rc<Expr>)>) {
+    let mut nodes: Vec<Rc<Expr>> = Vec::new();
+    collect(e, &mut nodes);
+    for n in nodes {
+        if matches!(n.op, Op::Var(_) | Op::Const(_) | Op::Slice { .. }) {
+            continue;
+        }
+        if let Some((lo, hi)) = halves(&n, min_bits) {
+            if out.iter().any(|(m, _, _)| *m == n) {
+                continue;
+            }
+            out.push((n.clone(), lo.clone(), hi.clone()));
+            splits(&lo, min_bits, out);
+            splits(&hi, min_bits, out);
+        }
+    }
+}
+
+fn collect(e: &Rc<Expr>, out: &mut Vec<Rc<Expr>>) {
+    for a in &e.args {
+        collect(a, out);
+    }
+    if !out.contains(e) {
+        out.push(e.clone());
+    }
+}

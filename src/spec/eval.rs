@@ -1,0 +1,86 @@
+//! Running an instruction on lane values given as text (`isadb eval`): one argument per
+//! operand, a single value (a splat) or one per lane.
+
+use super::{Instruction, Operand};
+use crate::error::{Error, Result};
+use crate::ir::forms::parse_expression;
+use crate::ir::sexpr::{read_one, SExpr, SKind};
+use crate::ir::{Macros, Op, Scope};
+use crate::semantics::{eval, Env, Value};
+
+impl Instruction {
+    /// The instruction's result on the operand values in `values` (one text per operand).
+    pub fn eval_text(&self, values: &[String]) -> Result<Value> {
+        if values.len() != self.operands.len() {
+            let names: Vec<String> = self
+                .operands
+                .iter()
+                .map(|o| format!("{}: {}", o.name, o.ty))
+                .collect();
+            return Err(Error::Usage(format!(
+                "{} takes {} operands ({}), got {}",
+                self.name,
+                self.operands.len(),
+                names.join(", "),
+                values.len()
+            )));
+        }
+        let mut env = Env::new();
+        for (op, text) in self.operands.iter().zip(values) {
+            env.insert(op.name.clone(), operand_value(op, text)?);
+        }
+        eval(&self.semantics, &env)
+    }
+}
+
+/// Parses one operand's lanes: a single value (splat) or one per lane, separated by commas (or
+/// by spaces, when every word is a number). A value is an integer constant in either expression
+/// form: `-1`, `0x7f`, `(1 << 7) - 1`.
+fn operand_value(op: &Operand, text: &str) -> Result<Value> {
+    let mut parts: Vec<&str> = text
+        .split(',')
+        .map(str::trim)
+        .filter(|p| !p.is_empty())
+        .collect();
+    if let [one] = parts[..] {
+        let words: Vec<&str> = one.split_whitespace().collect();
+        let number = |w: &&str| read_one(w, "").is_ok_and(|s| matches!(s.kind, SKind::Int(_)));
+        if words.len() > 1 && words.iter().all(number) {
+            parts = words;
+        }
+    }
+    let n = op.ty.lanes as usize;
+    if parts.len() != 1 && parts.len() != n {
+        return Err(Error::Usage(format!(
+            "operand {} ({}) needs 1 or {n} values, got {}",
+            op.name,
+            op.ty,
+            parts.len()
+        )));
+    }
+    let source = format!("operand {}", op.name);
+    let lane = |p: &str| -> Result<u128> {
+        let (value, _) = parse_expression(p, &source)?;
+        let loc = value.loc.clone();
+        let sym = |name: &str| SExpr {
+            kind: SKind::Sym(name.into()),
+            loc: loc.clone(),
+        };
+        let constant = SExpr {
+            kind: SKind::List(vec![sym("const"), sym(op.ty.elem.name()), value]),
+            loc: loc.clone(),
+        };
+        let macros = Macros::default();
+        match &Scope::new(&macros).expr(&constant)?.op {
+            Op::Const(v) => Ok(v[0]),
+            _ => unreachable!("const elaborates to a constant"),
+        }
+    };
+    let lanes = parts.iter().map(|p| lane(p)).collect::<Result<Vec<_>>>()?;
+    let lanes = if lanes.len() == 1 {
+        vec![lanes[0]; n]
+    } else {
+        lanes
+    };
+    Ok(Value::new(op.ty, lanes))
+}
