@@ -48,13 +48,7 @@ pub fn rule_files(specs: &Path) -> Result<Vec<PathBuf>> {
 /// Every rule of every rules file; names are unique.
 pub fn load(specs: &Path) -> Result<Vec<KernelRule>> {
     let mut all: Vec<KernelRule> = Vec::new();
-    for path in rule_files(specs)? {
-        let text = std::fs::read_to_string(&path).map_err(|e| Error::io(&path, e))?;
-        let shown = path
-            .strip_prefix(specs.parent().unwrap_or(specs))
-            .unwrap_or(&path)
-            .display()
-            .to_string();
+    for (text, shown) in crate::rules::load::read_rule_files(specs, &rule_files(specs)?)? {
         for r in parse(&text, &shown)? {
             if let Some(o) = all.iter().find(|o| o.name == r.name) {
                 return Err(Error::parse(
