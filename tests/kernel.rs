@@ -251,8 +251,8 @@ fn bad_input_is_one_line_and_exit_2() {
             vec![],
             "data.c:3:14: comparison '>' of input data is outside the kernel subset",
         ),
-        (write("ok.sexp", MAT_MUL_2X2), vec!["--target", "avx9"], "unknown kernel target 'avx9' (targets: dsp, x86-avx2, x86-avx512, neon)"),
-        (write("ok2.sexp", MAT_MUL_2X2), vec!["--cost-model", "fast"], "unknown cost model 'fast'"),
+        (write("ok.sexp", MAT_MUL_2X2), vec!["--target", "avx9"], "--target avx9: unknown kernel target 'avx9'; one of dsp, x86-avx2, x86-avx512, neon"),
+        (write("ok2.sexp", MAT_MUL_2X2), vec!["--cost-model", "fast"], "--cost-model fast: unknown cost model 'fast'; one of diospyros, isaria, target"),
     ];
     for (file, extra, want) in cases {
         let mut args = vec!["kernel", file.as_str()];
