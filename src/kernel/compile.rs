@@ -6,17 +6,14 @@ use super::cost::{tree_cost, Model};
 use super::extract::{build, choose};
 use super::phase::Phase;
 use super::program::{bindings, declarations, rules as rules_text};
-use super::read::{read_list, Lifted};
+use super::read::Lifted;
 use super::report::{Costs, Report, Round};
 use super::rule::KernelRule;
 use super::saturate::{share, Limits, PhaseRun, Session};
-use super::target::{KernelTarget, Target};
-use super::term::{Dag, Id, Op};
-use super::{c, lower, report, run, seed, store, validate};
-use crate::error::Error;
+use super::target::Target;
+use super::term::{Dag, Id};
+use super::{lower, report, run, seed, validate};
 use crate::error::Result;
-use crate::project::Project;
-use std::path::Path;
 use std::time::{Duration, Instant};
 
 /// E-graph size (tuples) at which a phase stops.
@@ -39,39 +36,6 @@ pub struct Options {
     pub run: Option<usize>,
     /// Keep the egglog text of every round for `--emit egglog`.
     pub keep_egglog: bool,
-}
-
-/// Reads a kernel: C (`.c`) through the front end, anything else as the lifted List form.
-pub fn lift(path: &Path) -> Result<Lifted> {
-    let text = std::fs::read_to_string(path).map_err(|e| crate::error::Error::io(path, e))?;
-    let shown = path.display().to_string();
-    if path.extension().is_some_and(|x| x == "c") {
-        c::lift(&text, &shown)
-    } else {
-        read_list(&text, &shown)
-    }
-}
-
-/// Diospyros's partition of the outputs into `Vec`s of `width` lanes, the last zero-padded.
-pub fn partition(dag: &mut Dag, outputs: &[Id], width: usize) -> Id {
-    let zero = dag.num(0);
-    let chunks: Vec<Id> = outputs
-        .chunks(width)
-        .map(|c| {
-            let mut lanes = c.to_vec();
-            lanes.resize(width, zero);
-            dag.add(Op::Vec, &lanes)
-        })
-        .collect();
-    concat(dag, &chunks)
-}
-
-/// Vectors joined by right-nested `Concat`s.
-pub fn concat(dag: &mut Dag, parts: &[Id]) -> Id {
-    let (last, init) = parts.split_last().expect("a kernel has outputs");
-    init.iter()
-        .rev()
-        .fold(*last, |rest, &v| dag.add(Op::Concat, &[v, rest]))
 }
 
 /// One round: a fresh e-graph (the session's declarations and rules) holding `start` (and
@@ -130,7 +94,7 @@ pub fn compile(
         rules_text(rules, target.width)
     ))?;
 
-    let mut current = partition(&mut dag, &outputs, target.width);
+    let mut current = dag.partition(&outputs, target.width);
     let mut cost = tree_cost(&dag, current, opts.model, target);
     let seeded = opts
         .seed
@@ -191,7 +155,7 @@ pub fn compile(
         // Extraction sums costs over the tree; on the target every distinct node is computed
         // once, so the program to emit is the one whose distinct nodes cost least: the search's,
         // the seed, or the kernel left scalar (heavily shared kernels such as qr-decomp).
-        let scalar = partition(&mut dag, &outputs, target.width);
+        let scalar = dag.partition(&outputs, target.width);
         let dag_ref = &dag;
         current = [Some(current), seeded, Some(scalar)]
             .into_iter()
@@ -210,7 +174,7 @@ pub fn compile(
         None => None,
     };
     let unit = Target::unit(target.kind);
-    let unvectorized = partition(&mut dag, &outputs, target.width);
+    let unvectorized = dag.partition(&outputs, target.width);
     Ok(Report {
         target: target.name.to_string(),
         width: target.width,
@@ -238,32 +202,4 @@ pub fn compile(
         inputs: lowered.inputs.clone(),
         egglog: opts.keep_egglog.then(|| std::mem::take(&mut session.text)),
     })
-}
-
-/// `isadb kernel FILE`: the database's proven rules in their tuned phases (tuning first if
-/// there is no tuning yet), the kernel lifted and compiled for the named target.
-pub fn compile_file(
-    project: &Project,
-    path: &Path,
-    target: KernelTarget,
-    opts: &Options,
-) -> Result<Report> {
-    let mut db = project.open()?;
-    let target = Target::load(&db, target)?;
-    let lifted = lift(path)?;
-    if store::tuning(&db)?.is_none() {
-        drop(db);
-        eprintln!("isadb: no alpha/beta recorded yet: tuning them on the small kernels first");
-        super::tune::tune(project)?;
-        db = project.open()?;
-    }
-    let tuning = store::tuning(&db)?;
-    store::sync(&mut db, &project.specs, tuning)?;
-    let rules = store::phased_rules(&db)?;
-    if rules.is_empty() {
-        return Err(Error::Usage(
-            "no proven kernel rules: run `isadb verify-rules` first".into(),
-        ));
-    }
-    compile(lifted, &target, &rules, opts)
 }

@@ -6,7 +6,7 @@
 //! Costs are summed over the tree, as both peers extract.
 
 use super::target::Target;
-use super::term::{Dag, Id, Op};
+use super::term::{Dag, Id, Leaf, Op, Operand};
 use crate::words::text_enum;
 
 text_enum! {
@@ -24,36 +24,6 @@ text_enum! {
 const LITERAL: f64 = 0.001;
 const STRUCTURE: f64 = 0.1;
 const COMPUTED_VEC: f64 = 100.0;
-
-/// What a cost function needs to know of an operand: its cost and what kind of leaf it is.
-#[derive(Clone, Copy, Debug, PartialEq)]
-pub struct Operand {
-    pub cost: f64,
-    pub leaf: Leaf,
-}
-
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum Leaf {
-    /// A computed value.
-    No,
-    /// The literal 0.
-    Zero,
-    /// Another literal or a pattern's wildcard.
-    Literal,
-    /// A read of this input array.
-    Read(u32),
-}
-
-impl Leaf {
-    pub fn of(op: Op) -> Leaf {
-        match op {
-            Op::Num(0) => Leaf::Zero,
-            Op::Num(_) => Leaf::Literal,
-            Op::Get(a, _) => Leaf::Read(a),
-            _ => Leaf::No,
-        }
-    }
-}
 
 /// The cost of one node of the given operator over operands costing `args` (their own costs
 /// are not included).

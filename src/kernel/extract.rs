@@ -2,10 +2,11 @@
 //! `Vec`'s cost depends on whether its lanes' best terms are reads, as in Diospyros), and the
 //! chosen terms of the roots rebuilt as a hash-consed [`Dag`].
 
-use super::cost::{node_cost, Leaf, Model, Operand};
+use super::cost::{node_cost, Model};
 use super::saturate::{EGraph, ENodeOp};
 use super::target::Target;
 use super::term::{Dag, Id, Op};
+use super::term::{Leaf, Operand};
 use crate::error::{Error, Result};
 
 /// The best e-node and cost of every e-class.

@@ -4,9 +4,9 @@
 //! is in bounds), and each output vector stored. Intrinsics for x86 (AVX2, AVX-512) and NEON;
 //! plain C over `float[4]` for the DSP dialect.
 
-use super::cost::{Leaf, Operand};
 use super::target::{KernelTarget, Target};
 use super::term::{Dag, Id, Op};
+use super::term::{Leaf, Operand};
 use crate::error::{Error, Result};
 use std::collections::HashMap;
 use std::fmt::Write;

@@ -16,6 +16,7 @@ pub mod compile;
 pub mod cost;
 pub mod extract;
 pub mod family;
+pub mod file;
 pub mod lower;
 pub mod phase;
 pub mod program;
@@ -32,7 +33,8 @@ pub mod tune;
 pub mod validate;
 pub mod verify;
 
-pub use compile::{compile_file, Options};
+pub use compile::Options;
 pub use cost::Model as CostModel;
+pub use file::compile_file;
 pub use report::Report;
 pub use target::KernelTarget;

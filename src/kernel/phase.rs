@@ -5,10 +5,11 @@
 //! lists the boundaries between the rules' own cost points and `isadb kernel --tune` picks the
 //! pair that compiles the small kernels best, recorded in the database.
 
-use super::cost::{node_cost, Leaf, Model, Operand};
+use super::cost::{node_cost, Model};
 use super::rule::{instantiate, KernelRule, Term};
 use super::target::{KernelTarget, Target};
 use super::term::Op;
+use super::term::{Leaf, Operand};
 
 /// The width rules are analysed at (the peers' DSP).
 pub const BASE_WIDTH: usize = 4;

@@ -40,7 +40,7 @@ pub fn vectorize(dag: &mut Dag, outputs: &[Id], width: usize) -> Id {
             v.build(&lanes)
         })
         .collect();
-    super::compile::concat(v.dag, &chunks)
+    v.dag.concat(&chunks)
 }
 
 impl Vectorizer<'_> {

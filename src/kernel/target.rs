@@ -6,8 +6,7 @@
 //! alike: `vpermd` for `vpermps`, NEON's lane copy), read from their rows; it has no f32
 //! arithmetic, loads or stores yet, so those costs come from [`SIMD_COSTS`].
 
-use super::cost::{Leaf, Operand};
-use super::term::Op;
+use super::term::{Leaf, Op, Operand};
 use crate::database::Database;
 use crate::error::{Error, Result};
 use crate::spec::Isa;

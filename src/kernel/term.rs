@@ -306,6 +306,60 @@ impl Dag {
     }
 }
 
+/// What a cost function needs to know of an operand: its cost and what kind of leaf it is.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct Operand {
+    pub cost: f64,
+    pub leaf: Leaf,
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Leaf {
+    /// A computed value.
+    No,
+    /// The literal 0.
+    Zero,
+    /// Another literal or a pattern's wildcard.
+    Literal,
+    /// A read of this input array.
+    Read(u32),
+}
+
+impl Leaf {
+    pub fn of(op: Op) -> Leaf {
+        match op {
+            Op::Num(0) => Leaf::Zero,
+            Op::Num(_) => Leaf::Literal,
+            Op::Get(a, _) => Leaf::Read(a),
+            _ => Leaf::No,
+        }
+    }
+}
+
+impl Dag {
+    /// Diospyros's partition of the outputs into `Vec`s of `width` lanes, the last zero-padded.
+    pub fn partition(&mut self, outputs: &[Id], width: usize) -> Id {
+        let zero = self.num(0);
+        let chunks: Vec<Id> = outputs
+            .chunks(width)
+            .map(|c| {
+                let mut lanes = c.to_vec();
+                lanes.resize(width, zero);
+                self.add(Op::Vec, &lanes)
+            })
+            .collect();
+        self.concat(&chunks)
+    }
+
+    /// Vectors joined by right-nested `Concat`s.
+    pub fn concat(&mut self, parts: &[Id]) -> Id {
+        let (last, init) = parts.split_last().expect("a kernel has outputs");
+        init.iter()
+            .rev()
+            .fold(*last, |rest, &v| self.add(Op::Concat, &[v, rest]))
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
