@@ -1,7 +1,7 @@
 //! Hand-written rewrite rules: unsound variants of every shipped rule are refuted by z3, the
 //! shipped rules all verify, and wrong or malformed rule files give exit 1 or 2.
 
-use isadb::testing::{elaborate, load_rules, mutants, rule_macros, rule_types};
+use isadb::testing::{elaborate, load_kernel_rules, load_rules, mutants, rule_macros, rule_types};
 use isadb::{load_macros, prove_equivalent, Macros, Verdict};
 use std::process::Output;
 
@@ -107,6 +107,7 @@ fn shipped_rules_verify() {
     let (stdout, stderr) = text(&out);
     assert_eq!(out.status.code(), Some(0), "{stdout}{stderr}");
     let hand = load_rules(&root().join("specs")).unwrap();
+    let kernel_rules = load_kernel_rules(&root().join("specs")).unwrap().len();
     let csv = std::fs::read_to_string(home.path().join("rules.db/rules.csv")).unwrap();
     let synthesized = csv.matches(",synthesized,").count();
     // Every hand-written rule is proven; a synthesized rule z3 cannot decide in its budget
@@ -118,7 +119,10 @@ fn shipped_rules_verify() {
             .unwrap();
         assert!(row.contains(",proven,"), "{row}");
     }
-    let summary = stdout.lines().last().unwrap_or_default();
+    let summary = stdout
+        .lines()
+        .find(|l| !l.starts_with("kernel rules: ") && l.contains(" already proven (skipped)"))
+        .unwrap_or_default();
     let counts: Vec<usize> = summary
         .split(|c: char| !c.is_ascii_digit())
         .filter_map(|w| w.parse().ok())
@@ -127,7 +131,15 @@ fn shipped_rules_verify() {
     assert_eq!(refuted, 0, "{stdout}");
     assert_eq!(proven + unknown, hand.len() + synthesized, "{summary}");
     assert!(unknown * 100 < synthesized, "{summary}");
-    assert_eq!(csv.matches(",proven,").count(), proven, "{summary}");
+    assert!(
+        stdout.contains(&format!("kernel rules: {kernel_rules} proven, 0 refuted")),
+        "{stdout}"
+    );
+    assert_eq!(
+        csv.matches(",proven,").count(),
+        proven + kernel_rules,
+        "{summary}"
+    );
     assert!(
         std::fs::read_to_string(home.path().join("rules.db/verification_runs.csv"))
             .unwrap()
@@ -142,6 +154,13 @@ fn shipped_rules_verify() {
         stdout.contains(&format!("{proven} already proven")),
         "{stdout}"
     );
+    // `--json` prints one document covering both sets of rules.
+    let out = isadb(&home, &["--json", "verify-rules"]);
+    let report: serde_json::Value = serde_json::from_slice(&out.stdout)
+        .unwrap_or_else(|e| panic!("not one JSON document ({e}): {:?}", text(&out)));
+    assert_eq!(report["skipped"], proven, "{report}");
+    assert_eq!(report["kernel_rules"]["skipped"], kernel_rules, "{report}");
+    assert_eq!(report["kernel_rules"]["refuted"], 0, "{report}");
 }
 
 #[test]

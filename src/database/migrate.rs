@@ -6,7 +6,7 @@ use rusqlite::Connection;
 use crate::error::{Error, Result};
 
 /// The migrations in order; migration `i` (0-based) brings the schema to version `i + 1`.
-const MIGRATIONS: [(&str, &str); 8] = [
+const MIGRATIONS: [(&str, &str); 9] = [
     ("0001_core", include_str!("../../schemas/0001_core.sql")),
     ("0002_rules", include_str!("../../schemas/0002_rules.sql")),
     (
@@ -27,8 +27,12 @@ const MIGRATIONS: [(&str, &str); 8] = [
         include_str!("../../schemas/0007_selection_cache.sql"),
     ),
     (
-        "0009_synthesis",
-        include_str!("../../schemas/0009_synthesis.sql"),
+        "0009_kernel_tuning",
+        include_str!("../../schemas/0009_kernel_tuning.sql"),
+    ),
+    (
+        "0010_synthesis",
+        include_str!("../../schemas/0010_synthesis.sql"),
     ),
 ];
 
