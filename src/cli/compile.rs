@@ -127,6 +127,12 @@ pub fn compile(ctx: &Context, expr: &str, target: Target, options: Options) -> R
             report.steps.len(),
             report.select_ms,
         );
+        if !report.scalarized.is_empty() {
+            out += &format!(
+                "scalarized (no instruction sequence covers them): {}\n",
+                report.scalarized.join(", ")
+            );
+        }
         if let Some(r) = &report.run {
             out += &format!("{r}\n");
         }
@@ -165,6 +171,8 @@ struct View<'a> {
     not_run: Option<String>,
     /// The CPU features of the selected instructions.
     features: &'a [String],
+    /// The operators computed lane by lane (`add at u8x16`): no instruction sequence covers them.
+    scalarized: &'a [String],
     egglog: Option<&'a str>,
     c: Option<&'a str>,
 }
@@ -204,6 +212,7 @@ impl<'a> View<'a> {
                 _ => None,
             },
             features: &r.features,
+            scalarized: &r.scalarized,
             egglog: r.program.as_deref(),
             c: r.c.as_deref(),
         }

@@ -10,9 +10,11 @@
 //! - [`term`]: the e-graph's typed terms and rewrites, and their egglog text; [`encode`]: IR
 //!   as terms and patterns; [`rewrites`], [`split`], [`layout`]: what goes into a program;
 //!   [`program`]: the program; [`run`]: running it in egglog.
-//! - [`node`]: the selection read back; [`prove`]: translation validation; [`cache`]: the
-//!   selection cache.
-//! - [`steps`], [`emit_c`], [`check`]: the printed sequence, the C function, and running it.
+//! - [`node`]: the selection read back; [`scalarize`]: the last resort for an operator no
+//!   instruction sequence covers, lane by lane; [`prove`]: translation validation; [`cache`]:
+//!   the selection cache.
+//! - [`steps`], [`emit_c`] (with [`scalar_c`] for scalarized lanes), [`check`]: the printed
+//!   sequence, the C function, and running it.
 //!
 //! The fixed parts of every program are the `.egg` files next to these: `prelude.egg`,
 //! `analysis.egg`, `bounds.egg`, `layout.egg`, `schedule.egg`.
@@ -32,6 +34,8 @@ pub mod prove;
 pub mod report;
 pub mod rewrites;
 pub mod run;
+pub mod scalar_c;
+pub mod scalarize;
 pub mod simplify;
 pub mod split;
 pub mod steps;

@@ -50,6 +50,9 @@ pub struct Report {
     pub run: Option<RunCheck>,
     /// The CPU features of the selected instructions.
     pub features: Vec<String>,
+    /// The operators computed lane by lane because no instruction sequence covers them
+    /// (`add at u8x16`), each once.
+    pub scalarized: Vec<String>,
     /// The egglog program, after a comment per rule it could not hold.
     pub program: Option<String>,
     /// The C function.
@@ -108,6 +111,7 @@ impl Selector {
             rewrites: compiled.program.as_ref().map(|p| p.rewrites),
             run,
             features: features(&compiled, catalog),
+            scalarized: compiled.root.scalarized(),
             program,
             c,
         })

@@ -84,6 +84,25 @@ fn operand_text(
                 .collect();
             format!("concat({})", texts.join(", "))
         }
+        Node::Scalar { op, ty, args } => {
+            let texts: Vec<String> = args
+                .iter()
+                .map(|a| operand_text(a, catalog, full, steps, seen))
+                .collect();
+            let call = format!("{}({})", op.name(), texts.join(", "));
+            if let Some(t) = seen.get(&call) {
+                return t.clone();
+            }
+            let temp = format!("t{}", steps.len());
+            seen.insert(call.clone(), temp.clone());
+            steps.push(Step {
+                temp: temp.clone(),
+                call,
+                asm: format!("scalarized {} ({} lanes)", op.name(), ty.lanes),
+                cost: n.own_cost(catalog),
+            });
+            temp
+        }
         Node::Instr { index, args } => {
             let ins = &catalog.instructions[*index];
             let texts: Vec<String> = args
