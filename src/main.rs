@@ -52,11 +52,19 @@ enum Command {
         #[arg(allow_hyphen_values = true)]
         values: Vec<String>,
     },
-    /// Measure database build time, query latency, interpreter and prover speed.
+    /// Measure database build time, query latency, interpreter and prover speed; `bench
+    /// totality` walks the operator x type x lanes x target table instead.
     Bench {
+        /// `totality`: every IR operator at every type and lane count (1 lane to 4 registers)
+        /// on each target, selected and proven, counted direct / rules / scalarized / failing.
+        #[arg(value_parser = choice::<cli::bench::Subject>())]
+        subject: Option<cli::bench::Subject>,
         /// Runs of each query process (the median is reported).
         #[arg(long, default_value_t = 15)]
         rounds: usize,
+        /// totality: only these targets (repeatable; default: all four).
+        #[arg(long, value_parser = choice::<Target>())]
+        target: Vec<Target>,
     },
     /// Ask which instructions implement an idiom on a target, an instruction's equivalents, ...
     Query {
@@ -183,7 +191,12 @@ fn main() -> ExitCode {
             values,
         } => cli::inspect::eval(&ctx, &instruction, &values),
         Command::Query { text, csv } => cli::query::query(&ctx, &text, csv),
-        Command::Bench { rounds } => cli::bench::bench(&ctx, rounds),
+        Command::Bench {
+            subject: Some(cli::bench::Subject::Totality),
+            target,
+            ..
+        } => cli::bench::totality(&ctx, &target),
+        Command::Bench { rounds, .. } => cli::bench::bench(&ctx, rounds),
         Command::Prove {
             lhs,
             rhs,

@@ -104,6 +104,15 @@ impl Selector {
             .map_err(|m| Error::Usage(format!("expression: {m}")))
     }
 
+    /// Selects for an elaborated input without proving it: the program that ran, the term it
+    /// extracted and the term read back.
+    pub fn select(&mut self, input: &Rc<Expr>) -> Result<(Program, String, Rc<Node>)> {
+        let program = self.program(input)?;
+        let extracted = run(&program)?;
+        let root = node::read(&Term::parse(&extracted)?, &self.catalog)?;
+        Ok((program, extracted, root))
+    }
+
     /// Elaborates, selects and proves one expression. With `cache` (the database holding the
     /// selection cache) a selection stored before is reused without egglog or z3, and a new
     /// one is stored once it is proven.
@@ -139,10 +148,8 @@ impl Selector {
                 cached: true,
             });
         }
-        let program = self.program(&input)?;
+        let (program, extracted, root) = self.select(&input)?;
         let catalog = &self.catalog;
-        let extracted = run(&program)?;
-        let root = node::read(&Term::parse(&extracted)?, catalog)?;
         let select_ms = started.elapsed().as_secs_f64() * 1e3;
         let started = Instant::now();
         prove_selection(catalog, &input, &root)?;

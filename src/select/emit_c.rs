@@ -213,7 +213,8 @@ impl Emitter<'_> {
                     operands.push((self.lane_array(a)?, a.ty(self.catalog)));
                 }
                 let t = self.fresh();
-                self.lines.push_str(&scalar_c::lanes(op, *ty, &operands, &t)?);
+                self.lines
+                    .push_str(&scalar_c::lanes(op, *ty, &operands, &t)?);
                 t
             }
             Node::Lanes { ty, .. } => {

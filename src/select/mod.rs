@@ -13,6 +13,7 @@
 //! - [`node`]: the selection read back; [`scalarize`]: the last resort for an operator no
 //!   instruction sequence covers, lane by lane; [`prove`]: translation validation; [`cache`]:
 //!   the selection cache.
+//! - [`totality`]: the operator x type x lanes x target table, walked.
 //! - [`steps`], [`emit_c`] (with [`scalar_c`] for scalarized lanes), [`check`]: the printed
 //!   sequence, the C function, and running it.
 //!
@@ -40,6 +41,7 @@ pub mod simplify;
 pub mod split;
 pub mod steps;
 pub mod term;
+pub mod totality;
 
 pub use compile::{Compiled, Selector};
 pub use node::Node;

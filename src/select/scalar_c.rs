@@ -139,7 +139,10 @@ pub fn lanes(op: &Op, ty: VecType, operands: &[(String, VecType)], out: &str) ->
             if ty.elem == Elem::Bool || operands[0].1.elem == Elem::Bool {
                 return Err(unsupported("bitcasts of bool lanes".into()));
             }
-            format!("    {t} {out}[{n}];\n    memcpy({out}, {}, sizeof {out});\n", a(0))
+            format!(
+                "    {t} {out}[{n}];\n    memcpy({out}, {}, sizeof {out});\n",
+                a(0)
+            )
         }
         Op::Broadcast(_) => each(format!("{}[l % {}]", a(0), operands[0].1.lanes)),
         Op::Concat => {
@@ -167,13 +170,21 @@ pub fn lanes(op: &Op, ty: VecType, operands: &[(String, VecType)], out: &str) ->
         Op::ReduceAdd(k) => {
             let elem = operands[0].1.elem;
             let zero = literal(elem, 0)?;
-            let add = lanewise(&Op::Add, elem, elem, &["acc".into(), format!("{}[l * {k} + j]", a(0))])?;
+            let add = lanewise(
+                &Op::Add,
+                elem,
+                elem,
+                &["acc".into(), format!("{}[l * {k} + j]", a(0))],
+            )?;
             format!(
                 "    {t} {out}[{n}];\n    for (int l = 0; l < {n}; l++) {{\n      {t} acc = {zero};\n      for (int j = 0; j < {k}; j++) acc = {add};\n      {out}[l] = acc;\n    }}\n"
             )
         }
         Op::Shuffle(_) | Op::Var(_) | Op::Const(_) => {
-            return Err(unsupported(format!("'{}' as a scalarized operator", op.name())))
+            return Err(unsupported(format!(
+                "'{}' as a scalarized operator",
+                op.name()
+            )))
         }
         _ => {
             let from = operands[0].1.elem;

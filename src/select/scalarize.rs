@@ -72,7 +72,10 @@ pub fn ir_op(name: &str, ty: VecType, params: &[i64], operands: &[VecType]) -> R
     debug_assert!(CONSTRUCTORS.iter().any(|c| c.name == name));
     let typed = infer(&op, operands)?;
     if typed != ty {
-        return Err(format!("{} of {operands:?} is {typed}, not {ty}", op.name()));
+        return Err(format!(
+            "{} of {operands:?} is {typed}, not {ty}",
+            op.name()
+        ));
     }
     Ok(op)
 }
@@ -87,7 +90,10 @@ mod tests {
         let u8x16 = VecType::new(16, Elem::U8);
         let u16x8 = VecType::new(8, Elem::U16);
         assert_eq!(ir_op("Add", u8x16, &[], &[u8x16, u8x16]), Ok(Op::Add));
-        assert_eq!(ir_op("Cast", u16x8, &[], &[u16x8.with_elem(Elem::U8)]), Ok(Op::Cast(Elem::U16)));
+        assert_eq!(
+            ir_op("Cast", u16x8, &[], &[u16x8.with_elem(Elem::U8)]),
+            Ok(Op::Cast(Elem::U16))
+        );
         assert_eq!(
             ir_op("ReduceAdd", u16x8, &[], &[u16x8.with_lanes(16)]),
             Ok(Op::ReduceAdd(2))
