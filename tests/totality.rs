@@ -5,8 +5,7 @@
 
 mod common;
 
-use common::{isadb, project_copy};
-use isadb::testing::check_tools;
+use common::{isadb, project_copy, tools};
 use isadb::totality::{cells, lane_counts, walk};
 use isadb::{Coverage, Elem, Project, Target, Toolchain, TARGETS};
 use serde_json::Value;
@@ -115,24 +114,13 @@ fn the_table_covers_every_operator_type_and_lane_count() {
     assert_eq!(lane_counts(hvx, Elem::U8), vec![1, 128, 256, 512]);
 }
 
-fn tools(target: Toolchain) -> bool {
-    match check_tools(target) {
-        Ok(()) => true,
-        Err(e) if std::env::var("ISADB_REQUIRE_TOOLS").as_deref() != Ok("1") => {
-            eprintln!("skipping: {e}");
-            false
-        }
-        Err(e) => panic!("{e}"),
-    }
-}
-
 /// Scalarized selections, alone and between vector instructions (bool lanes crossing in the
 /// target's mask form), run on random inputs and equal the interpreter's lanes. On HVX (v67:
 /// no f32 instructions) f32 arithmetic is always scalarized.
 #[test]
 fn scalarized_selections_run_and_equal_the_interpreter() {
     let guard = project_copy("totality-run");
-    let cases: [(&str, &str, &str, bool); 11] = [
+    let cases: [(&str, &str, &str, bool); 12] = [
         ("x86-avx2", "(popcount a_u64)", "4", false),
         ("x86-avx2", "(add (popcount a_u64) b_u64)", "8", false),
         ("x86-avx2", "(clz (shr a_i64 b_i64))", "4", false),
@@ -144,6 +132,7 @@ fn scalarized_selections_run_and_equal_the_interpreter() {
         ),
         ("x86-avx2", "(sqrt (div a_f32 b_f32))", "8", false),
         ("neon", "(clz a_u64)", "2", false),
+        ("neon", "(concat a_u8 (broadcast 2 b_u8))", "8", false),
         ("neon", "(add (sat-cast i8 a_u64) b_i8)", "16", false),
         ("neon", "(reduce-add 2 (div a_f32 b_f32))", "4", false),
         ("hvx", "(div a_f32 b_f32)", "32", true),

@@ -15,20 +15,12 @@ use std::collections::HashMap;
 use std::fmt::Write;
 use std::rc::Rc;
 
-/// The C scalar type of an element.
+/// The C scalar type of an element's lanes in the arrays the function reads and writes.
 pub fn scalar_type(e: Elem) -> Result<&'static str> {
-    Ok(match e {
-        Elem::U8 => "uint8_t",
-        Elem::I8 => "int8_t",
-        Elem::U16 => "uint16_t",
-        Elem::I16 => "int16_t",
-        Elem::U32 => "uint32_t",
-        Elem::I32 => "int32_t",
-        Elem::U64 => "uint64_t",
-        Elem::I64 => "int64_t",
-        Elem::F32 => "float",
-        other => return Err(Error::Usage(format!("no C array type for {other} lanes"))),
-    })
+    match e {
+        Elem::Bool => Err(Error::Usage(format!("no C array type for {e} lanes"))),
+        _ => lane_type(e),
+    }
 }
 
 /// The function's parameters in order: the inputs (sorted by name), then `out`.
@@ -131,18 +123,13 @@ impl Emitter<'_> {
         if let Some(t) = self.temps.get(&key) {
             return Ok(t.clone());
         }
-        let result_lanes = self.compiled.input.ty.lanes;
         let v = match &**n {
             Node::Input { name, ty, offset } => {
-                let full = input_types(&self.compiled.input)[name];
-                let per_iteration = full.lanes / result_lanes;
+                let at = self.input_at(name, *offset);
                 let t = self.fresh();
                 let cty = self.c_type(*ty, None)?;
-                writeln!(
-                    self.lines,
-                    "    {cty} {t}; memcpy(&{t}, {name} + i * {per_iteration} + {offset}, sizeof {t});"
-                )
-                .expect("string write");
+                writeln!(self.lines, "    {cty} {t}; memcpy(&{t}, {at}, sizeof {t});")
+                    .expect("string write");
                 t
             }
             Node::Const { ty, value } if ty.lanes == 1 => value.to_string(),
@@ -233,6 +220,15 @@ impl Emitter<'_> {
         Ok(v)
     }
 
+    /// The address of lane `offset` of input `name` in iteration `i / result lanes` (an input
+    /// may have more lanes per iteration than the result, as under a reduction, or fewer, as
+    /// under a broadcast).
+    fn input_at(&self, name: &str, offset: u32) -> String {
+        let full = input_types(&self.compiled.input)[name];
+        let result_lanes = self.compiled.input.ty.lanes;
+        format!("{name} + i / {result_lanes} * {} + {offset}", full.lanes)
+    }
+
     fn line(&mut self, text: String) {
         writeln!(self.lines, "{text}").expect("string write");
     }
@@ -293,11 +289,10 @@ impl Emitter<'_> {
                 return Ok(t);
             }
             Node::Input { name, offset, .. } => {
-                let full = input_types(&self.compiled.input)[name];
-                let per_iteration = full.lanes / self.compiled.input.ty.lanes;
+                let at = self.input_at(name, *offset);
                 let t = self.fresh();
                 self.line(format!(
-                    "    {elem} {t}[{count}]; memcpy({t}, {name} + i * {per_iteration} + {offset}, sizeof {t});"
+                    "    {elem} {t}[{count}]; memcpy({t}, {at}, sizeof {t});"
                 ));
                 return Ok(t);
             }

@@ -256,12 +256,7 @@ fn lanewise(op: &Op, from: Elem, to: Elem, args: &[String]) -> Result<String> {
             u = unsigned(from)?,
             v = x()
         ),
-        Op::Eq => format!("{} == {}", x(), y()),
-        Op::Ne => format!("{} != {}", x(), y()),
-        Op::Lt => format!("{} < {}", x(), y()),
-        Op::Le => format!("{} <= {}", x(), y()),
-        Op::Gt => format!("{} > {}", x(), y()),
-        Op::Ge => format!("{} >= {}", x(), y()),
+        _ if op.is_comparison() => comparison(op, x(), y()),
         Op::Select => format!("{} ? {} : {}", args[0], args[1], args[2]),
         Op::Cast(Elem::Bool) => format!("{} != 0", x()),
         Op::Cast(_) => format!("({t}){}", x()),
@@ -300,12 +295,21 @@ fn float(op: &Op, args: &[String]) -> Result<String> {
         Op::Min => format!("isadb_fmin({}, {})", x(), y()),
         Op::Max => format!("isadb_fmax({}, {})", x(), y()),
         Op::Sgn => format!("{v} > 0.0f ? 1.0f : {v} < 0.0f ? -1.0f : 0.0f", v = x()),
-        Op::Eq => format!("{} == {}", x(), y()),
-        Op::Ne => format!("{} != {}", x(), y()),
-        Op::Lt => format!("{} < {}", x(), y()),
-        Op::Le => format!("{} <= {}", x(), y()),
-        Op::Gt => format!("{} > {}", x(), y()),
-        Op::Ge => format!("{} >= {}", x(), y()),
+        _ if op.is_comparison() => comparison(op, x(), y()),
         _ => return Err(unsupported(format!("{} on f32", op.name()))),
     })
+}
+
+/// A comparison into 0/1 (C's relational operators are IEEE's for f32: only `!=` holds of a
+/// NaN, as in the interpreter).
+fn comparison(op: &Op, x: &str, y: &str) -> String {
+    let symbol = match op {
+        Op::Eq => "==",
+        Op::Ne => "!=",
+        Op::Lt => "<",
+        Op::Le => "<=",
+        Op::Gt => ">",
+        _ => ">=",
+    };
+    format!("{x} {symbol} {y}")
 }

@@ -90,18 +90,8 @@ fn operand_text(
                 .map(|a| operand_text(a, catalog, full, steps, seen))
                 .collect();
             let call = format!("{}({})", op.name(), texts.join(", "));
-            if let Some(t) = seen.get(&call) {
-                return t.clone();
-            }
-            let temp = format!("t{}", steps.len());
-            seen.insert(call.clone(), temp.clone());
-            steps.push(Step {
-                temp: temp.clone(),
-                call,
-                asm: format!("scalarized {} ({} lanes)", op.name(), ty.lanes),
-                cost: n.own_cost(catalog),
-            });
-            temp
+            let asm = format!("scalarized {} ({} lanes)", op.name(), ty.lanes);
+            step(call, asm, n.own_cost(catalog), steps, seen)
         }
         Node::Instr { index, args } => {
             let ins = &catalog.instructions[*index];
@@ -118,18 +108,29 @@ fn operand_text(
                 ins.intrinsic.as_deref().unwrap_or(&ins.name),
                 texts.join(", ")
             );
-            if let Some(t) = seen.get(&call) {
-                return t.clone();
-            }
-            let temp = format!("t{}", steps.len());
-            seen.insert(call.clone(), temp.clone());
-            steps.push(Step {
-                temp: temp.clone(),
-                call,
-                asm: ins.asm.clone(),
-                cost: ins.cost,
-            });
-            temp
+            step(call, ins.asm.clone(), ins.cost, steps, seen)
         }
     }
+}
+
+/// The temporary of a call: a new step, or the one an identical call defined before.
+fn step(
+    call: String,
+    asm: String,
+    cost: f64,
+    steps: &mut Vec<Step>,
+    seen: &mut HashMap<String, String>,
+) -> String {
+    if let Some(t) = seen.get(&call) {
+        return t.clone();
+    }
+    let temp = format!("t{}", steps.len());
+    seen.insert(call.clone(), temp.clone());
+    steps.push(Step {
+        temp: temp.clone(),
+        call,
+        asm,
+        cost,
+    });
+    temp
 }
