@@ -54,6 +54,11 @@ fn dot_product_on_hvx_is_every_vrmpy_and_vdmpy_form_and_nothing_else() {
         "Q6_Vw_vrmpyacc_VwVubRb",
         "Q6_Vh_vdmpy_VubRb",
         "Q6_Vh_vdmpyacc_VhVubRb",
+        "Q6_Vw_vdmpy_VhRh_sat",
+        "Q6_Vw_vdmpy_VhRuh_sat",
+        "Q6_Vw_vdmpyacc_VwVhRh_sat",
+        "Q6_Vw_vdmpyacc_VwVhRuh_sat",
+        "Q6_Vw_vdmpy_VhVh_sat",
     ] {
         assert!(
             found.iter().any(|f| f == want),
@@ -66,12 +71,20 @@ fn dot_product_on_hvx_is_every_vrmpy_and_vdmpy_form_and_nothing_else() {
         .unwrap()["binding"]
         .clone();
     assert_eq!(binding, "i32 x u8 x i8 -> i32, 4-way");
+    // The saturating forms by a scalar are saturating dot products, and not wrapping ones:
+    // -32768 * -32768 twice overflows i32.
+    let sat: Vec<&serde_json::Value> = rows
+        .iter()
+        .filter(|r| r["instruction"] == "Q6_Vw_vdmpy_VhRh_sat")
+        .collect();
+    assert_eq!(sat.len(), 1, "{sat:?}");
+    assert_eq!(sat[0]["idiom"], "dot_product_scalar_sat");
 }
 
 #[test]
 fn dot_product_on_x86_is_madd_maddubs_and_vnni_with_mask_forms() {
     let found = names(&query("dot-product on x86"));
-    let re = regex::Regex::new(r"^_mm(256|512)?_(mask_|maskz_)?(madd_epi16|maddubs_epi16|dpbusds?(_avx)?_epi32|dpwssds?(_avx)?_epi32)$").unwrap();
+    let re = regex::Regex::new(r"^(_mm(256|512)?_(mask_|maskz_)?(madd_epi16|maddubs_epi16|dpbusds?(_avx)?_epi32|dpwssds?(_avx)?_epi32)|_mm_maddu?b?s?_pi16|_m_pmaddwd)$").unwrap();
     for n in &found {
         assert!(re.is_match(n), "{n} is not pmaddwd/pmaddubsw/vpdp*");
     }
@@ -84,6 +97,9 @@ fn dot_product_on_x86_is_madd_maddubs_and_vnni_with_mask_forms() {
         "_mm_dpwssd_epi32",
         "_mm512_maskz_dpwssds_epi32",
         "_mm256_dpbusd_avx_epi32",
+        "_mm_madd_pi16",
+        "_m_pmaddwd",
+        "_mm_maddubs_pi16",
     ] {
         assert!(found.iter().any(|f| f == want), "missing {want}");
     }
@@ -144,6 +160,7 @@ fn averages_across_isas() {
                 .iter()
                 .map(move |m| format!("_mm{w}_{m}avg_epu8"))
         })
+        .chain(["_mm_avg_pu8".into(), "_m_pavgb".into()])
         .collect();
     want.sort();
     assert_eq!(found, want);
@@ -178,6 +195,14 @@ fn permutations_that_coincide_at_few_lanes_are_told_apart_at_full_width() {
     // their two operands one after the other.
     let mut found = names(&query("saturating pack on x86"));
     found.sort();
+    let mmx = [
+        "_mm_packs_pi16",
+        "_mm_packs_pi32",
+        "_mm_packs_pu16",
+        "_m_packsswb",
+        "_m_packssdw",
+        "_m_packuswb",
+    ];
     let mut want: Vec<String> = ["", "mask_", "maskz_"]
         .iter()
         .flat_map(|m| {
@@ -185,9 +210,25 @@ fn permutations_that_coincide_at_few_lanes_are_told_apart_at_full_width() {
                 .iter()
                 .map(move |p| format!("_mm_{m}{p}"))
         })
+        .chain(mmx.iter().map(|n| n.to_string()))
         .collect();
     want.sort();
     assert_eq!(found, want);
+    // A reduction to one lane is a pairwise add only where it has two lanes to add.
+    let found = names(&query("pairwise add on neon"));
+    assert!(found.iter().any(|n| n == "vaddv_s32"), "{found:?}");
+    assert!(
+        !found.iter().any(|n| n == "vaddvq_s32" || n == "vaddvq_u32"),
+        "{found:?}"
+    );
+    let reductions: Vec<String> = names(&query("pairwise add on neon"))
+        .into_iter()
+        .filter(|n| n.starts_with("vaddv") || n.starts_with("vaddlv"))
+        .collect();
+    assert!(
+        reductions.iter().all(|n| !n.contains('q')),
+        "only the two-lane vaddv/vaddlv are pairwise adds: {reductions:?}"
+    );
     // vtrnq/vuzpq on four lanes transpose and unzip; on two lanes (vtrn/vuzp) they zip.
     let found = names(&query("interleave_lanes on neon"));
     assert!(found.iter().any(|n| n == "vtrn_s32"), "{found:?}");

@@ -112,3 +112,165 @@ fn scaled_instances_have_fewer_lanes() {
     assert_eq!(scaled.result.to_string(), "<2 x i32>");
     assert_eq!(scaled.operands[0].ty.to_string(), "<4 x i16>");
 }
+
+/// An IR expression from its text.
+fn ir(text: &str) -> std::rc::Rc<isadb::Expr> {
+    Scope::new(&Macros::default())
+        .expr(&read_one(text, "test").unwrap())
+        .unwrap()
+}
+
+fn lanes(ty: &str, values: &[u128]) -> Value {
+    Value::new(isadb::VecType::parse(ty).unwrap(), values.to_vec())
+}
+
+#[test]
+fn compress_and_expand_move_lanes_by_the_mask() {
+    let mut env = Env::new();
+    env.insert("k".into(), lanes("<6 x bool>", &[0, 1, 1, 0, 0, 1]));
+    env.insert("x".into(), lanes("<6 x i16>", &[10, 11, 12, 13, 14, 65535]));
+    let compress = ir("(compress (var k <6 x bool>) (var x <6 x i16>))");
+    let expand = ir("(expand (var k <6 x bool>) (var x <6 x i16>))");
+    let c = eval(&compress, &env).unwrap();
+    let e = eval(&expand, &env).unwrap();
+    assert_eq!(c.to_string(), "[11 12 -1 0 0 0]");
+    assert_eq!(e.to_string(), "[0 10 11 0 0 12]");
+    assert_eq!(eval_with_z3(&compress, &env).unwrap(), c);
+    assert_eq!(eval_with_z3(&expand, &env).unwrap(), e);
+    env.insert("k".into(), lanes("<6 x bool>", &[0; 6]));
+    assert_eq!(eval(&compress, &env).unwrap().to_string(), "[0 0 0 0 0 0]");
+    assert_eq!(eval(&expand, &env).unwrap().to_string(), "[0 0 0 0 0 0]");
+}
+
+#[test]
+fn z3_proves_expand_undoes_compress_and_refutes_compress_as_select() {
+    use isadb::{prove_equivalent, Verdict};
+    let round_trip =
+        ir("(expand (var k <8 x bool>) (compress (var k <8 x bool>) (var x <8 x u8>)))");
+    let masked = ir("(select (var k <8 x bool>) (var x <8 x u8>) (const <8 x u8> 0))");
+    let verdict = prove_equivalent(&round_trip, &masked, None, 10_000).unwrap();
+    assert!(verdict.is_proven(), "{verdict:?}");
+    let compress = ir("(compress (var k <8 x bool>) (var x <8 x u8>))");
+    match prove_equivalent(&compress, &masked, None, 10_000).unwrap() {
+        Verdict::Counterexample { lhs, rhs, .. } => assert_ne!(lhs, rhs),
+        other => panic!("expected a counterexample, got {other:?}"),
+    }
+}
+
+#[test]
+fn carryless_multiply_and_remainder_are_gf2_polynomial_arithmetic() {
+    let mut env = Env::new();
+    env.insert("a".into(), lanes("<3 x u16>", &[0x57, 0b11, 0xffff]));
+    env.insert("b".into(), lanes("<3 x u16>", &[0x83, 0b11, 0xffff]));
+    let product = ir("(clmul (var a <3 x u16>) (var b <3 x u16>))");
+    // FIPS-197 section 4.2: {57} * {83} = {2b79}, which is {c1} modulo x^8 + x^4 + x^3 + x + 1;
+    // (x+1)^2 = x^2 + 1; 0xffff squared keeps the even bits below 16.
+    assert_eq!(eval(&product, &env).unwrap().to_string(), "[11129 5 21845]");
+    let gf = ir("(clmod (clmul (var a <3 x u16>) (var b <3 x u16>)) (const <3 x u16> 283))");
+    let reduced = eval(&gf, &env).unwrap();
+    assert_eq!(reduced.lanes[0], 0xc1);
+    assert_eq!(eval_with_z3(&gf, &env).unwrap(), reduced);
+    assert_eq!(
+        eval_with_z3(&product, &env).unwrap(),
+        eval(&product, &env).unwrap()
+    );
+    let by_zero = ir("(clmod (var a <3 x u16>) (const <3 x u16> 0))");
+    assert_eq!(eval(&by_zero, &env).unwrap(), env["a"]);
+}
+
+#[test]
+fn z3_proves_remainders_by_a_symbolic_polynomial_are_reduced() {
+    use isadb::{prove_equivalent, Verdict};
+    // The remainder has a lower degree than a nonzero divisor (more leading zeros) ...
+    let below = ir("(select (eq (var m <2 x u8>) (const <2 x u8> 0)) (const <2 x bool> 1)
+                       (gt (clz (clmod (var a <2 x u8>) (var m <2 x u8>))) (clz (var m <2 x u8>))))");
+    let yes = ir("(const <2 x bool> 1)");
+    let verdict = prove_equivalent(&below, &yes, None, 20_000).unwrap();
+    assert!(verdict.is_proven(), "{verdict:?}");
+    // ... and a second remainder changes nothing, while clmul by x is not the identity.
+    let twice = ir("(clmod (clmod (var a <2 x u8>) (var m <2 x u8>)) (var m <2 x u8>))");
+    let once = ir("(clmod (var a <2 x u8>) (var m <2 x u8>))");
+    assert!(prove_equivalent(&twice, &once, None, 20_000)
+        .unwrap()
+        .is_proven());
+    let by_x = ir("(clmul (var a <2 x u8>) (const <2 x u8> 2))");
+    match prove_equivalent(&by_x, &ir("(var a <2 x u8>)"), None, 20_000).unwrap() {
+        Verdict::Counterexample { lhs, rhs, .. } => assert_ne!(lhs, rhs),
+        other => panic!("expected a counterexample, got {other:?}"),
+    }
+}
+
+/// The AES S-box by its definition (FIPS-197 5.1.1): the GF(2^8) inverse, then the affine map
+/// b ^ rotl(b, 1) ^ rotl(b, 2) ^ rotl(b, 3) ^ rotl(b, 4) ^ 0x63.
+fn aes_sbox(x: u8) -> u8 {
+    let mul = |mut a: u8, mut b: u8| {
+        let mut p = 0u8;
+        while b != 0 {
+            if b & 1 == 1 {
+                p ^= a;
+            }
+            a = (a << 1) ^ if a & 0x80 != 0 { 0x1b } else { 0 };
+            b >>= 1;
+        }
+        p
+    };
+    let inv = (1..=255u8).find(|&y| mul(x, y) == 1).unwrap_or(0);
+    inv ^ inv.rotate_left(1) ^ inv.rotate_left(2) ^ inv.rotate_left(3) ^ inv.rotate_left(4) ^ 0x63
+}
+
+/// GFNI cannot run on every machine, so its semantics are checked against the published use:
+/// gf2p8affineinv with the matrix 0xF1E3C78F1F3E7CF8 and 0x63 is the AES S-box, gf2p8mul is
+/// FIPS-197's multiplication, and the identity matrix gives x back (gf2p8affine).
+#[test]
+fn gfni_semantics_compute_the_aes_sbox() {
+    let set = specs();
+    let run = |name: &str, x: &[u128], m: &[u128], b: Option<u128>| {
+        let ins = set
+            .instruction(name)
+            .unwrap_or_else(|| panic!("{name} is specified"));
+        let mut env = Env::new();
+        let values = [x, m];
+        for (op, v) in ins
+            .operands
+            .iter()
+            .zip(values.iter().copied().chain([&[][..]]))
+        {
+            let lanes = match op.imm {
+                Some(_) => vec![b.unwrap()],
+                None => v.to_vec(),
+            };
+            env.insert(op.name.clone(), Value::new(op.ty, lanes));
+        }
+        eval(&ins.semantics, &env).unwrap().lanes
+    };
+    let matrix = |q: u64| {
+        (0..16)
+            .map(|i| (q >> (8 * (i % 8)) & 0xff) as u128)
+            .collect::<Vec<_>>()
+    };
+    for start in (0..256).step_by(16) {
+        let x: Vec<u128> = (start..start + 16).collect();
+        let want: Vec<u128> = x.iter().map(|&v| aes_sbox(v as u8) as u128).collect();
+        let got = run(
+            "_mm_gf2p8affineinv_epi64_epi8",
+            &x,
+            &matrix(0xF1E3C78F1F3E7CF8),
+            Some(0x63),
+        );
+        assert_eq!(got, want, "S-box of {start}..");
+        let same = run(
+            "_mm_gf2p8affine_epi64_epi8",
+            &x,
+            &matrix(0x0102040810204080),
+            Some(0),
+        );
+        assert_eq!(same, x);
+    }
+    // The reference itself against published S-box entries.
+    assert_eq!(
+        [aes_sbox(0), aes_sbox(1), aes_sbox(0x53), aes_sbox(0xff)],
+        [0x63, 0x7c, 0xed, 0x16]
+    );
+    let product = run("_mm_gf2p8mul_epi8", &[0x57; 16], &[0x83; 16], None);
+    assert_eq!(product, vec![0xc1; 16]);
+}

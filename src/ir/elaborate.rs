@@ -81,6 +81,8 @@ fn is_builtin(name: &str) -> bool {
             "let",
             "as",
             "select",
+            "compress",
+            "expand",
             "cast",
             "sat-cast",
             "bitcast",
@@ -385,6 +387,8 @@ impl<'m> Scope<'m> {
                 }
                 let op = match head {
                     "select" => Op::Select,
+                    "compress" => Op::Compress,
+                    "expand" => Op::Expand,
                     "concat" => Op::Concat,
                     "interleave" => Op::Interleave,
                     "lookup" => Op::Lookup,
@@ -395,6 +399,8 @@ impl<'m> Scope<'m> {
                             known.extend(self.macros.map.keys().map(String::as_str));
                             known.extend([
                                 "select",
+                                "compress",
+                                "expand",
                                 "cast",
                                 "sat-cast",
                                 "slice",
@@ -427,9 +433,7 @@ impl<'m> Scope<'m> {
         s: &SExpr,
     ) -> Result<Vec<Rc<Expr>>> {
         let hint = elabs.iter().enumerate().find_map(|(i, e)| match e {
-            Elab::Typed(t)
-                if (!matches!(op, Op::Select) || i != 0) && !matches!(op, Op::Lookup) =>
-            {
+            Elab::Typed(t) if (!op.is_masked() || i != 0) && !matches!(op, Op::Lookup) => {
                 Some(t.ty)
             }
             _ => None,
@@ -442,7 +446,7 @@ impl<'m> Scope<'m> {
                 Elab::Typed(t) => Ok(t),
                 Elab::Lit(lit) => {
                     let ty = match (op, i) {
-                        (Op::Select, 0) => None,
+                        (op, 0) if op.is_masked() => None,
                         _ => hint,
                     };
                     let ty = ty.ok_or_else(|| {

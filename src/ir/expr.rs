@@ -29,6 +29,11 @@ pub enum Op {
     Abs,
     Popcount,
     Clz,
+    /// Carry-less (GF(2) polynomial) product, truncated to the lane width like `mul`.
+    Clmul,
+    /// Remainder of the first operand divided by the second as GF(2) polynomials (the first
+    /// operand itself when the divisor is zero).
+    Clmod,
     Sqrt,
     Sgn,
     Eq,
@@ -52,10 +57,16 @@ pub enum Op {
     Shuffle(Vec<u32>),
     Lookup,
     ReduceAdd(u32),
+    /// `(compress MASK X)`: the lanes of X whose mask lane is set, in order, in the low lanes;
+    /// zero in the lanes above (AVX-512 vpcompress).
+    Compress,
+    /// `(expand MASK X)`: the low lanes of X, in order, at the lanes whose mask lane is set;
+    /// zero elsewhere (AVX-512 vpexpand).
+    Expand,
 }
 
 /// Operators whose only parameters are their operands, by their text names.
-pub const SIMPLE_OPS: [(&str, Op); 24] = [
+pub const SIMPLE_OPS: [(&str, Op); 26] = [
     ("add", Op::Add),
     ("sub", Op::Sub),
     ("mul", Op::Mul),
@@ -72,6 +83,8 @@ pub const SIMPLE_OPS: [(&str, Op); 24] = [
     ("abs", Op::Abs),
     ("popcount", Op::Popcount),
     ("clz", Op::Clz),
+    ("clmul", Op::Clmul),
+    ("clmod", Op::Clmod),
     ("sqrt", Op::Sqrt),
     ("sgn", Op::Sgn),
     ("eq", Op::Eq),
@@ -102,6 +115,8 @@ impl Op {
             Op::Shuffle(_) => "shuffle",
             Op::Lookup => "lookup",
             Op::ReduceAdd(_) => "reduce-add",
+            Op::Compress => "compress",
+            Op::Expand => "expand",
             _ => unreachable!("simple ops are named in SIMPLE_OPS"),
         }
     }
@@ -109,6 +124,11 @@ impl Op {
     /// Comparisons, whose lanes are bool.
     pub fn is_comparison(&self) -> bool {
         matches!(self, Op::Eq | Op::Ne | Op::Lt | Op::Le | Op::Gt | Op::Ge)
+    }
+
+    /// Operators whose first operand is a mask choosing among the lanes of the others.
+    pub fn is_masked(&self) -> bool {
+        matches!(self, Op::Select | Op::Compress | Op::Expand)
     }
 
     /// Operators that compute every lane from the same lane of each operand.
@@ -138,6 +158,8 @@ impl Op {
                 | Op::Abs
                 | Op::Popcount
                 | Op::Clz
+                | Op::Clmul
+                | Op::Clmod
                 | Op::Sqrt
                 | Op::Sgn
         )
@@ -268,7 +290,9 @@ pub fn infer(op: &Op, tys: &[VecType]) -> Result<VecType, String> {
                 Ok(t)
             }
         }
-        Op::Shl | Op::Shr | Op::Popcount | Op::Clz => int_only(same(op, tys)?),
+        Op::Shl | Op::Shr | Op::Popcount | Op::Clz | Op::Clmul | Op::Clmod => {
+            int_only(same(op, tys)?)
+        }
         _ if op.is_lanewise_uniform() => {
             let t = same(op, tys)?;
             if t.elem == Elem::Bool {
@@ -278,10 +302,10 @@ pub fn infer(op: &Op, tys: &[VecType]) -> Result<VecType, String> {
             }
         }
         _ if op.is_comparison() => Ok(same(op, tys)?.with_elem(Elem::Bool)),
-        Op::Select => {
+        Op::Select | Op::Compress | Op::Expand => {
             let (m, a) = (tys[0], same(op, &tys[1..])?);
             if m.elem != Elem::Bool || m.lanes != a.lanes {
-                return Err(format!("select needs a <{} x bool> mask, got {m}", a.lanes));
+                return Err(format!("{name} needs a <{} x bool> mask, got {m}", a.lanes));
             }
             Ok(a)
         }

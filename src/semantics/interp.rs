@@ -111,6 +111,28 @@ impl Interp<'_> {
                     }
                 })
                 .collect(),
+            Op::Compress => {
+                let mut packed: Vec<u128> = args[0]
+                    .lanes
+                    .iter()
+                    .zip(&args[1].lanes)
+                    .filter(|(m, _)| **m != 0)
+                    .map(|(_, x)| *x)
+                    .collect();
+                packed.resize(ty.lanes as usize, zero(ty.elem));
+                packed
+            }
+            Op::Expand => {
+                let mut next = args[1].lanes.iter();
+                args[0]
+                    .lanes
+                    .iter()
+                    .map(|&m| match m {
+                        0 => zero(ty.elem),
+                        _ => *next.next().expect("no more set mask lanes than lanes"),
+                    })
+                    .collect()
+            }
             Op::Cast(to) => args[0]
                 .lanes
                 .iter()
@@ -214,6 +236,8 @@ fn binary(op: &Op, elem: Elem, a: u128, b: u128) -> u128 {
         Op::And => a & b,
         Op::Or => a | b,
         Op::Xor => a ^ b,
+        Op::Clmul => carryless_mul(a, b) & m,
+        Op::Clmod => carryless_mod(a, b),
         Op::Shl if b >= bits as u128 => 0,
         Op::Shl => (a << b) & m,
         Op::Shr if elem.is_signed() => {
@@ -237,6 +261,28 @@ fn binary(op: &Op, elem: Elem, a: u128, b: u128) -> u128 {
         }
         _ => compare(op, Some(ordering())) as u128,
     }
+}
+
+/// The carry-less product of a and b (its bits above 128 dropped).
+fn carryless_mul(a: u128, b: u128) -> u128 {
+    (0..128)
+        .filter(|i| b >> i & 1 == 1)
+        .fold(0, |acc, i| acc ^ (a << i))
+}
+
+/// The remainder of a divided by m as GF(2) polynomials; a when m is zero.
+fn carryless_mod(a: u128, m: u128) -> u128 {
+    if m == 0 {
+        return a;
+    }
+    let degree = 127 - m.leading_zeros();
+    (degree..128).rev().fold(a, |r, i| {
+        if r >> i & 1 == 1 {
+            r ^ (m << (i - degree))
+        } else {
+            r
+        }
+    })
 }
 
 fn compare(op: &Op, ord: Option<std::cmp::Ordering>) -> bool {

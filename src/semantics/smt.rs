@@ -189,6 +189,36 @@ impl Encoder {
             Op::Select => (0..ty.lanes as usize)
                 .map(|i| Lane::ite(args[0][i].flag(), &args[1][i], &args[2][i]))
                 .collect(),
+            Op::Compress => {
+                let before = set_lanes_before(&args[0]);
+                let zero = self.const_lane(ty.elem, 0);
+                // Lane j is the lane i >= j that is set and has j set lanes before it.
+                (0..args[1].len())
+                    .map(|j| {
+                        (j..args[1].len()).rev().fold(zero.clone(), |acc, i| {
+                            let lands = Bool::and(&[
+                                args[0][i].flag(),
+                                &before[i].eq(bv_const(j as u128, COUNT_BITS)),
+                            ]);
+                            Lane::ite(&lands, &args[1][i], &acc)
+                        })
+                    })
+                    .collect()
+            }
+            Op::Expand => {
+                let before = set_lanes_before(&args[0]);
+                let zero = self.const_lane(ty.elem, 0);
+                // A set lane i takes lane j of x, j being the number of set lanes before i.
+                (0..args[1].len())
+                    .map(|i| {
+                        let taken = (0..=i).rev().fold(zero.clone(), |acc, j| {
+                            let hit = before[i].eq(bv_const(j as u128, COUNT_BITS));
+                            Lane::ite(&hit, &args[1][j], &acc)
+                        });
+                        Lane::ite(args[0][i].flag(), &taken, &zero)
+                    })
+                    .collect()
+            }
             Op::Cast(to) => args[0]
                 .iter()
                 .map(|x| self.cast(arg_elem.unwrap(), *to, x))
@@ -279,6 +309,8 @@ impl Encoder {
                     Op::And => Lane::Bits(x.bvand(y)),
                     Op::Or => Lane::Bits(x.bvor(y)),
                     Op::Xor => Lane::Bits(x.bvxor(y)),
+                    Op::Clmul => Lane::Bits(carryless_mul(x, y)),
+                    Op::Clmod => Lane::Bits(carryless_mod(x, y)),
                     Op::Shl => Lane::Bits(x.bvshl(y)),
                     Op::Shr if s => Lane::Bits(x.bvashr(y)),
                     Op::Shr => Lane::Bits(x.bvlshr(y)),
@@ -353,6 +385,77 @@ impl Encoder {
             })
             .collect())
     }
+}
+
+/// The carry-less product of a and b, truncated to their width: a << i for every set bit i of b.
+fn carryless_mul(a: &BV, b: &BV) -> BV {
+    let w = a.get_size();
+    let zero = BV::from_u64(0, w);
+    (0..w).fold(zero.clone(), |acc, i| {
+        let bit = b.extract(i, i).eq(BV::from_u64(1, 1));
+        acc.bvxor(bit.ite(&a.bvshl(BV::from_u64(i as u64, w)), &zero))
+    })
+}
+
+/// The remainder of a divided by m as GF(2) polynomials (a when m is zero): long division from
+/// the top bit down, xoring m shifted under every set bit at or above m's degree. A constant m
+/// (the usual case: a fixed polynomial) unrolls into fixed shifts.
+fn carryless_mod(a: &BV, m: &BV) -> BV {
+    let w = a.get_size();
+    if let Some(mc) = constant_bits(m) {
+        if mc == 0 {
+            return a.clone();
+        }
+        let degree = 127 - mc.leading_zeros();
+        return (degree..w).rev().fold(a.clone(), |r, i| {
+            let set = r.extract(i, i).eq(BV::from_u64(1, 1));
+            set.ite(&r.bvxor(bv_const(mc << (i - degree), w)), &r)
+        });
+    }
+    let zero = BV::from_u64(0, w);
+    // degree = w - 1 - clz(m), as a w-bit number (only used when m is not zero).
+    let degree = (0..w).fold(BV::from_u64(0, w), |acc, i| {
+        m.extract(i, i)
+            .eq(BV::from_u64(1, 1))
+            .ite(&BV::from_u64(i as u64, w), &acc)
+    });
+    (0..w).rev().fold(a.clone(), |r, i| {
+        let at = BV::from_u64(i as u64, w);
+        let set = Bool::and(&[
+            &r.extract(i, i).eq(BV::from_u64(1, 1)),
+            &m.eq(&zero).not(),
+            &degree.bvule(&at),
+        ]);
+        set.ite(&r.bvxor(m.bvshl(at.bvsub(&degree))), &r)
+    })
+}
+
+/// The value of a bitvector that simplifies to a numeral.
+fn constant_bits(b: &BV) -> Option<u128> {
+    let s = b.simplify();
+    let w = s.get_size();
+    if w <= 64 {
+        return s.as_u64().map(u128::from);
+    }
+    let hi = s.extract(w - 1, 64).simplify().as_u64()? as u128;
+    let lo = s.extract(63, 0).simplify().as_u64()? as u128;
+    Some(hi << 64 | lo)
+}
+
+/// Width of the lane counts of compress and expand: more than any vector's lane count.
+const COUNT_BITS: u32 = 16;
+
+/// For each lane i of a mask, the number of set lanes before it.
+fn set_lanes_before(mask: &[Lane]) -> Vec<BV> {
+    let (one, zero) = (bv_const(1, COUNT_BITS), bv_const(0, COUNT_BITS));
+    let mut count = zero.clone();
+    mask.iter()
+        .map(|m| {
+            let here = count.clone();
+            count = count.bvadd(m.flag().ite(&one, &zero));
+            here
+        })
+        .collect()
 }
 
 /// Sign- or zero-extends, or truncates, to `to` bits.

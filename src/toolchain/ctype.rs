@@ -2,7 +2,8 @@
 //! input/output stream, and how those bytes map to the IR value's lanes.
 //!
 //! Defaults per ISA (an operand's `(c "...")` overrides the C type):
-//! - x86: 128/256/512-bit vectors are `__m128i`/`__m256i`/`__m512i` (`__m128` etc. for f32 lanes);
+//! - x86: 128/256/512-bit vectors are `__m128i`/`__m256i`/`__m512i` (`__m128` etc. for f32 lanes),
+//!   64-bit integer vectors the MMX `__m64`;
 //!   `<N x bool>` is `__mmaskM` with M = N rounded up to 8/16/32/64 (bit i = lane i); scalars are
 //!   `char`/`short`/`int`/`long long` (unsigned variants for unsigned types), `float`.
 //! - NEON: 64/128-bit vectors are `int16x8_t`, `uint8x8_t`, `float32x4_t`, ...; scalars `int16_t` etc.;
@@ -193,6 +194,7 @@ fn default_name(target: Toolchain, ty: VecType) -> Result<String, String> {
         Toolchain::X86 => {
             let suffix = if ty.elem == Elem::F32 { "" } else { "i" };
             match bits {
+                64 if ty.elem.is_int() => Ok("__m64".into()),
                 128 | 256 | 512 => Ok(format!("__m{bits}{suffix}")),
                 _ => Err(no_default()),
             }
@@ -282,8 +284,12 @@ fn vector_size(target: Toolchain, name: &str) -> Option<usize> {
             let digits: String = rest.chars().take_while(|c| c.is_ascii_digit()).collect();
             let tail = &rest[digits.len()..];
             let bits: usize = digits.parse().ok()?;
-            ([128, 256, 512].contains(&bits) && ["", "i", "d", "h", "bh"].contains(&tail))
-                .then_some(bits / 8)
+            let known = match bits {
+                64 => tail.is_empty(),
+                128 | 256 | 512 => ["", "i", "d", "h", "bh"].contains(&tail),
+                _ => false,
+            };
+            known.then_some(bits / 8)
         }
         Toolchain::Hvx => match name {
             "HVX_Vector" => Some(128),
@@ -394,6 +400,8 @@ mod tests {
         assert_eq!(name(Toolchain::X86, "<4 x bool>").unwrap(), "__mmask8");
         assert_eq!(name(Toolchain::X86, "<32 x bool>").unwrap(), "__mmask32");
         assert_eq!(name(Toolchain::X86, "i64").unwrap(), "long long");
+        assert_eq!(name(Toolchain::X86, "<4 x i16>").unwrap(), "__m64");
+        assert!(name(Toolchain::X86, "<2 x f32>").is_err());
         assert_eq!(name(Toolchain::Neon, "<8 x u8>").unwrap(), "uint8x8_t");
         assert_eq!(name(Toolchain::Neon, "<4 x f32>").unwrap(), "float32x4_t");
         assert_eq!(name(Toolchain::Neon, "i16").unwrap(), "int16_t");
@@ -456,6 +464,11 @@ mod tests {
         let odd = c_type(Toolchain::Neon, ty("<8 x i16>"), Some("my_struct_t")).unwrap();
         assert!(odd.check_size && odd.size == 16);
         assert!(c_type(Toolchain::X86, ty("<8 x i16>"), Some("__m256i")).is_err());
+        let mmx = c_type(Toolchain::X86, ty("i64"), Some("__m64")).unwrap();
+        assert_eq!(
+            (mmx.size, mmx.repr, mmx.check_size),
+            (8, Repr::Bytes, false)
+        );
         assert!(
             c_type(Toolchain::Hvx, ty("<32 x i32>"), Some("HVX_VectorPair"))
                 .unwrap_err()

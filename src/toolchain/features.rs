@@ -19,6 +19,7 @@ pub enum Support {
 
 /// x86 features: spec name, gcc flag, /proc/cpuinfo flag.
 const X86: &[(&str, &str, &str)] = &[
+    ("mmx", "-mmmx", "mmx"),
     ("sse", "-msse", "sse"),
     ("sse2", "-msse2", "sse2"),
     ("sse3", "-msse3", "pni"),
@@ -249,7 +250,7 @@ mod tests {
         );
         assert_eq!(
             x86_features_missing(&h),
-            ["sse", "sse3", "ssse3", "sse4.1", "sse4.2", "avx"]
+            ["mmx", "sse", "sse3", "ssse3", "sse4.1", "sse4.2", "avx"]
                 .iter()
                 .chain(&["fma", "f16c", "bmi", "bmi1", "bmi2", "popcnt", "lzcnt"])
                 .chain(&["aes", "pclmul", "pclmulqdq", "gfni", "vaes", "vpclmulqdq"])
