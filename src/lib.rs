@@ -37,7 +37,7 @@ pub use rules::verify::{Options as VerifyOptions, Report as VerifyReport};
 pub use rules::{Rule, RuleKind, RuleStatus};
 pub use select::check::RunCheck;
 pub use select::totality::{self, Cell, Coverage, TargetTable};
-pub use select::{prove_selection, Compiled, Node, Report, Request, Selector, Step};
+pub use select::{prove_selection, Compiled, Node, Proof, Report, Request, Selector, Step};
 pub use semantics::prove::DEFAULT_TIMEOUT_MS;
 pub use semantics::{eval, prove_equivalent, Env, Value, Verdict};
 pub use spec::{load_dir, load_macros, Instruction, Isa, Operand, SpecSet, Target, TARGETS};

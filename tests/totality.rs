@@ -120,7 +120,7 @@ fn the_table_covers_every_operator_type_and_lane_count() {
 #[test]
 fn scalarized_selections_run_and_equal_the_interpreter() {
     let guard = project_copy("totality-run");
-    let cases: [(&str, &str, &str, bool); 12] = [
+    let cases: [(&str, &str, &str, bool); 14] = [
         ("x86-avx2", "(popcount a_u64)", "4", false),
         ("x86-avx2", "(add (popcount a_u64) b_u64)", "8", false),
         ("x86-avx2", "(clz (shr a_i64 b_i64))", "4", false),
@@ -133,6 +133,13 @@ fn scalarized_selections_run_and_equal_the_interpreter() {
         ("x86-avx2", "(sqrt (div a_f32 b_f32))", "8", false),
         ("neon", "(clz a_u64)", "2", false),
         ("neon", "(concat a_u8 (broadcast 2 b_u8))", "8", false),
+        ("neon", "(compress (lt c_u16 d_u16) a_u16)", "8", false),
+        (
+            "hvx",
+            "(clmod a_u8 (expand (gt c_u8 d_u8) b_u8))",
+            "128",
+            false,
+        ),
         ("neon", "(add (sat-cast i8 a_u64) b_i8)", "16", false),
         ("neon", "(reduce-add 2 (div a_f32 b_f32))", "4", false),
         ("hvx", "(div a_f32 b_f32)", "32", true),

@@ -117,6 +117,8 @@ pub fn compile(ctx: &Context, expr: &str, target: Target, options: Options) -> R
         }
         let proof = if report.cached {
             "from the selection cache (proven equivalent by z3 when stored)".to_string()
+        } else if report.same_tree {
+            "equivalent as the input's own tree (z3 not needed)".to_string()
         } else {
             format!("proven equivalent by z3 in {:.1} ms", report.validate_ms)
         };
@@ -163,6 +165,8 @@ struct View<'a> {
     validate_ms: f64,
     /// Whether the selection came from the selection cache (no egglog, no z3 this time).
     cached: bool,
+    /// The selection is the input's own tree (scalarized): equivalent without asking z3.
+    same_tree: bool,
     /// Rewrites in the egglog program; `None` for a cached selection.
     rewrites: Option<usize>,
     /// What `--run` found, as a sentence.
@@ -193,6 +197,7 @@ impl<'a> View<'a> {
             select_ms: r.select_ms,
             validate_ms: r.validate_ms,
             cached: r.cached,
+            same_tree: r.same_tree,
             rewrites: r.rewrites,
             run: r.run.as_ref().map(|check| match check {
                 RunCheck::Equal { lanes } => format!(

@@ -7,7 +7,7 @@ use super::cache;
 use super::catalog::Catalog;
 use super::node::{self, Node};
 use super::program::{Program, Programs};
-use super::prove::prove_selection;
+use super::prove::{prove_selection, Proof};
 use super::run::run;
 use super::term::Term;
 use crate::database::Database;
@@ -38,6 +38,8 @@ pub struct Compiled {
     pub validate_ms: f64,
     /// Whether the selection came from the selection cache.
     pub cached: bool,
+    /// How it was proven; `None` for a cached selection (proven when it was stored).
+    pub proof: Option<Proof>,
 }
 
 /// Instruction selection on one target: its catalog, and the rewrites generated for it so far.
@@ -146,13 +148,14 @@ impl Selector {
                 select_ms: started.elapsed().as_secs_f64() * 1e3,
                 validate_ms: 0.0,
                 cached: true,
+                proof: None,
             });
         }
         let (program, extracted, root) = self.select(&input)?;
         let catalog = &self.catalog;
         let select_ms = started.elapsed().as_secs_f64() * 1e3;
         let started = Instant::now();
-        prove_selection(catalog, &input, &root)?;
+        let proof = prove_selection(catalog, &input, &root)?;
         let validate_ms = started.elapsed().as_secs_f64() * 1e3;
         let cost = root.cost(catalog);
         if let Some(db) = cache {
@@ -167,6 +170,7 @@ impl Selector {
             select_ms,
             validate_ms,
             cached: false,
+            proof: Some(proof),
         })
     }
 }

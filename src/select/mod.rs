@@ -45,6 +45,6 @@ pub mod totality;
 
 pub use compile::{Compiled, Selector};
 pub use node::Node;
-pub use prove::prove_selection;
+pub use prove::{prove_selection, Proof};
 pub use report::{Report, Request};
 pub use steps::Step;

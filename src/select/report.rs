@@ -44,6 +44,8 @@ pub struct Report {
     pub validate_ms: f64,
     /// Whether the selection came from the selection cache.
     pub cached: bool,
+    /// The selection is the input's own tree, scalarized: proven without z3.
+    pub same_tree: bool,
     /// Rewrites in the egglog program; `None` for a cached selection.
     pub rewrites: Option<usize>,
     /// What running the C found.
@@ -108,6 +110,7 @@ impl Selector {
             select_ms: compiled.select_ms,
             validate_ms: compiled.validate_ms,
             cached: compiled.cached,
+            same_tree: compiled.proof == Some(super::prove::Proof::SameTree),
             rewrites: compiled.program.as_ref().map(|p| p.rewrites),
             run,
             features: features(&compiled, catalog),

@@ -13,6 +13,17 @@ static inline float isadb_f32(uint32_t bits) { float f; memcpy(&f, &bits, sizeof
 static inline float isadb_fabs(float x) { uint32_t b; memcpy(&b, &x, sizeof b); return isadb_f32(b & 0x7fffffffu); }
 static inline float isadb_fmin(float a, float b) { return a != a ? b : b != b ? a : a < b ? a : b; }
 static inline float isadb_fmax(float a, float b) { return a != a ? b : b != b ? a : a > b ? a : b; }
+static inline uint64_t isadb_clmul(uint64_t a, uint64_t b) {
+  uint64_t r = 0;
+  for (int i = 0; i < 64; i++) if ((b >> i) & 1) r ^= a << i;
+  return r;
+}
+static inline uint64_t isadb_clmod(uint64_t a, uint64_t m) {
+  if (m == 0) return a;
+  int degree = 63 - __builtin_clzll(m);
+  for (int i = 63; i >= degree; i--) if ((a >> i) & 1) a ^= m << (i - degree);
+  return a;
+}
 /* M * 2^E (plus a nonzero remainder below it when sticky) rounded to the nearest f32, ties to
    even, with subnormals and overflow. */
 static inline float isadb_f32_round(uint32_t sign, uint64_t m, int e, int sticky) {
@@ -180,6 +191,16 @@ pub fn lanes(op: &Op, ty: VecType, operands: &[(String, VecType)], out: &str) ->
                 "    {t} {out}[{n}];\n    for (int l = 0; l < {n}; l++) {{\n      {t} acc = {zero};\n      for (int j = 0; j < {k}; j++) acc = {add};\n      {out}[l] = acc;\n    }}\n"
             )
         }
+        Op::Compress => format!(
+            "    {t} {out}[{n}];\n    {{ int k = 0;\n      for (int l = 0; l < {n}; l++) if ({m}[l]) {out}[k++] = {x}[l];\n      for (; k < {n}; k++) {out}[k] = 0; }}\n",
+            m = a(0),
+            x = a(1)
+        ),
+        Op::Expand => format!(
+            "    {t} {out}[{n}];\n    {{ int k = 0;\n      for (int l = 0; l < {n}; l++) {out}[l] = {m}[l] ? {x}[k++] : 0; }}\n",
+            m = a(0),
+            x = a(1)
+        ),
         Op::Shuffle(_) | Op::Var(_) | Op::Const(_) => {
             return Err(unsupported(format!(
                 "'{}' as a scalarized operator",
@@ -245,6 +266,13 @@ fn lanewise(op: &Op, from: Elem, to: Elem, args: &[String]) -> Result<String> {
             format!("({t})({v} < 0 ? ({w})0 - ({w}){v} : ({w}){v})", v = x())
         }
         Op::Abs => x().to_string(),
+        Op::Clmul | Op::Clmod => format!(
+            "({t})isadb_{}((uint64_t)({u}){}, (uint64_t)({u}){})",
+            op.name(),
+            x(),
+            y(),
+            u = unsigned(from)?
+        ),
         Op::Popcount => format!(
             "({t})__builtin_popcountll((uint64_t)({}){})",
             unsigned(from)?,

@@ -53,6 +53,8 @@ pub fn ir_op(name: &str, ty: VecType, params: &[i64], operands: &[VecType]) -> R
         "Concat" => Op::Concat,
         "Interleave" => Op::Interleave,
         "Lookup" => Op::Lookup,
+        "Compress" => Op::Compress,
+        "Expand" => Op::Expand,
         "Broadcast" => Op::Broadcast(lanes_ratio(ty.lanes, first.map_or(0, |t| t.lanes))?),
         "ReduceAdd" => Op::ReduceAdd(lanes_ratio(first.map_or(0, |t| t.lanes), ty.lanes)?),
         "Slice" => match params {

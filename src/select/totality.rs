@@ -126,7 +126,14 @@ pub fn cells(target: Target) -> Vec<Cell> {
             for op in unary {
                 add(op, format!("({op} {a})"));
             }
-            add("select", format!("(select (lt {c} {d}) {a} {b})"));
+            for op in ["select", "compress", "expand"] {
+                let rest = if op == "select" {
+                    format!(" {b}")
+                } else {
+                    String::new()
+                };
+                add(op, format!("({op} (lt {c} {d}) {a}{rest})"));
+            }
             if !float {
                 for &to in INTS.iter().filter(|&&to| to != t) {
                     add(&format!("cast {to}"), format!("(cast {to} {a})"));
