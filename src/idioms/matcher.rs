@@ -3,7 +3,11 @@
 //! instruction's other operands fixed to constants), a fingerprint on concrete inputs first,
 //! then a z3 proof at the instruction's scaled width.
 
-use super::fact::{binding_text, Constant, Fact, FactStatus, MetaValues, OperandBinding, Operands};
+use super::candidate::{
+    assignments, fixed_operands, meta_combinations, operand_bindings, source_index, source_type,
+    source_width, sources, Source,
+};
+use super::fact::{binding_text, Fact, FactStatus, MetaValues};
 use crate::error::Result;
 use crate::ir::meta::Meta;
 use crate::ir::sexpr::{SExpr, SKind};
@@ -15,14 +19,6 @@ use rand::rngs::SmallRng;
 use rand::{Rng, SeedableRng};
 use std::collections::HashMap;
 use std::rc::Rc;
-
-/// Where an idiom operand's value comes from.
-#[derive(Debug, Clone, Copy, PartialEq)]
-enum Source {
-    Operand(usize),
-    /// A scalar (often immediate) operand repeated across the lanes.
-    Splat(usize, u32),
-}
 
 const FINGERPRINT_INPUTS: usize = 6;
 /// Matching at fewer lanes makes unrelated idioms coincide (a 1-lane unzip is the identity).
@@ -275,106 +271,6 @@ pub fn instantiate_idiom(
         .ok()
 }
 
-/// The candidate sources of idiom operands: every operand but masks, and scalars (immediates
-/// among them) splatted to the instruction's vector width.
-fn sources(ins: &Instruction) -> Vec<Source> {
-    let width = source_width(ins);
-    let mut out = Vec::new();
-    for (i, op) in ins.operands.iter().enumerate() {
-        if op.ty.elem == Elem::Bool {
-            continue;
-        }
-        out.push(Source::Operand(i));
-        if op.ty.lanes == 1 && width > 1 {
-            out.push(Source::Splat(i, width));
-        }
-    }
-    out
-}
-
-/// The lane count scalars are splatted to: the widest operand or result.
-fn source_width(ins: &Instruction) -> u32 {
-    ins.operands
-        .iter()
-        .map(|o| o.ty.lanes)
-        .max()
-        .unwrap_or(1)
-        .max(ins.result.lanes)
-}
-
-fn source_type(ins: &Instruction, s: Source) -> VecType {
-    match s {
-        Source::Operand(i) => ins.operands[i].ty,
-        Source::Splat(i, lanes) => ins.operands[i].ty.with_lanes(lanes),
-    }
-}
-
-fn source_index(s: Source) -> usize {
-    match s {
-        Source::Operand(i) | Source::Splat(i, _) => i,
-    }
-}
-
-/// Ordered choices of `n` sources using distinct operands.
-fn assignments(sources: &[Source], n: usize) -> Vec<Vec<Source>> {
-    let mut out = vec![vec![]];
-    for _ in 0..n {
-        out = out
-            .into_iter()
-            .flat_map(|partial: Vec<Source>| {
-                sources
-                    .iter()
-                    .filter(|s| {
-                        !partial
-                            .iter()
-                            .any(|p| source_index(*p) == source_index(**s))
-                    })
-                    .map(|s| {
-                        let mut next = partial.clone();
-                        next.push(*s);
-                        next
-                    })
-                    .collect::<Vec<_>>()
-            })
-            .collect();
-    }
-    out
-}
-
-fn meta_combinations(idiom: &Idiom) -> Vec<Vec<SExpr>> {
-    let mut out = vec![vec![]];
-    for (_, values) in &idiom.meta {
-        out = out
-            .into_iter()
-            .flat_map(|partial: Vec<SExpr>| {
-                values.iter().map(move |v| {
-                    let mut next = partial.clone();
-                    next.push(v.clone());
-                    next
-                })
-            })
-            .collect();
-    }
-    out
-}
-
-/// The constant each operand that the idiom does not use is fixed to: all-true masks,
-/// immediates at their lowest value, zero otherwise.
-fn fixed_operands(ins: &Instruction, assignment: &[Source]) -> Vec<(usize, u128)> {
-    (0..ins.operands.len())
-        .filter(|i| !assignment.iter().any(|s| source_index(*s) == *i))
-        .map(|i| {
-            let op = &ins.operands[i];
-            let v = match (op.imm, op.ty.elem) {
-                (Some((lo, _)), e) => lo as u128 & e.mask(),
-                (None, Elem::Bool) => 1,
-                _ => 0,
-            };
-            (i, v)
-        })
-        .collect()
-}
-
 /// The inputs a candidate match is fingerprinted on: random lanes, then every integer lane at
 /// the signed minimum (where products and sums overflow) and every lane all ones.
 fn fingerprint_envs(ins: &Instruction, rng: &mut SmallRng) -> Vec<Env> {
@@ -571,31 +467,4 @@ fn prove_over_immediates(
         lanes: lhs.ty.lanes,
         ms,
     })
-}
-
-/// What each instruction operand receives, in operand order.
-fn operand_bindings(
-    ins: &Instruction,
-    params: &[&str],
-    assignment: &[Source],
-    fixed: &[(usize, u128)],
-) -> Operands {
-    Operands(
-        (0..ins.operands.len())
-            .map(|i| {
-                if let Some((_, v)) = fixed.iter().find(|(j, _)| *j == i) {
-                    return OperandBinding::Fixed(Constant::of_lane(ins.operands[i].ty.elem, *v));
-                }
-                let (p, s) = params
-                    .iter()
-                    .zip(assignment)
-                    .find(|(_, s)| source_index(**s) == i)
-                    .expect("every operand is fixed or assigned");
-                match s {
-                    Source::Operand(_) => OperandBinding::Param(p.to_string()),
-                    Source::Splat(..) => OperandBinding::Splat(p.to_string()),
-                }
-            })
-            .collect(),
-    )
 }

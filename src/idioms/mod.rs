@@ -3,6 +3,7 @@
 //! current when specs change ([`refresh`]) and storing them ([`store`]). Queries ask about
 //! the facts; instruction selection lowers by them.
 
+mod candidate;
 pub mod fact;
 pub mod matcher;
 pub mod refresh;

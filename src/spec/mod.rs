@@ -2,6 +2,8 @@
 
 pub mod eval;
 pub mod family;
+#[cfg(test)]
+mod halide_tests;
 pub mod isa;
 pub mod load;
 pub mod target;

@@ -7,12 +7,20 @@
 //! Every node carries its type as a string (`"u16x8"`), so a rule instantiated at one type and
 //! lane count matches only nodes of that type; a constant is one i64 lane value broadcast to
 //! every lane.
+//!
+//! [`Term`] and its reading back are here; [`rewrite`] holds the i64 arithmetic, conditions and
+//! rewrites, [`command`] the commands of a generated program.
+
+mod command;
+mod rewrite;
+
+pub use command::Command;
+pub use rewrite::{Cmp, Condition, Int, IntOp, Rewrite, Ruleset};
 
 use crate::error::{Error, Result};
 use crate::ir::print::sign_extend;
 use crate::ir::sexpr::{read_one, SExpr, SKind};
 use crate::ir::{Elem, VecType};
-use crate::words::text_enum;
 use std::collections::BTreeSet;
 use std::fmt;
 
@@ -142,110 +150,6 @@ pub enum Term {
     Wildcard(String),
     /// A variable of a rewrite isadb generates (printed as it is: `a`, `x`).
     Slot(&'static str),
-}
-
-/// An i64 in a rewrite: in a constant's slot, a condition or an action.
-#[derive(Debug, Clone, PartialEq, Eq, Hash, PartialOrd, Ord)]
-pub enum Int {
-    /// A literal (an i64, or a bound of a 64-bit type).
-    Lit(i128),
-    /// A rule's constant wildcard (printed `w_c0`).
-    Wildcard(String),
-    /// A value computed from constant wildcards, bound by a condition (printed `k0`).
-    Fresh(usize),
-    /// A variable of a rewrite isadb generates (printed as it is: `c`).
-    Slot(&'static str),
-    /// The lower bound of a wildcard's lanes (`(lo w_x)`).
-    Lo(String),
-    /// The upper bound of a wildcard's lanes (`(hi w_x)`).
-    Hi(String),
-    /// i64 arithmetic.
-    Bin(IntOp, Box<Int>, Box<Int>),
-}
-
-text_enum! {
-    /// An i64 operator of egglog.
-    pub enum IntOp("integer operator") {
-        Add = "+",
-        Sub = "-",
-        Mul = "*",
-        Shl = "<<",
-        Shr = ">>",
-        And = "&",
-        Or = "|",
-        Xor = "^",
-        Min = "min",
-        Max = "max",
-    }
-}
-
-text_enum! {
-    /// A comparison of i64s.
-    pub enum Cmp("comparison") {
-        Eq = "=",
-        Ne = "!=",
-        Lt = "<",
-        Le = "<=",
-        Gt = ">",
-        Ge = ">=",
-    }
-}
-
-/// A condition of a rewrite.
-#[derive(Debug, Clone, PartialEq, Eq, Hash, PartialOrd, Ord)]
-pub enum Condition {
-    /// The type of a pattern variable: `(= (type-of w_x) "u16x8")`.
-    TypeOf(Term, VecType),
-    /// A comparison: `(<= (hi w_x) 255)`, `(= k0 (+ w_c0 1))`.
-    Compare(Cmp, Int, Int),
-}
-
-text_enum! {
-    /// The rulesets rewrites go in; the schedule (`schedule.egg`) runs them in phases.
-    pub enum Ruleset("ruleset") {
-        /// Integer arithmetic into idioms (phase 1).
-        Lift = "lift",
-        /// Identities (both phases).
-        Simplify = "simplify",
-        /// Idioms and operators into instructions (phase 2).
-        Lower = "lower",
-    }
-}
-
-/// One rewrite of a ruleset, with where it came from.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct Rewrite {
-    pub ruleset: Ruleset,
-    /// A comment: the rule, fact or instruction it was made from.
-    pub source: String,
-    pub lhs: Term,
-    pub rhs: Term,
-    pub conditions: Vec<Condition>,
-}
-
-/// One command of a generated program.
-#[derive(Debug, Clone)]
-pub enum Command {
-    /// Fixed egglog text: one of the `.egg` files of `src/select/`.
-    Fixed(&'static str),
-    /// An instruction's constructor with its cost (instruction costs are extraction costs):
-    /// `(constructor I_x (Expr Expr) Expr :cost 10)`.
-    Instruction {
-        name: String,
-        operands: usize,
-        cost: u64,
-    },
-    /// The integer range of a type's lanes: `(set (tlo "u8x16") 0)`, `(set (thi ...) 255)`.
-    Range(VecType),
-    /// The type of half of a type's lanes, and that half's lane count:
-    /// `(set (half-of "u8x16") "u8x8")`, `(set (lanes-of "u8x8") 8)`.
-    Half(VecType),
-    /// A rewrite.
-    Rewrite(Rewrite),
-    /// The root of the selection: `(let $root (Out t))`.
-    Root(Term),
-    /// Two terms are equal: `(union a b)`.
-    Union(Term, Term),
 }
 
 impl Term {
@@ -449,77 +353,6 @@ impl fmt::Display for Term {
     }
 }
 
-impl fmt::Display for Int {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        match self {
-            Int::Lit(v) => write!(f, "{v}"),
-            Int::Wildcard(name) => write!(f, "w_{name}"),
-            Int::Fresh(k) => write!(f, "k{k}"),
-            Int::Slot(name) => f.write_str(name),
-            Int::Lo(name) => write!(f, "(lo w_{name})"),
-            Int::Hi(name) => write!(f, "(hi w_{name})"),
-            Int::Bin(op, a, b) => write!(f, "({op} {a} {b})"),
-        }
-    }
-}
-
-impl fmt::Display for Condition {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        match self {
-            Condition::TypeOf(x, ty) => write!(f, "(= (type-of {x}) \"{}\")", type_name(*ty)),
-            Condition::Compare(cmp, a, b) => write!(f, "({cmp} {a} {b})"),
-        }
-    }
-}
-
-impl fmt::Display for Rewrite {
-    /// The rewrite after a comment naming its source.
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        writeln!(f, "; {}", self.source)?;
-        write!(f, "(rewrite {} {}", self.lhs, self.rhs)?;
-        if !self.conditions.is_empty() {
-            let conditions: Vec<String> = self.conditions.iter().map(|c| c.to_string()).collect();
-            write!(f, " :when ({})", conditions.join(" "))?;
-        }
-        writeln!(f, " :ruleset {})", self.ruleset)
-    }
-}
-
-impl fmt::Display for Command {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        match self {
-            Command::Fixed(text) => f.write_str(text),
-            Command::Instruction {
-                name,
-                operands,
-                cost,
-            } => writeln!(
-                f,
-                "(constructor {name} ({}) Expr :cost {cost})",
-                vec!["Expr"; *operands].join(" ")
-            ),
-            Command::Range(ty) => {
-                let t = type_name(*ty);
-                writeln!(f, "(set (tlo \"{t}\") {})", ty.elem.min_value())?;
-                writeln!(f, "(set (thi \"{t}\") {})", ty.elem.max_value())
-            }
-            Command::Half(ty) => {
-                let h = ty.with_lanes(ty.lanes / 2);
-                writeln!(
-                    f,
-                    "(set (half-of \"{}\") \"{}\")",
-                    type_name(*ty),
-                    type_name(h)
-                )?;
-                writeln!(f, "(set (lanes-of \"{}\") {})", type_name(h), h.lanes)
-            }
-            Command::Rewrite(r) => write!(f, "{r}"),
-            Command::Root(t) => writeln!(f, "(let $root (Out {t}))"),
-            Command::Union(a, b) => writeln!(f, "(union {a} {b})"),
-        }
-    }
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -571,8 +404,8 @@ mod tests {
 
     #[test]
     fn the_prelude_declares_every_constructor_and_the_analysis_types_it() {
-        let prelude = include_str!("prelude.egg");
-        let analysis = include_str!("analysis.egg");
+        let prelude = include_str!("../prelude.egg");
+        let analysis = include_str!("../analysis.egg");
         for c in &CONSTRUCTORS {
             let sig = std::iter::once("String")
                 .chain(std::iter::repeat_n("i64", c.params))

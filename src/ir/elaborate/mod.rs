@@ -1,6 +1,8 @@
 //! Elaboration of s-expressions into typed IR: resolves names, expands macros and idioms,
 //! evaluates meta expressions, gives integer literals the type of their sibling operands.
 
+mod meta_eval;
+
 use super::expr::{Expr, Op, SIMPLE_OPS};
 use super::meta::{Meta, META_OPS};
 use super::sexpr::{SExpr, SKind};

@@ -1,0 +1,190 @@
+//! Halide's operators and functions as IR s-expressions: literal folding, division and
+//! remainder by powers of two as shifts and masks, casts, `clamp`, Halide's unsigned `abs`, and
+//! any other call passed through by name (idioms).
+
+use crate::error::{Error, Location, Result};
+use crate::ir::sexpr::{SExpr, SKind};
+use crate::ir::types::Elem;
+
+/// A symbol at `loc`.
+pub(super) fn sym(name: &str, loc: &Location) -> SExpr {
+    SExpr {
+        kind: SKind::Sym(name.to_string()),
+        loc: loc.clone(),
+    }
+}
+
+/// An integer literal at `loc`.
+pub(super) fn int(v: i128, loc: &Location) -> SExpr {
+    SExpr {
+        kind: SKind::Int(v),
+        loc: loc.clone(),
+    }
+}
+
+/// The form `(head args...)` at `loc`.
+pub(super) fn list(head: &str, args: Vec<SExpr>, loc: &Location) -> SExpr {
+    let mut items = vec![sym(head, loc)];
+    items.extend(args);
+    SExpr {
+        kind: SKind::List(items),
+        loc: loc.clone(),
+    }
+}
+
+/// The value of an integer literal.
+pub(super) fn as_int(s: &SExpr) -> Option<i128> {
+    match s.kind {
+        SKind::Int(v) => Some(v),
+        _ => None,
+    }
+}
+
+/// A binary node, with literal operands folded and division by powers of two lowered to shifts.
+pub(super) fn combine(
+    op: &str,
+    name: &str,
+    lhs: SExpr,
+    rhs: SExpr,
+    loc: &Location,
+) -> Result<SExpr> {
+    if let (Some(a), Some(b)) = (as_int(&lhs), as_int(&rhs)) {
+        if let Some(v) = fold(op, a, b, loc)? {
+            return Ok(int(v, loc));
+        }
+    }
+    if op == "/" || op == "%" {
+        let what = if op == "/" {
+            "division"
+        } else {
+            "remainder (%)"
+        };
+        let k = match as_int(&rhs) {
+            Some(c) if c > 0 && c & (c - 1) == 0 => c.trailing_zeros() as i128,
+            Some(c) => {
+                return Err(Error::parse(
+                    loc,
+                    format!("integer {what} is only supported by powers of two, not by {c}"),
+                ))
+            }
+            None => {
+                return Err(Error::parse(
+                    loc,
+                    format!("integer {what} is only supported by powers of two, and this divisor is not a constant"),
+                ))
+            }
+        };
+        return Ok(match (op, k) {
+            ("/", 0) => lhs,
+            ("/", _) => list("shr", vec![lhs, int(k, &rhs.loc)], loc),
+            _ => list("and", vec![lhs, int((1i128 << k) - 1, &rhs.loc)], loc),
+        });
+    }
+    Ok(list(name, vec![lhs, rhs], loc))
+}
+
+/// `a op b` for two literals, when the operator yields an integer.
+fn fold(op: &str, a: i128, b: i128, loc: &Location) -> Result<Option<i128>> {
+    let overflow = || Error::parse(loc, format!("constant {a} {op} {b} overflows"));
+    let shift = |b: i128| {
+        u32::try_from(b)
+            .ok()
+            .filter(|&k| k < 127)
+            .ok_or_else(overflow)
+    };
+    let v = match op {
+        "+" => a.checked_add(b),
+        "-" => a.checked_sub(b),
+        "*" => a.checked_mul(b),
+        "<<" => {
+            let k = shift(b)?;
+            Some(a << k).filter(|v| v >> k == a)
+        }
+        ">>" => Some(a >> shift(b)?),
+        "/" | "%" if b == 0 => return Err(Error::parse(loc, "division by zero")),
+        "/" => a.checked_div_euclid(b),
+        "%" => a.checked_rem_euclid(b),
+        "&" => Some(a & b),
+        "|" => Some(a | b),
+        "^" => Some(a ^ b),
+        _ => return Ok(None),
+    };
+    v.map(Some).ok_or_else(overflow)
+}
+
+/// A call: casts, the built-in Halide functions, or any other name passed through as `(name ...)`.
+pub(super) fn call(name: &str, args: Vec<SExpr>, loc: &Location) -> Result<SExpr> {
+    let arity = |n: usize| -> Result<()> {
+        if args.len() == n {
+            Ok(())
+        } else {
+            Err(Error::parse(
+                loc,
+                format!("{name} takes {n} argument(s), got {}", args.len()),
+            ))
+        }
+    };
+    if Elem::parse(name).is_some() {
+        arity(1)?;
+        return Ok(list(
+            "cast",
+            vec![sym(name, loc), args.into_iter().next().unwrap()],
+            loc,
+        ));
+    }
+    if let Some(t) = name
+        .strip_suffix("_sat")
+        .filter(|t| Elem::parse(t).is_some())
+    {
+        arity(1)?;
+        return Ok(list(
+            "sat-cast",
+            vec![sym(t, loc), args.into_iter().next().unwrap()],
+            loc,
+        ));
+    }
+    match name {
+        "min" | "max" | "absd" => arity(2)?,
+        "select" => arity(3)?,
+        "reduce_add" => {
+            arity(2)?;
+            return Ok(list("reduce-add", args, loc));
+        }
+        "clamp" => {
+            arity(3)?;
+            let mut it = args.into_iter();
+            let (x, lo, hi) = (it.next().unwrap(), it.next().unwrap(), it.next().unwrap());
+            return Ok(list("min", vec![list("max", vec![x, lo], loc), hi], loc));
+        }
+        "abs" => {
+            arity(1)?;
+            return Ok(halide_abs(args.into_iter().next().unwrap(), loc));
+        }
+        _ => {}
+    }
+    Ok(list(name, args, loc))
+}
+
+/// Halide's `abs`: of a signed integer it is unsigned (`abs(i8(-128))` is `u8(128)`), so the IR's
+/// same-typed `abs` is followed by a cast to the unsigned type there.
+fn halide_abs(x: SExpr, loc: &Location) -> SExpr {
+    if let Some(v) = as_int(&x) {
+        return int(v.abs(), loc);
+    }
+    let elem = || list("elem", vec![x.clone()], loc);
+    let signed_int = list(
+        "&&",
+        vec![
+            list("is-signed", vec![elem()], loc),
+            list("!=", vec![elem(), sym("f32", loc)], loc),
+        ],
+        loc,
+    );
+    let abs = list("abs", vec![x.clone()], loc);
+    let unsigned = list(
+        "cast",
+        vec![list("unsigned", vec![elem()], loc), abs.clone()],
+        loc,
+    );
+    list("if", vec![signed_int, unsigned, abs], loc)
+}

@@ -1,0 +1,123 @@
+//! Halide-style infix expressions (the syntax of Halide's `simd_op_check` tests) read into the
+//! IR's s-expression tree, so the ordinary elaborator types them.
+//!
+//! * Variables carry their element type as a suffix (`a_u8`, `acc_i32`); the name is kept whole
+//!   and typed by the elaborator's implicit lanes.
+//! * `u8(e)` is `(cast u8 e)`, `u8_sat(e)` is `(sat-cast u8 e)`.
+//! * C operators and precedence; `/` and `%` round as Halide does (toward negative infinity,
+//!   non-negative remainder) and, as the IR has no integer division, only divide by a constant
+//!   power of two: `e / 2^k` is `(shr e k)`, `e % 2^k` is `(and e 2^k-1)`. Literal subexpressions
+//!   are folded first, so `e / (1 << 15)` works.
+//! * `min max abs select absd reduce_add clamp`, the casts, and any other call `f(x, ...)`, which
+//!   becomes `(f x ...)` so idioms (`widening_add`, `rounding_mul_shr`, ...) are callable by name.
+
+mod lex;
+mod lower;
+mod parse;
+#[cfg(test)]
+mod tests;
+
+use super::elaborate::{Macros, Scope};
+use super::expr::Expr;
+use super::sexpr::{SExpr, SKind};
+use super::types::{Elem, VecType};
+use crate::error::{Error, Location, Result};
+use lex::{lex, Tok};
+use parse::Parser;
+use std::collections::HashMap;
+use std::rc::Rc;
+
+/// Reads one Halide-style expression; `source` names the text in error locations.
+pub fn parse_halide(text: &str, source: &str) -> Result<SExpr> {
+    let toks = lex(text, source)?;
+    let mut p = Parser::new(toks);
+    let e = p.expr()?;
+    let t = p.peek();
+    if t.tok != Tok::Eof {
+        return Err(Error::parse(
+            &t.loc,
+            format!("unexpected token {} after the end of the expression", t.tok),
+        ));
+    }
+    Ok(e)
+}
+
+/// Parses and elaborates a Halide-style expression whose variables have `lanes` lanes. Operands
+/// of `reduce_add(k, e)` have `k` times the lanes of its result, so in
+/// `acc_u32 + reduce_add(4, u32(a_u8) * u32(b_u8))` `acc_u32` has `lanes` lanes and `a_u8`,
+/// `b_u8` have `4 * lanes`.
+pub fn elaborate_halide(text: &str, source: &str, macros: &Macros, lanes: u32) -> Result<Rc<Expr>> {
+    elaborate_parsed(&parse_halide(text, source)?, macros, lanes, &HashMap::new())
+}
+
+/// Elaborates a parsed Halide-style expression as [`elaborate_halide`] does, with variables
+/// whose element type is `declared` (`--var z:u16`) rather than carried as a suffix.
+pub fn elaborate_parsed(
+    s: &SExpr,
+    macros: &Macros,
+    lanes: u32,
+    declared: &HashMap<String, Elem>,
+) -> Result<Rc<Expr>> {
+    let mut uses = HashMap::new();
+    var_lanes(s, lanes as u64, declared, &mut uses)?;
+    let mut scope = Scope::new(macros);
+    scope.implicit_lanes = Some(lanes);
+    for (name, (n, _)) in uses {
+        let elem = declared
+            .get(&name)
+            .copied()
+            .or_else(|| type_suffix(&name))
+            .expect("only typed names are collected");
+        scope.bind_var(&name, VecType::new(n as u32, elem));
+    }
+    scope.expr(s)
+}
+
+/// The element type a variable name carries as its suffix (`acc_u32` -> u32).
+fn type_suffix(name: &str) -> Option<Elem> {
+    name.rsplit_once('_').and_then(|(_, t)| Elem::parse(t))
+}
+
+/// The lane count of every typed variable: `lanes` outside `reduce-add`, times k inside one.
+fn var_lanes(
+    s: &SExpr,
+    lanes: u64,
+    declared: &HashMap<String, Elem>,
+    out: &mut HashMap<String, (u64, Location)>,
+) -> Result<()> {
+    match &s.kind {
+        SKind::Sym(name) if type_suffix(name).is_some() || declared.contains_key(name) => {
+            if lanes > u32::MAX as u64 {
+                return Err(s.err(format!("'{name}' would have {lanes} lanes, too many")));
+            }
+            match out.get(name) {
+                Some((n, at)) if *n != lanes => Err(Error::ty(
+                    &s.loc,
+                    format!(
+                        "'{name}' has {lanes} lanes here but {n} at {}:{} (operands of reduce_add(k, e) have k times the lanes of its result)",
+                        at.line, at.col
+                    ),
+                )),
+                Some(_) => Ok(()),
+                None => {
+                    out.insert(name.clone(), (lanes, s.loc.clone()));
+                    Ok(())
+                }
+            }
+        }
+        SKind::List(items) => {
+            if let (Some("reduce-add"), [_, k, x]) = (s.head(), items.as_slice()) {
+                if let SKind::Int(k) = k.kind {
+                    if k > 0 && k <= u32::MAX as i128 {
+                        return var_lanes(x, lanes.saturating_mul(k as u64), declared, out);
+                    }
+                }
+            }
+            items
+                .iter()
+                .skip(1)
+                .try_for_each(|i| var_lanes(i, lanes, declared, out))
+        }
+        _ => Ok(()),
+    }
+}

@@ -1,0 +1,180 @@
+//! The recursive-descent parser of Halide-style expressions: C precedence levels, unary
+//! operators, parentheses and calls, nested at most [`MAX_DEPTH`] deep.
+
+use super::lex::{Tok, Token};
+use super::lower::{as_int, call, combine, int, list, sym};
+use crate::error::{Error, Location, Result};
+use crate::ir::sexpr::SExpr;
+
+/// Binary operators from the loosest to the tightest binding level, with their IR names.
+const LEVELS: [&[(&str, &str)]; 10] = [
+    &[("||", "or")],
+    &[("&&", "and")],
+    &[("|", "or")],
+    &[("^", "xor")],
+    &[("&", "and")],
+    &[("==", "eq"), ("!=", "ne")],
+    &[("<", "lt"), ("<=", "le"), (">", "gt"), (">=", "ge")],
+    &[("<<", "shl"), (">>", "shr")],
+    &[("+", "add"), ("-", "sub")],
+    &[("*", "mul"), ("/", "div"), ("%", "mod")],
+];
+
+/// Parentheses, calls and unary operators nested deeper than this are refused (stack safety).
+const MAX_DEPTH: usize = 256;
+
+pub(super) struct Parser {
+    toks: Vec<Token>,
+    pos: usize,
+    depth: usize,
+}
+
+impl Parser {
+    pub(super) fn new(toks: Vec<Token>) -> Parser {
+        Parser {
+            toks,
+            pos: 0,
+            depth: 0,
+        }
+    }
+
+    pub(super) fn peek(&self) -> &Token {
+        &self.toks[self.pos]
+    }
+
+    fn next(&mut self) -> &Token {
+        let t = &self.toks[self.pos];
+        if t.tok != Tok::Eof {
+            self.pos += 1;
+        }
+        t
+    }
+
+    fn at_punct(&self, p: &str) -> bool {
+        matches!(self.peek().tok, Tok::Punct(q) if q == p)
+    }
+
+    fn enter(&mut self) -> Result<()> {
+        self.depth += 1;
+        if self.depth > MAX_DEPTH {
+            return Err(Error::parse(&self.peek().loc, "expression nests too deep"));
+        }
+        Ok(())
+    }
+
+    pub(super) fn expr(&mut self) -> Result<SExpr> {
+        self.binary(0)
+    }
+
+    fn binary(&mut self, level: usize) -> Result<SExpr> {
+        if level == LEVELS.len() {
+            return self.unary();
+        }
+        let mut lhs = self.binary(level + 1)?;
+        loop {
+            let t = self.peek();
+            let Some((op, name)) = LEVELS[level].iter().find(|(op, _)| t.tok == Tok::Punct(op))
+            else {
+                return Ok(lhs);
+            };
+            let loc = t.loc.clone();
+            self.next();
+            let rhs = self.binary(level + 1)?;
+            lhs = combine(op, name, lhs, rhs, &loc)?;
+        }
+    }
+
+    fn unary(&mut self) -> Result<SExpr> {
+        let t = self.peek();
+        let loc = t.loc.clone();
+        let op = match t.tok {
+            Tok::Punct(p @ ("-" | "~" | "!")) => p,
+            _ => return self.primary(),
+        };
+        self.next();
+        self.enter()?;
+        let x = self.unary()?;
+        self.depth -= 1;
+        Ok(match (op, as_int(&x)) {
+            ("-", Some(v)) => int(
+                v.checked_neg()
+                    .ok_or_else(|| Error::parse(&loc, "constant overflows"))?,
+                &loc,
+            ),
+            ("~", Some(v)) => int(!v, &loc),
+            ("-", None) => list("neg", vec![x], &loc),
+            _ => list("not", vec![x], &loc),
+        })
+    }
+
+    fn primary(&mut self) -> Result<SExpr> {
+        let t = self.next();
+        let loc = t.loc.clone();
+        match t.tok.clone() {
+            Tok::Int(v) => Ok(int(v, &loc)),
+            Tok::Ident(name) if self.at_punct("(") => {
+                self.next();
+                self.enter()?;
+                let args = self.call_args(&name, &loc)?;
+                self.depth -= 1;
+                call(&name, args, &loc)
+            }
+            Tok::Ident(name) => Ok(sym(&name, &loc)),
+            Tok::Punct("(") => {
+                self.enter()?;
+                let e = self.expr()?;
+                self.depth -= 1;
+                let t = self.peek();
+                if t.tok != Tok::Punct(")") {
+                    return Err(Error::parse(
+                        &t.loc,
+                        format!(
+                            "expected ')' to close '(' at {}:{}, found {}",
+                            loc.line, loc.col, t.tok
+                        ),
+                    ));
+                }
+                self.next();
+                Ok(e)
+            }
+            Tok::Eof => Err(Error::parse(
+                &loc,
+                "expected an expression, found end of input",
+            )),
+            other => Err(Error::parse(
+                &loc,
+                format!("unexpected token {other}, expected an expression"),
+            )),
+        }
+    }
+
+    /// The arguments of a call whose '(' has just been read.
+    fn call_args(&mut self, name: &str, loc: &Location) -> Result<Vec<SExpr>> {
+        let mut args = Vec::new();
+        if self.at_punct(")") {
+            self.next();
+            return Ok(args);
+        }
+        loop {
+            args.push(self.expr()?);
+            let t = self.peek();
+            match t.tok {
+                Tok::Punct(",") => {}
+                Tok::Punct(")") => {
+                    self.next();
+                    return Ok(args);
+                }
+                _ => {
+                    return Err(Error::parse(
+                        &t.loc,
+                        format!(
+                            "expected ',' or ')' in the call to {name} at {}:{}, found {}",
+                            loc.line, loc.col, t.tok
+                        ),
+                    ))
+                }
+            }
+            self.next();
+        }
+    }
+}

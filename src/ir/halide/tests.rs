@@ -1,0 +1,158 @@
+//! Unit tests of the Halide-style reader: precedence, folding, casts and calls, and errors that
+//! point at the problem. Elaboration against the idioms is tested in `spec` (it needs them).
+
+use super::*;
+
+fn sx(text: &str) -> String {
+    match parse_halide(text, "expression") {
+        Ok(s) => s.to_string(),
+        Err(e) => panic!("{text}: {e}"),
+    }
+}
+
+fn err(text: &str) -> String {
+    match parse_halide(text, "expression") {
+        Ok(s) => panic!("{text} parsed as {s}"),
+        Err(e) => e.to_string(),
+    }
+}
+
+#[test]
+fn precedence_and_associativity() {
+    assert_eq!(
+        sx("a_u8 + b_u8 * 2 - c_u8"),
+        "(sub (add a_u8 (mul b_u8 2)) c_u8)"
+    );
+    assert_eq!(sx("a_u8 - b_u8 - c_u8"), "(sub (sub a_u8 b_u8) c_u8)");
+    assert_eq!(sx("a_u8 - (b_u8 - c_u8)"), "(sub a_u8 (sub b_u8 c_u8))");
+    assert_eq!(sx("a_u8 << 1 + 2"), "(shl a_u8 3)");
+    assert_eq!(
+        sx("a_u8 | b_u8 ^ c_u8 & d_u8"),
+        "(or a_u8 (xor b_u8 (and c_u8 d_u8)))"
+    );
+    assert_eq!(
+        sx("a_u8 < b_u8 && c_u8 == d_u8 || e_u8 >= 3 != f_bool"),
+        "(or (and (lt a_u8 b_u8) (eq c_u8 d_u8)) (ne (ge e_u8 3) f_bool))"
+    );
+    assert_eq!(
+        sx("-a_i8 * ~b_i8 + !(c_i8 <= d_i8)"),
+        "(add (mul (neg a_i8) (not b_i8)) (not (le c_i8 d_i8)))"
+    );
+    assert_eq!(sx("a_u16 >> 2 << 1"), "(shl (shr a_u16 2) 1)");
+    assert_eq!(sx("a_u8 > b_u8"), "(gt a_u8 b_u8)");
+    assert_eq!(sx("a_u8 != b_u8 == c_bool"), "(eq (ne a_u8 b_u8) c_bool)");
+}
+
+#[test]
+fn literals_and_folding() {
+    assert_eq!(sx("a_u8 & 0xff"), "(and a_u8 255)");
+    assert_eq!(sx("a_i32 + (1 << 14)"), "(add a_i32 16384)");
+    assert_eq!(sx("a_i16 * -3"), "(mul a_i16 -3)");
+    assert_eq!(
+        sx("a_i16 + (2 * 3 - 11) / 4 + 7 % 4 + ~0"),
+        "(add (add (add a_i16 -2) 3) -1)"
+    );
+    assert_eq!(sx("a_u8 * (0x10 >> 2 | 1)"), "(mul a_u8 5)");
+}
+
+#[test]
+fn casts_and_calls() {
+    assert_eq!(sx("u8(x_u16)"), "(cast u8 x_u16)");
+    assert_eq!(
+        sx("i16_sat(x_i32) + u16(y_u8) * 3"),
+        "(add (sat-cast i16 x_i32) (mul (cast u16 y_u8) 3))"
+    );
+    assert_eq!(sx("min(a_u8, max(b_u8, 3))"), "(min a_u8 (max b_u8 3))");
+    assert_eq!(sx("clamp(x_i16, -5, 5)"), "(min (max x_i16 -5) 5)");
+    assert_eq!(
+        sx("select(a_u8 > b_u8, a_u8, b_u8)"),
+        "(select (gt a_u8 b_u8) a_u8 b_u8)"
+    );
+    assert_eq!(sx("absd(a_u8, b_u8)"), "(absd a_u8 b_u8)");
+    assert_eq!(sx("widening_add(a_u8, b_u8)"), "(widening_add a_u8 b_u8)");
+    assert_eq!(
+        sx("rounding_mul_shr(a_i16, b_i16, 15)"),
+        "(rounding_mul_shr a_i16 b_i16 15)"
+    );
+    assert_eq!(sx("f()"), "(f)");
+    assert_eq!(
+        sx("u8((u16(a_u8) + u16(b_u8) + 1) >> 1)"),
+        "(cast u8 (shr (add (add (cast u16 a_u8) (cast u16 b_u8)) 1) 1))"
+    );
+}
+
+#[test]
+fn errors_point_at_the_problem() {
+    assert_eq!(
+        err("(a_u8 + b_u8"),
+        "expression:1:13: expected ')' to close '(' at 1:1, found end of input"
+    );
+    assert_eq!(
+        err("u8((a_u8 + 1) b_u8)"),
+        "expression:1:15: expected ',' or ')' in the call to u8 at 1:1, found 'b_u8'"
+    );
+    assert_eq!(
+        err("a_u8 * + b_u8"),
+        "expression:1:8: unexpected token '+', expected an expression"
+    );
+    assert_eq!(
+        err("a_u8 +\n  * b_u8"),
+        "expression:2:3: unexpected token '*', expected an expression"
+    );
+    assert_eq!(
+        err("a_u8 +"),
+        "expression:1:7: expected an expression, found end of input"
+    );
+    assert_eq!(
+        err(""),
+        "expression:1:1: expected an expression, found end of input"
+    );
+    assert_eq!(
+        err("a_u8 b_u8"),
+        "expression:1:6: unexpected token 'b_u8' after the end of the expression"
+    );
+    assert_eq!(
+        err("a_u8 )"),
+        "expression:1:6: unexpected token ')' after the end of the expression"
+    );
+    assert_eq!(err("a_u8 @ 2"), "expression:1:6: unexpected character '@'");
+    assert_eq!(
+        err("a_f32 * 1.5"),
+        "expression:1:9: floating-point literal '1.5' is not supported"
+    );
+    assert_eq!(
+        err("a_u8 + 12ab"),
+        "expression:1:8: malformed number '12ab'"
+    );
+    assert_eq!(
+        err("a_u8 / 3"),
+        "expression:1:6: integer division is only supported by powers of two, not by 3"
+    );
+    assert_eq!(
+        err("a_u8 % 6"),
+        "expression:1:6: integer remainder (%) is only supported by powers of two, not by 6"
+    );
+    assert_eq!(
+        err("a_u8 / b_u8"),
+        "expression:1:6: integer division is only supported by powers of two, and this divisor is not a constant"
+    );
+    assert_eq!(
+        err("a_u8 / (2 - 2)"),
+        "expression:1:6: integer division is only supported by powers of two, not by 0"
+    );
+    assert_eq!(err("a_u8 + 1 / 0"), "expression:1:10: division by zero");
+    assert_eq!(
+        err("a_u8 + (1 << 200)"),
+        "expression:1:11: constant 1 << 200 overflows"
+    );
+    assert_eq!(
+        err("min(a_u8)"),
+        "expression:1:1: min takes 2 argument(s), got 1"
+    );
+    assert_eq!(
+        err("x + u8(a_u8, b_u8)"),
+        "expression:1:5: u8 takes 1 argument(s), got 2"
+    );
+    let deep = format!("{}a_u8{}", "(".repeat(1000), ")".repeat(1000));
+    assert!(err(&deep).ends_with("expression nests too deep"));
+}

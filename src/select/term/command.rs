@@ -1,0 +1,66 @@
+//! The commands of a generated egglog program: fixed `.egg` text, instruction constructors with
+//! their costs, type ranges and halves, rewrites, the root and unions, printed as egglog text.
+
+use super::{type_name, Rewrite, Term};
+use crate::ir::VecType;
+use std::fmt;
+
+/// One command of a generated program.
+#[derive(Debug, Clone)]
+pub enum Command {
+    /// Fixed egglog text: one of the `.egg` files of `src/select/`.
+    Fixed(&'static str),
+    /// An instruction's constructor with its cost (instruction costs are extraction costs):
+    /// `(constructor I_x (Expr Expr) Expr :cost 10)`.
+    Instruction {
+        name: String,
+        operands: usize,
+        cost: u64,
+    },
+    /// The integer range of a type's lanes: `(set (tlo "u8x16") 0)`, `(set (thi ...) 255)`.
+    Range(VecType),
+    /// The type of half of a type's lanes, and that half's lane count:
+    /// `(set (half-of "u8x16") "u8x8")`, `(set (lanes-of "u8x8") 8)`.
+    Half(VecType),
+    /// A rewrite.
+    Rewrite(Rewrite),
+    /// The root of the selection: `(let $root (Out t))`.
+    Root(Term),
+    /// Two terms are equal: `(union a b)`.
+    Union(Term, Term),
+}
+
+impl fmt::Display for Command {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            Command::Fixed(text) => f.write_str(text),
+            Command::Instruction {
+                name,
+                operands,
+                cost,
+            } => writeln!(
+                f,
+                "(constructor {name} ({}) Expr :cost {cost})",
+                vec!["Expr"; *operands].join(" ")
+            ),
+            Command::Range(ty) => {
+                let t = type_name(*ty);
+                writeln!(f, "(set (tlo \"{t}\") {})", ty.elem.min_value())?;
+                writeln!(f, "(set (thi \"{t}\") {})", ty.elem.max_value())
+            }
+            Command::Half(ty) => {
+                let h = ty.with_lanes(ty.lanes / 2);
+                writeln!(
+                    f,
+                    "(set (half-of \"{}\") \"{}\")",
+                    type_name(*ty),
+                    type_name(h)
+                )?;
+                writeln!(f, "(set (lanes-of \"{}\") {})", type_name(h), h.lanes)
+            }
+            Command::Rewrite(r) => write!(f, "{r}"),
+            Command::Root(t) => writeln!(f, "(let $root (Out {t}))"),
+            Command::Union(a, b) => writeln!(f, "(union {a} {b})"),
+        }
+    }
+}

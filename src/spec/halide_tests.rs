@@ -1,0 +1,212 @@
+//! Halide-style expressions elaborated against the prelude and the FPIR idioms of `specs/` and
+//! evaluated by the interpreter: rounding averages, Q15 multiplies, narrowing divisions,
+//! `reduce_add` operand lanes, Halide's division and `abs`, idioms called by name, type errors.
+
+use super::load::load_forms;
+use super::SpecSet;
+use crate::ir::halide::{elaborate_halide, parse_halide};
+use crate::ir::sexpr::read_all;
+use crate::ir::{Expr, Macros, VecType};
+use crate::semantics::{eval, Env, Value};
+use std::rc::Rc;
+
+/// The prelude and the FPIR idioms only, so specs being edited elsewhere do not matter.
+fn macros() -> Macros {
+    let dir = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("specs");
+    let mut set = SpecSet::default();
+    for f in ["prelude.spec", "idioms/fpir.spec"] {
+        let text = std::fs::read_to_string(dir.join(f)).unwrap();
+        load_forms(&mut set, &read_all(&text, f).unwrap()).unwrap();
+    }
+    set.macros
+}
+
+fn elab(text: &str, lanes: u32) -> Rc<Expr> {
+    elaborate_halide(text, "expression", &macros(), lanes).unwrap_or_else(|e| panic!("{text}: {e}"))
+}
+
+fn elab_err(text: &str) -> String {
+    match elaborate_halide(text, "expression", &macros(), 8) {
+        Ok(e) => panic!("{text} elaborated to {e}"),
+        Err(e) => e.to_string(),
+    }
+}
+
+/// Evaluates a one-lane expression with scalar inputs given as integers.
+fn run(e: &Expr, inputs: &[(&str, i128)]) -> i128 {
+    let mut env = Env::new();
+    for (name, ty) in e.vars() {
+        let v = inputs
+            .iter()
+            .find(|(n, _)| *n == name)
+            .unwrap_or_else(|| panic!("no input {name}"))
+            .1;
+        env.insert(name, Value::new(ty, vec![v as u128; ty.lanes as usize]));
+    }
+    eval(e, &env).unwrap().int(0)
+}
+
+fn sx(text: &str) -> String {
+    parse_halide(text, "expression").unwrap().to_string()
+}
+
+#[test]
+fn rounding_average_matches_the_idiom() {
+    let e = elab("u8((u16(a_u8) + u16(b_u8) + 1) >> 1)", 1);
+    let idiom = elab("rounding_halving_add(a_u8, b_u8)", 1);
+    assert_eq!(e.ty.to_string(), idiom.ty.to_string());
+    for a in 0..256 {
+        for b in 0..256 {
+            let inputs = [("a_u8", a), ("b_u8", b)];
+            assert_eq!(run(&e, &inputs), (a + b + 1) >> 1);
+            assert_eq!(run(&e, &inputs), run(&idiom, &inputs));
+        }
+    }
+}
+
+#[test]
+fn q15_multiply_is_a_shift_by_15() {
+    let text = "i16_sat((i32(a_i16) * i32(b_i16) + (1 << 14)) / (1 << 15))";
+    assert_eq!(
+        sx(text),
+        "(sat-cast i16 (shr (add (mul (cast i32 a_i16) (cast i32 b_i16)) 16384) 15))"
+    );
+    let e = elab(text, 8);
+    assert_eq!(e.ty.to_string(), "<8 x i16>");
+    let one = elab(text, 1);
+    let idiom = elab("rounding_mul_shr(a_i16, b_i16, 15)", 1);
+    let vals = [
+        -32768, -32767, -16384, -12345, -1, 0, 1, 2, 777, 16384, 32767,
+    ];
+    for a in vals {
+        for b in vals {
+            let inputs = [("a_i16", a), ("b_i16", b)];
+            let want = ((a * b + (1 << 14)) >> 15).clamp(-32768, 32767);
+            assert_eq!(run(&one, &inputs), want, "{a} {b}");
+            assert_eq!(run(&idiom, &inputs), want, "{a} {b}");
+        }
+    }
+}
+
+#[test]
+fn saturating_narrowing_division() {
+    let text = "u8_sat((i32(a_i16) + 8) / 16)";
+    assert_eq!(sx(text), "(sat-cast u8 (shr (add (cast i32 a_i16) 8) 4))");
+    let e = elab(text, 1);
+    assert_eq!(e.ty.to_string(), "u8");
+    for a in [-32768, -100, -9, -8, 0, 7, 8, 100, 4087, 4088, 32767] {
+        assert_eq!(
+            run(&e, &[("a_i16", a)]),
+            ((a + 8).div_euclid(16)).clamp(0, 255),
+            "{a}"
+        );
+    }
+}
+
+#[test]
+fn reduce_add_operands_are_wider() {
+    let text = "acc_u32 + reduce_add(4, u32(a_u8) * u32(b_u8))";
+    assert_eq!(
+        sx(text),
+        "(add acc_u32 (reduce-add 4 (mul (cast u32 a_u8) (cast u32 b_u8))))"
+    );
+    let e = elab(text, 4);
+    assert_eq!(e.ty.to_string(), "<4 x u32>");
+    let vars: Vec<String> = e.vars().iter().map(|(n, t)| format!("{n}:{t}")).collect();
+    assert_eq!(
+        vars,
+        ["acc_u32:<4 x u32>", "a_u8:<16 x u8>", "b_u8:<16 x u8>"]
+    );
+    let mut env = Env::new();
+    env.insert(
+        "acc_u32".into(),
+        Value::new(VecType::parse("<4 x u32>").unwrap(), vec![1000, 0, 5, 7]),
+    );
+    env.insert(
+        "a_u8".into(),
+        Value::new(VecType::parse("<16 x u8>").unwrap(), (0..16).collect()),
+    );
+    env.insert(
+        "b_u8".into(),
+        Value::new(VecType::parse("<16 x u8>").unwrap(), vec![255; 16]),
+    );
+    let v = eval(&e, &env).unwrap();
+    assert_eq!(
+        v.lanes,
+        vec![1000 + 6 * 255, 22 * 255, 5 + 38 * 255, 7 + 54 * 255]
+    );
+    let msg = elab_err("u16(a_u8) + reduce_add(2, u16(a_u8))");
+    assert_eq!(
+        msg,
+        "expression:1:31: type error: 'a_u8' has 16 lanes here but 8 at 1:5 (operands of reduce_add(k, e) have k times the lanes of its result)"
+    );
+}
+
+#[test]
+fn division_rounds_down_and_remainder_is_never_negative() {
+    assert_eq!(sx("x_i8 / 4"), "(shr x_i8 2)");
+    assert_eq!(sx("x_i8 % 4"), "(and x_i8 3)");
+    assert_eq!(sx("x_i8 / 1"), "x_i8");
+    let div = elab("(x_i8 / 4)", 1);
+    let rem = elab("x_i8 % 4", 1);
+    assert_eq!(run(&div, &[("x_i8", -7)]), -2);
+    assert_eq!(run(&rem, &[("x_i8", -7)]), 1);
+    for k in 0..8 {
+        let c = 1i128 << k;
+        for ty in ["i8", "u8"] {
+            let d = elab(&format!("x_{ty} / {c}"), 1);
+            let r = elab(&format!("x_{ty} % {c}"), 1);
+            let range = if ty == "i8" { -128..128 } else { 0..256 };
+            for x in range {
+                let name = format!("x_{ty}");
+                assert_eq!(run(&d, &[(name.as_str(), x)]), x.div_euclid(c), "{x} / {c}");
+                assert_eq!(run(&r, &[(name.as_str(), x)]), x.rem_euclid(c), "{x} % {c}");
+            }
+        }
+    }
+}
+
+#[test]
+fn halide_abs_is_unsigned_for_signed_types() {
+    let e = elab("abs(x_i8)", 1);
+    assert_eq!(e.ty.to_string(), "u8");
+    assert_eq!(run(&e, &[("x_i8", -128)]), 128);
+    assert_eq!(run(&e, &[("x_i8", -5)]), 5);
+    assert_eq!(elab("abs(x_u16)", 4).ty.to_string(), "<4 x u16>");
+    assert_eq!(elab("u16(abs(x_i8))", 1).ty.to_string(), "u16");
+    assert_eq!(sx("a_i8 + abs(-3)"), "(add a_i8 3)");
+}
+
+#[test]
+fn idioms_elaborate_by_name() {
+    assert_eq!(
+        elab("widening_add(a_u8, b_u8)", 16).ty.to_string(),
+        "<16 x u16>"
+    );
+    assert_eq!(elab("absd(a_i8, b_i8)", 16).ty.to_string(), "<16 x u8>");
+    assert_eq!(
+        elab("saturating_add(a_u8, b_u8)", 16).ty.to_string(),
+        "<16 x u8>"
+    );
+    assert_eq!(
+        elab("halving_add(a_i16, b_i16) + 1", 8).ty.to_string(),
+        "<8 x i16>"
+    );
+    let msg = elab_err("widenin_add(a_u8, b_u8)");
+    assert!(
+        msg.starts_with("expression:1:1: unknown operator 'widenin_add'"),
+        "{msg}"
+    );
+    assert!(msg.contains("did you mean 'widening_add'"), "{msg}");
+}
+
+#[test]
+fn mixing_element_types_is_a_type_error() {
+    let msg = elab_err("a_u8 + b_u16");
+    assert!(msg.starts_with("expression:1:6: type error:"), "{msg}");
+    assert!(
+        msg.contains("<8 x u8>") && msg.contains("<8 x u16>"),
+        "{msg}"
+    );
+    assert!(elab_err("a_u8 * 300").contains("literal 300 does not fit in u8"));
+}
