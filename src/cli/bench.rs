@@ -1,7 +1,7 @@
-//! `isadb bench`: the speed figures, measured on this machine; `isadb bench totality`: the
-//! totality table.
+//! `isadb bench`: the speed figures, measured on this machine; `isadb bench kernels`: the
+//! kernel benchmark; `isadb bench totality`: the totality table.
 
-use super::{Choice, Context, Outcome};
+use super::{text_choice, Context, Outcome};
 use crate::error::Result;
 use crate::select::totality::{cells, walk, Coverage};
 use crate::spec::{Target, TARGETS};
@@ -9,25 +9,23 @@ use crate::words::text_enum;
 use std::io::Write;
 
 text_enum! {
-    /// What `bench` measures besides the speed figures.
-    pub enum Subject("bench subject") {
-        /// The operator x type x lanes x target table.
+    /// A benchmark suite besides the default one.
+    pub enum Suite("benchmark") {
+        /// Every kernel of the Diospyros/Isaria evaluations, compiled and run.
+        Kernels = "kernels",
+        /// The operator x type x lanes x target table of instruction selection.
         Totality = "totality",
     }
 }
 
-impl clap::ValueEnum for Subject {
-    fn value_variants<'a>() -> &'a [Self] {
-        Subject::ALL
-    }
+text_choice!(Suite, "benchmark");
 
-    fn to_possible_value(&self) -> Option<clap::builder::PossibleValue> {
-        Some(clap::builder::PossibleValue::new(self.as_str()))
-    }
-}
-
-impl Choice for Subject {
-    const NOUN: &'static str = "bench subject";
+/// `bench kernels [--only NAME]`: costs, compile times and memory of every benchmark kernel, and
+/// the emitted code timed against gcc and Eigen.
+pub fn kernels(ctx: &Context, only: Option<&str>) -> Result<Outcome> {
+    let b = crate::kernel::bench::run(&ctx.project, only)?;
+    ctx.print(&b, || b.to_string());
+    Ok(Outcome::Success)
 }
 
 /// `bench totality [--target T]...`: every cell selected and proven, progress on stderr, the

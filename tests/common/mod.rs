@@ -71,3 +71,14 @@ pub fn tools(target: isadb::Toolchain) -> bool {
         Err(e) => panic!("{e}"),
     }
 }
+
+/// The JSON a command printed (panics with its output if it is not JSON).
+pub fn json(o: &Output) -> serde_json::Value {
+    serde_json::from_slice(&o.stdout).unwrap_or_else(|e| {
+        panic!(
+            "bad JSON ({e}): {}\nstderr: {}",
+            String::from_utf8_lossy(&o.stdout),
+            String::from_utf8_lossy(&o.stderr)
+        )
+    })
+}
