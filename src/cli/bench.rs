@@ -35,6 +35,6 @@ pub fn bench(ctx: &Context, rounds: usize) -> Result<Outcome> {
             f.compile_validate_median_ms
         );
         out
-    });
+    })?;
     Ok(Outcome::Success)
 }
