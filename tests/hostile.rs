@@ -196,8 +196,8 @@ fn probes_exit_with_the_documented_code_and_one_line() {
     assert!(failures.is_empty(), "{}", failures.join("\n"));
 }
 
-/// 3. Stdout: a reader that goes away ends the process quietly with SIGPIPE's status; a full
-/// disk is an error message.
+/// Stdout (item 3): a reader that goes away ends the process quietly with SIGPIPE's status;
+/// a full disk is an error message.
 #[test]
 fn closed_pipe_and_full_disk_on_stdout() {
     let home = common::project_copy("hostile-stdout");
