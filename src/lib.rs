@@ -4,9 +4,9 @@
 //! The modules follow the data's journey, each importing only from those before it: the IR
 //! ([`Expr`]), its semantics (interpreter and z3), the spec language and the ISA/target
 //! vocabulary, the database and the C toolchains, the idiom matcher and the rewrite rules, the
-//! project (layout, opening, rebuilding), then queries, instruction selection and validation
-//! against real execution, the benchmark, and the command line ([`cli`], the binary's
-//! interface). Below are the types and functions the binary and the tests use; [`testing`]
+//! project (layout, opening, rebuilding), then queries, instruction selection, whole kernels
+//! (phased equality saturation) and validation against real execution, the benchmark, and the
+//! command line ([`cli`], the binary's interface). Below are the types and functions the binary and the tests use; [`testing`]
 //! holds what only tests need.
 #![warn(missing_docs)]
 
@@ -16,6 +16,7 @@ mod database;
 mod error;
 mod idioms;
 mod ir;
+mod kernel;
 mod project;
 mod query;
 mod rules;
@@ -32,6 +33,7 @@ pub mod testing;
 pub use database::{Database, Filter};
 pub use error::{Error, Location, Result};
 pub use ir::{Elem, Expr, Macros, Op, VecType};
+pub use kernel::{CostModel, KernelTarget};
 pub use project::{Home, Project};
 pub use rules::verify::{Options as VerifyOptions, Report as VerifyReport};
 pub use rules::{Rule, RuleKind, RuleStatus};

@@ -1,9 +1,10 @@
 //! The isadb command line: a thin clap front over the library.
 
 use clap::{Parser, Subcommand};
+use isadb::cli::bench::Suite;
 use isadb::cli::compile::Emit;
 use isadb::cli::{self, choice, Output};
-use isadb::{Home, Isa, Target, ValidateOptions, VerifyOptions};
+use isadb::{CostModel, Home, Isa, KernelTarget, Target, ValidateOptions, VerifyOptions};
 use std::io::IsTerminal;
 use std::path::PathBuf;
 use std::process::ExitCode;
@@ -52,11 +53,43 @@ enum Command {
         #[arg(allow_hyphen_values = true)]
         values: Vec<String>,
     },
-    /// Measure database build time, query latency, interpreter and prover speed.
+    /// Measure database build time, query latency, interpreter and prover speed; `bench kernels`
+    /// compiles every benchmark kernel and times the emitted code against gcc and Eigen.
     Bench {
+        /// `kernels` for the kernel benchmark.
+        #[arg(value_parser = choice::<Suite>())]
+        suite: Option<Suite>,
         /// Runs of each query process (the median is reported).
         #[arg(long, default_value_t = 15)]
         rounds: usize,
+        /// `bench kernels`: only the kernels whose name contains this.
+        #[arg(long)]
+        only: Option<String>,
+    },
+    /// Compile a whole kernel (the lifted (List ...) form, or C) by phased equality saturation
+    /// over the stored rules; prove it, print its costs, emit C, run it.
+    Kernel {
+        /// The kernel: a .c file, or the lifted (List ...) form.
+        #[arg(required_unless_present = "tune")]
+        file: Option<PathBuf>,
+        /// dsp, x86-avx2, x86-avx512 or neon.
+        #[arg(long, value_parser = choice::<KernelTarget>(), default_value = "dsp")]
+        target: KernelTarget,
+        /// diospyros, isaria or target (the target's instruction costs).
+        #[arg(long, value_parser = choice::<CostModel>(), default_value = "target")]
+        cost_model: CostModel,
+        /// Seconds for equality saturation.
+        #[arg(long, default_value_t = 60.0)]
+        timeout: f64,
+        /// Also print the C (c) or the egglog that ran (egglog).
+        #[arg(long, value_parser = choice::<Emit>())]
+        emit: Option<Emit>,
+        /// Compile the C, run it on this many random inputs and compare with the spec.
+        #[arg(long, value_name = "ITERATIONS")]
+        run: Option<usize>,
+        /// Choose Isaria's alpha and beta by a sweep on the small kernels and record them.
+        #[arg(long, conflicts_with_all = ["file", "emit", "run"])]
+        tune: bool,
     },
     /// Ask which instructions implement an idiom on a target, an instruction's equivalents, ...
     Query {
@@ -75,7 +108,8 @@ enum Command {
         #[arg(long, default_value_t = isadb::DEFAULT_TIMEOUT_MS)]
         timeout: u32,
     },
-    /// Prove the rewrite rules in specs/rules/ with z3 at every type they cover; exit 1 if one is refuted.
+    /// Prove the rewrite rules in specs/rules/ with z3 at every type they cover, and the kernel rules
+    /// of specs/dsp/ over the reals; exit 1 if one is refuted.
     VerifyRules {
         /// Only this rule.
         #[arg(long)]
@@ -183,7 +217,36 @@ fn main() -> ExitCode {
             values,
         } => cli::inspect::eval(&ctx, &instruction, &values),
         Command::Query { text, csv } => cli::query::query(&ctx, &text, csv),
-        Command::Bench { rounds } => cli::bench::bench(&ctx, rounds),
+        Command::Bench {
+            suite: None,
+            rounds,
+            only: _,
+        } => cli::bench::bench(&ctx, rounds),
+        Command::Bench {
+            suite: Some(Suite::Kernels),
+            only,
+            ..
+        } => cli::bench::kernels(&ctx, only.as_deref()),
+        Command::Kernel { tune: true, .. } => cli::kernel::tune(&ctx),
+        Command::Kernel {
+            file,
+            target,
+            cost_model,
+            timeout,
+            emit,
+            run,
+            tune: false,
+        } => cli::kernel::kernel(
+            &ctx,
+            &file.unwrap_or_default(),
+            target,
+            cli::kernel::Options {
+                cost_model,
+                timeout_s: timeout,
+                emit,
+                run,
+            },
+        ),
         Command::Prove {
             lhs,
             rhs,

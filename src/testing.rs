@@ -1,12 +1,14 @@
 //! For the integration tests: the internals they check directly (rule elaboration, the z3
-//! evaluator, validation harnesses and inputs, the C toolchains and their feature table,
-//! running a selection's C) and helpers of their own ([`mutants`]: unsound variants of a rule
+//! evaluator, the kernel rules and benchmark kernels, validation harnesses and inputs, the C
+//! toolchains and their feature table, running a selection's C) and helpers of their own ([`mutants`]: unsound variants of a rule
 //! instance, for testing that the verifier refutes them: operand swaps of non-commutative
 //! operators, constants off by one, an operator replaced by a sibling, a signedness flip of a
 //! variable, a dropped predicate).
 
 pub use crate::ir::sexpr::read_one;
 pub use crate::ir::Scope;
+pub use crate::kernel::family as kernel_family;
+pub use crate::kernel::rule::load as load_kernel_rules;
 pub use crate::rules::load::{elaborate, load_rules, rule_macros, rule_types, Instance};
 pub use crate::select::check::{features as selection_features, run_c};
 pub use crate::semantics::smt::eval_with_z3;

@@ -27,7 +27,7 @@ const LAYERS: &[&[&str]] = &[
     &["database", "toolchain"],
     &["idioms", "rules"],
     &["project"],
-    &["query", "select", "validate"],
+    &["query", "select", "validate", "kernel"],
     &["bench"],
     &["cli", "testing"],
 ];
@@ -380,12 +380,12 @@ fn the_check_finds_upward_imports_circles_and_unplaced_modules() {
         ("select/b.rs", "fn f() { super::c::g() }"),
         ("select/c/mod.rs", "mod d;"),
         ("select/c/d.rs", "use crate::select::a::Y;"),
-        ("kernel.rs", ""),
+        ("port.rs", ""),
     ]);
     assert_eq!(
         problems,
         vec![
-            "kernel: a top-level module without a layer",
+            "port: a top-level module without a layer",
             "ir/mod.rs: ir (layer 1) imports spec (layer 3), not below it",
             "src: circle ir -> spec (ir/mod.rs), spec -> ir (spec/mod.rs)",
             "src/select: circle a -> b (select/a.rs), a -> c (select/a.rs), b -> c (select/b.rs), c -> a (select/c/d.rs)",

@@ -1,7 +1,7 @@
 //! Hand-written rewrite rules: unsound variants of every shipped rule are refuted by z3, the
 //! shipped rules all verify, and wrong or malformed rule files give exit 1 or 2.
 
-use isadb::testing::{elaborate, load_rules, mutants, rule_macros, rule_types};
+use isadb::testing::{elaborate, load_kernel_rules, load_rules, mutants, rule_macros, rule_types};
 use isadb::{load_macros, prove_equivalent, Macros, Verdict};
 use std::process::Output;
 
@@ -111,8 +111,13 @@ fn shipped_rules_verify() {
         stdout.contains(&format!("{n} proven, 0 refuted, 0 unknown")),
         "{stdout}"
     );
+    let kernel_rules = load_kernel_rules(&root().join("specs")).unwrap().len();
+    assert!(
+        stdout.contains(&format!("kernel rules: {kernel_rules} proven, 0 refuted")),
+        "{stdout}"
+    );
     let csv = std::fs::read_to_string(home.path().join("rules.db/rules.csv")).unwrap();
-    assert_eq!(csv.matches(",proven,").count(), n, "{csv}");
+    assert_eq!(csv.matches(",proven,").count(), n + kernel_rules, "{csv}");
     assert!(
         std::fs::read_to_string(home.path().join("rules.db/verification_runs.csv"))
             .unwrap()
@@ -129,6 +134,13 @@ fn shipped_rules_verify() {
         )),
         "{stdout}"
     );
+    // `--json` prints one document covering both sets of rules.
+    let out = isadb(&home, &["--json", "verify-rules"]);
+    let report: serde_json::Value = serde_json::from_slice(&out.stdout)
+        .unwrap_or_else(|e| panic!("not one JSON document ({e}): {:?}", text(&out)));
+    assert_eq!(report["skipped"], n, "{report}");
+    assert_eq!(report["kernel_rules"]["skipped"], kernel_rules, "{report}");
+    assert_eq!(report["kernel_rules"]["refuted"], 0, "{report}");
 }
 
 #[test]

@@ -1,7 +1,27 @@
-//! `isadb bench`: the speed figures, measured on this machine.
+//! `isadb bench`: the speed figures, measured on this machine; `isadb bench kernels`: the
+//! kernel benchmark.
 
-use super::{Context, Outcome};
+use super::{text_choice, Context, Outcome};
 use crate::error::Result;
+use crate::words::text_enum;
+
+text_enum! {
+    /// A benchmark suite besides the default one.
+    pub enum Suite("benchmark") {
+        /// Every kernel of the Diospyros/Isaria evaluations, compiled and run.
+        Kernels = "kernels",
+    }
+}
+
+text_choice!(Suite, "benchmark");
+
+/// `bench kernels [--only NAME]`: costs, compile times and memory of every benchmark kernel, and
+/// the emitted code timed against gcc and Eigen.
+pub fn kernels(ctx: &Context, only: Option<&str>) -> Result<Outcome> {
+    let b = crate::kernel::bench::run(&ctx.project, only)?;
+    ctx.print(&b, || b.to_string())?;
+    Ok(Outcome::Success)
+}
 
 /// `bench [--rounds N]`.
 pub fn bench(ctx: &Context, rounds: usize) -> Result<Outcome> {

@@ -2,7 +2,7 @@
 //! with their cost; optionally the egglog program that ran, the C function, and the C run on
 //! random inputs.
 
-use super::{print_out, Choice, Context, Outcome};
+use super::{print_out, text_choice, Context, Outcome};
 use crate::error::{Error, Result};
 use crate::ir::Elem;
 use crate::select::check::RunCheck;
@@ -22,19 +22,7 @@ text_enum! {
     }
 }
 
-impl clap::ValueEnum for Emit {
-    fn value_variants<'a>() -> &'a [Self] {
-        Emit::ALL
-    }
-
-    fn to_possible_value(&self) -> Option<clap::builder::PossibleValue> {
-        Some(clap::builder::PossibleValue::new(self.as_str()))
-    }
-}
-
-impl Choice for Emit {
-    const NOUN: &'static str = "output form";
-}
+text_choice!(Emit, "output form");
 
 /// The flags of `isadb compile` besides the expression and the target.
 pub struct Options<'a> {

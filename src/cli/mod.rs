@@ -5,12 +5,15 @@
 //! - [`db`]: `db build`, `db export`, `db import`, `db stats`;
 //! - [`inspect`]: `show`, `list`, `eval`;
 //! - [`prove`]: `prove`, `verify-rules`;
-//! - [`compile`], [`validate`], [`query`], [`bench`]: the command of that name.
+//! - [`kernel`]: `kernel`, `kernel --tune`;
+//! - [`compile`], [`validate`], [`query`], [`bench`] (and `bench kernels`): the command of that
+//!   name.
 
 pub mod bench;
 pub mod compile;
 pub mod db;
 pub mod inspect;
+pub mod kernel;
 pub mod prove;
 pub mod query;
 pub mod validate;
@@ -194,19 +197,27 @@ impl<T: Choice> TypedValueParser for ChoiceParser<T> {
     }
 }
 
-impl clap::ValueEnum for Isa {
-    fn value_variants<'a>() -> &'a [Self] {
-        Isa::ALL
-    }
+/// Makes a `text_enum!` type a [`Choice`]: its words are clap's possible values.
+macro_rules! text_choice {
+    ($ty:ty, $noun:literal) => {
+        impl clap::ValueEnum for $ty {
+            fn value_variants<'a>() -> &'a [Self] {
+                <$ty>::ALL
+            }
 
-    fn to_possible_value(&self) -> Option<PossibleValue> {
-        Some(PossibleValue::new(self.as_str()))
-    }
-}
+            fn to_possible_value(&self) -> Option<clap::builder::PossibleValue> {
+                Some(clap::builder::PossibleValue::new(self.as_str()))
+            }
+        }
 
-impl Choice for Isa {
-    const NOUN: &'static str = "ISA";
+        impl $crate::cli::Choice for $ty {
+            const NOUN: &'static str = $noun;
+        }
+    };
 }
+use text_choice;
+
+text_choice!(Isa, "ISA");
 
 impl clap::ValueEnum for Target {
     fn value_variants<'a>() -> &'a [Self] {

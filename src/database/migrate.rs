@@ -6,7 +6,7 @@ use rusqlite::Connection;
 use crate::error::{Error, Result};
 
 /// The migrations in order; migration `i` (0-based) brings the schema to version `i + 1`.
-const MIGRATIONS: [(&str, &str); 7] = [
+const MIGRATIONS: [(&str, &str); 8] = [
     ("0001_core", include_str!("../../schemas/0001_core.sql")),
     ("0002_rules", include_str!("../../schemas/0002_rules.sql")),
     (
@@ -25,6 +25,10 @@ const MIGRATIONS: [(&str, &str); 7] = [
     (
         "0007_selection_cache",
         include_str!("../../schemas/0007_selection_cache.sql"),
+    ),
+    (
+        "0009_kernel_tuning",
+        include_str!("../../schemas/0009_kernel_tuning.sql"),
     ),
 ];
 

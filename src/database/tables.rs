@@ -16,6 +16,7 @@ pub const COMMITTED_TABLES: &[&str] = &[
     "synthesis_runs",
     "idiom_matches",
     "idiom_catalogue",
+    "kernel_tuning",
 ];
 
 /// The storage class of a column; STRICT tables guarantee every non-NULL value has it.

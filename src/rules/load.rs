@@ -41,12 +41,16 @@ pub fn rule_macros(spec_macros: &Macros) -> Result<Macros> {
 
 /// The rule files under `specs/rules/`, sorted.
 pub fn rule_files(specs: &Path) -> Result<Vec<PathBuf>> {
-    let dir = specs.join("rules");
+    rule_files_in(&specs.join("rules"))
+}
+
+/// The `*.rules` files of a directory, sorted (none if it does not exist).
+pub fn rule_files_in(dir: &Path) -> Result<Vec<PathBuf>> {
     if !dir.is_dir() {
         return Ok(vec![]);
     }
-    let mut out: Vec<PathBuf> = std::fs::read_dir(&dir)
-        .map_err(|e| Error::io(&dir, e))?
+    let mut out: Vec<PathBuf> = std::fs::read_dir(dir)
+        .map_err(|e| Error::io(dir, e))?
         .filter_map(|e| e.ok().map(|e| e.path()))
         .filter(|p| p.extension().is_some_and(|x| x == "rules"))
         .collect();
@@ -54,16 +58,24 @@ pub fn rule_files(specs: &Path) -> Result<Vec<PathBuf>> {
     Ok(out)
 }
 
+/// Each file's text and the name errors show it by (its path below the project home).
+pub fn read_rule_files(specs: &Path, files: &[PathBuf]) -> Result<Vec<(String, String)>> {
+    files
+        .iter()
+        .map(|path| {
+            let text = std::fs::read_to_string(path).map_err(|e| Error::io(path, e))?;
+            let shown = path
+                .strip_prefix(specs.parent().unwrap_or(specs))
+                .unwrap_or(path);
+            Ok((text, shown.display().to_string()))
+        })
+        .collect()
+}
+
 /// Parses every rule file; names are unique across files.
 pub fn load_rules(specs: &Path) -> Result<Vec<Rule>> {
     let mut all: Vec<Rule> = Vec::new();
-    for path in rule_files(specs)? {
-        let text = std::fs::read_to_string(&path).map_err(|e| Error::io(&path, e))?;
-        let shown = path
-            .strip_prefix(specs.parent().unwrap_or(specs))
-            .unwrap_or(&path)
-            .display()
-            .to_string();
+    for (text, shown) in read_rule_files(specs, &rule_files(specs)?)? {
         for r in parse_rules(&text, &shown)? {
             if let Some(o) = all.iter().find(|o| o.name == r.name) {
                 let loc = Location {

@@ -84,7 +84,7 @@ pub fn sync_rules(db: &mut Database, specs_dir: &Path, spec_macros: &Macros) -> 
     db.transaction(|tx| {
         let mut kept: HashMap<String, String> = HashMap::new();
         {
-            let mut stmt = tx.prepare("SELECT name, rule_hash FROM rules WHERE provenance = 'hand-written'")?;
+            let mut stmt = tx.prepare("SELECT name, rule_hash FROM rules WHERE provenance = 'hand-written' AND coalesce(target, '') <> 'dsp'")?;
             let rows = stmt.query_map([], |r| Ok((r.get::<_, String>(0)?, r.get::<_, String>(1)?)))?;
             for row in rows {
                 let (n, h) = row?;

@@ -58,3 +58,14 @@ pub fn isadb(home: impl AsRef<Path>, args: &[&str]) -> Output {
         .output()
         .unwrap()
 }
+
+/// The JSON a command printed (panics with its output if it is not JSON).
+pub fn json(o: &Output) -> serde_json::Value {
+    serde_json::from_slice(&o.stdout).unwrap_or_else(|e| {
+        panic!(
+            "bad JSON ({e}): {}\nstderr: {}",
+            String::from_utf8_lossy(&o.stdout),
+            String::from_utf8_lossy(&o.stderr)
+        )
+    })
+}

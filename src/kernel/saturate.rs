@@ -1,0 +1,259 @@
+//! Running the phases on egglog: one ruleset iteration at a time, stopping at saturation, at the
+//! node limit or at the phase's deadline; then reading the e-graph back (every e-node of every
+//! constructor with its e-class) for extraction.
+
+use super::phase::Phase;
+use super::term::Op;
+use crate::error::{Error, Result};
+use serde::Serialize;
+use std::collections::HashMap;
+use std::fmt::Write;
+use std::time::{Duration, Instant};
+
+/// Limits on one phase.
+#[derive(Clone, Copy, Debug)]
+pub struct Limits {
+    pub nodes: usize,
+    pub iterations: usize,
+    pub deadline: Instant,
+}
+
+/// What one phase did.
+#[derive(Clone, Debug, Serialize)]
+pub struct PhaseRun {
+    pub phase: &'static str,
+    pub iterations: usize,
+    /// E-graph size (tuples in every table) after the phase.
+    pub nodes: usize,
+    pub ms: f64,
+    /// "saturated", "node limit", "iteration limit" or "time limit".
+    pub stop: &'static str,
+}
+
+/// An e-node read back: its operator and operand e-classes.
+#[derive(Clone, Debug, PartialEq)]
+pub enum ENodeOp {
+    Dialect(Op),
+    /// The end of the chunk list.
+    Nil,
+}
+
+#[derive(Clone, Debug)]
+pub struct ENode {
+    pub op: ENodeOp,
+    pub args: Vec<usize>,
+    pub class: usize,
+}
+
+/// The e-graph as e-nodes over dense e-class numbers.
+#[derive(Debug, Default)]
+pub struct EGraph {
+    pub nodes: Vec<ENode>,
+    pub classes: usize,
+    /// E-class of each `let` binding the caller asked for.
+    pub roots: Vec<usize>,
+}
+
+/// Matches one rule may apply in one iteration; the rest wait for later iterations (as egg's
+/// backoff scheduler keeps associativity and commutativity from flooding the e-graph).
+pub const MATCH_LIMIT: usize = 2_000;
+
+/// Applies at most [`MATCH_LIMIT`] matches of each rule per iteration.
+#[derive(Clone)]
+struct Capped;
+
+impl egglog::scheduler::Scheduler for Capped {
+    fn filter_matches(
+        &mut self,
+        _rule: &str,
+        _ruleset: &str,
+        matches: &mut egglog::scheduler::Matches,
+    ) -> bool {
+        let n = matches.match_size();
+        if n <= MATCH_LIMIT {
+            matches.choose_all();
+        } else {
+            (0..MATCH_LIMIT).for_each(|i| matches.choose(i));
+        }
+        true
+    }
+}
+
+/// An egglog session: the program text as run, for `--emit egglog`.
+pub struct Session {
+    egraph: egglog::EGraph,
+    scheduler: egglog::scheduler::SchedulerId,
+    pub text: String,
+}
+
+impl Session {
+    pub fn new(program: &str) -> Result<Session> {
+        let mut egraph = egglog::EGraph::default();
+        let scheduler = egraph.add_scheduler(Box::new(Capped));
+        let mut s = Session {
+            egraph,
+            scheduler,
+            text: String::new(),
+        };
+        s.exec(program)?;
+        Ok(s)
+    }
+
+    /// Saves the e-graph (declarations and rules), for a round to start from.
+    pub fn push(&mut self) {
+        self.egraph.push();
+        self.text.push_str("(push)\n");
+    }
+
+    /// Back to the e-graph saved by [`Session::push`]: a fresh e-graph for the next round.
+    pub fn pop(&mut self) -> Result<()> {
+        self.egraph
+            .pop()
+            .map_err(|e| Error::data("egglog", e.to_string()))?;
+        self.text.push_str("(pop)\n");
+        Ok(())
+    }
+
+    /// Runs egglog commands, recording them.
+    pub fn exec(&mut self, commands: &str) -> Result<()> {
+        self.egraph
+            .parse_and_run_program(None, commands)
+            .map_err(|e| {
+                Error::data(
+                    "egglog",
+                    e.to_string()
+                        .split_whitespace()
+                        .collect::<Vec<_>>()
+                        .join(" "),
+                )
+            })?;
+        self.text.push_str(commands);
+        Ok(())
+    }
+
+    /// Runs one phase's ruleset to saturation or a limit.
+    pub fn run(&mut self, phase: Phase, limits: Limits) -> Result<PhaseRun> {
+        let start = Instant::now();
+        let mut iterations = 0;
+        let stop = loop {
+            if iterations >= limits.iterations {
+                break "iteration limit";
+            }
+            if Instant::now() >= limits.deadline {
+                break "time limit";
+            }
+            let report = self
+                .egraph
+                .step_rules_with_scheduler(self.scheduler, phase.name())
+                .map_err(|e| Error::data("egglog", e.to_string()))?;
+            iterations += 1;
+            if !report.updated {
+                break "saturated";
+            }
+            if self.egraph.num_tuples() > limits.nodes {
+                break "node limit";
+            }
+        };
+        writeln!(
+            self.text,
+            "(run {} {iterations}) ; {stop} after {iterations} iteration(s), at most {MATCH_LIMIT} matches of a rule applied per iteration",
+            phase.name()
+        )
+        .expect("string write");
+        Ok(PhaseRun {
+            phase: phase.name(),
+            iterations,
+            nodes: self.egraph.num_tuples(),
+            ms: start.elapsed().as_secs_f64() * 1000.0,
+            stop,
+        })
+    }
+
+    /// Reads the e-graph back, with the e-classes of the named `let` bindings as roots.
+    pub fn read(&mut self, roots: &[String]) -> Result<EGraph> {
+        let mut root_values = Vec::new();
+        for r in roots {
+            let (_, v) = self
+                .egraph
+                .eval_expr(&egglog::ast::Expr::Var(egglog::ast::Span::Panic, r.clone()))
+                .map_err(|e| Error::data("egglog", e.to_string()))?;
+            root_values.push(v);
+        }
+        let mut class_of: HashMap<egglog::Value, usize> = HashMap::new();
+        let mut out = EGraph::default();
+        let mut dense = |v: egglog::Value, n: &mut usize| -> usize {
+            *class_of.entry(v).or_insert_with(|| {
+                *n += 1;
+                *n - 1
+            })
+        };
+        let constructors: [(&str, Option<ENodeOp>); 20] = [
+            ("Num", None),
+            ("Get", None),
+            ("Add", Some(ENodeOp::Dialect(Op::Add))),
+            ("Sub", Some(ENodeOp::Dialect(Op::Sub))),
+            ("Mul", Some(ENodeOp::Dialect(Op::Mul))),
+            ("Div", Some(ENodeOp::Dialect(Op::Div))),
+            ("Neg", Some(ENodeOp::Dialect(Op::Neg))),
+            ("Sqrt", Some(ENodeOp::Dialect(Op::Sqrt))),
+            ("Sgn", Some(ENodeOp::Dialect(Op::Sgn))),
+            ("Vec", Some(ENodeOp::Dialect(Op::Vec))),
+            ("VecAdd", Some(ENodeOp::Dialect(Op::VecAdd))),
+            ("VecMinus", Some(ENodeOp::Dialect(Op::VecMinus))),
+            ("VecMul", Some(ENodeOp::Dialect(Op::VecMul))),
+            ("VecDiv", Some(ENodeOp::Dialect(Op::VecDiv))),
+            ("VecMAC", Some(ENodeOp::Dialect(Op::VecMAC))),
+            ("VecNeg", Some(ENodeOp::Dialect(Op::VecNeg))),
+            ("VecSqrt", Some(ENodeOp::Dialect(Op::VecSqrt))),
+            ("VecSgn", Some(ENodeOp::Dialect(Op::VecSgn))),
+            ("Concat", Some(ENodeOp::Dialect(Op::Concat))),
+            ("LNil", Some(ENodeOp::Nil)),
+        ];
+        let mut raw: Vec<(ENodeOp, Vec<egglog::Value>, egglog::Value)> = Vec::new();
+        for (name, op) in constructors.iter() {
+            let mut rows: Vec<(Vec<egglog::Value>, egglog::Value)> = Vec::new();
+            self.egraph
+                .constructor_enodes(name, |e| {
+                    if !e.subsumed {
+                        rows.push((e.children.to_vec(), e.eclass));
+                    }
+                })
+                .map_err(|e| Error::data("egglog", e.to_string()))?;
+            for (children, class) in rows {
+                let node_op = match (name, op) {
+                    (&"Num", _) => {
+                        ENodeOp::Dialect(Op::Num(self.egraph.value_to_base::<i64>(children[0])))
+                    }
+                    (&"Get", _) => ENodeOp::Dialect(Op::Get(
+                        self.egraph.value_to_base::<i64>(children[0]) as u32,
+                        self.egraph.value_to_base::<i64>(children[1]) as u32,
+                    )),
+                    (_, Some(op)) => op.clone(),
+                    _ => unreachable!("every constructor has an operator"),
+                };
+                let children = if matches!(node_op, ENodeOp::Dialect(Op::Num(_) | Op::Get(..))) {
+                    vec![]
+                } else {
+                    children
+                };
+                raw.push((node_op, children, class));
+            }
+        }
+        let mut n = 0usize;
+        for (op, children, class) in raw {
+            let class = dense(class, &mut n);
+            let args = children.into_iter().map(|c| dense(c, &mut n)).collect();
+            out.nodes.push(ENode { op, args, class });
+        }
+        out.roots = root_values.into_iter().map(|v| dense(v, &mut n)).collect();
+        out.classes = n;
+        Ok(out)
+    }
+}
+
+/// The deadline `fraction` of the way from now to `end`.
+pub fn share(end: Instant, fraction: f64) -> Instant {
+    let now = Instant::now();
+    let left = end.saturating_duration_since(now);
+    now + Duration::from_secs_f64(left.as_secs_f64() * fraction)
+}

@@ -1,0 +1,266 @@
+//! `isadb kernel`: small kernels of every family (the lifted List form and C) compiled for every
+//! target, proven, and run on random inputs (natively, under qemu-aarch64; AVX-512 only where the
+//! CPU has it); a wrong rule caught by `verify-rules` and, forced into the database as proven,
+//! by translation validation; bad input as one-line errors with exit 2.
+
+mod common;
+
+use common::{isadb, json, project_copy};
+use isadb::testing::{check_tools, kernel_family as family, missing, Host};
+use isadb::Toolchain;
+use std::process::Output;
+
+/// A private copy of the project (specs, queries, committed tables) in a temporary directory.
+fn project() -> tempfile::TempDir {
+    project_copy("kernel")
+}
+
+fn stderr(o: &Output) -> String {
+    String::from_utf8_lossy(&o.stderr).trim().to_string()
+}
+
+const MAT_MUL_2X2: &str = "(List (+ (* (Get A 0) (Get B 0)) (* (Get A 1) (Get B 2))) (+ (* (Get A 0) (Get B 1)) (* (Get A 1) (Get B 3))) (+ (* (Get A 2) (Get B 0)) (* (Get A 3) (Get B 2))) (+ (* (Get A 2) (Get B 1)) (* (Get A 3) (Get B 3))))";
+
+/// Whether this machine can run code for the target (tools present; the CPU has the feature).
+fn runnable(target: &str) -> bool {
+    let (tc, feature) = match target {
+        "neon" => (Toolchain::Neon, "neon"),
+        "x86-avx2" => (Toolchain::X86, "avx2+fma"),
+        "x86-avx512" => (Toolchain::X86, "avx512f"),
+        _ => (Toolchain::X86, ""),
+    };
+    if let Err(e) = check_tools(tc) {
+        assert!(
+            std::env::var("ISADB_REQUIRE_TOOLS").as_deref() != Ok("1"),
+            "{e}"
+        );
+        return false;
+    }
+    missing(tc, feature, &Host::detect()).is_none()
+}
+
+#[test]
+fn small_kernels_of_every_family_compile_prove_and_run_on_every_target() {
+    let home = project();
+    let dir = home.path().join("kernels");
+    std::fs::create_dir_all(&dir).unwrap();
+    let mm = dir.join("mat-mul_2x2_2x2.sexp");
+    std::fs::write(&mm, MAT_MUL_2X2).unwrap();
+    let all = ["dsp", "x86-avx2", "x86-avx512", "neon"];
+    let mut files = vec![(mm, 4usize, &all[..])];
+    for (k, outputs, targets) in [
+        (family::conv(3, 3, 2, 2), 16, &all[..]),
+        (family::q_prod(), 7, &all[..3]),
+        (family::qr_decomp(3), 18, &["dsp", "x86-avx2", "neon"][..]),
+        (family::mat_mul(2, 3, 3), 6, &all[1..2]),
+    ] {
+        let p = dir.join(format!("{}.c", k.name));
+        std::fs::write(&p, &k.c).unwrap();
+        files.push((p, outputs, targets));
+    }
+    for (file, outputs, targets) in &files {
+        for &target in targets.iter() {
+            let o = isadb(
+                home.path(),
+                &[
+                    "--json",
+                    "kernel",
+                    file.to_str().unwrap(),
+                    "--target",
+                    target,
+                    "--cost-model",
+                    "diospyros",
+                    "--run",
+                    "20",
+                ],
+            );
+            let what = format!("{} on {target}", file.display());
+            assert!(
+                o.status.success() || !runnable(target),
+                "{what}: {}",
+                stderr(&o)
+            );
+            if !o.status.success() {
+                continue;
+            }
+            let r = json(&o);
+            assert_eq!(r["outputs"], *outputs as u64, "{what}");
+            assert_eq!(
+                r["proof"]["outputs"], *outputs as u64,
+                "{what}: every output proven"
+            );
+            let run = &r["run"];
+            assert_eq!(run["passed"], true, "{what}: {run}");
+            let how = run["how"].as_str().unwrap();
+            if runnable(target) {
+                assert!(how == "native" || how == "qemu-aarch64", "{what}: {how}");
+            } else {
+                assert!(how.starts_with("compiled only: CPU lacks"), "{what}: {how}");
+            }
+            let diospyros = r["costs"]["diospyros"].as_f64().unwrap();
+            let scalar = r["costs"]["scalar_diospyros"].as_f64().unwrap();
+            assert!(
+                diospyros < scalar,
+                "{what}: vectorized {diospyros} vs scalar {scalar}"
+            );
+        }
+    }
+    // Diospyros's own optimum for mat-mul 2x2 on its 4-wide DSP: one multiply, one MAC.
+    let o = isadb(
+        home.path(),
+        &[
+            "--json",
+            "kernel",
+            files[0].0.to_str().unwrap(),
+            "--cost-model",
+            "diospyros",
+        ],
+    );
+    let r = json(&o);
+    assert!(
+        (r["costs"]["diospyros"].as_f64().unwrap() - 2.052).abs() < 1e-9,
+        "{r}"
+    );
+}
+
+#[test]
+fn emits_the_egglog_that_ran_and_c_with_intrinsics() {
+    let home = project();
+    let mm = home.path().join("mm.sexp");
+    std::fs::write(&mm, MAT_MUL_2X2).unwrap();
+    let o = isadb(
+        home.path(),
+        &["kernel", mm.to_str().unwrap(), "--emit", "egglog"],
+    );
+    assert!(o.status.success(), "{}", stderr(&o));
+    let text = String::from_utf8_lossy(&o.stdout);
+    for needle in [
+        "(datatype V (Vec S S S S)",
+        "(ruleset compile)",
+        "; vec-mac (imported)",
+        "(run expand",
+        "(run compile",
+        "(run optimize",
+        "(union t",
+    ] {
+        assert!(text.contains(needle), "{needle} missing from:\n{text}");
+    }
+    let o = isadb(
+        home.path(),
+        &[
+            "kernel",
+            mm.to_str().unwrap(),
+            "--target",
+            "x86-avx2",
+            "--emit",
+            "c",
+        ],
+    );
+    let c = String::from_utf8_lossy(&o.stdout);
+    assert!(c.contains("#include <immintrin.h>") && c.contains("void kernel(const float *restrict A, const float *restrict B, float *restrict out)"), "{c}");
+    assert!(c.contains("_mm256_"), "{c}");
+    let o = isadb(
+        home.path(),
+        &[
+            "kernel",
+            mm.to_str().unwrap(),
+            "--target",
+            "neon",
+            "--emit",
+            "c",
+        ],
+    );
+    let c = String::from_utf8_lossy(&o.stdout);
+    assert!(c.contains("vfmaq_f32") || c.contains("vmulq_f32"), "{c}");
+}
+
+#[test]
+fn a_wrong_rule_is_refuted_and_if_forced_in_caught_by_translation_validation() {
+    let home = project();
+    // A MAC that forgets its accumulator: cheaper than the real one, so extraction wants it.
+    std::fs::write(
+        home.path().join("specs/dsp/wrong.rules"),
+        "(rule vec-mac-wrong (Vec (+ (* b c) a) ...) (VecMul (Vec b ...) (Vec c ...)))\n",
+    )
+    .unwrap();
+    let o = isadb(home.path(), &["verify-rules", "--rule", "vec-mac-wrong"]);
+    assert_eq!(o.status.code(), Some(1), "{}", stderr(&o));
+    let out = String::from_utf8_lossy(&o.stdout);
+    assert!(
+        out.contains("vec-mac-wrong refuted: 2 lanes, lane 0: counterexample"),
+        "{out}"
+    );
+    // Forced into the database as proven (a verifier bug, a tampered rules.csv): the compile fails.
+    let csv = home.path().join("rules.db/rules.csv");
+    let text = std::fs::read_to_string(&csv).unwrap();
+    let forced: Vec<String> = text
+        .lines()
+        .map(|l| {
+            if l.contains(",vec-mac-wrong,") {
+                l.replace(",refuted,", ",proven,")
+            } else {
+                l.to_string()
+            }
+        })
+        .collect();
+    assert_ne!(
+        forced.join("\n") + "\n",
+        text,
+        "the refuted row is in rules.csv"
+    );
+    std::fs::write(&csv, forced.join("\n") + "\n").unwrap();
+    let mm = home.path().join("mm.sexp");
+    std::fs::write(&mm, MAT_MUL_2X2).unwrap();
+    let o = isadb(
+        home.path(),
+        &["kernel", mm.to_str().unwrap(), "--cost-model", "diospyros"],
+    );
+    assert_eq!(
+        o.status.code(),
+        Some(2),
+        "{}",
+        String::from_utf8_lossy(&o.stdout)
+    );
+    let e = stderr(&o);
+    assert!(
+        e.starts_with("isadb: translation validation: output ")
+            && e.contains("is not equal to its spec: counterexample"),
+        "{e}"
+    );
+    assert_eq!(e.lines().count(), 1, "{e}");
+}
+
+#[test]
+fn bad_input_is_one_line_and_exit_2() {
+    let home = project();
+    let write = |name: &str, text: &str| {
+        let p = home.path().join(name);
+        std::fs::write(&p, text).unwrap();
+        p.to_str().unwrap().to_string()
+    };
+    let cases = [
+        (write("bad.sexp", "(List (+ (Get A 0) (Get B 0))"), vec![], "bad.sexp:1:1: unclosed '('"),
+        (write("op.sexp", "(List (frob (Get A 0)))"), vec![], "op.sexp:1:7: unknown operator 'frob'"),
+        (
+            write("loop.c", "void kernel(float a[4], float o[4]) {\n  int i = 0;\n  while (i < 4) { o[i] = a[i]; i++; }\n}\n"),
+            vec![],
+            "loop.c:3:3: 'while' is outside the kernel subset",
+        ),
+        (
+            write("data.c", "void kernel(float a[4], float o[4]) {\n  for (int i = 0; i < 4; i++) {\n    if (a[i] > 0.0f) o[i] = a[i];\n  }\n}\n"),
+            vec![],
+            "data.c:3:14: comparison '>' of input data is outside the kernel subset",
+        ),
+        (write("ok.sexp", MAT_MUL_2X2), vec!["--target", "avx9"], "--target avx9: unknown kernel target 'avx9'; one of dsp, x86-avx2, x86-avx512, neon"),
+        (write("ok2.sexp", MAT_MUL_2X2), vec!["--cost-model", "fast"], "--cost-model fast: unknown cost model 'fast'; one of diospyros, isaria, target"),
+    ];
+    for (file, extra, want) in cases {
+        let mut args = vec!["kernel", file.as_str()];
+        args.extend(extra);
+        let o = isadb(home.path(), &args);
+        assert_eq!(o.status.code(), Some(2), "{file}: {}", stderr(&o));
+        let e = stderr(&o);
+        assert_eq!(e.lines().count(), 1, "{e}");
+        assert!(e.contains(want), "{e} lacks {want}");
+    }
+}
