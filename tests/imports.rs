@@ -8,8 +8,9 @@
 //!   form a circle (strongly connected components of more than one module).
 //!
 //! `lib.rs` (the facade) and `main.rs` (the clap front over it) are the crate roots and are not
-//! checked. The last test runs the same check on a small made-up tree, so the check itself is
-//! known to fail when it should.
+//! checked. The same walk of `src/` also holds every file (crate roots included) under
+//! [`MAX_LINES`]: a file that grows past it holds more than one concept and is split. Each check
+//! also runs on a small made-up tree, so it is known to fail when it should.
 
 use std::collections::{BTreeMap, BTreeSet};
 use std::path::Path;
@@ -31,6 +32,9 @@ const LAYERS: &[&[&str]] = &[
     &["bench"],
     &["cli", "testing"],
 ];
+
+/// Every `.rs` file under `src/` has fewer lines than this.
+const MAX_LINES: usize = 600;
 
 /// A module path below the crate root (`["select", "term"]`).
 type ModPath = Vec<String>;
@@ -329,6 +333,42 @@ fn check(files: &[(std::path::PathBuf, String)]) -> Vec<String> {
         }
     }
     problems
+}
+
+/// Every file of [`MAX_LINES`] lines or more, one line each: path and line count.
+fn oversized(files: &[(std::path::PathBuf, String)]) -> Vec<String> {
+    files
+        .iter()
+        .map(|(rel, text)| (rel, text.lines().count()))
+        .filter(|&(_, lines)| lines >= MAX_LINES)
+        .map(|(rel, lines)| format!("src/{}: {lines} lines", rel.display()))
+        .collect()
+}
+
+#[test]
+fn every_source_file_has_fewer_than_600_lines() {
+    let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("src");
+    let offenders = oversized(&source_files(&root));
+    assert!(
+        offenders.is_empty(),
+        "files of {MAX_LINES} lines or more (split them by concept):\n{}",
+        offenders.join("\n")
+    );
+}
+
+#[test]
+fn the_size_check_names_every_file_at_the_limit_or_over() {
+    let file = |path: &str, lines: usize| (std::path::PathBuf::from(path), "x\n".repeat(lines));
+    let files = [
+        file("lib.rs", 700),
+        file("ir/mod.rs", MAX_LINES - 1),
+        file("select/term.rs", MAX_LINES),
+        file("small.rs", 3),
+    ];
+    assert_eq!(
+        oversized(&files),
+        vec!["src/lib.rs: 700 lines", "src/select/term.rs: 600 lines"]
+    );
 }
 
 #[test]

@@ -1,0 +1,208 @@
+//! Symbolic evaluation of the C subset. Integers are concrete (loop indices, sizes); floats are
+//! terms of the dialect, simplified as Rosette does (literals folded, `x + 0`, `x * 1`, `x * 0`,
+//! sums and products flattened and rebuilt right-nested, `a - b` as `a + (neg b)`).
+//!
+//! One concept per file: this one holds the values, the storage of arrays and the scopes (the
+//! environment) and lifts the kernel; [`stmt`] runs statements, [`expr`] evaluates expressions
+//! and literals, [`call`] calls `sqrtf`/`sgn` and the helper functions, [`arith`] builds the
+//! simplified float terms and the checked integer operations.
+
+mod arith;
+mod call;
+mod expr;
+mod stmt;
+
+use super::ast::{Func, Param, Ty};
+use crate::error::{Error, Location, Result};
+use crate::kernel::read::Lifted;
+use crate::kernel::term::{Dag, Id, Op};
+use std::collections::HashMap;
+
+/// Evaluation steps at most (an unrolled kernel larger than this is refused).
+const STEP_LIMIT: usize = 20_000_000;
+/// Helper calls nested at most (deeper is taken for recursion and refused).
+const CALL_DEPTH: usize = 64;
+
+#[derive(Clone, Debug)]
+struct ArrRef {
+    store: usize,
+    offset: usize,
+    dims: Vec<usize>,
+}
+
+#[derive(Clone, Debug)]
+enum Val {
+    Int(i64),
+    Float(Id),
+    Arr(ArrRef),
+}
+
+struct Store {
+    elems: Vec<Option<Id>>,
+    /// The input array this storage starts as (reads of unwritten elements are `Get`s).
+    input: Option<String>,
+    written: bool,
+}
+
+enum Flow {
+    Normal,
+    Return(Option<Val>),
+}
+
+struct Eval<'a> {
+    dag: Dag,
+    funcs: &'a [Func],
+    stores: Vec<Store>,
+    scopes: Vec<HashMap<String, Val>>,
+    steps: usize,
+    depth: usize,
+}
+
+fn err(loc: &Location, msg: impl Into<String>) -> Error {
+    Error::parse(loc, msg)
+}
+
+/// Lifts the kernel (the last `void` function with a body).
+pub fn lift(funcs: &[Func], file: &str) -> Result<Lifted> {
+    let kernel = funcs
+        .iter()
+        .rev()
+        .find(|f| f.ret == Ty::Void && f.body.is_some())
+        .ok_or_else(|| {
+            err(
+                &Location {
+                    file: file.into(),
+                    line: 1,
+                    col: 1,
+                },
+                "no kernel: the last void function with a body is the kernel",
+            )
+        })?;
+    let mut ev = Eval {
+        dag: Dag::new(),
+        funcs,
+        stores: Vec::new(),
+        scopes: vec![HashMap::new()],
+        steps: 0,
+        depth: 0,
+    };
+    let mut arrays = Vec::new();
+    for p in &kernel.params {
+        let v = ev.kernel_param(p)?;
+        if let Val::Arr(a) = &v {
+            arrays.push((p.name.clone(), a.store));
+        }
+        ev.scopes[0].insert(p.name.clone(), v);
+    }
+    let body = kernel.body.as_ref().expect("the kernel has a body");
+    ev.block(body)?;
+    let mut outputs = Vec::new();
+    for (name, s) in &arrays {
+        if !ev.stores[*s].written {
+            continue;
+        }
+        for k in 0..ev.stores[*s].elems.len() {
+            let v = match ev.stores[*s].elems[k] {
+                Some(v) => v,
+                None => ev.dag.get(name, k as u32),
+            };
+            outputs.push(v);
+        }
+    }
+    if outputs.is_empty() {
+        return Err(err(
+            &kernel.loc,
+            format!(
+                "kernel '{}' writes no array parameter: it has no outputs",
+                kernel.name
+            ),
+        ));
+    }
+    let root = ev.dag.add(Op::List, &outputs);
+    Ok(Lifted { dag: ev.dag, root })
+}
+
+impl Eval<'_> {
+    fn kernel_param(&mut self, p: &Param) -> Result<Val> {
+        match p.ty {
+            Ty::Float if p.dims.is_empty() => Ok(Val::Float(self.dag.get(&p.name, 0))),
+            Ty::Float => {
+                let dims: Vec<usize> = p
+                    .dims
+                    .iter()
+                    .map(|d| {
+                        d.ok_or_else(|| {
+                            err(
+                                &p.loc,
+                                format!(
+                                    "kernel parameter '{}' needs a fixed size, as in float {}[N]",
+                                    p.name, p.name
+                                ),
+                            )
+                        })
+                    })
+                    .collect::<Result<_>>()?;
+                Ok(self.array(dims, Some(p.name.clone())))
+            }
+            _ => Err(err(
+                &p.loc,
+                format!(
+                    "kernel parameter '{}' must be a float array or a float",
+                    p.name
+                ),
+            )),
+        }
+    }
+
+    /// A new array of `dims`, unwritten: its elements read as `input`'s or as zero.
+    fn array(&mut self, dims: Vec<usize>, input: Option<String>) -> Val {
+        self.stores.push(Store {
+            elems: vec![None; dims.iter().product()],
+            input,
+            written: false,
+        });
+        Val::Arr(ArrRef {
+            store: self.stores.len() - 1,
+            offset: 0,
+            dims,
+        })
+    }
+
+    fn step(&mut self, loc: &Location) -> Result<()> {
+        self.steps += 1;
+        if self.steps > STEP_LIMIT {
+            return Err(err(
+                loc,
+                format!("the kernel unrolls to more than {STEP_LIMIT} steps"),
+            ));
+        }
+        Ok(())
+    }
+
+    fn lookup(&self, name: &str, loc: &Location) -> Result<Val> {
+        self.scopes
+            .iter()
+            .rev()
+            .find_map(|s| s.get(name).cloned())
+            .ok_or_else(|| err(loc, format!("'{name}' is not declared")))
+    }
+
+    fn set(&mut self, name: &str, v: Val) {
+        for s in self.scopes.iter_mut().rev() {
+            if let Some(slot) = s.get_mut(name) {
+                *slot = v;
+                return;
+            }
+        }
+    }
+
+    fn read(&mut self, s: usize, k: usize) -> Id {
+        match self.stores[s].elems[k] {
+            Some(v) => v,
+            None => match self.stores[s].input.clone() {
+                Some(name) => self.dag.get(&name, k as u32),
+                None => self.dag.num(0),
+            },
+        }
+    }
+}
