@@ -53,11 +53,6 @@ impl Parser {
         matches!(self.peek().tok, Tok::Punct(q) if q == p)
     }
 
-    fn enter(&mut self) -> Result<()> {
-        let loc = self.peek().loc.clone();
-        self.budget.enter(&loc)
-    }
-
     pub(super) fn expr(&mut self) -> Result<SExpr> {
         self.binary(0)
     }
@@ -92,7 +87,7 @@ impl Parser {
             _ => return self.primary(),
         };
         self.next();
-        self.enter()?;
+        self.budget.enter(&loc)?;
         let x = self.unary()?;
         self.budget.leave();
         Ok(match (op, as_int(&x)) {
@@ -115,14 +110,14 @@ impl Parser {
             Tok::Int(v) => Ok(int(v, &loc)),
             Tok::Ident(name) if self.at_punct("(") => {
                 self.next();
-                self.enter()?;
+                self.budget.enter(&loc)?;
                 let args = self.call_args(&name, &loc)?;
                 self.budget.leave();
                 call(&name, args, &loc)
             }
             Tok::Ident(name) => Ok(sym(&name, &loc)),
             Tok::Punct("(") => {
-                self.enter()?;
+                self.budget.enter(&loc)?;
                 let e = self.expr()?;
                 self.budget.leave();
                 let t = self.peek();
