@@ -315,6 +315,11 @@ fn main() -> ExitCode {
     };
     match result {
         Ok(outcome) => outcome.into(),
+        // The reader went away (`isadb list | head -1`): end quietly with the status of a
+        // process killed by SIGPIPE, as the shell reports it.
+        Err(isadb::Error::Stdout(e)) if e.kind() == std::io::ErrorKind::BrokenPipe => {
+            ExitCode::from(128 + 13)
+        }
         Err(e) => {
             eprintln!("isadb: {e}");
             ExitCode::from(2)

@@ -24,7 +24,7 @@ text_choice!(Suite, "benchmark");
 /// the emitted code timed against gcc and Eigen.
 pub fn kernels(ctx: &Context, only: Option<&str>) -> Result<Outcome> {
     let b = crate::kernel::bench::run(&ctx.project, only)?;
-    ctx.print(&b, || b.to_string());
+    ctx.print(&b, || b.to_string())?;
     Ok(Outcome::Success)
 }
 
@@ -133,6 +133,6 @@ pub fn bench(ctx: &Context, rounds: usize) -> Result<Outcome> {
             f.compile_validate_median_ms
         );
         out
-    });
+    })?;
     Ok(Outcome::Success)
 }

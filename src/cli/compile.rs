@@ -2,7 +2,7 @@
 //! with their cost; optionally the egglog program that ran, the C function, and the C run on
 //! random inputs.
 
-use super::{text_choice, Context, Outcome};
+use super::{print_out, text_choice, Context, Outcome};
 use crate::error::{Error, Result};
 use crate::ir::Elem;
 use crate::select::check::RunCheck;
@@ -49,6 +49,11 @@ pub fn compile(ctx: &Context, expr: &str, target: Target, options: Options) -> R
         run,
         cache,
     } = options;
+    if run == Some(0) {
+        return Err(Error::Usage(
+            "--run 0: a check on no inputs checks nothing; give at least 1 iteration".into(),
+        ));
+    }
     let mut declared = HashMap::new();
     for v in vars {
         let (name, ty) = v
@@ -77,7 +82,7 @@ pub fn compile(ctx: &Context, expr: &str, target: Target, options: Options) -> R
             // The program that failed is what one needs to see to find out why.
             if request.program {
                 if let Some(text) = selector.program_text(expr, &request) {
-                    print!("{text}");
+                    print_out(&text)?;
                 }
             }
             return Err(e);
@@ -133,7 +138,7 @@ pub fn compile(ctx: &Context, expr: &str, target: Target, options: Options) -> R
             out += &format!("\n{c}");
         }
         out
-    });
+    })?;
     Ok(Outcome::negative_if(matches!(
         found.run,
         Some(RunCheck::Mismatch(_))

@@ -221,7 +221,26 @@ impl Project {
 
     /// `db import`: loads the committed tables that have a CSV file in `dir`; returns how many.
     pub fn import(&self, dir: &Path) -> Result<usize> {
+        if !dir.is_dir() {
+            return Err(Error::io(
+                dir,
+                std::io::Error::new(std::io::ErrorKind::NotFound, "no such directory"),
+            ));
+        }
         let present = self.tables_present(dir);
+        if present.is_empty() {
+            return Err(Error::data(
+                dir.display().to_string(),
+                format!(
+                    "no table to import: none of {} is there",
+                    COMMITTED_TABLES
+                        .iter()
+                        .map(|t| format!("{t}.csv"))
+                        .collect::<Vec<_>>()
+                        .join(", ")
+                ),
+            ));
+        }
         self.open()?.import_tables(dir, &present)?;
         Ok(present.len())
     }

@@ -388,6 +388,7 @@ fn run_datalog(
 fn what_implements(db: &Database, project: &Project, expr: &str, target: &str) -> Result<Vec<Row>> {
     let (body, _) = crate::ir::forms::parse_expression(expr, "expression")?;
     let mut specs = crate::spec::load_dir(&project.specs)?;
+    check_well_typed(expr, &specs.macros)?;
     let mut vars = Vec::new();
     typed_names(&body, &specs, &mut vars);
     if vars.is_empty() {
@@ -446,6 +447,22 @@ fn what_implements(db: &Database, project: &Project, expr: &str, target: &str) -
         .iter()
         .map(|(name, binding)| instruction_row(db, name, binding))
         .collect::<Result<Vec<_>>>()
+}
+
+/// An input error unless `expr` elaborates at some lane count (an unknown operator, a type
+/// error): the matcher would otherwise answer such an expression with nothing.
+fn check_well_typed(expr: &str, macros: &crate::ir::Macros) -> Result<()> {
+    let none = std::collections::HashMap::new();
+    let mut first_error = None;
+    for lanes in [4, 1, 2, 8, 16, 32, 64, 128, 256] {
+        match crate::ir::forms::elaborate_expression(expr, "expression", macros, lanes, &none) {
+            Ok(_) => return Ok(()),
+            Err(e) => {
+                first_error.get_or_insert(e);
+            }
+        }
+    }
+    Err(first_error.expect("at least one lane count was tried"))
 }
 
 /// Variables of an expression: names with a type suffix that are not macros, in first-use order.

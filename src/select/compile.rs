@@ -13,6 +13,7 @@ use super::term::Term;
 use crate::database::Database;
 use crate::error::{Error, Result};
 use crate::ir::forms::elaborate_expression;
+use crate::ir::limits::check_lanes;
 use crate::ir::{Elem, Expr};
 use crate::project::Project;
 use crate::spec::Target;
@@ -86,8 +87,7 @@ impl Selector {
         declared: &HashMap<String, Elem>,
     ) -> Result<Rc<Expr>> {
         let lanes = match lanes {
-            Some(0) => return Err(Error::Usage("--lanes must be at least 1".into())),
-            Some(n) => n,
+            Some(n) => check_lanes(n, "--lanes")?,
             None => self.default_lanes(text, declared)?,
         };
         elaborate_expression(
