@@ -97,7 +97,7 @@ pub fn totality(ctx: &Context, targets: &[Target]) -> Result<Outcome> {
             );
         }
         out
-    });
+    })?;
     Ok(Outcome::negative_if(failing > 0))
 }
 
