@@ -240,3 +240,59 @@ fn closed_pipe_and_full_disk_on_stdout() {
         );
     }
 }
+
+/// The database defends itself (item 5): a query file that writes is refused before it runs,
+/// and the table it aimed at is intact.
+#[test]
+fn a_query_file_cannot_write_the_database() {
+    let home = common::project_copy("hostile-query");
+    std::fs::write(
+        home.path().join("queries/wipe.sql"),
+        "-- query: wipe {target}\nDELETE FROM validation_results WHERE :target = :target\n",
+    )
+    .unwrap();
+    let before = common::isadb(home.path(), &["db", "stats", "--json"]);
+    assert_eq!(before.status.code(), Some(0));
+    let o = common::isadb(home.path(), &["query", "wipe neon"]);
+    let err = String::from_utf8_lossy(&o.stderr);
+    assert_eq!(o.status.code(), Some(2), "{err}");
+    assert!(
+        err.contains("queries/wipe.sql: writes to the database; a query may only read it"),
+        "{err}"
+    );
+    let after = common::isadb(home.path(), &["db", "stats", "--json"]);
+    assert_eq!(before.stdout, after.stdout);
+    let o = common::isadb(home.path(), &["query", "instructions in neon"]);
+    assert_eq!(
+        o.status.code(),
+        Some(0),
+        "{}",
+        String::from_utf8_lossy(&o.stderr)
+    );
+}
+
+/// A database a newer isadb wrote is refused, naming both schema versions, and left as it is.
+#[test]
+fn a_newer_database_is_refused_not_replaced() {
+    let home = common::project_copy("hostile-newer");
+    let o = common::isadb(home.path(), &["list", "--grep", "vaddq_u8"]);
+    assert_eq!(o.status.code(), Some(0));
+    let db = home.path().join("rules.db/isadb.sqlite");
+    let version = |v: Option<u32>| {
+        let conn = rusqlite::Connection::open(&db).unwrap();
+        if let Some(v) = v {
+            conn.pragma_update(None, "user_version", v).unwrap();
+        }
+        conn.query_row("PRAGMA user_version", [], |r| r.get::<_, u32>(0))
+            .unwrap()
+    };
+    version(Some(999));
+    let o = common::isadb(home.path(), &["list", "--grep", "vaddq_u8"]);
+    let err = String::from_utf8_lossy(&o.stderr);
+    assert_eq!(o.status.code(), Some(2), "{err}");
+    assert!(
+        err.contains("version 999 is newer than this isadb's"),
+        "{err}"
+    );
+    assert_eq!(version(None), 999);
+}

@@ -6,7 +6,7 @@
 
 pub mod home;
 
-use crate::database::{Database, COMMITTED_TABLES, SCHEMA_VERSION};
+use crate::database::{Database, COMMITTED_TABLES, NEWER_SCHEMA, SCHEMA_VERSION};
 use crate::error::{Error, Result};
 use crate::rules::verify;
 use crate::spec::load::spec_files;
@@ -119,7 +119,15 @@ impl Project {
     /// fresh checkout) only refresh the stamp.
     pub fn open(&self) -> Result<Database> {
         let stamp = self.input_stamp()?;
-        if let Some(Ok(db)) = self.db.exists().then(|| Database::open(&self.db)) {
+        let opened = self.db.exists().then(|| Database::open(&self.db));
+        // A database a newer isadb wrote is refused, not replaced by an older schema.
+        if let Some(Err(e)) = opened {
+            if e.to_string().contains(NEWER_SCHEMA) {
+                return Err(e);
+            }
+            return self.build(&load_dir(&self.specs)?, Matching::Reuse);
+        }
+        if let Some(Ok(db)) = opened {
             if db.meta("input_stamp").ok().flatten().as_deref() == Some(stamp.as_str()) {
                 return Ok(db);
             }

@@ -254,7 +254,7 @@ pub fn ask(db: &Database, project: &Project, text: &str) -> Result<Vec<Row>> {
                 target.as_deref(),
             )
         } else {
-            run_sql(db, &q.body, idioms, target, instruction)
+            run_sql(db, q, idioms, target, instruction)
         };
     }
     let forms: Vec<&str> = queries.iter().map(|q| q.pattern.as_str()).collect();
@@ -266,14 +266,36 @@ pub fn ask(db: &Database, project: &Project, text: &str) -> Result<Vec<Row>> {
     )))
 }
 
+/// Runs a SQL query file on the database made read-only for the time (`PRAGMA query_only`):
+/// a query that would write (`DELETE ...`) is refused before it runs.
 fn run_sql(
     db: &Database,
-    sql: &str,
+    query: &NamedQuery,
     idioms: Option<Vec<String>>,
     target: Option<String>,
     instruction: Option<String>,
 ) -> Result<Vec<Row>> {
-    let mut stmt = db.conn().prepare(sql)?;
+    let conn = db.conn();
+    conn.pragma_update(None, "query_only", true)?;
+    let answer = read_sql(db, query, idioms, target, instruction);
+    conn.pragma_update(None, "query_only", false)?;
+    answer
+}
+
+fn read_sql(
+    db: &Database,
+    query: &NamedQuery,
+    idioms: Option<Vec<String>>,
+    target: Option<String>,
+    instruction: Option<String>,
+) -> Result<Vec<Row>> {
+    let mut stmt = db.conn().prepare(&query.body)?;
+    if !stmt.readonly() {
+        return Err(Error::data(
+            format!("queries/{}.sql", query.name),
+            "writes to the database; a query may only read it",
+        ));
+    }
     let idioms_json = serde_json::to_string(&idioms.unwrap_or_default()).unwrap_or_default();
     let mut params: Vec<(&str, &dyn rusqlite::ToSql)> = Vec::new();
     for (name, value) in [
