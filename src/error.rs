@@ -36,6 +36,9 @@ pub enum Error {
     /// A file or directory could not be read or written.
     #[error("{path}: {err}")]
     Io { path: String, err: std::io::Error },
+    /// Writing the answer to standard output failed (a closed pipe, a full disk).
+    #[error("standard output: {0}")]
+    Stdout(std::io::Error),
     /// SQLite failed.
     #[error("database: {0}")]
     Sql(#[from] rusqlite::Error),

@@ -57,9 +57,11 @@ enum Command {
         values: Vec<String>,
     },
     /// Measure database build time, query latency, interpreter and prover speed; `bench kernels`
-    /// compiles every benchmark kernel and times the emitted code against gcc and Eigen.
+    /// compiles every benchmark kernel and times the emitted code against gcc and Eigen; `bench
+    /// totality` selects and proves every IR operator at every type and lane count (1 lane to 4
+    /// registers) on each target, counted direct / rules / scalarized / failing.
     Bench {
-        /// `kernels` for the kernel benchmark.
+        /// `kernels` for the kernel benchmark, `totality` for the totality table.
         #[arg(value_parser = choice::<Suite>())]
         suite: Option<Suite>,
         /// Runs of each query process (the median is reported).
@@ -68,6 +70,9 @@ enum Command {
         /// `bench kernels`: only the kernels whose name contains this.
         #[arg(long)]
         only: Option<String>,
+        /// `bench totality`: only these targets (repeatable; default: all four).
+        #[arg(long, value_parser = choice::<Target>())]
+        target: Vec<Target>,
     },
     /// Compile a whole kernel (the lifted (List ...) form, or C) by phased equality saturation
     /// over the stored rules; prove it, print its costs, emit C, run it.
@@ -261,8 +266,13 @@ fn main() -> ExitCode {
         Command::Bench {
             suite: None,
             rounds,
-            only: _,
+            ..
         } => cli::bench::bench(&ctx, rounds),
+        Command::Bench {
+            suite: Some(Suite::Totality),
+            target,
+            ..
+        } => cli::bench::totality(&ctx, &target),
         Command::Bench {
             suite: Some(Suite::Kernels),
             only,
@@ -381,6 +391,11 @@ fn main() -> ExitCode {
     };
     match result {
         Ok(outcome) => outcome.into(),
+        // The reader went away (`isadb list | head -1`): end quietly with the status of a
+        // process killed by SIGPIPE, as the shell reports it.
+        Err(isadb::Error::Stdout(e)) if e.kind() == std::io::ErrorKind::BrokenPipe => {
+            ExitCode::from(128 + 13)
+        }
         Err(e) => {
             eprintln!("isadb: {e}");
             ExitCode::from(2)

@@ -12,10 +12,18 @@ pub fn did_you_mean(name: &str, known: &[&str]) -> String {
     best.map_or_else(String::new, |(_, k)| format!(" (did you mean '{k}'?)"))
 }
 
+/// Words longer than this are never close to a known name: their edit distance is not computed
+/// (it takes time quadratic in the length), so a suggestion search stays fast on any input.
+pub const MAX_SUGGESTION_CHARS: usize = 200;
+
 /// Edit distance counting a swap of neighbours as one edit (optimal string alignment), for
-/// suggestions: `epi61` is one edit from `epi16`.
+/// suggestions: `epi61` is one edit from `epi16`. For a word over [`MAX_SUGGESTION_CHARS`], the
+/// longer length (an upper bound, far from any suggestion).
 pub fn edit_distance(a: &str, b: &str) -> usize {
     let (a, b): (Vec<char>, Vec<char>) = (a.chars().collect(), b.chars().collect());
+    if a.len().max(b.len()) > MAX_SUGGESTION_CHARS {
+        return a.len().max(b.len());
+    }
     let mut d = vec![vec![0usize; b.len() + 1]; a.len() + 1];
     for (i, row) in d.iter_mut().enumerate() {
         row[0] = i;

@@ -5,8 +5,8 @@
 
 mod common;
 
-use common::{isadb, project_copy, root};
-use isadb::testing::{check_tools, missing, run_c, selection_features, Host};
+use common::{isadb, project_copy, root, tools};
+use isadb::testing::{missing, run_c, selection_features, Host};
 use isadb::{prove_selection, Database, Node, Project, RunCheck, Selector, Target, Toolchain};
 use serde_json::Value;
 use std::collections::HashMap;
@@ -136,17 +136,6 @@ fn every_selection_file_selects_its_instructions() {
     }
     assert!(wrong.is_empty(), "{}", wrong.join("\n"));
     assert!(cases.len() >= 32, "{} cases", cases.len());
-}
-
-fn tools(target: Toolchain) -> bool {
-    match check_tools(target) {
-        Ok(()) => true,
-        Err(e) if std::env::var("ISADB_REQUIRE_TOOLS").as_deref() != Ok("1") => {
-            eprintln!("skipping: {e}");
-            false
-        }
-        Err(e) => panic!("{e}"),
-    }
 }
 
 #[test]

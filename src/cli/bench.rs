@@ -1,15 +1,20 @@
 //! `isadb bench`: the speed figures, measured on this machine; `isadb bench kernels`: the
-//! kernel benchmark.
+//! kernel benchmark; `isadb bench totality`: the totality table.
 
 use super::{text_choice, Context, Outcome};
 use crate::error::Result;
+use crate::select::totality::{cells, walk, Coverage};
+use crate::spec::{Target, TARGETS};
 use crate::words::text_enum;
+use std::io::Write;
 
 text_enum! {
     /// A benchmark suite besides the default one.
     pub enum Suite("benchmark") {
         /// Every kernel of the Diospyros/Isaria evaluations, compiled and run.
         Kernels = "kernels",
+        /// The operator x type x lanes x target table of instruction selection.
+        Totality = "totality",
     }
 }
 
@@ -19,8 +24,81 @@ text_choice!(Suite, "benchmark");
 /// the emitted code timed against gcc and Eigen.
 pub fn kernels(ctx: &Context, only: Option<&str>) -> Result<Outcome> {
     let b = crate::kernel::bench::run(&ctx.project, only)?;
-    ctx.print(&b, || b.to_string());
+    ctx.print(&b, || b.to_string())?;
     Ok(Outcome::Success)
+}
+
+/// `bench totality [--target T]...`: every cell selected and proven, progress on stderr, the
+/// table (and each cell that is not direct) on stdout; exit 1 when a cell fails.
+pub fn totality(ctx: &Context, targets: &[Target]) -> Result<Outcome> {
+    let targets: Vec<Target> = if targets.is_empty() {
+        TARGETS.to_vec()
+    } else {
+        targets.to_vec()
+    };
+    let mut tables = Vec::new();
+    for target in targets {
+        let all = cells(target);
+        let total = all.len();
+        let mut done = 0;
+        let table = walk(&ctx.project, target, all, &mut |cell, coverage| {
+            done += 1;
+            if let Coverage::Failed(e) = coverage {
+                eprintln!(
+                    "{}: {} at {} lanes FAILED: {e}",
+                    target.name, cell.expression, cell.lanes
+                );
+            }
+            if done % 50 == 0 || done == total {
+                eprint!("\r{}: {done}/{total} cells", target.name);
+                let _ = std::io::stderr().flush();
+                if done == total {
+                    eprintln!();
+                }
+            }
+        })?;
+        tables.push(table);
+    }
+    let failing = tables.iter().map(|t| t.counts()[3]).sum::<usize>();
+    ctx.print(&tables, || {
+        let mut out = String::new();
+        for t in &tables {
+            for (cell, coverage) in &t.cells {
+                match coverage {
+                    Coverage::Scalarized(ops) => {
+                        out += &format!(
+                            "{}: {} at {} lanes: scalarized {}\n",
+                            t.target,
+                            cell.expression,
+                            cell.lanes,
+                            ops.join(", ")
+                        )
+                    }
+                    Coverage::Failed(e) => {
+                        out += &format!(
+                            "{}: {} at {} lanes: FAILED {e}\n",
+                            t.target, cell.expression, cell.lanes
+                        )
+                    }
+                    _ => {}
+                }
+            }
+        }
+        out += &format!(
+            "{:<12} {:>6} {:>8} {:>6} {:>10} {:>8}\n",
+            "target", "cells", "direct", "rules", "scalarized", "failing"
+        );
+        for t in &tables {
+            let [direct, rules, scalarized, failed] = t.counts();
+            out += &format!(
+                "{:<12} {:>6} {direct:>8} {rules:>6} {scalarized:>10} {failed:>8}\n",
+                t.target,
+                t.cells.len()
+            );
+        }
+        out
+    })?;
+    Ok(Outcome::negative_if(failing > 0))
 }
 
 /// `bench [--rounds N]`.
@@ -55,6 +133,6 @@ pub fn bench(ctx: &Context, rounds: usize) -> Result<Outcome> {
             f.compile_validate_median_ms
         );
         out
-    });
+    })?;
     Ok(Outcome::Success)
 }

@@ -2,7 +2,7 @@
 //! with their cost; optionally the egglog program that ran, the C function, and the C run on
 //! random inputs.
 
-use super::{text_choice, Context, Outcome};
+use super::{print_out, text_choice, Context, Outcome};
 use crate::error::{Error, Result};
 use crate::ir::Elem;
 use crate::select::check::RunCheck;
@@ -49,6 +49,11 @@ pub fn compile(ctx: &Context, expr: &str, target: Target, options: Options) -> R
         run,
         cache,
     } = options;
+    if run == Some(0) {
+        return Err(Error::Usage(
+            "--run 0: a check on no inputs checks nothing; give at least 1 iteration".into(),
+        ));
+    }
     let mut declared = HashMap::new();
     for v in vars {
         let (name, ty) = v
@@ -77,7 +82,7 @@ pub fn compile(ctx: &Context, expr: &str, target: Target, options: Options) -> R
             // The program that failed is what one needs to see to find out why.
             if request.program {
                 if let Some(text) = selector.program_text(expr, &request) {
-                    print!("{text}");
+                    print_out(&text)?;
                 }
             }
             return Err(e);
@@ -105,6 +110,8 @@ pub fn compile(ctx: &Context, expr: &str, target: Target, options: Options) -> R
         }
         let proof = if report.cached {
             "from the selection cache (proven equivalent by z3 when stored)".to_string()
+        } else if report.same_tree {
+            "equivalent as the input's own tree (z3 not needed)".to_string()
         } else {
             format!("proven equivalent by z3 in {:.1} ms", report.validate_ms)
         };
@@ -115,6 +122,12 @@ pub fn compile(ctx: &Context, expr: &str, target: Target, options: Options) -> R
             report.steps.len(),
             report.select_ms,
         );
+        if !report.scalarized.is_empty() {
+            out += &format!(
+                "scalarized (no instruction sequence covers them): {}\n",
+                report.scalarized.join(", ")
+            );
+        }
         if let Some(r) = &report.run {
             out += &format!("{r}\n");
         }
@@ -125,7 +138,7 @@ pub fn compile(ctx: &Context, expr: &str, target: Target, options: Options) -> R
             out += &format!("\n{c}");
         }
         out
-    });
+    })?;
     Ok(Outcome::negative_if(matches!(
         found.run,
         Some(RunCheck::Mismatch(_))
@@ -145,6 +158,8 @@ struct View<'a> {
     validate_ms: f64,
     /// Whether the selection came from the selection cache (no egglog, no z3 this time).
     cached: bool,
+    /// The selection is the input's own tree (scalarized): equivalent without asking z3.
+    same_tree: bool,
     /// Rewrites in the egglog program; `None` for a cached selection.
     rewrites: Option<usize>,
     /// What `--run` found, as a sentence.
@@ -153,6 +168,8 @@ struct View<'a> {
     not_run: Option<String>,
     /// The CPU features of the selected instructions.
     features: &'a [String],
+    /// The operators computed lane by lane (`add at u8x16`): no instruction sequence covers them.
+    scalarized: &'a [String],
     egglog: Option<&'a str>,
     c: Option<&'a str>,
 }
@@ -173,6 +190,7 @@ impl<'a> View<'a> {
             select_ms: r.select_ms,
             validate_ms: r.validate_ms,
             cached: r.cached,
+            same_tree: r.same_tree,
             rewrites: r.rewrites,
             run: r.run.as_ref().map(|check| match check {
                 RunCheck::Equal { lanes } => format!(
@@ -192,6 +210,7 @@ impl<'a> View<'a> {
                 _ => None,
             },
             features: &r.features,
+            scalarized: &r.scalarized,
             egglog: r.program.as_deref(),
             c: r.c.as_deref(),
         }

@@ -1,6 +1,6 @@
 //! `isadb db build | export | import | stats`.
 
-use super::{render_table, Context, Outcome};
+use super::{print_out, render_table, Context, Outcome};
 use crate::error::Result;
 use crate::project::Home;
 use serde::Serialize;
@@ -15,7 +15,7 @@ pub fn build(ctx: &Context) -> Result<Outcome> {
             "built {} ({} instructions from {} families, {} idioms) in {:.0} ms\n",
             b.path, b.instructions, b.families, b.idioms, b.ms
         )
-    });
+    })?;
     ctx.note_writes();
     Ok(Outcome::Success)
 }
@@ -25,7 +25,7 @@ pub fn export(ctx: &Context, dir: Option<PathBuf>) -> Result<Outcome> {
     let into_home = dir.is_none();
     let dir = dir.unwrap_or_else(|| ctx.project.tables.clone());
     let n = ctx.project.export(&dir)?;
-    println!("exported {n} tables to {}", dir.display());
+    print_out(&format!("exported {n} tables to {}\n", dir.display()))?;
     if into_home {
         ctx.note_writes();
     }
@@ -39,15 +39,15 @@ pub fn import(ctx: &Context, dir: Option<PathBuf>, merge: bool) -> Result<Outcom
     let dir = dir.unwrap_or_else(|| ctx.project.tables.clone());
     if merge {
         let n = crate::synth::merge_shards(&ctx.project, &dir)?;
-        println!(
-            "merged {n} tables from {} into the database and {}",
+        print_out(&format!(
+            "merged {n} tables from {} into the database and {}\n",
             dir.display(),
             ctx.project.tables.display()
-        );
+        ))?;
         ctx.note_writes();
     } else {
         let n = ctx.project.import(&dir)?;
-        println!("imported {n} tables from {}", dir.display());
+        print_out(&format!("imported {n} tables from {}\n", dir.display()))?;
     }
     Ok(Outcome::Success)
 }
@@ -102,6 +102,6 @@ pub fn stats(ctx: &Context) -> Result<Outcome> {
                 counts(&stats.rules_by_status),
                 counts(&stats.validation_by_status)
             )
-    });
+    })?;
     Ok(Outcome::Success)
 }

@@ -43,7 +43,7 @@ pub fn show(ctx: &Context, name: &str) -> Result<Outcome> {
             .iter()
             .map(|(k, v)| format!("{k:<10} {v}\n"))
             .collect()
-    });
+    })?;
     Ok(Outcome::Success)
 }
 
@@ -91,8 +91,8 @@ pub fn list(
             .collect();
         render_table(&["instruction", "asm", "feature", "result", "cost"], &table)
             + &format!("{} instructions\n", rows.len())
-    });
-    Ok(Outcome::Success)
+    })?;
+    Ok(Outcome::negative_if(rows.is_empty()))
 }
 
 /// `eval INSTR V...`: the instruction's result on the given lane values.
@@ -115,6 +115,6 @@ pub fn eval(ctx: &Context, name: &str, values: &[String]) -> Result<Outcome> {
             .map(|&l| lane_text(result.ty.elem, l))
             .collect(),
     };
-    ctx.print(&out, || format!("{} {}\n", out.ty, result));
+    ctx.print(&out, || format!("{} {}\n", out.ty, result))?;
     Ok(Outcome::Success)
 }

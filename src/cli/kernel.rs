@@ -3,7 +3,7 @@
 //! inputs. `isadb kernel --tune`: Isaria's alpha and beta chosen and recorded.
 
 use super::compile::Emit;
-use super::{text_choice, Context, Outcome};
+use super::{print_out, text_choice, Context, Outcome};
 use crate::error::{Error, Result};
 use crate::kernel::{CostModel, KernelTarget};
 use std::path::Path;
@@ -39,11 +39,11 @@ pub fn kernel(ctx: &Context, file: &Path, target: KernelTarget, o: Options) -> R
     };
     let report = crate::kernel::compile_file(&ctx.project, file, target, &options)?;
     match o.emit {
-        Some(Emit::C) => print!("{}", report.c),
-        Some(Emit::Egglog) => print!("{}", report.egglog.as_deref().unwrap_or("")),
+        Some(Emit::C) => print_out(&report.c)?,
+        Some(Emit::Egglog) => print_out(report.egglog.as_deref().unwrap_or(""))?,
         None => {}
     }
-    ctx.print(&report, || report.to_string());
+    ctx.print(&report, || report.to_string())?;
     Ok(Outcome::negative_if(
         report.run.as_ref().is_some_and(|r| !r.passed),
     ))
@@ -62,7 +62,7 @@ pub fn tune(ctx: &Context) -> Result<Outcome> {
             t.score,
             t.ms / 1000.0
         )
-    });
+    })?;
     ctx.note_writes();
     Ok(Outcome::Success)
 }

@@ -20,12 +20,13 @@ pub mod query;
 pub mod synth;
 pub mod validate;
 
-use crate::error::Result;
+use crate::error::{Error, Result};
 use crate::project::{Home, Project};
 use crate::spec::{Isa, Target, TARGETS};
 use clap::builder::{PossibleValue, TypedValueParser};
 use serde::Serialize;
 use std::ffi::OsStr;
+use std::io::Write;
 use std::marker::PhantomData;
 use std::process::ExitCode;
 
@@ -97,15 +98,25 @@ impl Context {
     }
 
     /// Prints `value` as JSON, or the text `table` renders.
-    fn print<T: Serialize>(&self, value: &T, table: impl FnOnce() -> String) {
+    fn print<T: Serialize>(&self, value: &T, table: impl FnOnce() -> String) -> Result<()> {
         match self.output {
-            Output::Json => println!(
-                "{}",
+            Output::Json => print_out(&format!(
+                "{}\n",
                 serde_json::to_string_pretty(value).unwrap_or_default()
-            ),
-            Output::Table => print!("{}", table()),
+            )),
+            Output::Table => print_out(&table()),
         }
     }
+}
+
+/// Writes `text` to standard output: every command's answer goes through here, so a closed
+/// pipe (`isadb list | head -1`) or a full disk is an [`Error::Stdout`] the caller returns,
+/// never a panic.
+pub fn print_out(text: &str) -> Result<()> {
+    let mut out = std::io::stdout().lock();
+    out.write_all(text.as_bytes())
+        .and_then(|()| out.flush())
+        .map_err(Error::Stdout)
 }
 
 /// Left-aligned columns under a header.

@@ -25,7 +25,7 @@ pub fn prove(ctx: &Context, lhs: &str, rhs: &str, lanes: u32, timeout_ms: u32) -
             format!("not equivalent; counterexample:\n{ins}  lhs = {lhs}\n  rhs = {rhs}\n")
         }
         Verdict::Unknown { reason, ms } => format!("unknown after {ms:.0} ms: {reason}\n"),
-    });
+    })?;
     Ok(Outcome::negative_if(!verdict.is_proven()))
 }
 
@@ -42,7 +42,7 @@ pub fn verify_rules(ctx: &Context, options: &Options) -> Result<Outcome> {
             out += &render_report(kernel_rules, "kernel rules: ");
         }
         out
-    });
+    })?;
     ctx.note_writes();
     Ok(Outcome::negative_if(report.refuted()))
 }

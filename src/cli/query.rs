@@ -1,7 +1,7 @@
 //! `isadb query "TEXT"`: the answer of a named query (or of the idiom matcher, for `what
 //! implements`), as a table, JSON or CSV; exit 1 on an empty answer.
 
-use super::{render_table, Context, Outcome};
+use super::{print_out, render_table, Context, Outcome};
 use crate::error::{Error, Result};
 
 /// `query TEXT [--csv]`.
@@ -9,13 +9,16 @@ pub fn query(ctx: &Context, text: &str, csv_out: bool) -> Result<Outcome> {
     let db = ctx.project.open()?;
     let rows = crate::query::ask(&db, &ctx.project, text)?;
     if csv_out {
-        let mut w = csv::Writer::from_writer(std::io::stdout());
+        let mut w = csv::Writer::from_writer(Vec::new());
         for r in &rows {
             w.serialize(r)
                 .map_err(|e| Error::Tool(format!("writing CSV: {e}")))?;
         }
-        w.flush().map_err(|e| Error::io("stdout", e))?;
-        return Ok(Outcome::Success);
+        let bytes = w
+            .into_inner()
+            .map_err(|e| Error::Tool(format!("writing CSV: {e}")))?;
+        print_out(&String::from_utf8_lossy(&bytes))?;
+        return Ok(Outcome::negative_if(rows.is_empty()));
     }
     ctx.print(&rows, || {
         let table: Vec<Vec<String>> = rows
@@ -40,6 +43,6 @@ pub fn query(ctx: &Context, text: &str, csv_out: bool) -> Result<Outcome> {
             &["instruction", "asm", "isa", "feature", "binding", "cost"],
             &table,
         ) + &format!("{} rows\n", rows.len())
-    });
+    })?;
     Ok(Outcome::negative_if(rows.is_empty()))
 }

@@ -75,7 +75,7 @@ pub fn synth(ctx: &Context, options: Options) -> Result<Outcome> {
                 d.display()
             ))
         )
-    });
+    })?;
     if r.out.is_none() {
         ctx.note_writes();
     }
@@ -107,6 +107,6 @@ pub fn rederive(ctx: &Context) -> Result<Outcome> {
                 r.synthesized,
                 shown.join(", ")
             )
-    });
+    })?;
     Ok(Outcome::Success)
 }

@@ -7,7 +7,7 @@ use crate::validate::{Options, Report, ValidationStatus};
 /// `validate`: exit 1 when an instruction disagrees with its semantics.
 pub fn validate(ctx: &Context, options: &Options) -> Result<Outcome> {
     let report = crate::validate::validate(&ctx.project, options)?;
-    ctx.print(&report, || text(&report));
+    ctx.print(&report, || text(&report))?;
     ctx.note_writes();
     Ok(Outcome::negative_if(report.mismatched() > 0))
 }

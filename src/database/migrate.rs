@@ -39,13 +39,17 @@ const MIGRATIONS: [(&str, &str); 9] = [
 /// The schema version of a fully migrated database.
 pub const SCHEMA_VERSION: u32 = MIGRATIONS.len() as u32;
 
+/// The words of the error on a database whose schema a newer isadb wrote, which
+/// opening a project refuses rather than rebuilds.
+pub const NEWER_SCHEMA: &str = "is newer than this isadb's";
+
 /// Applies the migrations the database has not seen yet; refuses a database from a newer isadb.
 pub(super) fn migrate(conn: &mut Connection) -> Result<()> {
     let version: u32 = conn.query_row("PRAGMA user_version", [], |r| r.get(0))?;
     if version > SCHEMA_VERSION {
         return Err(Error::data(
             "schema",
-            format!("version {version} is newer than this isadb's {SCHEMA_VERSION}; upgrade isadb"),
+            format!("version {version} {NEWER_SCHEMA} {SCHEMA_VERSION}; upgrade isadb"),
         ));
     }
     for (i, (name, sql)) in MIGRATIONS.iter().enumerate().skip(version as usize) {

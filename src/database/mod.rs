@@ -16,7 +16,7 @@ use rusqlite::{Connection, OptionalExtension};
 use crate::error::{Error, Result};
 
 pub use instructions::Filter;
-pub use migrate::SCHEMA_VERSION;
+pub use migrate::{NEWER_SCHEMA, SCHEMA_VERSION};
 pub use stats::Stats;
 pub use tables::COMMITTED_TABLES;
 

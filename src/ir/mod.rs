@@ -5,6 +5,7 @@ pub mod elaborate;
 pub mod expr;
 pub mod forms;
 pub mod halide;
+pub mod limits;
 pub mod meta;
 pub mod print;
 pub mod sexpr;

@@ -2,6 +2,7 @@
 //! keeps its line:column so later stages can point at the exact place of an error.
 
 use crate::error::{Error, Location, Result};
+use crate::ir::limits::TreeBudget;
 use std::fmt;
 
 #[derive(Debug, Clone, PartialEq)]
@@ -72,6 +73,8 @@ struct Reader<'a> {
     line: usize,
     col: usize,
     file: &'a str,
+    /// The depth and terms of the top-level form being read.
+    budget: TreeBudget,
 }
 
 impl Reader<'_> {
@@ -116,6 +119,7 @@ impl Reader<'_> {
     fn read(&mut self) -> Result<SExpr> {
         self.skip_space();
         let loc = self.loc();
+        self.budget.term(&loc)?;
         match self.peek() {
             None => Err(Error::parse(
                 &loc,
@@ -123,6 +127,7 @@ impl Reader<'_> {
             )),
             Some(')') => Err(Error::parse(&loc, "unexpected ')'")),
             Some('(') => {
+                self.budget.enter(&loc)?;
                 self.bump();
                 let mut items = Vec::new();
                 loop {
@@ -139,6 +144,7 @@ impl Reader<'_> {
                         }
                         Some(')') => {
                             self.bump();
+                            self.budget.leave();
                             return Ok(SExpr {
                                 kind: SKind::List(items),
                                 loc,
@@ -237,6 +243,7 @@ pub fn read_all(text: &str, file: &str) -> Result<Vec<SExpr>> {
         line: 1,
         col: 1,
         file,
+        budget: TreeBudget::default(),
     };
     let mut out = Vec::new();
     loop {
@@ -244,6 +251,7 @@ pub fn read_all(text: &str, file: &str) -> Result<Vec<SExpr>> {
         if r.peek().is_none() {
             return Ok(out);
         }
+        r.budget = TreeBudget::default();
         out.push(r.read()?);
     }
 }

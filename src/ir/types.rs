@@ -1,5 +1,6 @@
 //! Element and vector types of the IR: integers of 8..128 bits, booleans (masks) and f32.
 
+use super::limits::MAX_LANES;
 use std::fmt;
 
 /// The type of one lane: a signed (`I8`..`I128`) or unsigned (`U8`..`U128`) integer, a bool
@@ -175,17 +176,29 @@ impl VecType {
         VecType { lanes, ..self }
     }
 
-    /// Parses `<16 x u8>` or a bare element type.
+    /// Parses `<16 x u8>` or a bare element type; `None` also for lanes outside
+    /// 1..=[`MAX_LANES`] (see [`VecType::lanes_of_text`] to name that).
     pub fn parse(s: &str) -> Option<VecType> {
         if let Some(inner) = s.strip_prefix('<').and_then(|r| r.strip_suffix('>')) {
             let mut parts = inner.split_whitespace();
-            let lanes = parts.next()?.parse().ok().filter(|&n: &u32| n > 0)?;
+            let lanes = parts
+                .next()?
+                .parse()
+                .ok()
+                .filter(|n: &u32| (1..=MAX_LANES).contains(n))?;
             (parts.next()? == "x").then_some(())?;
             let elem = Elem::parse(parts.next()?)?;
             parts.next().is_none().then_some(VecType::new(lanes, elem))
         } else {
             Elem::parse(s).map(|e| VecType::new(1, e))
         }
+    }
+}
+
+impl VecType {
+    /// The lane count written in a type atom `<N x T>`, whether or not it is within limits.
+    pub fn lanes_of_text(s: &str) -> Option<u128> {
+        s.strip_prefix('<')?.split_whitespace().next()?.parse().ok()
     }
 }
 
@@ -210,6 +223,8 @@ mod tests {
         }
         assert_eq!(VecType::parse("<1 x i8>").unwrap().to_string(), "i8");
         assert!(VecType::parse("<0 x i8>").is_none());
+        assert!(VecType::parse("<4096 x i8>").is_some());
+        assert!(VecType::parse("<4097 x i8>").is_none());
         assert!(VecType::parse("<4 x i7>").is_none());
     }
 

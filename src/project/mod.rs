@@ -6,7 +6,7 @@
 
 pub mod home;
 
-use crate::database::{Database, COMMITTED_TABLES, SCHEMA_VERSION};
+use crate::database::{Database, COMMITTED_TABLES, NEWER_SCHEMA, SCHEMA_VERSION};
 use crate::error::{Error, Result};
 use crate::rules::verify;
 use crate::spec::load::spec_files;
@@ -119,7 +119,15 @@ impl Project {
     /// fresh checkout) only refresh the stamp.
     pub fn open(&self) -> Result<Database> {
         let stamp = self.input_stamp()?;
-        if let Some(Ok(db)) = self.db.exists().then(|| Database::open(&self.db)) {
+        let opened = self.db.exists().then(|| Database::open(&self.db));
+        // A database a newer isadb wrote is refused, not replaced by an older schema.
+        if let Some(Err(e)) = opened {
+            if e.to_string().contains(NEWER_SCHEMA) {
+                return Err(e);
+            }
+            return self.build(&load_dir(&self.specs)?, Matching::Reuse);
+        }
+        if let Some(Ok(db)) = opened {
             if db.meta("input_stamp").ok().flatten().as_deref() == Some(stamp.as_str()) {
                 return Ok(db);
             }
@@ -221,9 +229,35 @@ impl Project {
 
     /// `db import`: loads the committed tables that have a CSV file in `dir`; returns how many.
     pub fn import(&self, dir: &Path) -> Result<usize> {
-        let present = self.tables_present(dir);
+        let present = self.tables_to_import(dir)?;
         self.open()?.import_tables(dir, &present)?;
         Ok(present.len())
+    }
+
+    /// The committed tables that have a CSV file in `dir`: an error when `dir` is missing or
+    /// holds none of them.
+    pub fn tables_to_import(&self, dir: &Path) -> Result<Vec<&'static str>> {
+        if !dir.is_dir() {
+            return Err(Error::io(
+                dir,
+                std::io::Error::new(std::io::ErrorKind::NotFound, "no such directory"),
+            ));
+        }
+        let present = self.tables_present(dir);
+        if present.is_empty() {
+            return Err(Error::data(
+                dir.display().to_string(),
+                format!(
+                    "no table to import: none of {} is there",
+                    COMMITTED_TABLES
+                        .iter()
+                        .map(|t| format!("{t}.csv"))
+                        .collect::<Vec<_>>()
+                        .join(", ")
+                ),
+            ));
+        }
+        Ok(present)
     }
 }
 

@@ -254,7 +254,7 @@ pub fn ask(db: &Database, project: &Project, text: &str) -> Result<Vec<Row>> {
                 target.as_deref(),
             )
         } else {
-            run_sql(db, &q.body, idioms, target, instruction)
+            run_sql(db, q, idioms, target, instruction)
         };
     }
     let forms: Vec<&str> = queries.iter().map(|q| q.pattern.as_str()).collect();
@@ -266,14 +266,36 @@ pub fn ask(db: &Database, project: &Project, text: &str) -> Result<Vec<Row>> {
     )))
 }
 
+/// Runs a SQL query file on the database made read-only for the time (`PRAGMA query_only`):
+/// a query that would write (`DELETE ...`) is refused before it runs.
 fn run_sql(
     db: &Database,
-    sql: &str,
+    query: &NamedQuery,
     idioms: Option<Vec<String>>,
     target: Option<String>,
     instruction: Option<String>,
 ) -> Result<Vec<Row>> {
-    let mut stmt = db.conn().prepare(sql)?;
+    let conn = db.conn();
+    conn.pragma_update(None, "query_only", true)?;
+    let answer = read_sql(db, query, idioms, target, instruction);
+    conn.pragma_update(None, "query_only", false)?;
+    answer
+}
+
+fn read_sql(
+    db: &Database,
+    query: &NamedQuery,
+    idioms: Option<Vec<String>>,
+    target: Option<String>,
+    instruction: Option<String>,
+) -> Result<Vec<Row>> {
+    let mut stmt = db.conn().prepare(&query.body)?;
+    if !stmt.readonly() {
+        return Err(Error::data(
+            format!("queries/{}.sql", query.name),
+            "writes to the database; a query may only read it",
+        ));
+    }
     let idioms_json = serde_json::to_string(&idioms.unwrap_or_default()).unwrap_or_default();
     let mut params: Vec<(&str, &dyn rusqlite::ToSql)> = Vec::new();
     for (name, value) in [
@@ -388,6 +410,7 @@ fn run_datalog(
 fn what_implements(db: &Database, project: &Project, expr: &str, target: &str) -> Result<Vec<Row>> {
     let (body, _) = crate::ir::forms::parse_expression(expr, "expression")?;
     let mut specs = crate::spec::load_dir(&project.specs)?;
+    check_well_typed(expr, &specs.macros)?;
     let mut vars = Vec::new();
     typed_names(&body, &specs, &mut vars);
     if vars.is_empty() {
@@ -446,6 +469,22 @@ fn what_implements(db: &Database, project: &Project, expr: &str, target: &str) -
         .iter()
         .map(|(name, binding)| instruction_row(db, name, binding))
         .collect::<Result<Vec<_>>>()
+}
+
+/// An input error unless `expr` elaborates at some lane count (an unknown operator, a type
+/// error): the matcher would otherwise answer such an expression with nothing.
+fn check_well_typed(expr: &str, macros: &crate::ir::Macros) -> Result<()> {
+    let none = std::collections::HashMap::new();
+    let mut first_error = None;
+    for lanes in [4, 1, 2, 8, 16, 32, 64, 128, 256] {
+        match crate::ir::forms::elaborate_expression(expr, "expression", macros, lanes, &none) {
+            Ok(_) => return Ok(()),
+            Err(e) => {
+                first_error.get_or_insert(e);
+            }
+        }
+    }
+    Err(first_error.expect("at least one lane count was tried"))
 }
 
 /// Variables of an expression: names with a type suffix that are not macros, in first-use order.

@@ -11,6 +11,7 @@ use super::node::Node;
 use crate::error::{Error, Result};
 use crate::ir::VecType;
 use crate::semantics::sample::random_lanes;
+use crate::semantics::value::lane_eq;
 use crate::semantics::{eval, Env, Value};
 use crate::toolchain::features::{compile_flags, missing, Host};
 use crate::toolchain::{build_and_run, build_only, prelude, Toolchain};
@@ -22,7 +23,8 @@ use std::path::Path;
 /// What running the selection's C found.
 #[derive(Debug, PartialEq)]
 pub enum RunCheck {
-    /// Every lane of every iteration (`lanes` in all) equals the interpreter's.
+    /// Every lane of every iteration (`lanes` in all) equals the interpreter's (any two f32
+    /// NaNs are equal: IEEE leaves their payloads to the hardware).
     Equal {
         /// Lanes compared.
         lanes: usize,
@@ -144,7 +146,7 @@ pub fn run_c(
         let expected = eval(&compiled.input, &env)?;
         let n = result.lanes as usize;
         for (lane, (e, a)) in expected.lanes.iter().zip(&actual[it * n..]).enumerate() {
-            if e != a {
+            if !lane_eq(result.elem, *e, *a) {
                 return Ok(RunCheck::Mismatch(format!(
                     "iteration {it} lane {lane}: interpreter {e:#x}, {} {a:#x}",
                     catalog.target.name

@@ -7,12 +7,13 @@ use super::cache;
 use super::catalog::Catalog;
 use super::node::{self, Node};
 use super::program::{Program, Programs};
-use super::prove::prove_selection;
+use super::prove::{prove_selection, Proof};
 use super::run::run;
 use super::term::Term;
 use crate::database::Database;
 use crate::error::{Error, Result};
 use crate::ir::forms::elaborate_expression;
+use crate::ir::limits::check_lanes;
 use crate::ir::{Elem, Expr};
 use crate::project::Project;
 use crate::spec::Target;
@@ -38,6 +39,8 @@ pub struct Compiled {
     pub validate_ms: f64,
     /// Whether the selection came from the selection cache.
     pub cached: bool,
+    /// How it was proven; `None` for a cached selection (proven when it was stored).
+    pub proof: Option<Proof>,
 }
 
 /// Instruction selection on one target: its catalog, and the rewrites generated for it so far.
@@ -84,8 +87,7 @@ impl Selector {
         declared: &HashMap<String, Elem>,
     ) -> Result<Rc<Expr>> {
         let lanes = match lanes {
-            Some(0) => return Err(Error::Usage("--lanes must be at least 1".into())),
-            Some(n) => n,
+            Some(n) => check_lanes(n, "--lanes")?,
             None => self.default_lanes(text, declared)?,
         };
         elaborate_expression(
@@ -102,6 +104,15 @@ impl Selector {
         self.programs
             .generate(&self.catalog, input)
             .map_err(|m| Error::Usage(format!("expression: {m}")))
+    }
+
+    /// Selects for an elaborated input without proving it: the program that ran, the term it
+    /// extracted and the term read back.
+    pub fn select(&mut self, input: &Rc<Expr>) -> Result<(Program, String, Rc<Node>)> {
+        let program = self.program(input)?;
+        let extracted = run(&program)?;
+        let root = node::read(&Term::parse(&extracted)?, &self.catalog)?;
+        Ok((program, extracted, root))
     }
 
     /// Elaborates, selects and proves one expression. With `cache` (the database holding the
@@ -137,15 +148,14 @@ impl Selector {
                 select_ms: started.elapsed().as_secs_f64() * 1e3,
                 validate_ms: 0.0,
                 cached: true,
+                proof: None,
             });
         }
-        let program = self.program(&input)?;
+        let (program, extracted, root) = self.select(&input)?;
         let catalog = &self.catalog;
-        let extracted = run(&program)?;
-        let root = node::read(&Term::parse(&extracted)?, catalog)?;
         let select_ms = started.elapsed().as_secs_f64() * 1e3;
         let started = Instant::now();
-        prove_selection(catalog, &input, &root)?;
+        let proof = prove_selection(catalog, &input, &root)?;
         let validate_ms = started.elapsed().as_secs_f64() * 1e3;
         let cost = root.cost(catalog);
         if let Some(db) = cache {
@@ -160,6 +170,7 @@ impl Selector {
             select_ms,
             validate_ms,
             cached: false,
+            proof: Some(proof),
         })
     }
 }

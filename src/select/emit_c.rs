@@ -4,29 +4,23 @@
 use super::catalog::Catalog;
 use super::compile::Compiled;
 use super::node::{input_types, Node};
+use super::scalar_c::{self, lane_type, literal, HELPERS};
 use super::steps::flatten_parts;
+use super::term::lane_bits;
 use crate::error::{Error, Result};
 use crate::ir::{Elem, VecType};
-use crate::toolchain::ctype::c_type;
+use crate::toolchain::ctype::{c_type, Repr};
 use crate::toolchain::Toolchain;
 use std::collections::HashMap;
 use std::fmt::Write;
 use std::rc::Rc;
 
-/// The C scalar type of an element.
+/// The C scalar type of an element's lanes in the arrays the function reads and writes.
 pub fn scalar_type(e: Elem) -> Result<&'static str> {
-    Ok(match e {
-        Elem::U8 => "uint8_t",
-        Elem::I8 => "int8_t",
-        Elem::U16 => "uint16_t",
-        Elem::I16 => "int16_t",
-        Elem::U32 => "uint32_t",
-        Elem::I32 => "int32_t",
-        Elem::U64 => "uint64_t",
-        Elem::I64 => "int64_t",
-        Elem::F32 => "float",
-        other => return Err(Error::Usage(format!("no C array type for {other} lanes"))),
-    })
+    match e {
+        Elem::Bool => Err(Error::Usage(format!("no C array type for {e} lanes"))),
+        _ => lane_type(e),
+    }
 }
 
 /// The function's parameters in order: the inputs (sorted by name), then `out`.
@@ -67,6 +61,9 @@ pub fn function(compiled: &Compiled, catalog: &Catalog, name: &str) -> Result<St
         lane += ty.lanes;
     }
     let mut out = String::new();
+    if !compiled.root.scalarized().is_empty() {
+        out.push_str(HELPERS);
+    }
     writeln!(
         out,
         "/* {} on {}: {} lanes per iteration */",
@@ -126,18 +123,13 @@ impl Emitter<'_> {
         if let Some(t) = self.temps.get(&key) {
             return Ok(t.clone());
         }
-        let result_lanes = self.compiled.input.ty.lanes;
         let v = match &**n {
             Node::Input { name, ty, offset } => {
-                let full = input_types(&self.compiled.input)[name];
-                let per_iteration = full.lanes / result_lanes;
+                let at = self.input_at(name, *offset);
                 let t = self.fresh();
                 let cty = self.c_type(*ty, None)?;
-                writeln!(
-                    self.lines,
-                    "    {cty} {t}; memcpy(&{t}, {name} + i * {per_iteration} + {offset}, sizeof {t});"
-                )
-                .expect("string write");
+                writeln!(self.lines, "    {cty} {t}; memcpy(&{t}, {at}, sizeof {t});")
+                    .expect("string write");
                 t
             }
             Node::Const { ty, value } if ty.lanes == 1 => value.to_string(),
@@ -164,8 +156,8 @@ impl Emitter<'_> {
                     texts.push(match (a.scalar(), op.c_type.as_deref()) {
                         (Some(value), _) if op.ty.lanes == 1 => value.to_string(),
                         (Some(value), Some(c)) => format!("({c}){value}"),
-                        (None, Some(c)) => format!("({c}){}", self.value(a)?),
-                        (_, None) => self.value(a)?,
+                        (None, Some(c)) => format!("({c}){}", self.register(a, op.ty, Some(c))?),
+                        (_, None) => self.register(a, op.ty, None)?,
                     });
                 }
                 let t = self.fresh();
@@ -202,6 +194,16 @@ impl Emitter<'_> {
                 }
                 t
             }
+            Node::Scalar { op, ty, args } => {
+                let mut operands = Vec::new();
+                for a in args {
+                    operands.push((self.lane_array(a)?, a.ty(self.catalog)));
+                }
+                let t = self.fresh();
+                self.lines
+                    .push_str(&scalar_c::lanes(op, *ty, &operands, &t)?);
+                t
+            }
             Node::Lanes { ty, .. } => {
                 let (v, at) = self.place(n)?;
                 let t = self.fresh();
@@ -216,5 +218,116 @@ impl Emitter<'_> {
         };
         self.temps.insert(key, v.clone());
         Ok(v)
+    }
+
+    /// The address of lane `offset` of input `name` in iteration `i / result lanes` (an input
+    /// may have more lanes per iteration than the result, as under a reduction, or fewer, as
+    /// under a broadcast).
+    fn input_at(&self, name: &str, offset: u32) -> String {
+        let full = input_types(&self.compiled.input)[name];
+        let result_lanes = self.compiled.input.ty.lanes;
+        format!("{name} + i / {result_lanes} * {} + {offset}", full.lanes)
+    }
+
+    fn line(&mut self, text: String) {
+        writeln!(self.lines, "{text}").expect("string write");
+    }
+
+    /// The node's value where an instruction takes an operand of type `ty` (C type
+    /// `c_override`, else the default): a scalarized node's lane array is loaded into a
+    /// register, bool lanes in the C type's mask form.
+    fn register(&mut self, n: &Rc<Node>, ty: VecType, c_override: Option<&str>) -> Result<String> {
+        if !matches!(**n, Node::Scalar { .. }) {
+            return self.value(n);
+        }
+        let lanes = self.value(n)?;
+        let c = c_type(self.toolchain()?, ty, c_override).map_err(Error::Usage)?;
+        let t = self.fresh();
+        let name = &c.name;
+        let count = ty.lanes;
+        match (ty.elem, c.repr) {
+            (Elem::Bool, _) if c.hvx_pred => {
+                let Repr::Expanded { lane_bytes } = c.repr else {
+                    return Err(Error::Usage(format!("HVX predicate {name} without lane bytes")));
+                };
+                self.line(format!(
+                    "    HVX_Vector {t}_v; for (int l = 0; l < {count}; l++) memset((char *)&{t}_v + l * {lane_bytes}, {lanes}[l] ? 0xff : 0, {lane_bytes});
+    HVX_VectorPred {t} = Q6_Q_vand_VR({t}_v, -1);"
+                ));
+            }
+            (Elem::Bool, Repr::Bits) => self.line(format!(
+                "    {name} {t} = 0; for (int l = 0; l < {count}; l++) {t} |= ({name})((unsigned long long){lanes}[l] << l);"
+            )),
+            (Elem::Bool, Repr::Expanded { lane_bytes }) => self.line(format!(
+                "    {name} {t}; for (int l = 0; l < {count}; l++) memset((char *)&{t} + l * {lane_bytes}, {lanes}[l] ? 0xff : 0, {lane_bytes});"
+            )),
+            (_, Repr::Bytes) => {
+                self.line(format!("    {name} {t}; memcpy(&{t}, {lanes}, sizeof {t});"))
+            }
+            _ => {
+                return Err(Error::Usage(format!(
+                    "cannot pass scalarized lanes of {ty} as {name}"
+                )))
+            }
+        }
+        Ok(t)
+    }
+
+    /// The node's lanes in an array of their C lane type (what scalarized code reads).
+    fn lane_array(&mut self, n: &Rc<Node>) -> Result<String> {
+        let ty = n.ty(self.catalog);
+        let elem = lane_type(ty.elem)?;
+        let count = ty.lanes;
+        match &**n {
+            Node::Scalar { .. } => return self.value(n),
+            Node::Const { value, .. } => {
+                let t = self.fresh();
+                let lit = literal(ty.elem, lane_bits(ty.elem, *value))?;
+                self.line(format!(
+                    "    {elem} {t}[{count}]; for (int l = 0; l < {count}; l++) {t}[l] = {lit};"
+                ));
+                return Ok(t);
+            }
+            Node::Input { name, offset, .. } => {
+                let at = self.input_at(name, *offset);
+                let t = self.fresh();
+                self.line(format!(
+                    "    {elem} {t}[{count}]; memcpy({t}, {at}, sizeof {t});"
+                ));
+                return Ok(t);
+            }
+            _ => {}
+        }
+        let t = self.fresh();
+        if ty.elem != Elem::Bool {
+            let (v, at) = self.place(n)?;
+            self.line(format!(
+                "    {elem} {t}[{count}]; memcpy({t}, (const char *)&{v} + {at}, sizeof {t});"
+            ));
+            return Ok(t);
+        }
+        // Bool lanes of an instruction's result, in the mask form of its C type.
+        let v = self.value(n)?;
+        let c = c_type(self.toolchain()?, ty, None).map_err(Error::Usage)?;
+        let read = match c.repr {
+            Repr::Expanded { lane_bytes } if c.hvx_pred => {
+                self.line(format!("    HVX_Vector {t}_v = Q6_V_vand_QR({v}, -1);"));
+                format!("((const uint8_t *)&{t}_v)[l * {lane_bytes}] != 0")
+            }
+            Repr::Expanded { lane_bytes } => {
+                format!("((const uint8_t *)&{v})[l * {lane_bytes}] != 0")
+            }
+            Repr::Bits => format!("((unsigned long long){v} >> l) & 1"),
+            _ => {
+                return Err(Error::Usage(format!(
+                    "cannot read bool lanes of {ty} from {}",
+                    c.name
+                )))
+            }
+        };
+        self.line(format!(
+            "    uint8_t {t}[{count}]; for (int l = 0; l < {count}; l++) {t}[l] = {read};"
+        ));
+        Ok(t)
     }
 }

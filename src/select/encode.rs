@@ -9,6 +9,7 @@ use crate::ir::{Elem, Expr, Op};
 use crate::rules::syntax::is_constant_wildcard;
 use crate::semantics::{eval, Env};
 use std::collections::{BTreeMap, BTreeSet};
+use std::rc::Rc;
 
 /// The constructor and i64 parameters of an operator; None for what the e-graph does not hold.
 pub fn constructor(op: &Op, args: usize) -> Option<(&'static str, Vec<i64>)> {
@@ -111,11 +112,67 @@ pub fn ground(e: &Expr) -> Result<Term, String> {
             _ => node(e, vec![ground(&e.args[0])?]),
         },
         _ if !has_vars(e) => Ok(Term::constant(e.ty, fold(e)?)),
+        Op::Shuffle(idx) => ground(&shuffle_as_slices(e, idx)?),
+        Op::Interleave if e.args.len() != 2 => {
+            let (k, n) = (e.args.len() as u32, e.args[0].ty.lanes);
+            let idx: Vec<u32> = (0..k * n).map(|i| (i % k) * n + i / k).collect();
+            ground(&shuffle_as_slices(e, &idx)?)
+        }
         _ => {
             let args = e.args.iter().map(|a| ground(a)).collect::<Result<_, _>>()?;
             node(e, args)
         }
     }
+}
+
+/// A shuffle (or an interleave of other than two vectors) of `e`'s operands as the e-graph
+/// holds it: a balanced concatenation of strided slices of the operands' concatenation, one
+/// slice per run of indices in arithmetic progression.
+fn shuffle_as_slices(e: &Expr, idx: &[u32]) -> Result<Expr, String> {
+    let source = Rc::new(if e.args.len() == 1 {
+        (*e.args[0]).clone()
+    } else {
+        Expr::build(Op::Concat, e.args.clone())?
+    });
+    let mut runs: Vec<(u32, u32, u32)> = Vec::new(); // start, stride, lanes
+    for &i in idx {
+        match runs.last_mut() {
+            Some((start, stride, lanes)) if *lanes == 1 && i > *start => {
+                *stride = i - *start;
+                *lanes = 2;
+            }
+            Some((start, stride, lanes)) if *lanes > 1 && i == *start + *stride * *lanes => {
+                *lanes += 1;
+            }
+            _ => runs.push((i, 1, 1)),
+        }
+    }
+    let parts: Vec<Rc<Expr>> = runs
+        .into_iter()
+        .map(|(start, stride, lanes)| {
+            Expr::build(
+                Op::Slice {
+                    start,
+                    stride,
+                    lanes,
+                },
+                vec![source.clone()],
+            )
+            .map(Rc::new)
+        })
+        .collect::<Result<_, _>>()?;
+    Ok((*balanced_concat(&parts)?).clone())
+}
+
+fn balanced_concat(parts: &[Rc<Expr>]) -> Result<Rc<Expr>, String> {
+    if parts.len() == 1 {
+        return Ok(parts[0].clone());
+    }
+    let (lo, hi) = parts.split_at(parts.len() / 2);
+    Ok(Rc::new(Expr::build(
+        Op::Concat,
+        vec![balanced_concat(lo)?, balanced_concat(hi)?],
+    )?))
 }
 
 /// Whether operand `i` of an `op` node has the node's own type.

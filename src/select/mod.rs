@@ -10,9 +10,12 @@
 //! - [`term`]: the e-graph's typed terms and rewrites, and their egglog text; [`encode`]: IR
 //!   as terms and patterns; [`rewrites`], [`split`], [`layout`]: what goes into a program;
 //!   [`program`]: the program; [`run`]: running it in egglog.
-//! - [`node`]: the selection read back; [`prove`]: translation validation; [`cache`]: the
-//!   selection cache.
-//! - [`steps`], [`emit_c`], [`check`]: the printed sequence, the C function, and running it.
+//! - [`node`]: the selection read back; [`scalarize`]: the last resort for an operator no
+//!   instruction sequence covers, lane by lane; [`prove`]: translation validation; [`cache`]:
+//!   the selection cache.
+//! - [`totality`]: the operator x type x lanes x target table, walked.
+//! - [`steps`], [`emit_c`] (with [`scalar_c`] for scalarized lanes), [`check`]: the printed
+//!   sequence, the C function, and running it.
 //!
 //! The fixed parts of every program are the `.egg` files next to these: `prelude.egg`,
 //! `analysis.egg`, `bounds.egg`, `layout.egg`, `schedule.egg`.
@@ -32,13 +35,16 @@ pub mod prove;
 pub mod report;
 pub mod rewrites;
 pub mod run;
+pub mod scalar_c;
+pub mod scalarize;
 pub mod simplify;
 pub mod split;
 pub mod steps;
 pub mod term;
+pub mod totality;
 
 pub use compile::{Compiled, Selector};
 pub use node::Node;
-pub use prove::prove_selection;
+pub use prove::{prove_selection, Proof};
 pub use report::{Report, Request};
 pub use steps::Step;

@@ -3,7 +3,8 @@
 //! translation validation.
 
 use super::catalog::Catalog;
-use super::term::{lane_bits, type_name, Int, Term};
+use super::scalarize::{ir_op, scalar_cost};
+use super::term::{lane_bits, Int, Term};
 use crate::error::{Error, Result};
 use crate::ir::{Expr, Op, VecType};
 use std::collections::HashMap;
@@ -34,10 +35,17 @@ pub enum Node {
         offset: u32,
         arg: Rc<Node>,
     },
+    /// The last resort: an IR operator no instruction sequence covers, computed lane by lane in
+    /// scalar code (costed by `scalarize.rs`).
+    Scalar {
+        op: Op,
+        ty: VecType,
+        args: Vec<Rc<Node>>,
+    },
 }
 
-/// Reads a selected term back as a tree of instructions; an IR operator left in it means no
-/// instruction sequence covers that operator.
+/// Reads a selected term back as a tree of instructions; an IR operator left in it (no
+/// instruction sequence covers it) becomes a [`Node::Scalar`].
 pub fn read(term: &Term, catalog: &Catalog) -> Result<Rc<Node>> {
     node(term, &catalog.instruction_index(), catalog)
 }
@@ -106,13 +114,17 @@ fn node(t: &Term, index: &HashMap<String, usize>, catalog: &Catalog) -> Result<R
             },
             None => return Err(bad()),
         },
-        Term::Op { name, ty, .. } => {
-            return Err(Error::Usage(format!(
-                "no instruction sequence on {} computes {} at {} (in {t})",
-                catalog.target.name,
-                name.to_lowercase(),
-                type_name(*ty)
-            )))
+        Term::Op {
+            name,
+            ty,
+            params,
+            args,
+        } => {
+            let args = all(args)?;
+            let types: Vec<VecType> = args.iter().map(|a| a.ty(catalog)).collect();
+            let op = ir_op(name, *ty, params, &types)
+                .map_err(|m| Error::data("extracted term", format!("{m} (in {t})")))?;
+            Node::Scalar { op, ty: *ty, args }
         }
         _ => return Err(bad()),
     }))
@@ -140,7 +152,8 @@ impl Node {
             Node::Input { ty, .. }
             | Node::Const { ty, .. }
             | Node::Reinterpret { ty, .. }
-            | Node::Lanes { ty, .. } => *ty,
+            | Node::Lanes { ty, .. }
+            | Node::Scalar { ty, .. } => *ty,
             Node::Instr { index, .. } => catalog.instructions[*index].result,
             Node::Parts(parts) => {
                 let first = parts[0].ty(catalog);
@@ -154,13 +167,47 @@ impl Node {
     pub fn children(&self) -> &[Rc<Node>] {
         match self {
             Node::Input { .. } | Node::Const { .. } => &[],
-            Node::Instr { args, .. } => args,
+            Node::Instr { args, .. } | Node::Scalar { args, .. } => args,
             Node::Parts(parts) => parts,
             Node::Reinterpret { arg, .. } | Node::Lanes { arg, .. } => std::slice::from_ref(arg),
         }
     }
 
-    /// Sum of the costs of the distinct instructions (a shared subterm is computed once).
+    /// The scalarized operators in the tree, each once: `add at u8x16`.
+    pub fn scalarized(&self) -> Vec<String> {
+        let mut out = Vec::new();
+        self.walk_scalarized(&mut out);
+        out
+    }
+
+    fn walk_scalarized(&self, out: &mut Vec<String>) {
+        if let Node::Scalar { op, ty, .. } = self {
+            let text = format!("{} at {}", op.name(), super::term::type_name(*ty));
+            if !out.contains(&text) {
+                out.push(text);
+            }
+        }
+        self.children().iter().for_each(|c| c.walk_scalarized(out));
+    }
+
+    /// The cost of this node alone: an instruction's, or the lane-by-lane cost of a
+    /// scalarized operator; nothing for what moves no data.
+    pub fn own_cost(&self, catalog: &Catalog) -> f64 {
+        match self {
+            Node::Instr { index, .. } => catalog.instructions[*index].cost,
+            Node::Scalar { op, ty, args } => {
+                let operands: Vec<(VecType, bool)> = args
+                    .iter()
+                    .map(|a| (a.ty(catalog), matches!(**a, Node::Const { .. })))
+                    .collect();
+                scalar_cost(op, *ty, &operands)
+            }
+            _ => 0.0,
+        }
+    }
+
+    /// Sum of the costs of the distinct instructions and scalarized operators (a shared
+    /// subterm is computed once).
     pub fn cost(&self, catalog: &Catalog) -> f64 {
         let mut computed = Vec::new();
         self.add_cost(catalog, &mut computed)
@@ -169,10 +216,10 @@ impl Node {
     fn add_cost<'a>(&'a self, catalog: &Catalog, computed: &mut Vec<&'a Node>) -> f64 {
         match self {
             Node::Input { .. } | Node::Const { .. } => 0.0,
-            Node::Instr { .. } if computed.contains(&self) => 0.0,
-            Node::Instr { index, args } => {
+            Node::Instr { .. } | Node::Scalar { .. } if computed.contains(&self) => 0.0,
+            Node::Instr { args, .. } | Node::Scalar { args, .. } => {
                 computed.push(self);
-                catalog.instructions[*index].cost
+                self.own_cost(catalog)
                     + args
                         .iter()
                         .map(|a| a.add_cost(catalog, computed))
@@ -185,7 +232,8 @@ impl Node {
         }
     }
 
-    /// The IR this node computes: instruction semantics with their operands substituted.
+    /// The IR this node computes: instruction semantics with their operands substituted, and
+    /// a scalarized operator over its operands'.
     pub fn to_expr(
         &self,
         catalog: &Catalog,
@@ -240,6 +288,13 @@ impl Node {
                     .map(|p| p.to_expr(catalog, inputs))
                     .collect::<Result<Vec<_>>>()?;
                 Rc::new(Expr::build(Op::Concat, args).map_err(wrong)?)
+            }
+            Node::Scalar { op, args, .. } => {
+                let args = args
+                    .iter()
+                    .map(|a| a.to_expr(catalog, inputs))
+                    .collect::<Result<Vec<_>>>()?;
+                Rc::new(Expr::build(op.clone(), args).map_err(wrong)?)
             }
             Node::Lanes { ty, offset, arg } => Rc::new(
                 Expr::build(

@@ -44,12 +44,17 @@ pub struct Report {
     pub validate_ms: f64,
     /// Whether the selection came from the selection cache.
     pub cached: bool,
+    /// The selection is the input's own tree, scalarized: proven without z3.
+    pub same_tree: bool,
     /// Rewrites in the egglog program; `None` for a cached selection.
     pub rewrites: Option<usize>,
     /// What running the C found.
     pub run: Option<RunCheck>,
     /// The CPU features of the selected instructions.
     pub features: Vec<String>,
+    /// The operators computed lane by lane because no instruction sequence covers them
+    /// (`add at u8x16`), each once.
+    pub scalarized: Vec<String>,
     /// The egglog program, after a comment per rule it could not hold.
     pub program: Option<String>,
     /// The C function.
@@ -105,9 +110,11 @@ impl Selector {
             select_ms: compiled.select_ms,
             validate_ms: compiled.validate_ms,
             cached: compiled.cached,
+            same_tree: compiled.proof == Some(super::prove::Proof::SameTree),
             rewrites: compiled.program.as_ref().map(|p| p.rewrites),
             run,
             features: features(&compiled, catalog),
+            scalarized: compiled.root.scalarized(),
             program,
             c,
         })

@@ -84,6 +84,15 @@ fn operand_text(
                 .collect();
             format!("concat({})", texts.join(", "))
         }
+        Node::Scalar { op, ty, args } => {
+            let texts: Vec<String> = args
+                .iter()
+                .map(|a| operand_text(a, catalog, full, steps, seen))
+                .collect();
+            let call = format!("{}({})", op.name(), texts.join(", "));
+            let asm = format!("scalarized {} ({} lanes)", op.name(), ty.lanes);
+            step(call, asm, n.own_cost(catalog), steps, seen)
+        }
         Node::Instr { index, args } => {
             let ins = &catalog.instructions[*index];
             let texts: Vec<String> = args
@@ -99,18 +108,29 @@ fn operand_text(
                 ins.intrinsic.as_deref().unwrap_or(&ins.name),
                 texts.join(", ")
             );
-            if let Some(t) = seen.get(&call) {
-                return t.clone();
-            }
-            let temp = format!("t{}", steps.len());
-            seen.insert(call.clone(), temp.clone());
-            steps.push(Step {
-                temp: temp.clone(),
-                call,
-                asm: ins.asm.clone(),
-                cost: ins.cost,
-            });
-            temp
+            step(call, ins.asm.clone(), ins.cost, steps, seen)
         }
     }
+}
+
+/// The temporary of a call: a new step, or the one an identical call defined before.
+fn step(
+    call: String,
+    asm: String,
+    cost: f64,
+    steps: &mut Vec<Step>,
+    seen: &mut HashMap<String, String>,
+) -> String {
+    if let Some(t) = seen.get(&call) {
+        return t.clone();
+    }
+    let temp = format!("t{}", steps.len());
+    seen.insert(call.clone(), temp.clone());
+    steps.push(Step {
+        temp: temp.clone(),
+        call,
+        asm,
+        cost,
+    });
+    temp
 }

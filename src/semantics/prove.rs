@@ -6,6 +6,7 @@ use super::smt::{lane_bits_of, Encoder, Lane};
 use super::value::Value;
 use crate::error::{Error, Result};
 use crate::ir::forms::elaborate_expression;
+use crate::ir::limits::check_lanes;
 use crate::ir::{Expr, Macros, VecType};
 use serde::Serialize;
 use std::collections::{HashMap, HashSet};
@@ -80,9 +81,7 @@ pub fn prove_texts(
     lanes: u32,
     timeout_ms: u32,
 ) -> Result<Verdict> {
-    if lanes == 0 {
-        return Err(Error::Usage("--lanes must be at least 1".into()));
-    }
+    check_lanes(lanes, "--lanes")?;
     let none = HashMap::new();
     let l = elaborate_expression(lhs, "lhs", macros, lanes, &none)?;
     let r = elaborate_expression(rhs, "rhs", macros, lanes, &none)?;

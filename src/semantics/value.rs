@@ -62,6 +62,18 @@ impl Value {
     }
 }
 
+/// Lane equality: exact bits, except that any two f32 NaNs are equal.
+pub fn lane_eq(elem: Elem, expected: u128, actual: u128) -> bool {
+    if elem == Elem::F32 {
+        let (x, y) = (
+            f32::from_bits(expected as u32),
+            f32::from_bits(actual as u32),
+        );
+        return expected == actual || (x.is_nan() && y.is_nan());
+    }
+    expected == actual
+}
+
 /// Raw lane bits as a number of type `elem`.
 pub fn as_int(elem: Elem, bits: u128) -> i128 {
     if elem.is_signed() {

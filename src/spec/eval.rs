@@ -61,6 +61,14 @@ fn operand_value(op: &Operand, text: &str) -> Result<Value> {
     let source = format!("operand {}", op.name);
     let lane = |p: &str| -> Result<u128> {
         let (value, _) = parse_expression(p, &source)?;
+        if let (Some((lo, hi)), SKind::Int(v)) = (op.imm, &value.kind) {
+            if !(lo..=hi).contains(v) {
+                return Err(Error::Usage(format!(
+                    "operand {} is an immediate in {lo}..={hi}, got {v}",
+                    op.name
+                )));
+            }
+        }
         let loc = value.loc.clone();
         let sym = |name: &str| SExpr {
             kind: SKind::Sym(name.into()),

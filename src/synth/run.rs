@@ -502,7 +502,7 @@ fn report_of(
 /// the synthesized rules no piece lists any more, as a whole run does, and writes the tables
 /// back to `rules.db/`; returns how many tables were merged.
 pub fn merge_shards(project: &Project, dir: &Path) -> Result<usize> {
-    let present = project.tables_present(dir);
+    let present = project.tables_to_import(dir)?;
     let mut db = project.open()?;
     db.merge_tables(dir, &present)?;
     db.transaction(drop_unlisted)?;

@@ -50,17 +50,7 @@ pub fn lane_list(lanes: &[usize]) -> String {
     s.join(", ")
 }
 
-/// Lane equality: exact bits, except that any two f32 NaNs are equal.
-pub fn lane_eq(elem: Elem, expected: u128, actual: u128) -> bool {
-    if elem == Elem::F32 {
-        let (x, y) = (
-            f32::from_bits(expected as u32),
-            f32::from_bits(actual as u32),
-        );
-        return expected == actual || (x.is_nan() && y.is_nan());
-    }
-    expected == actual
-}
+pub use crate::semantics::value::lane_eq;
 
 /// The result lanes that differ.
 pub fn differing_lanes(ty: VecType, expected: &[u128], actual: &[u128]) -> Vec<usize> {

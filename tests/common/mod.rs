@@ -59,6 +59,19 @@ pub fn isadb(home: impl AsRef<Path>, args: &[&str]) -> Output {
         .unwrap()
 }
 
+/// Whether the C toolchain of `target` is here; a missing one is a skip, or with
+/// ISADB_REQUIRE_TOOLS=1 (the tools were just installed) a failure.
+pub fn tools(target: isadb::Toolchain) -> bool {
+    match isadb::testing::check_tools(target) {
+        Ok(()) => true,
+        Err(e) if std::env::var("ISADB_REQUIRE_TOOLS").as_deref() != Ok("1") => {
+            eprintln!("skipping: {e}");
+            false
+        }
+        Err(e) => panic!("{e}"),
+    }
+}
+
 /// The JSON a command printed (panics with its output if it is not JSON).
 pub fn json(o: &Output) -> serde_json::Value {
     serde_json::from_slice(&o.stdout).unwrap_or_else(|e| {

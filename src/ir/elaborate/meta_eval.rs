@@ -5,6 +5,7 @@
 
 use super::Scope;
 use crate::error::Result;
+use crate::ir::limits::{check_lanes, lanes_message, MAX_LANES};
 use crate::ir::meta::Meta;
 use crate::ir::sexpr::{SExpr, SKind};
 use crate::ir::types::{Elem, VecType};
@@ -234,6 +235,10 @@ impl Scope<'_> {
     pub fn elem(&mut self, s: &SExpr) -> Result<Elem> {
         match self.meta(s)? {
             Meta::Elem(e) => Ok(e),
+            Meta::Sym(_) if over_lanes(s).is_some() => Err(s.err(lanes_message(
+                over_lanes(s).unwrap_or_default(),
+                "vector type",
+            ))),
             other => Err(s.err(format!(
                 "expected an element type ({}), got {other}",
                 Elem::ALL.map(Elem::name).join(" ")
@@ -246,6 +251,9 @@ impl Scope<'_> {
         if let Some(t) = s.sym().and_then(VecType::parse) {
             return Ok(t);
         }
+        if let Some(lanes) = s.sym().and_then(VecType::lanes_of_text) {
+            return Err(s.err(lanes_message(lanes, "vector type")));
+        }
         match s.head() {
             Some("vec") | Some("mask") => {
                 let items = s.list().unwrap();
@@ -255,12 +263,17 @@ impl Scope<'_> {
                     _ => return Err(s.err("expected (vec LANES ELEM) or (mask LANES)")),
                 };
                 let lanes = self.meta_u32(&items[1])?;
-                if lanes == 0 {
-                    return Err(items[1].err("a vector needs at least one lane"));
-                }
+                check_lanes(lanes, "vector type").map_err(|e| items[1].err(e.to_string()))?;
                 Ok(VecType::new(lanes, elem))
             }
             _ => Ok(VecType::new(1, self.elem(s)?)),
         }
     }
+}
+
+/// The lane count of a type atom `<N x T>` with N over [`MAX_LANES`].
+fn over_lanes(s: &SExpr) -> Option<u128> {
+    s.sym()
+        .and_then(VecType::lanes_of_text)
+        .filter(|&n| n > MAX_LANES.into())
 }

@@ -19,6 +19,7 @@ mod tests;
 
 use super::elaborate::{Macros, Scope};
 use super::expr::Expr;
+use super::limits::{lanes_message, MAX_LANES};
 use super::sexpr::{SExpr, SKind};
 use super::types::{Elem, VecType};
 use crate::error::{Error, Location, Result};
@@ -87,8 +88,8 @@ fn var_lanes(
 ) -> Result<()> {
     match &s.kind {
         SKind::Sym(name) if type_suffix(name).is_some() || declared.contains_key(name) => {
-            if lanes > u32::MAX as u64 {
-                return Err(s.err(format!("'{name}' would have {lanes} lanes, too many")));
+            if lanes > MAX_LANES as u64 {
+                return Err(s.err(lanes_message(lanes, &format!("'{name}'"))));
             }
             match out.get(name) {
                 Some((n, at)) if *n != lanes => Err(Error::ty(

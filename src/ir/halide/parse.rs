@@ -1,9 +1,11 @@
 //! The recursive-descent parser of Halide-style expressions: C precedence levels, unary
-//! operators, parentheses and calls, nested at most [`MAX_DEPTH`] deep.
+//! operators, parentheses and calls, within the limits of [`crate::ir::limits`] (a chain
+//! `a + b + ...` nests one level per operator, as the tree it builds does).
 
 use super::lex::{Tok, Token};
 use super::lower::{as_int, call, combine, int, list, sym};
 use crate::error::{Error, Location, Result};
+use crate::ir::limits::TreeBudget;
 use crate::ir::sexpr::SExpr;
 
 /// Binary operators from the loosest to the tightest binding level, with their IR names.
@@ -20,13 +22,10 @@ const LEVELS: [&[(&str, &str)]; 10] = [
     &[("*", "mul"), ("/", "div"), ("%", "mod")],
 ];
 
-/// Parentheses, calls and unary operators nested deeper than this are refused (stack safety).
-const MAX_DEPTH: usize = 256;
-
 pub(super) struct Parser {
     toks: Vec<Token>,
     pos: usize,
-    depth: usize,
+    budget: TreeBudget,
 }
 
 impl Parser {
@@ -34,7 +33,7 @@ impl Parser {
         Parser {
             toks,
             pos: 0,
-            depth: 0,
+            budget: TreeBudget::default(),
         }
     }
 
@@ -54,14 +53,6 @@ impl Parser {
         matches!(self.peek().tok, Tok::Punct(q) if q == p)
     }
 
-    fn enter(&mut self) -> Result<()> {
-        self.depth += 1;
-        if self.depth > MAX_DEPTH {
-            return Err(Error::parse(&self.peek().loc, "expression nests too deep"));
-        }
-        Ok(())
-    }
-
     pub(super) fn expr(&mut self) -> Result<SExpr> {
         self.binary(0)
     }
@@ -71,13 +62,17 @@ impl Parser {
             return self.unary();
         }
         let mut lhs = self.binary(level + 1)?;
+        let mut chain = 0;
         loop {
             let t = self.peek();
             let Some((op, name)) = LEVELS[level].iter().find(|(op, _)| t.tok == Tok::Punct(op))
             else {
+                (0..chain).for_each(|_| self.budget.leave());
                 return Ok(lhs);
             };
             let loc = t.loc.clone();
+            self.budget.enter(&loc)?;
+            chain += 1;
             self.next();
             let rhs = self.binary(level + 1)?;
             lhs = combine(op, name, lhs, rhs, &loc)?;
@@ -92,9 +87,9 @@ impl Parser {
             _ => return self.primary(),
         };
         self.next();
-        self.enter()?;
+        self.budget.enter(&loc)?;
         let x = self.unary()?;
-        self.depth -= 1;
+        self.budget.leave();
         Ok(match (op, as_int(&x)) {
             ("-", Some(v)) => int(
                 v.checked_neg()
@@ -109,21 +104,22 @@ impl Parser {
 
     fn primary(&mut self) -> Result<SExpr> {
         let t = self.next();
-        let loc = t.loc.clone();
-        match t.tok.clone() {
+        let (loc, tok) = (t.loc.clone(), t.tok.clone());
+        self.budget.term(&loc)?;
+        match tok {
             Tok::Int(v) => Ok(int(v, &loc)),
             Tok::Ident(name) if self.at_punct("(") => {
                 self.next();
-                self.enter()?;
+                self.budget.enter(&loc)?;
                 let args = self.call_args(&name, &loc)?;
-                self.depth -= 1;
+                self.budget.leave();
                 call(&name, args, &loc)
             }
             Tok::Ident(name) => Ok(sym(&name, &loc)),
             Tok::Punct("(") => {
-                self.enter()?;
+                self.budget.enter(&loc)?;
                 let e = self.expr()?;
-                self.depth -= 1;
+                self.budget.leave();
                 let t = self.peek();
                 if t.tok != Tok::Punct(")") {
                     return Err(Error::parse(

@@ -154,5 +154,10 @@ fn errors_point_at_the_problem() {
         "expression:1:5: u8 takes 1 argument(s), got 2"
     );
     let deep = format!("{}a_u8{}", "(".repeat(1000), ")".repeat(1000));
-    assert!(err(&deep).ends_with("expression nests too deep"));
+    assert_eq!(
+        err(&deep),
+        "expression:1:257: expression nested more than 256 deep (isadb's limit)"
+    );
+    let sum = vec!["a_u8"; 300].join(" + ");
+    assert!(err(&sum).ends_with("expression nested more than 256 deep (isadb's limit)"));
 }

@@ -39,7 +39,7 @@ const fn c(name: &'static str, params: usize, args: usize) -> Constructor {
 }
 
 /// Every operator constructor besides `Var` and `Const`, as `prelude.egg` declares them.
-pub const CONSTRUCTORS: [Constructor; 34] = [
+pub const CONSTRUCTORS: [Constructor; 38] = [
     c("Add", 0, 2),
     c("Sub", 0, 2),
     c("Mul", 0, 2),
@@ -56,6 +56,8 @@ pub const CONSTRUCTORS: [Constructor; 34] = [
     c("Abs", 0, 1),
     c("Popcount", 0, 1),
     c("Clz", 0, 1),
+    c("Clmul", 0, 2),
+    c("Clmod", 0, 2),
     c("Sqrt", 0, 1),
     c("Sgn", 0, 1),
     c("Eq", 0, 2),
@@ -74,6 +76,8 @@ pub const CONSTRUCTORS: [Constructor; 34] = [
     c("Slice", 2, 1),
     c("ReduceAdd", 0, 1),
     c("Lookup", 0, 2),
+    c("Compress", 0, 2),
+    c("Expand", 0, 2),
 ];
 
 /// `<16 x u8>` as `u8x16`.
