@@ -83,3 +83,56 @@ impl Error {
         }
     }
 }
+
+/// A text file's contents; bytes that are not UTF-8 are an error naming the file, line and
+/// column where they start.
+pub fn read_text(path: impl AsRef<std::path::Path>) -> Result<String> {
+    let path = path.as_ref();
+    let bytes = std::fs::read(path).map_err(|e| Error::io(path, e))?;
+    String::from_utf8(bytes).map_err(|e| {
+        let bytes = e.as_bytes();
+        let good = &bytes[..e.utf8_error().valid_up_to()];
+        let line_start = good.iter().rposition(|&b| b == b'\n').map_or(0, |i| i + 1);
+        let loc = Location {
+            file: path.display().to_string(),
+            line: good.iter().filter(|&&b| b == b'\n').count() + 1,
+            col: String::from_utf8_lossy(&good[line_start..]).chars().count() + 1,
+        };
+        Error::parse(&loc, "bytes that are not UTF-8 text")
+    })
+}
+
+/// An error message of another library on one line: its lines joined, and runs of space
+/// (regex errors draw a caret under the pattern) squeezed.
+pub fn one_line(e: &impl fmt::Display) -> String {
+    e.to_string().split_whitespace().collect::<Vec<_>>().join(" ")
+}
+
+/// Writes one line to standard error; a closed or broken stderr is ignored, never a panic.
+pub fn note(line: &str) {
+    use std::io::Write;
+    let _ = writeln!(std::io::stderr().lock(), "{line}");
+}
+
+/// Words longer than this are cut when a message is shown.
+const MAX_SHOWN_WORD: usize = 80;
+
+/// A message as shown to the user: a word over [`MAX_SHOWN_WORD`] characters (a 120 KB name
+/// typed by mistake, repeated by "unknown instruction '...'") keeps its first 60 characters
+/// and says how long it was, so an error stays one readable line.
+pub fn elide_long_words(msg: &str) -> String {
+    let mut out = String::with_capacity(msg.len().min(4096));
+    for (i, word) in msg.split(' ').enumerate() {
+        if i > 0 {
+            out.push(' ');
+        }
+        let chars = word.chars().count();
+        if chars > MAX_SHOWN_WORD {
+            out.extend(word.chars().take(60));
+            out.push_str(&format!("...({chars} characters)"));
+        } else {
+            out.push_str(word);
+        }
+    }
+    out
+}

@@ -33,7 +33,7 @@ pub mod cli;
 pub mod testing;
 
 pub use database::{Database, Filter};
-pub use error::{Error, Location, Result};
+pub use error::{elide_long_words, note, Error, Location, Result};
 pub use ir::{Elem, Expr, Macros, Op, VecType};
 pub use kernel::{CostModel, KernelTarget};
 pub use project::{Home, Project};

@@ -229,7 +229,7 @@ fn main() -> ExitCode {
     let args = match Args::try_parse() {
         Ok(args) => args,
         Err(e) if e.use_stderr() => {
-            eprintln!("isadb: {}", cli::one_line(&e));
+            isadb::note(&format!("isadb: {}", cli::one_line(&e)));
             return ExitCode::from(2);
         }
         Err(e) => e.exit(),
@@ -237,7 +237,7 @@ fn main() -> ExitCode {
     let home = match Home::find(args.home) {
         Ok(home) => home,
         Err(e) => {
-            eprintln!("isadb: {e}");
+            isadb::note(&format!("isadb: {}", isadb::elide_long_words(&e.to_string())));
             return ExitCode::from(2);
         }
     };
@@ -397,7 +397,7 @@ fn main() -> ExitCode {
             ExitCode::from(128 + 13)
         }
         Err(e) => {
-            eprintln!("isadb: {e}");
+            isadb::note(&format!("isadb: {}", isadb::elide_long_words(&e.to_string())));
             ExitCode::from(2)
         }
     }

@@ -93,7 +93,7 @@ impl Context {
     /// of the shipped default.
     fn note_writes(&self) {
         if let Some(note) = self.home.write_note() {
-            eprintln!("isadb: {note}");
+            crate::error::note(&format!("isadb: {note}"));
         }
     }
 

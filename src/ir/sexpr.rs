@@ -196,7 +196,7 @@ impl Reader<'_> {
                     self.bump();
                 }
                 Ok(SExpr {
-                    kind: atom(&s),
+                    kind: atom(&s).map_err(|msg| Error::parse(&loc, msg))?,
                     loc,
                 })
             }
@@ -212,27 +212,50 @@ impl Reader<'_> {
     }
 }
 
-fn atom(s: &str) -> SKind {
+/// An integer, a float or a symbol; a number too large for isadb (past 128 bits, or a float
+/// past f64) is an error, never a symbol or an infinity.
+fn atom(s: &str) -> std::result::Result<SKind, String> {
     let (neg, digits) = match s.strip_prefix('-') {
         Some(rest) => (true, rest),
         None => (false, s),
     };
+    let too_large = |limit: &str| {
+        let shown: String = s.chars().take(24).collect();
+        let more = if s.len() > shown.len() { "..." } else { "" };
+        format!(
+            "literal {shown}{more} ({} characters) is too large for {limit}",
+            s.len()
+        )
+    };
     let int = if let Some(hex) = digits.strip_prefix("0x") {
-        u128::from_str_radix(&hex.replace('_', ""), 16)
-            .ok()
-            .map(|v| v as i128)
+        let hex = hex.replace('_', "");
+        if !hex.is_empty() && hex.chars().all(|c| c.is_ascii_hexdigit()) {
+            Some(u128::from_str_radix(&hex, 16).map_err(|_| too_large("128 bits"))? as i128)
+        } else {
+            None
+        }
     } else if digits.starts_with(|c: char| c.is_ascii_digit()) {
-        digits.replace('_', "").parse::<i128>().ok()
+        let plain = digits.replace('_', "");
+        match plain.parse::<i128>() {
+            Ok(v) => Some(v),
+            Err(_) if plain.chars().all(|c| c.is_ascii_digit()) => {
+                return Err(too_large("128 bits"))
+            }
+            Err(_) => None,
+        }
     } else {
         None
     };
-    match int {
-        Some(v) => SKind::Int(if neg { v.wrapping_neg() } else { v }),
-        None if digits.starts_with(|c: char| c.is_ascii_digit()) && s.parse::<f64>().is_ok() => {
-            SKind::Float(s.parse().unwrap())
+    Ok(match (int, s.parse::<f64>()) {
+        (Some(v), _) => SKind::Int(if neg { v.wrapping_neg() } else { v }),
+        (None, Ok(f)) if digits.starts_with(|c: char| c.is_ascii_digit()) => {
+            if !f.is_finite() {
+                return Err(too_large("a 64-bit float"));
+            }
+            SKind::Float(f)
         }
-        None => SKind::Sym(s.to_string()),
-    }
+        (None, _) => SKind::Sym(s.to_string()),
+    })
 }
 
 /// Reads every top-level expression of `text`; `file` names the source in error locations.

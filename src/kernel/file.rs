@@ -13,7 +13,7 @@ use std::path::Path;
 
 /// Reads a kernel: C (`.c`) through the front end, anything else as the lifted List form.
 pub fn lift(path: &Path) -> Result<Lifted> {
-    let text = std::fs::read_to_string(path).map_err(|e| crate::error::Error::io(path, e))?;
+    let text = crate::error::read_text(path)?;
     let shown = path.display().to_string();
     if path.extension().is_some_and(|x| x == "c") {
         c::lift(&text, &shown)

@@ -159,10 +159,10 @@ pub fn unpack_default(cache: &Path) -> Result<PathBuf> {
             return Err(Error::io(&dir, e));
         }
     } else {
-        eprintln!(
+        crate::error::note(&format!(
             "isadb: unpacked the shipped default project into {}",
             dir.display()
-        );
+        ));
     }
     Ok(dir)
 }

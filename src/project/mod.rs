@@ -80,14 +80,15 @@ impl Project {
         Ok(files)
     }
 
-    /// Hash of everything the database is built from: schema version, spec files, CSV tables.
+    /// Hash of everything the database is built from: schema version, spec files, CSV tables
+    /// (named below the home, so a copied or moved project is not stale).
     pub fn input_hash(&self) -> Result<String> {
         let mut text = format!("schema {SCHEMA_VERSION}\n");
         for f in self.input_files()? {
             let body = std::fs::read(&f).map_err(|e| Error::io(&f, e))?;
             text.push_str(&format!(
                 "{} {}\n",
-                f.display(),
+                f.strip_prefix(&self.home).unwrap_or(&f).display(),
                 hash_text(&String::from_utf8_lossy(&body))
             ));
         }
@@ -119,12 +120,18 @@ impl Project {
     /// fresh checkout) only refresh the stamp.
     pub fn open(&self) -> Result<Database> {
         let stamp = self.input_stamp()?;
-        let opened = self.db.exists().then(|| Database::open(&self.db));
+        let opened = self
+            .db
+            .exists()
+            .then(|| Database::open(&self.db).and_then(|db| self.check_intact(db)));
         // A database a newer isadb wrote is refused, not replaced by an older schema.
         if let Some(Err(e)) = opened {
             if e.to_string().contains(NEWER_SCHEMA) {
                 return Err(e);
             }
+            crate::error::note(&format!(
+                "isadb: {e}; rebuilding it from specs/ and rules.db/*.csv"
+            ));
             return self.build(&load_dir(&self.specs)?, Matching::Reuse);
         }
         if let Some(Ok(db)) = opened {
@@ -133,11 +140,42 @@ impl Project {
             }
             let hash = self.input_hash()?;
             if db.meta("input_hash").ok().flatten().as_deref() == Some(hash.as_str()) {
-                db.set_meta("input_stamp", &stamp)?;
+                if !db.is_read_only() {
+                    db.set_meta("input_stamp", &stamp)?;
+                }
+                return Ok(db);
+            }
+            if db.is_read_only() {
+                crate::error::note(&format!(
+                    "isadb: {} is read-only and older than specs/ and rules.db/*.csv: answering from it as it is",
+                    self.db.display()
+                ));
                 return Ok(db);
             }
         }
         self.build(&load_dir(&self.specs)?, Matching::Reuse)
+    }
+
+    /// The database when `PRAGMA quick_check` finds it intact ([`Database::check_intact`]).
+    /// The check (about 15 ms) runs once per change of the file: its size and modification
+    /// time after a passed check are kept in `isadb.sqlite-checked`, and an unchanged file is
+    /// not checked again (a read-only directory only means checking every time).
+    fn check_intact(&self, db: Database) -> Result<Database> {
+        let marker = PathBuf::from(format!("{}-checked", self.db.display()));
+        let stamp = |path: &Path| -> Option<String> {
+            let m = std::fs::metadata(path).ok()?;
+            let mtime = m.modified().ok()?.duration_since(std::time::UNIX_EPOCH).ok()?;
+            Some(format!("{} {}", m.len(), mtime.as_nanos()))
+        };
+        let now = stamp(&self.db);
+        if now.is_some() && std::fs::read_to_string(&marker).ok() == now {
+            return Ok(db);
+        }
+        db.check_intact()?;
+        if let Some(now) = now {
+            let _ = std::fs::write(&marker, now);
+        }
+        Ok(db)
     }
 
     /// `db build`: rebuilds the database from the specs and the committed tables, matching
@@ -164,6 +202,7 @@ impl Project {
         let tmp = self
             .db
             .with_extension(format!("sqlite.building-{}", std::process::id()));
+        self.remove_dead_builds()?;
         remove_db_files(&tmp)?;
         let mut db = Database::open(&tmp)?;
         let result = self.build_steps(&mut db, specs, matching);
@@ -179,6 +218,32 @@ impl Project {
         }
         std::fs::rename(&tmp, &self.db).map_err(|e| Error::io(&self.db, e))?;
         Database::open(&self.db)
+    }
+
+    /// Removes the `isadb.sqlite.building-PID` files (and their WAL and shared memory) of
+    /// builds whose process is gone (killed during a build); a running build's file is kept.
+    /// Without `/proc` no process can be told dead, and nothing is removed.
+    fn remove_dead_builds(&self) -> Result<()> {
+        let Some(dir) = self.db.parent() else {
+            return Ok(());
+        };
+        if !Path::new("/proc/self").exists() {
+            return Ok(());
+        }
+        let prefix = format!(
+            "{}.building-",
+            self.db.file_name().unwrap_or_default().to_string_lossy()
+        );
+        for entry in std::fs::read_dir(dir).map_err(|e| Error::io(dir, e))? {
+            let name = entry.map_err(|e| Error::io(dir, e))?.file_name();
+            let Some(pid) = name.to_str().and_then(|n| n.strip_prefix(&prefix)) else {
+                continue;
+            };
+            if pid.parse::<u32>().is_ok() && !Path::new("/proc").join(pid).exists() {
+                remove_db_files(&dir.join(name))?;
+            }
+        }
+        Ok(())
     }
 
     /// The build steps, in order, on a fresh database.

@@ -5,7 +5,7 @@
 
 use super::datalog::{Facts, Program};
 use crate::database::Database;
-use crate::error::{Error, Result};
+use crate::error::{one_line, read_text, Error, Location, Result};
 use crate::ir::sexpr::{SExpr, SKind};
 use crate::ir::Macro;
 use crate::project::Project;
@@ -32,17 +32,33 @@ pub struct Row {
 /// A named query read from `queries/`.
 #[derive(Debug, Clone)]
 pub struct NamedQuery {
-    pub name: String,
+    /// The file, as errors name it (`queries/NAME.sql`).
+    pub file: String,
     pub pattern: String,
+    /// The pattern as an anchored regex with one group per hole.
+    regex: Regex,
     pub body: String,
     pub datalog: bool,
 }
 
-/// Reads every `.sql` and `.dl` query (files without a `query:` line, such as the shared
-/// Datalog relations, are libraries).
-pub fn load_queries(dir: &Path) -> Result<(Vec<NamedQuery>, String)> {
+/// The holes a query pattern may have, each at most once.
+const HOLES: [&str; 3] = ["idiom", "target", "instruction"];
+
+/// The input relations of the Datalog queries, with their arities (see `queries/relations.dl`).
+const INPUT_RELATIONS: [(&str, usize); 6] = [
+    ("implements", 3),
+    ("isa", 2),
+    ("feature", 2),
+    ("target", 2),
+    ("member", 2),
+    ("lowers_to", 2),
+];
+
+/// Reads every `.sql` and `.dl` query; files without a `query:` line, such as the shared
+/// Datalog relations, are libraries, parsed here under their own names.
+pub fn load_queries(dir: &Path) -> Result<(Vec<NamedQuery>, Program)> {
     let mut queries = Vec::new();
-    let mut library = String::new();
+    let mut library = Program::default();
     let mut paths: Vec<_> = std::fs::read_dir(dir)
         .map_err(|e| Error::io(dir, e))?
         .filter_map(|e| e.ok().map(|e| e.path()))
@@ -54,7 +70,11 @@ pub fn load_queries(dir: &Path) -> Result<(Vec<NamedQuery>, String)> {
             Some("sql") => false,
             _ => continue,
         };
-        let body = std::fs::read_to_string(&path).map_err(|e| Error::io(&path, e))?;
+        let file = format!(
+            "queries/{}",
+            path.file_name().unwrap_or_default().to_string_lossy()
+        );
+        let body = read_text(&path)?;
         let first = body.lines().next().unwrap_or("");
         let pattern = first
             .trim_start_matches(['-', '%', ' '])
@@ -62,16 +82,13 @@ pub fn load_queries(dir: &Path) -> Result<(Vec<NamedQuery>, String)> {
             .map(|p| p.trim().to_string());
         match pattern {
             Some(pattern) => queries.push(NamedQuery {
-                name: path
-                    .file_stem()
-                    .unwrap_or_default()
-                    .to_string_lossy()
-                    .into_owned(),
+                regex: pattern_regex(&pattern, &file)?,
+                file,
                 pattern,
                 body,
                 datalog,
             }),
-            None if datalog => library.push_str(&body),
+            None if datalog => library = library.then(Program::parse(&body, &file)?),
             None => {}
         }
     }
@@ -87,20 +104,48 @@ fn literal_len(pattern: &str) -> usize {
         .len()
 }
 
-/// The pattern as an anchored, case-insensitive regex with one named group per placeholder.
-fn pattern_regex(pattern: &str) -> Regex {
+/// The pattern (line 1 of `file`) as an anchored, case-insensitive regex with one named group
+/// per hole; a hole other than [`HOLES`], or one used twice, is an error naming its column.
+fn pattern_regex(pattern: &str, file: &str) -> Result<Regex> {
     let mut re = String::from("(?i)^\\s*");
     let holes = Regex::new(r"\{(\w+)\}").unwrap();
     let mut last = 0;
+    let mut seen = Vec::new();
     for m in holes.captures_iter(pattern) {
         let whole = m.get(0).unwrap();
+        let hole = m.get(1).map_or("", |h| h.as_str());
+        let at = |msg: String| {
+            let loc = Location {
+                file: file.to_string(),
+                line: 1,
+                col: 1,
+            };
+            Error::parse(&loc, format!("query pattern '{pattern}': {msg}"))
+        };
+        if !HOLES.contains(&hole) {
+            return Err(at(format!(
+                "unknown hole {{{hole}}}; the holes are {{{}}}",
+                HOLES.join("}, {")
+            )));
+        }
+        if seen.contains(&hole) {
+            return Err(at(format!("hole {{{hole}}} appears twice")));
+        }
+        seen.push(hole);
         re.push_str(&regex::escape(&pattern[last..whole.start()]).replace(' ', "\\s+"));
-        re.push_str(&format!("(?P<{}>.+?)", &m[1]));
+        re.push_str(&format!("(?P<{hole}>.+?)"));
         last = whole.end();
     }
     re.push_str(&regex::escape(&pattern[last..]).replace(' ', "\\s+"));
     re.push_str("\\s*$");
-    Regex::new(&re).expect("query pattern")
+    Regex::new(&re).map_err(|e| {
+        let loc = Location {
+            file: file.to_string(),
+            line: 1,
+            col: 1,
+        };
+        Error::parse(&loc, format!("query pattern '{pattern}': {}", one_line(&e)))
+    })
 }
 
 /// Normalises an idiom phrase: case, dashes and underscores do not matter.
@@ -236,7 +281,7 @@ pub fn ask(db: &Database, project: &Project, text: &str) -> Result<Vec<Row>> {
         return what_implements(db, project, caps["expr"].trim(), &target);
     }
     for q in &queries {
-        let Some(caps) = pattern_regex(&q.pattern).captures(text) else {
+        let Some(caps) = q.regex.captures(text) else {
             continue;
         };
         let get = |name: &str| caps.name(name).map(|m| m.as_str().trim().to_string());
@@ -248,8 +293,8 @@ pub fn ask(db: &Database, project: &Project, text: &str) -> Result<Vec<Row>> {
         return if q.datalog {
             run_datalog(
                 db,
-                &format!("{library}\n{}", q.body),
-                &q.name,
+                &library,
+                q,
                 instruction.as_deref(),
                 target.as_deref(),
             )
@@ -279,7 +324,19 @@ fn run_sql(
     conn.pragma_update(None, "query_only", true)?;
     let answer = read_sql(db, query, idioms, target, instruction);
     conn.pragma_update(None, "query_only", false)?;
-    answer
+    // SQLite's message quotes the statement over several lines; the file names it instead.
+    answer.map_err(|e| match e {
+        Error::Sql(e) => Error::data(&query.file, crate::error::one_line(&sql_message(&e))),
+        e => e,
+    })
+}
+
+/// SQLite's message without the statement it quotes (`... in SELECT ... at offset 26`).
+fn sql_message(e: &rusqlite::Error) -> String {
+    match e {
+        rusqlite::Error::SqlInputError { msg, offset, .. } => format!("{msg} at offset {offset}"),
+        e => e.to_string(),
+    }
 }
 
 fn read_sql(
@@ -292,7 +349,7 @@ fn read_sql(
     let mut stmt = db.conn().prepare(&query.body)?;
     if !stmt.readonly() {
         return Err(Error::data(
-            format!("queries/{}.sql", query.name),
+            &query.file,
             "writes to the database; a query may only read it",
         ));
     }
@@ -352,16 +409,21 @@ fn simplest_per_instruction(rows: Vec<Row>) -> Vec<Row> {
 /// the instructions of `answer`.
 fn run_datalog(
     db: &Database,
-    text: &str,
-    name: &str,
+    library: &Program,
+    query: &NamedQuery,
     instruction: Option<&str>,
     target: Option<&str>,
 ) -> Result<Vec<Row>> {
     let quoted = |v: Option<&str>| format!("\"{}\"", v.unwrap_or(""));
-    let text = text
+    let text = query
+        .body
         .replace("{instruction}", &quoted(instruction))
         .replace("{target}", &quoted(target));
-    let program = Program::parse(&text, &format!("queries/{name}.dl"))?.unfold("answer");
+    let program = library
+        .clone()
+        .then(Program::parse(&text, &query.file)?);
+    program.check(&INPUT_RELATIONS)?;
+    let program = program.unfold("answer");
     let mut facts = Facts::default();
     let implements =
         "SELECT d.name, i.name, m.binding FROM implements m JOIN idioms d ON d.id = m.idiom_id

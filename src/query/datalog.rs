@@ -31,6 +31,8 @@ struct Rule {
     head: Atom,
     body: Vec<Atom>,
     constraints: Vec<Constraint>,
+    /// Where the rule starts, for errors found after parsing (unknown relations, arities).
+    loc: Location,
 }
 
 /// Parsed rules, in file order.
@@ -127,6 +129,50 @@ impl Program {
         Ok(Program { rules })
     }
 
+    /// This program's rules followed by `more`'s (a query after the shared library).
+    pub fn then(mut self, more: Program) -> Program {
+        self.rules.extend(more.rules);
+        self
+    }
+
+    /// Checks every relation a rule uses against the input relations (`inputs`: name and
+    /// arity) and the derived ones: an unknown relation, or one used with another number of
+    /// terms than it has, is an error at the rule's line.
+    pub fn check(&self, inputs: &[(&str, usize)]) -> Result<()> {
+        let mut arity: HashMap<&str, usize> = inputs.iter().copied().collect();
+        for r in &self.rules {
+            arity.entry(&r.head.relation).or_insert(r.head.terms.len());
+        }
+        for r in &self.rules {
+            for atom in std::iter::once(&r.head).chain(&r.body) {
+                let Some(&n) = arity.get(atom.relation.as_str()) else {
+                    let mut known: Vec<&str> = arity.keys().copied().collect();
+                    known.sort();
+                    return Err(Error::parse(
+                        &r.loc,
+                        format!(
+                            "unknown relation '{}'{}; relations: {}",
+                            atom.relation,
+                            crate::words::did_you_mean(&atom.relation, &known),
+                            known.join(", ")
+                        ),
+                    ));
+                };
+                if atom.terms.len() != n {
+                    return Err(Error::parse(
+                        &r.loc,
+                        format!(
+                            "relation '{}' has {n} terms, used here with {}",
+                            atom.relation,
+                            atom.terms.len()
+                        ),
+                    ));
+                }
+            }
+        }
+        Ok(())
+    }
+
     /// Only the rules `goal` depends on (through rule bodies, transitively): a query's answer
     /// need not derive every relation of the shared library.
     pub fn slice(&self, goal: &str) -> Program {
@@ -216,6 +262,7 @@ impl Program {
                     head: rule.head.clone(),
                     body,
                     constraints,
+                    loc: rule.loc.clone(),
                 });
             }
         }
@@ -481,6 +528,7 @@ fn parse_rule(text: &str, loc: &Location) -> Result<Rule> {
         head,
         body: atoms,
         constraints,
+        loc: loc.clone(),
     })
 }
 
@@ -590,5 +638,23 @@ mod tests {
             .unwrap_err()
             .to_string();
         assert_eq!(err, "q.dl:3:1: head variable Y does not occur in the body");
+    }
+
+    #[test]
+    fn unknown_relations_and_arities_name_the_line() {
+        let lib = Program::parse("reach(X, Y) :- edge(X, Y).", "lib.dl").unwrap();
+        let check = |q: &str| {
+            let q = Program::parse(q, "q.dl").unwrap();
+            lib.clone().then(q).check(&[("edge", 2)]).map_err(|e| e.to_string())
+        };
+        assert_eq!(check("% x\nanswer(X) :- reach(X, Y)."), Ok(()));
+        assert_eq!(
+            check("% x\n\nanswer(X) :- raech(X, Y)."),
+            Err("q.dl:3:1: unknown relation 'raech' (did you mean 'reach'?); relations: answer, edge, reach".into())
+        );
+        assert_eq!(
+            check("answer(X) :- edge(X, Y, Z)."),
+            Err("q.dl:1:1: relation 'edge' has 2 terms, used here with 3".into())
+        );
     }
 }

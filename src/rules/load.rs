@@ -63,7 +63,7 @@ pub fn read_rule_files(specs: &Path, files: &[PathBuf]) -> Result<Vec<(String, S
     files
         .iter()
         .map(|path| {
-            let text = std::fs::read_to_string(path).map_err(|e| Error::io(path, e))?;
+            let text = crate::error::read_text(path)?;
             let shown = path
                 .strip_prefix(specs.parent().unwrap_or(specs))
                 .unwrap_or(path);

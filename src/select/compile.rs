@@ -158,8 +158,12 @@ impl Selector {
         let proof = prove_selection(catalog, &input, &root)?;
         let validate_ms = started.elapsed().as_secs_f64() * 1e3;
         let cost = root.cost(catalog);
-        if let Some(db) = cache {
-            cache::store(db, catalog, &input, declared, &extracted, cost)?;
+        match cache {
+            Some(db) if db.is_read_only() => crate::error::note(
+                "isadb: the database is read-only: this selection is not kept in its cache",
+            ),
+            Some(db) => cache::store(db, catalog, &input, declared, &extracted, cost)?,
+            None => {}
         }
         Ok(Compiled {
             source: text.to_string(),

@@ -91,7 +91,19 @@ impl SpecSet {
 pub fn spec_files(dir: &Path) -> Result<Vec<PathBuf>> {
     let mut out = Vec::new();
     let mut stack = vec![dir.to_path_buf()];
+    // Each directory is read once: a symbolic link back to one already read (a loop) is an error.
+    let mut seen = std::collections::BTreeSet::new();
     while let Some(d) = stack.pop() {
+        let real = d.canonicalize().map_err(|e| Error::io(&d, e))?;
+        if !seen.insert(real.clone()) {
+            return Err(Error::data(
+                d.display().to_string(),
+                format!(
+                    "a symbolic link to {}, a directory already read (a loop)",
+                    real.display()
+                ),
+            ));
+        }
         for entry in std::fs::read_dir(&d).map_err(|e| Error::io(&d, e))? {
             let path = entry.map_err(|e| Error::io(&d, e))?.path();
             if path.is_dir() {
@@ -122,7 +134,7 @@ fn load(dir: &Path, with_families: bool) -> Result<SpecSet> {
     };
     let mut forms = Vec::new();
     for path in spec_files(dir)? {
-        let text = std::fs::read_to_string(&path).map_err(|e| Error::io(&path, e))?;
+        let text = crate::error::read_text(&path)?;
         let shown = path
             .strip_prefix(dir.parent().unwrap_or(dir))
             .unwrap_or(&path)

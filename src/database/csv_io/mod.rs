@@ -161,7 +161,7 @@ fn import_table(
     merge: bool,
 ) -> Result<HashMap<i64, usize>> {
     let source = path.display().to_string();
-    let text = fs::read_to_string(path).map_err(|e| Error::io(path, e))?;
+    let text = crate::error::read_text(path)?;
     let mut records = csv_text::parse(&text, &source)?.into_iter();
     let header = records
         .next()
