@@ -156,6 +156,35 @@ pub fn elaborate(rule: &Rule, t: Option<Elem>, lanes: u32, macros: &Macros) -> R
         }
         None => None,
     };
+    // Every variable is bound: the right-hand side's by the left-hand side or the predicate
+    // (`c1` with `c0 == 1 << c1`), the predicate's by one of the sides. A predicate naming a
+    // variable of neither constrains nothing the rule rewrites, and would be proven vacuously.
+    let names = |e: Option<&Rc<Expr>>| -> Vec<String> {
+        e.map(|e| e.vars().into_iter().map(|(n, _)| n).collect())
+            .unwrap_or_default()
+    };
+    let (in_lhs, in_rhs, in_pred) = (
+        names(Some(&lhs)),
+        names(Some(&rhs)),
+        names(predicate.as_ref()),
+    );
+    let unbound = |of: &[String], by: [&[String]; 2]| {
+        of.iter()
+            .find(|n| !by.iter().any(|b| b.contains(n)))
+            .cloned()
+    };
+    if let Some(v) = unbound(&in_rhs, [&in_lhs, &in_pred]) {
+        return Err(Error::parse(
+            &at(rule.rhs_col),
+            format!("'{v}' is bound by neither the left-hand side nor the predicate{tname}"),
+        ));
+    }
+    if let Some(v) = unbound(&in_pred, [&in_lhs, &in_rhs]) {
+        return Err(Error::parse(
+            &at(rule.pred_col),
+            format!("the predicate names '{v}', which is in neither side of the rule{tname}"),
+        ));
+    }
     if let Some(p) = &predicate {
         if p.ty.lanes != lhs.ty.lanes {
             return Err(Error::ty(

@@ -49,6 +49,7 @@ impl Family {
             .and_then(SExpr::sym)
             .ok_or_else(|| form.err("family needs a name"))?;
         let (mut isa, mut params, mut scale) = (None, Vec::new(), None);
+        let mut scale_clause = None;
         for clause in &items[2..] {
             let head = clause
                 .head()
@@ -76,7 +77,10 @@ impl Family {
                     }, SExpr {
                         kind: SKind::Int(min),
                         ..
-                    }] => scale = Some((p.clone(), *min)),
+                    }] => {
+                        scale = Some((p.clone(), *min));
+                        scale_clause = Some(&args[0]);
+                    }
                     _ => return Err(clause.err("expected (scale PARAM MIN-BITS)")),
                 },
                 h if CLAUSES.contains(&h) => {}
@@ -86,6 +90,15 @@ impl Family {
                         crate::words::did_you_mean(h, CLAUSES)
                     )))
                 }
+            }
+        }
+        if let (Some((p, _)), Some(at)) = (&scale, scale_clause) {
+            if !params.iter().any(|(n, _)| n == p) {
+                let names: Vec<&str> = params.iter().map(|(n, _)| n.as_str()).collect();
+                return Err(at.err(format!(
+                    "scale names '{p}', which is not a (param ...) of family {name}{}",
+                    crate::words::did_you_mean(p, &names)
+                )));
             }
         }
         Ok(Family {
@@ -200,7 +213,18 @@ impl Family {
                     }
                 }
                 "feature" if !scaled => {
-                    meta.feature = scope.meta(single(clause, args)?)?.to_string()
+                    let at = single(clause, args)?;
+                    meta.feature = scope.meta(at)?.to_string();
+                    let known = self.isa.features();
+                    if !known.contains(&meta.feature.as_str()) {
+                        return Err(at.err(format!(
+                            "unknown feature '{}' for {}{}; features: {}",
+                            meta.feature,
+                            self.isa,
+                            crate::words::did_you_mean(&meta.feature, known),
+                            known.join(" ")
+                        )));
+                    }
                 }
                 "intrinsic" if !scaled => {
                     meta.intrinsic = Some(fill(string(clause, args)?, &mut scope, clause)?)
@@ -379,8 +403,21 @@ fn operand(scope: &mut Scope, s: &SExpr) -> Result<Operand> {
         let [_, elem, lo, hi] = parts else {
             return Err(ty_form.err("expected (imm ELEM LO HI)"));
         };
-        let ty = crate::ir::VecType::new(1, scope.elem(elem)?);
-        (ty, Some((scope.meta_int(lo)?, scope.meta_int(hi)?)))
+        let elem = scope.elem(elem)?;
+        let (lo_value, hi_value) = (scope.meta_int(lo)?, scope.meta_int(hi)?);
+        if lo_value > hi_value {
+            return Err(lo.err(format!(
+                "immediate range {lo_value}..={hi_value} of operand {name} is empty (LO > HI)"
+            )));
+        }
+        for (v, at) in [(lo_value, lo), (hi_value, hi)] {
+            if !(elem.min_value()..=elem.max_value()).contains(&v) {
+                return Err(at.err(format!(
+                    "immediate bound {v} of operand {name} is not a {elem} value"
+                )));
+            }
+        }
+        (crate::ir::VecType::new(1, elem), Some((lo_value, hi_value)))
     } else {
         (scope.vec_type(ty_form)?, None)
     };

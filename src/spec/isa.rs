@@ -16,3 +16,27 @@ text_enum! {
         Dsp = "dsp",
     }
 }
+
+impl Isa {
+    /// The CPU features an instruction of this ISA may name in `(feature ...)`.
+    pub fn features(self) -> &'static [&'static str] {
+        match self {
+            Isa::X86 => &[
+                "mmx", "sse", "sse2", "sse3", "ssse3", "sse4.1", "sse4.2", "avx", "avx2", "fma",
+                "f16c", "aes", "pclmul", "vpclmulqdq", "gfni", "vaes", "avx512f", "avx512bw",
+                "avx512vl", "avx512dq", "avx512cd", "avx512vnni", "avx512vbmi", "avx512vbmi2",
+                "avx512bitalg", "avx512ifma", "avx512vpopcntdq", "avx512bf16", "avx512fp16",
+                "avxvnni", "avxifma", "avxvnniint8",
+            ],
+            Isa::Neon => &[
+                "neon", "dotprod", "i8mm", "rdm", "fp16", "fhm", "bf16", "aes", "sha2", "sha3",
+                "sm4", "crc",
+            ],
+            Isa::Hvx => &[
+                "hvxv60", "hvxv62", "hvxv65", "hvxv66", "hvxv67", "hvxv68", "hvxv69", "hvxv71",
+                "hvxv73", "hvxv75", "hvxv79",
+            ],
+            Isa::Dsp => &["dsp"],
+        }
+    }
+}

@@ -190,6 +190,9 @@ pub fn load_forms(set: &mut SpecSet, forms: &[SExpr]) -> Result<()> {
         }
         set.families.push(fam);
     }
+    for idiom in &set.idioms {
+        set.macros.check_operators(&idiom.body)?;
+    }
     Ok(())
 }
 

@@ -103,6 +103,40 @@ fn is_builtin(name: &str) -> bool {
         .contains(&name)
 }
 
+impl Macros {
+    /// Checks that every operator `body` applies (the head of each list) is built in or one of
+    /// these macros, so a macro or idiom with a misspelt operator is an error when it is read,
+    /// not when (or if) some instruction is matched against it. `blockwise`'s operand list and
+    /// `shuffle`'s index list are not applications.
+    pub fn check_operators(&self, body: &SExpr) -> Result<()> {
+        let mut todo = vec![body];
+        while let Some(s) = todo.pop() {
+            let Some(items) = s.list() else { continue };
+            let skip = match s.head() {
+                Some(head) if !is_builtin(head) && !self.map.contains_key(head) => {
+                    let mut known: Vec<&str> = self.map.keys().map(String::as_str).collect();
+                    known.extend(SIMPLE_OPS.iter().map(|(n, _)| *n));
+                    return Err(s.err(format!(
+                        "unknown operator '{head}'{}",
+                        did_you_mean(head, &known)
+                    )));
+                }
+                Some("blockwise") => 2,
+                Some("shuffle") => 1,
+                _ => 0,
+            };
+            todo.extend(
+                items
+                    .iter()
+                    .enumerate()
+                    .filter(|(i, _)| skip == 0 || *i != skip)
+                    .map(|(_, x)| x),
+            );
+        }
+        Ok(())
+    }
+}
+
 /// A subexpression before its literals are typed.
 enum Elab {
     Typed(Rc<Expr>),
