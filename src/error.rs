@@ -105,7 +105,10 @@ pub fn read_text(path: impl AsRef<std::path::Path>) -> Result<String> {
 /// An error message of another library on one line: its lines joined, and runs of space
 /// (regex errors draw a caret under the pattern) squeezed.
 pub fn one_line(e: &impl fmt::Display) -> String {
-    e.to_string().split_whitespace().collect::<Vec<_>>().join(" ")
+    e.to_string()
+        .split_whitespace()
+        .collect::<Vec<_>>()
+        .join(" ")
 }
 
 /// Writes one line to standard error; a closed or broken stderr is ignored, never a panic.

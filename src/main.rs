@@ -237,7 +237,10 @@ fn main() -> ExitCode {
     let home = match Home::find(args.home) {
         Ok(home) => home,
         Err(e) => {
-            isadb::note(&format!("isadb: {}", isadb::elide_long_words(&e.to_string())));
+            isadb::note(&format!(
+                "isadb: {}",
+                isadb::elide_long_words(&e.to_string())
+            ));
             return ExitCode::from(2);
         }
     };
@@ -397,7 +400,10 @@ fn main() -> ExitCode {
             ExitCode::from(128 + 13)
         }
         Err(e) => {
-            isadb::note(&format!("isadb: {}", isadb::elide_long_words(&e.to_string())));
+            isadb::note(&format!(
+                "isadb: {}",
+                isadb::elide_long_words(&e.to_string())
+            ));
             ExitCode::from(2)
         }
     }

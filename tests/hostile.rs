@@ -3,6 +3,7 @@
 //! (exit 101), abort or hang; the deep and long inputs would overflow the stack without the
 //! parsers' limits.
 
+use std::path::Path;
 use std::process::{Command, Stdio};
 
 mod common;
@@ -156,8 +157,26 @@ fn probes_exit_with_the_documented_code_and_one_line() {
             0,
             "[8 8 8 8 8 8 8 8]",
         ),
-        // 6. The suggestion search is bounded.
-        probe(&["show", &long_name], 2, "unknown instruction 'xxxx"),
+        // 6. The suggestion search is bounded, and a long name is cut in the message.
+        probe(&["show", &long_name], 2, "unknown instruction 'xxxxxxxxxx"),
+        probe(&["show", &long_name], 2, "...(120002 characters)"),
+        // 7. Numbers too large for 128 bits are named as such, not read as infinity.
+        probe(
+            &["prove", &format!("(add a_u8 {})", "9".repeat(400)), "a_u8"],
+            2,
+            "1:11: literal 999999999999999999999999... (400 characters) is too large for 128 bits",
+        ),
+        probe(
+            &["prove", "(add a_u8 1e999)", "a_u8"],
+            2,
+            "literal 1e999 (5 characters) is too large for a 64-bit float",
+        ),
+        // 8. Other libraries' multi-line messages on one line.
+        probe(
+            &["list", "--grep", "("],
+            2,
+            "--grep: regex parse error: ( ^ error: unclosed group",
+        ),
     ];
     let empty = tempfile::tempdir().unwrap();
     let mut probes = probes;
@@ -295,4 +314,388 @@ fn a_newer_database_is_refused_not_replaced() {
         "{err}"
     );
     assert_eq!(version(None), 999);
+}
+
+/// A project whose files were changed by `edit`, and the command that must fail on it.
+struct Damage {
+    what: &'static str,
+    edit: Box<dyn Fn(&Path)>,
+    args: &'static [&'static str],
+    fragment: String,
+}
+
+fn damage(
+    what: &'static str,
+    args: &'static [&'static str],
+    fragment: impl Into<String>,
+    edit: impl Fn(&Path) + 'static,
+) -> Damage {
+    Damage {
+        what,
+        edit: Box::new(edit),
+        args,
+        fragment: fragment.into(),
+    }
+}
+
+fn append(path: &Path, text: &[u8]) {
+    use std::io::Write;
+    let mut f = std::fs::OpenOptions::new().append(true).open(path).unwrap();
+    f.write_all(text).unwrap();
+}
+
+fn write(path: &Path, text: &str) {
+    std::fs::write(path, text).unwrap();
+}
+
+/// A NEON family in its own spec file, with `operands`, `feature` and an extra clause.
+fn family(home: &Path, feature: &str, operands: &str, semantics: &str, extra: &str) {
+    write(
+        &home.join("specs/neon/zz.spec"),
+        &format!(
+            "(family zz-test\n  (isa neon)\n  (param W 128)\n  (let N 16)\n  (feature {feature})\n  \
+             (intrinsic \"vzztest\")\n  (asm \"zz\")\n  (operands (a (vec N u8)) {operands})\n  \
+             (semantics {semantics})\n  {extra}\n  (cost 1))\n"
+        ),
+    );
+}
+
+/// Every spec, rule, query and CSV file is checked against the vocabulary, and every error is
+/// one line naming the file and line (items 4 and 5 of the issue): exit 2, never a panic,
+/// never a silent acceptance.
+#[test]
+fn damaged_project_files_name_file_and_line() {
+    let arith_lines = std::fs::read_to_string(common::root().join("specs/neon/arith.spec"))
+        .unwrap()
+        .lines()
+        .count();
+    let cases = vec![
+        damage(
+            "a query pattern hole that is not a name",
+            &["query", "bad 3 thing"],
+            "queries/bad.sql:1:1: query pattern 'bad {1x} thing': unknown hole {1x}",
+            |h| write(&h.join("queries/bad.sql"), "-- query: bad {1x} thing\nSELECT 1\n"),
+        ),
+        damage(
+            "a query pattern hole used twice",
+            &["query", "instructions in neon"],
+            "queries/bad.sql:1:1: query pattern 'bad {target} and {target}': hole {target} appears twice",
+            |h| {
+                write(
+                    &h.join("queries/bad.sql"),
+                    "-- query: bad {target} and {target}\nSELECT 1\n",
+                )
+            },
+        ),
+        damage(
+            "a Datalog query naming an unknown relation",
+            &["query", "zz vaddq_u8"],
+            "queries/bad.dl:3:1: unknown relation 'nosuch'; relations: ",
+            |h| {
+                write(
+                    &h.join("queries/bad.dl"),
+                    "% query: zz {instruction}\n\nanswer(X) :- nosuch(X), isa(X, {instruction}).\n",
+                )
+            },
+        ),
+        damage(
+            "a Datalog query with the wrong arity",
+            &["query", "zz vaddq_u8"],
+            "queries/bad.dl:3:1: relation 'member' has 2 terms, used here with 3",
+            |h| {
+                write(
+                    &h.join("queries/bad.dl"),
+                    "% query: zz {instruction}\n\nanswer(X) :- member(X, {instruction}, Z).\n",
+                )
+            },
+        ),
+        damage(
+            "an error in the shared relations is blamed on relations.dl",
+            &["query", "equivalents of vaddq_u8"],
+            "queries/relations.dl:",
+            |h| append(&h.join("queries/relations.dl"), b"bogus(X) :- nothing(X).\n"),
+        ),
+        damage(
+            "a SQL query that does not parse",
+            &["query", "zz neon"],
+            "queries/bad.sql:2:1: near \"SELEC\": syntax error",
+            |h| write(&h.join("queries/bad.sql"), "-- query: zz {target}\nSELEC * FROM x\nWHERE 1\n"),
+        ),
+        damage(
+            "a spec line that is not UTF-8",
+            &["list", "--grep", "vaddq_u8"],
+            format!("specs/neon/arith.spec:{}:3: bytes that are not UTF-8 text", arith_lines + 1),
+            |h| append(&h.join("specs/neon/arith.spec"), b"; \xe9t\xe9\n"),
+        ),
+        damage(
+            "a CSV line that is not UTF-8",
+            &["list", "--grep", "vaddq_u8"],
+            "rules.db/kernel_tuning.csv:",
+            |h| append(&h.join("rules.db/kernel_tuning.csv"), b"\xff\n"),
+        ),
+        damage(
+            "a symbolic link loop under specs/",
+            &["list", "--grep", "vaddq_u8"],
+            "specs/neon/loop: a symbolic link to ",
+            |h| std::os::unix::fs::symlink("..", h.join("specs/neon/loop")).unwrap(),
+        ),
+        damage(
+            "an unknown feature",
+            &["list", "--grep", "vzztest"],
+            "specs/neon/zz.spec:5:12: family zz-test [W=128]: unknown feature 'neonx' for neon (did you mean 'neon'?)",
+            |h| family(h, "neonx", "", "(add a a)", ""),
+        ),
+        damage(
+            "an immediate range with LO > HI",
+            &["list", "--grep", "vzztest"],
+            "immediate range 10..=2 of operand i is empty (LO > HI)",
+            |h| family(h, "neon", "(i (imm u8 10 2))", "(shl a (broadcast 16 i))", ""),
+        ),
+        damage(
+            "an immediate bound outside its type",
+            &["list", "--grep", "vzztest"],
+            "immediate bound 999 of operand i is not a u8 value",
+            |h| family(h, "neon", "(i (imm u8 0 999))", "(shl a (broadcast 16 i))", ""),
+        ),
+        damage(
+            "scale naming an unknown parameter",
+            &["list", "--grep", "vzztest"],
+            "specs/neon/zz.spec:10:10: scale names 'Q', which is not a (param ...) of family zz-test",
+            |h| family(h, "neon", "", "(add a a)", "(scale Q 64)"),
+        ),
+        damage(
+            "an idiom using an unknown operator",
+            &["list", "--grep", "vzztest"],
+            "unknown operator 'frobnicate'",
+            |h| append(&h.join("specs/idioms/catalogue.spec"), b"(idiom zz_idiom (a b) (frobnicate a b))\n"),
+        ),
+        damage(
+            "a rule predicate naming a constant of neither side",
+            &["list", "--grep", "vaddq_u8"],
+            "the predicate names 'c7_u8', which is in neither side of the rule (T = u8)",
+            |h| {
+                append(
+                    &h.join("specs/rules/simplify.rules"),
+                    b"rule zz_pred for T in u8: x + c0 => x - c0 if c7 == 1 [kind simplify]\n",
+                )
+            },
+        ),
+        damage(
+            "a rule right-hand side naming an unbound constant",
+            &["list", "--grep", "vaddq_u8"],
+            "'c1_u8' is bound by neither the left-hand side nor the predicate (T = u8)",
+            |h| {
+                append(
+                    &h.join("specs/rules/simplify.rules"),
+                    b"rule zz_rhs for T in u8: x + c0 => x - c1 [kind simplify]\n",
+                )
+            },
+        ),
+        damage(
+            "a rule for an unknown target",
+            &["list", "--grep", "vaddq_u8"],
+            "unknown ISA 'arm'",
+            |h| {
+                append(
+                    &h.join("specs/rules/lower.rules"),
+                    b"rule zz_tgt: x_u8 + y_u8 => y_u8 + x_u8 [kind lower, target arm]\n",
+                )
+            },
+        ),
+    ];
+    let mut failures = Vec::new();
+    for case in &cases {
+        let home = common::project_copy("hostile-damage");
+        (case.edit)(home.path());
+        let o = common::isadb(home.path(), case.args);
+        let err = String::from_utf8_lossy(&o.stderr);
+        if o.status.code() != Some(2)
+            || !err.contains(&case.fragment)
+            || err.trim_end().lines().count() != 1
+        {
+            failures.push(format!(
+                "{}: exit {:?}, wanted 2 with {:?}; stderr {err:?}",
+                case.what,
+                o.status.code(),
+                case.fragment
+            ));
+        }
+    }
+    assert!(failures.is_empty(), "{}", failures.join("\n"));
+    eprintln!(
+        "{} damaged projects, each refused with one line",
+        cases.len()
+    );
+}
+
+/// A build killed mid-way leaves `isadb.sqlite.building-PID`: the next build removes it when
+/// that process is gone, and keeps a live one's.
+#[test]
+fn a_dead_build_leftover_is_removed_by_the_next_build() {
+    let home = common::project_copy("hostile-leftover");
+    let dead = {
+        let mut child = Command::new("true").spawn().unwrap();
+        let pid = child.id();
+        child.wait().unwrap();
+        pid
+    };
+    let leftover = |pid: u32| {
+        home.path()
+            .join(format!("rules.db/isadb.sqlite.building-{pid}"))
+    };
+    std::fs::write(leftover(dead), vec![0u8; 4096]).unwrap();
+    std::fs::write(format!("{}-wal", leftover(dead).display()), b"x").unwrap();
+    std::fs::write(leftover(std::process::id()), b"in use").unwrap();
+    let o = common::isadb(home.path(), &["db", "build"]);
+    assert_eq!(
+        o.status.code(),
+        Some(0),
+        "{}",
+        String::from_utf8_lossy(&o.stderr)
+    );
+    assert!(!leftover(dead).exists());
+    assert!(!Path::new(&format!("{}-wal", leftover(dead).display())).exists());
+    assert!(
+        leftover(std::process::id()).exists(),
+        "a live process's build is kept"
+    );
+}
+
+/// A damaged database file is noticed when opened (`PRAGMA quick_check`), named on one line
+/// and rebuilt from specs/ and the committed CSV tables; the next command is quiet.
+#[test]
+fn a_damaged_database_is_rebuilt_saying_so() {
+    let home = common::project_copy("hostile-damaged-db");
+    let db = home.path().join("rules.db/isadb.sqlite");
+    for (what, offset, len) in [("a page", 0.6, 4096), ("the header", 0.0, 100)] {
+        let o = common::isadb(home.path(), &["list", "--grep", "vaddq_u8"]);
+        assert_eq!(o.status.code(), Some(0), "{what}");
+        let mut bytes = std::fs::read(&db).unwrap();
+        let at = ((bytes.len() as f64 * offset) as usize / 4096) * 4096;
+        bytes[at..at + len].fill(0xa5);
+        std::fs::write(&db, bytes).unwrap();
+        let o = common::isadb(home.path(), &["list", "--grep", "vaddq_u8"]);
+        let err = String::from_utf8_lossy(&o.stderr);
+        assert_eq!(o.status.code(), Some(0), "{what}: {err}");
+        assert!(String::from_utf8_lossy(&o.stdout).contains("vaddq_u8"));
+        assert_eq!(err.lines().count(), 1, "{what}: {err}");
+        assert!(
+            err.contains("rules.db/isadb.sqlite: ")
+                && err.ends_with("; rebuilding it from specs/ and rules.db/*.csv\n"),
+            "{what}: {err}"
+        );
+        let o = common::isadb(home.path(), &["list", "--grep", "vaddq_u8"]);
+        assert_eq!(o.status.code(), Some(0));
+        assert!(
+            o.stderr.is_empty(),
+            "{what}: {}",
+            String::from_utf8_lossy(&o.stderr)
+        );
+    }
+}
+
+/// A closed standard error never turns an error into a panic (exit 101).
+#[test]
+fn a_closed_stderr_is_not_a_panic() {
+    let home = common::project_copy("hostile-stderr");
+    let (reader, writer) = std::io::pipe().unwrap();
+    drop(reader);
+    let o = Command::new(env!("CARGO_BIN_EXE_isadb"))
+        .arg("--home")
+        .arg(home.path())
+        .args(["show", "no-such-instruction"])
+        .stderr(writer)
+        .output()
+        .unwrap();
+    assert_eq!(o.status.code(), Some(2));
+}
+
+/// A database and directory isadb may not write still answer reads; the optional selection
+/// cache write is skipped with a note. Runs as an unprivileged user (root writes anything):
+/// through `setpriv` when the tests run as root.
+#[test]
+fn a_read_only_database_answers_reads() {
+    let home = common::project_copy("hostile-read-only");
+    let o = common::isadb(home.path(), &["db", "build"]);
+    assert_eq!(o.status.code(), Some(0));
+    let _ = std::fs::remove_file(home.path().join("rules.db/isadb.sqlite-checked"));
+    let mut runner: Vec<String> = Vec::new();
+    // SAFETY: geteuid has no preconditions.
+    if unsafe { geteuid() } == 0 {
+        runner = [
+            "setpriv",
+            "--reuid=65534",
+            "--regid=65534",
+            "--clear-groups",
+        ]
+        .map(String::from)
+        .to_vec();
+    }
+    set_mode(home.path(), 0o755);
+    for entry in walk(home.path()) {
+        let dir = entry.is_dir();
+        let under_rules_db = entry.starts_with(home.path().join("rules.db"));
+        set_mode(
+            &entry,
+            match (dir, under_rules_db) {
+                (true, true) => 0o555,
+                (true, false) => 0o755,
+                (false, true) => 0o444,
+                (false, false) => 0o644,
+            },
+        );
+    }
+    set_mode(&home.path().join("rules.db"), 0o555);
+    let run = |args: &[&str]| {
+        let (program, pre) = match runner.split_first() {
+            Some((p, pre)) => (p.clone(), pre.to_vec()),
+            None => (env!("CARGO_BIN_EXE_isadb").to_string(), vec![]),
+        };
+        let mut cmd = Command::new(program);
+        cmd.args(pre);
+        if !runner.is_empty() {
+            cmd.arg(env!("CARGO_BIN_EXE_isadb"));
+        }
+        cmd.arg("--home")
+            .arg(home.path())
+            .args(args)
+            .output()
+            .unwrap()
+    };
+    let o = run(&["show", "vaddq_u8"]);
+    let err = String::from_utf8_lossy(&o.stderr).into_owned();
+    set_mode(&home.path().join("rules.db"), 0o755);
+    assert_eq!(o.status.code(), Some(0), "{err}");
+    assert!(err.is_empty(), "{err}");
+    assert!(String::from_utf8_lossy(&o.stdout).contains("add Vd.16B"));
+    set_mode(&home.path().join("rules.db"), 0o555);
+    let o = run(&["compile", "a_u8 + b_u8", "--target", "neon"]);
+    set_mode(&home.path().join("rules.db"), 0o755);
+    let err = String::from_utf8_lossy(&o.stderr);
+    assert_eq!(o.status.code(), Some(0), "{err}");
+    assert_eq!(
+        err.trim_end(),
+        "isadb: the database is read-only: this selection is not kept in its cache"
+    );
+}
+
+extern "C" {
+    fn geteuid() -> u32;
+}
+
+fn set_mode(path: &Path, mode: u32) {
+    use std::os::unix::fs::PermissionsExt;
+    std::fs::set_permissions(path, std::fs::Permissions::from_mode(mode)).unwrap();
+}
+
+fn walk(dir: &Path) -> Vec<std::path::PathBuf> {
+    let mut out = Vec::new();
+    for entry in std::fs::read_dir(dir).unwrap() {
+        let p = entry.unwrap().path();
+        if p.is_dir() {
+            out.extend(walk(&p));
+        }
+        out.push(p);
+    }
+    out
 }

@@ -56,7 +56,10 @@ pub fn list(
 ) -> Result<Outcome> {
     let db = ctx.project.open()?;
     let re = grep
-        .map(|g| regex::Regex::new(g).map_err(|e| Error::Usage(format!("--grep: {}", crate::error::one_line(&e)))))
+        .map(|g| {
+            regex::Regex::new(g)
+                .map_err(|e| Error::Usage(format!("--grep: {}", crate::error::one_line(&e))))
+        })
         .transpose()?;
     if let Some(f) = feature {
         db.check_feature(f)?;

@@ -45,16 +45,16 @@ impl Database {
             opened => opened,
         }
         .map_err(|e| {
-                let why = match e {
-                    Error::Sql(e) => e.to_string(),
-                    Error::Data { msg, .. } => msg,
-                    e => e.to_string(),
-                };
-                Error::data(
-                    path.display().to_string(),
-                    format!("cannot open database: {why}"),
-                )
-            })
+            let why = match e {
+                Error::Sql(e) => e.to_string(),
+                Error::Data { msg, .. } => msg,
+                e => e.to_string(),
+            };
+            Error::data(
+                path.display().to_string(),
+                format!("cannot open database: {why}"),
+            )
+        })
     }
 
     /// Opens a database isadb may not write (a read-only file or directory) for reading: as

@@ -164,7 +164,11 @@ impl Project {
         let marker = PathBuf::from(format!("{}-checked", self.db.display()));
         let stamp = |path: &Path| -> Option<String> {
             let m = std::fs::metadata(path).ok()?;
-            let mtime = m.modified().ok()?.duration_since(std::time::UNIX_EPOCH).ok()?;
+            let mtime = m
+                .modified()
+                .ok()?
+                .duration_since(std::time::UNIX_EPOCH)
+                .ok()?;
             Some(format!("{} {}", m.len(), mtime.as_nanos()))
         };
         let now = stamp(&self.db);

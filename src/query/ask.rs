@@ -291,13 +291,7 @@ pub fn ask(db: &Database, project: &Project, text: &str) -> Result<Vec<Row>> {
             .map(|i| vocab.instruction(&i))
             .transpose()?;
         return if q.datalog {
-            run_datalog(
-                db,
-                &library,
-                q,
-                instruction.as_deref(),
-                target.as_deref(),
-            )
+            run_datalog(db, &library, q, instruction.as_deref(), target.as_deref())
         } else {
             run_sql(db, q, idioms, target, instruction)
         };
@@ -324,19 +318,21 @@ fn run_sql(
     conn.pragma_update(None, "query_only", true)?;
     let answer = read_sql(db, query, idioms, target, instruction);
     conn.pragma_update(None, "query_only", false)?;
-    // SQLite's message quotes the statement over several lines; the file names it instead.
+    // SQLite's message quotes the statement over several lines; the file and line name it.
     answer.map_err(|e| match e {
-        Error::Sql(e) => Error::data(&query.file, crate::error::one_line(&sql_message(&e))),
+        Error::Sql(rusqlite::Error::SqlInputError { msg, offset, .. }) => {
+            let before = &query.body[..(offset.max(0) as usize).min(query.body.len())];
+            let line_start = before.rfind('\n').map_or(0, |i| i + 1);
+            let loc = Location {
+                file: query.file.clone(),
+                line: before.matches('\n').count() + 1,
+                col: before[line_start..].chars().count() + 1,
+            };
+            Error::parse(&loc, one_line(&msg))
+        }
+        Error::Sql(e) => Error::data(&query.file, one_line(&e)),
         e => e,
     })
-}
-
-/// SQLite's message without the statement it quotes (`... in SELECT ... at offset 26`).
-fn sql_message(e: &rusqlite::Error) -> String {
-    match e {
-        rusqlite::Error::SqlInputError { msg, offset, .. } => format!("{msg} at offset {offset}"),
-        e => e.to_string(),
-    }
 }
 
 fn read_sql(
@@ -419,9 +415,7 @@ fn run_datalog(
         .body
         .replace("{instruction}", &quoted(instruction))
         .replace("{target}", &quoted(target));
-    let program = library
-        .clone()
-        .then(Program::parse(&text, &query.file)?);
+    let program = library.clone().then(Program::parse(&text, &query.file)?);
     program.check(&INPUT_RELATIONS)?;
     let program = program.unfold("answer");
     let mut facts = Facts::default();

@@ -645,7 +645,10 @@ mod tests {
         let lib = Program::parse("reach(X, Y) :- edge(X, Y).", "lib.dl").unwrap();
         let check = |q: &str| {
             let q = Program::parse(q, "q.dl").unwrap();
-            lib.clone().then(q).check(&[("edge", 2)]).map_err(|e| e.to_string())
+            lib.clone()
+                .then(q)
+                .check(&[("edge", 2)])
+                .map_err(|e| e.to_string())
         };
         assert_eq!(check("% x\nanswer(X) :- reach(X, Y)."), Ok(()));
         assert_eq!(
