@@ -35,6 +35,7 @@ fn probes_exit_with_the_documented_code_and_one_line() {
     let not7000 = nested("(not ", "a_u8", 7000);
     let paren20000 = nested("(", "a_u8", 20000);
     let long_name = "x".repeat(120_000);
+    let sum30 = ["a_u8", "b_u8", "c_u8"].repeat(10).join(" + ");
     let probes = vec![
         // 1. No vacuous check, lanes and vector sizes bounded before any allocation.
         probe(
@@ -170,6 +171,18 @@ fn probes_exit_with_the_documented_code_and_one_line() {
             &["prove", "(add a_u8 1e999)", "a_u8"],
             2,
             "literal 1e999 (5 characters) is too large for a 64-bit float",
+        ),
+        // 9. Work that grows has a budget: a 30-term sum multiplies the e-graph 5x per simplify
+        // iteration (once 18 GB in 200 s); it stops in seconds naming the budget.
+        probe(
+            &["compile", &sum30, "--target", "neon", "--no-cache"],
+            2,
+            "selection stopped: ",
+        ),
+        probe(
+            &["compile", &sum30, "--target", "neon", "--no-cache"],
+            2,
+            "past isadb's budget of ",
         ),
         // 8. Other libraries' multi-line messages on one line.
         probe(

@@ -1,15 +1,61 @@
 //! Running a generated program in egglog: equality saturation in phases, then extraction of the
 //! cheapest term, returned as the egglog text it prints (what the selection cache stores).
+//!
+//! The program's schedules are run step by step here rather than inside egglog, so that the
+//! work has budgets ([`Budget`]): before every ruleset iteration the e-graph's size times the
+//! growth of that ruleset's last iteration is checked against the size budget (one iteration
+//! can multiply the e-graph, and its memory, several times over), and after it the time spent;
+//! a run past either ends with a one-line error naming the budget instead of growing for
+//! minutes and gigabytes (a 30-term sum grows 5x per simplify iteration).
 
 use super::program::Program;
 use crate::error::{Error, Result};
+use egglog::ast::{Command, GenericSchedule, Schedule};
+use std::collections::HashMap;
+use std::time::{Duration, Instant};
 
-/// Runs the program; the extracted term as text.
+/// The bounds of one selection run.
+#[derive(Debug, Clone, Copy)]
+pub struct Budget {
+    /// The most tuples (e-nodes and analysis facts) the e-graph may hold.
+    pub max_tuples: usize,
+    /// The longest the saturation may take.
+    pub max_time: Duration,
+}
+
+impl Budget {
+    /// 1,000,000 tuples (the acceptance expressions stay under 10,000) and 60 seconds.
+    pub const DEFAULT: Budget = Budget {
+        max_tuples: 1_000_000,
+        max_time: Duration::from_secs(60),
+    };
+}
+
+/// Runs the program under [`Budget::DEFAULT`]; the extracted term as text.
 pub fn run(program: &Program) -> Result<String> {
+    run_within(program, Budget::DEFAULT)
+}
+
+/// Runs the program under `budget`; the extracted term as text.
+pub fn run_within(program: &Program, budget: Budget) -> Result<String> {
     let mut egraph = egglog::EGraph::default();
-    let outputs = egraph
-        .parse_and_run_program(None, &program.to_string())
-        .map_err(|e| Error::data("egglog", one_line(&e.to_string())))?;
+    let commands = egraph
+        .parse_program(None, &program.to_string())
+        .map_err(egglog_error)?;
+    let mut steps = Steps {
+        budget,
+        started: Instant::now(),
+        growth: HashMap::new(),
+    };
+    let mut outputs = Vec::new();
+    for command in commands {
+        match command {
+            Command::RunSchedule(schedule) => {
+                steps.run(&mut egraph, &schedule)?;
+            }
+            command => outputs.extend(egraph.run_program(vec![command]).map_err(egglog_error)?),
+        }
+    }
     outputs
         .iter()
         .rev()
@@ -20,7 +66,130 @@ pub fn run(program: &Program) -> Result<String> {
         .ok_or_else(|| Error::data("egglog", "the program extracted nothing"))
 }
 
+/// A schedule interpreted as egglog does (`repeat` stops early when nothing changes,
+/// `saturate` runs to a fixpoint), with the budget checked after every step.
+struct Steps {
+    budget: Budget,
+    started: Instant,
+    /// How many times over each ruleset's last iteration grew the e-graph.
+    growth: HashMap<String, f64>,
+}
+
+/// What one step did: whether the e-graph changed, and whether a `repeat` may stop.
+struct Progress {
+    updated: bool,
+    can_stop: bool,
+}
+
+impl Steps {
+    fn run(&mut self, egraph: &mut egglog::EGraph, schedule: &Schedule) -> Result<Progress> {
+        match schedule {
+            GenericSchedule::Run(_, config) if config.until.is_none() => {
+                let before = egraph.num_tuples();
+                self.check_growth(before, &config.ruleset)?;
+                let report = egraph.step_rules(&config.ruleset).map_err(egglog_error)?;
+                let after = egraph.num_tuples();
+                self.growth.insert(
+                    config.ruleset.clone(),
+                    after as f64 / before.max(1) as f64,
+                );
+                self.check(egraph, &config.ruleset)?;
+                Ok(Progress {
+                    updated: report.updated,
+                    can_stop: report.can_stop,
+                })
+            }
+            GenericSchedule::Run(_, config) => {
+                // `:until` is egglog's own: run the step there, judging change by the size.
+                let before = egraph.num_tuples();
+                egraph
+                    .run_program(vec![Command::RunSchedule(schedule.clone())])
+                    .map_err(egglog_error)?;
+                self.check(egraph, &config.ruleset)?;
+                let updated = egraph.num_tuples() != before;
+                Ok(Progress {
+                    updated,
+                    can_stop: !updated,
+                })
+            }
+            GenericSchedule::Repeat(_, times, inner) => {
+                let mut all = Progress {
+                    updated: false,
+                    can_stop: true,
+                };
+                for _ in 0..*times {
+                    let step = self.run(egraph, inner)?;
+                    all.updated |= step.updated;
+                    if step.can_stop {
+                        break;
+                    }
+                }
+                Ok(all)
+            }
+            GenericSchedule::Saturate(_, inner) => {
+                let mut updated = false;
+                while self.run(egraph, inner)?.updated {
+                    updated = true;
+                }
+                Ok(Progress {
+                    updated,
+                    can_stop: !updated,
+                })
+            }
+            GenericSchedule::Sequence(_, parts) => {
+                let mut all = Progress {
+                    updated: false,
+                    can_stop: true,
+                };
+                for part in parts {
+                    let step = self.run(egraph, part)?;
+                    all.updated |= step.updated;
+                    all.can_stop &= step.can_stop;
+                }
+                Ok(all)
+            }
+        }
+    }
+
+    /// An error naming the size budget when the next iteration of `ruleset`, growing the
+    /// e-graph as much as its last one did, would pass it.
+    fn check_growth(&self, tuples: usize, ruleset: &str) -> Result<()> {
+        let growth = self.growth.get(ruleset).copied().unwrap_or(1.0).max(1.0);
+        if tuples as f64 * growth > self.budget.max_tuples as f64 {
+            return Err(Error::Usage(format!(
+                "selection stopped: the e-graph has {tuples} tuples and {ruleset} grew it \
+                 {growth:.1}x last time, past isadb's budget of {} tuples; split the expression \
+                 into smaller ones",
+                self.budget.max_tuples
+            )));
+        }
+        Ok(())
+    }
+
+    /// An error naming the budget when the e-graph or the time has passed it.
+    fn check(&self, egraph: &egglog::EGraph, ruleset: &str) -> Result<()> {
+        let tuples = egraph.num_tuples();
+        if tuples > self.budget.max_tuples {
+            return Err(Error::Usage(format!(
+                "selection stopped: the e-graph grew to {tuples} tuples (running {ruleset}), past \
+                 isadb's budget of {} tuples; split the expression into smaller ones",
+                self.budget.max_tuples
+            )));
+        }
+        let spent = self.started.elapsed();
+        if spent > self.budget.max_time {
+            return Err(Error::Usage(format!(
+                "selection stopped: saturation took {:.1} s (running {ruleset}), past isadb's \
+                 budget of {} s; split the expression into smaller ones",
+                spent.as_secs_f64(),
+                self.budget.max_time.as_secs()
+            )));
+        }
+        Ok(())
+    }
+}
+
 /// egglog's multi-line message on one line.
-fn one_line(s: &str) -> String {
-    s.split_whitespace().collect::<Vec<_>>().join(" ")
+fn egglog_error(e: egglog::Error) -> Error {
+    Error::data("egglog", crate::error::one_line(&e))
 }
