@@ -29,6 +29,9 @@ mod toolchain;
 mod validate;
 mod words;
 
+#[cfg(test)]
+mod fuzz;
+
 pub mod cli;
 pub mod testing;
 

@@ -89,10 +89,8 @@ impl Steps {
                 self.check_growth(before, &config.ruleset)?;
                 let report = egraph.step_rules(&config.ruleset).map_err(egglog_error)?;
                 let after = egraph.num_tuples();
-                self.growth.insert(
-                    config.ruleset.clone(),
-                    after as f64 / before.max(1) as f64,
-                );
+                self.growth
+                    .insert(config.ruleset.clone(), after as f64 / before.max(1) as f64);
                 self.check(egraph, &config.ruleset)?;
                 Ok(Progress {
                     updated: report.updated,
