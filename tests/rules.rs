@@ -158,7 +158,16 @@ fn shipped_rules_verify() {
     let out = isadb(&home, &["--json", "verify-rules"]);
     let report: serde_json::Value = serde_json::from_slice(&out.stdout)
         .unwrap_or_else(|e| panic!("not one JSON document ({e}): {:?}", text(&out)));
-    assert_eq!(report["skipped"], proven, "{report}");
+    // The incremental run retried the undecided ones, and a loaded machine decides some of them
+    // only then: every rule is either proven by now or still undecided, none refuted.
+    let count = |key: &str| report[key].as_u64().unwrap() as usize;
+    assert!(count("skipped") >= proven, "{report}");
+    assert_eq!(count("refuted"), 0, "{report}");
+    assert_eq!(
+        count("skipped") + count("proven") + count("unknown"),
+        proven + unknown,
+        "{report}"
+    );
     assert_eq!(report["kernel_rules"]["skipped"], kernel_rules, "{report}");
     assert_eq!(report["kernel_rules"]["refuted"], 0, "{report}");
 }
