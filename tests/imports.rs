@@ -18,8 +18,8 @@ use std::path::Path;
 /// The top-level modules of `src/` by layer, lowest first: the data's journey from the IR to the
 /// command line. Leaves everyone may use come first; `toolchain` (C compilers and emulators per
 /// ISA) sits beside the database above the spec vocabulary it names; `project` (layout, opening,
-/// the build steps in order) above the steps it calls; `bench` and the `testing` facade above
-/// the engines they measure or expose.
+/// the build steps in order) above the steps it calls; `bench`, the `testing` facade and the
+/// `fuzz` tests above the engines they measure, expose or feed hostile input.
 const LAYERS: &[&[&str]] = &[
     &["error", "words", "clock"],
     &["ir"],
@@ -30,7 +30,7 @@ const LAYERS: &[&[&str]] = &[
     &["project"],
     &["query", "select", "synth", "validate", "kernel"],
     &["bench"],
-    &["cli", "testing"],
+    &["cli", "testing", "fuzz"],
 ];
 
 /// Every `.rs` file under `src/` has fewer lines than this.
