@@ -32,6 +32,7 @@ pub mod node;
 pub mod permute;
 pub mod program;
 pub mod prove;
+pub mod reach;
 pub mod report;
 pub mod rewrites;
 pub mod run;

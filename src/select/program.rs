@@ -11,7 +11,11 @@
 use super::catalog::{instruction_constructor, Catalog};
 use super::encode::ground;
 use super::layout;
-use super::rewrites::{generated, lowering_rewrites, rule_rewrite, takes_constants};
+use super::reach::{reach, Step};
+use super::rewrites::{
+    cast_midpoint, extension_twin, generated, lowering_rewrites, part_widenings, rule_rewrite,
+    takes_constants,
+};
 use super::split::splits;
 use super::term::{lane_value, type_name, Command, Rewrite, Ruleset, Term};
 use crate::ir::{Elem, Expr, Op, VecType};
@@ -50,6 +54,40 @@ type Built = Result<Option<Rewrite>, String>;
 pub struct Programs {
     rules: HashMap<(Ruleset, String, Option<Elem>, u32), Built>,
     lowerings: HashMap<usize, Result<Vec<Rewrite>, String>>,
+    shapes: HashMap<(Ruleset, String), Shape>,
+}
+
+/// Operator names, whatever their type: the untyped view of what a rewrite needs and makes.
+type Names = BTreeSet<&'static str>;
+
+/// The operators a rule's rewrites need (left side) and make (right side) at any type and
+/// lane count, read off one of its instances.
+#[derive(Clone, Default)]
+struct Shape {
+    needs: Names,
+    makes: Names,
+}
+
+impl Shape {
+    fn step(self, lowering: bool) -> Step<&'static str> {
+        Step {
+            lowering,
+            needs: self.needs,
+            makes: self.makes,
+        }
+    }
+
+    fn of(r: &Rewrite) -> Shape {
+        let names = |t: &Term| {
+            let mut n = Names::new();
+            t.typed_heads(&mut |name, _| _ = n.insert(name));
+            n
+        };
+        Shape {
+            needs: names(&r.lhs),
+            makes: names(&r.rhs),
+        }
+    }
 }
 
 /// The typed heads of the e-graph a rewrite can match: an operator at a type.
@@ -80,23 +118,14 @@ impl Programs {
             in_play.extend(halves);
         }
         let lanes: BTreeSet<u32> = in_play.iter().map(|t| t.lanes).collect();
-        let mut rewrites = Vec::new();
-        let mut skipped = Vec::new();
-        for (rules, ruleset) in [
-            (&catalog.lift_rules, Ruleset::Lift),
-            (&catalog.simplify_rules, Ruleset::Simplify),
-            (&catalog.lower_rules, Ruleset::Lower),
-        ] {
-            for r in rules {
-                self.rule_rewrites(r, &lanes, catalog, ruleset, &mut rewrites, &mut skipped);
-            }
-        }
         let mut constants = BTreeSet::new();
         input.walk(&mut |n| {
             if let Op::Const(v) = &n.op {
                 constants.extend(v.iter().map(|b| lane_value(n.ty.elem, *b)));
             }
         });
+        let mut skipped = Vec::new();
+        let mut lowered = Vec::new();
         for (i, l) in catalog.lowerings.iter().enumerate() {
             // Without scalar operands a lowering's rewrite does not depend on the input.
             let built = if takes_constants(l) {
@@ -108,7 +137,7 @@ impl Programs {
                     .clone()
             };
             match built {
-                Ok(rs) => rewrites.extend(rs),
+                Ok(rs) => lowered.extend(rs),
                 Err(why) => skipped.push(format!("{}: {why}", l.source)),
             }
         }
@@ -126,6 +155,34 @@ impl Programs {
             hi.typed_heads(&mut |n, t| _ = nodes.insert((n, t)));
             split_terms.push((ty, n, lo, hi));
         }
+        let mut names: Names = nodes.iter().map(|(n, _)| *n).collect();
+        names.insert("Const");
+        if target.lane_layout {
+            names.extend(["Slice", "Concat", "Interleave", "Lanes"]);
+        }
+        let mut rewrites = Vec::new();
+        for (rule, ruleset) in self.rules_in_reach(catalog, &lowered, names, &lanes) {
+            self.rule_rewrites(rule, &lanes, catalog, ruleset, &mut rewrites, &mut skipped);
+        }
+        rewrites.extend(lowered);
+        let mut var_lanes = HashMap::new();
+        input.walk(&mut |n| {
+            if let Op::Var(name) = &n.op {
+                var_lanes.insert(name.clone(), n.ty.lanes);
+            }
+        });
+        let mut parts = BTreeSet::new();
+        for term in [&root]
+            .into_iter()
+            .chain(split_terms.iter().flat_map(|(_, _, lo, hi)| [lo, hi]))
+        {
+            term.parts(&mut |ty, name, offset| {
+                if let Some(&l) = var_lanes.get(name) {
+                    parts.insert((ty, name.to_string(), offset, l));
+                }
+            });
+        }
+        rewrites.extend(part_widenings(&parts, target.register_bits));
         // Every type a rewrite can make, for the generated rewrites and the type ranges.
         let mut types = in_play.clone();
         loop {
@@ -133,6 +190,20 @@ impl Programs {
             for r in &rewrites {
                 r.rhs.types(&mut types);
             }
+            if types.len() == before {
+                break;
+            }
+        }
+        // Casts can go through their twins and midpoints (see `generated`), to a fixpoint.
+        loop {
+            let before = types.len();
+            let via: Vec<VecType> = types
+                .iter()
+                .flat_map(|s| types.iter().map(move |t| (*s, *t)))
+                .flat_map(|(s, t)| [extension_twin(s, t), cast_midpoint(s, t)])
+                .flatten()
+                .collect();
+            types.extend(via);
             if types.len() == before {
                 break;
             }
@@ -201,6 +272,76 @@ impl Programs {
         })
     }
 
+    /// The rules, in phase order, whose left sides can meet the operators in `names` after
+    /// lowerings to a fixpoint and [`IR_ROUNDS`] rounds of lift and simplify rules: an untyped
+    /// first cut, so that only these are instantiated at every type and lane count.
+    fn rules_in_reach<'c>(
+        &mut self,
+        catalog: &'c Catalog,
+        lowered: &[Rewrite],
+        mut names: Names,
+        lanes: &BTreeSet<u32>,
+    ) -> Vec<(&'c Rule, Ruleset)> {
+        let phases = [
+            (&catalog.lift_rules, Ruleset::Lift),
+            (&catalog.simplify_rules, Ruleset::Simplify),
+            (&catalog.lower_rules, Ruleset::Lower),
+        ];
+        let mut rules: Vec<(&Rule, Ruleset, Shape)> = Vec::new();
+        for (list, ruleset) in phases {
+            for rule in list {
+                let shape = self.shape(rule, ruleset, catalog, lanes);
+                rules.push((rule, ruleset, shape));
+            }
+        }
+        let steps: Vec<Step<&'static str>> = lowered
+            .iter()
+            .map(|r| Shape::of(r).step(true))
+            .chain(
+                rules
+                    .iter()
+                    .map(|(_, ruleset, shape)| shape.clone().step(*ruleset == Ruleset::Lower)),
+            )
+            .collect();
+        let reached = reach(&steps, &mut names, |_| {});
+        rules
+            .into_iter()
+            .zip(reached.into_iter().skip(lowered.len()))
+            .filter(|(_, r)| *r)
+            .map(|((rule, ruleset, _), _)| (rule, ruleset))
+            .collect()
+    }
+
+    /// The rule's [`Shape`], from its first instance at a type it covers and a lane count in
+    /// play; without one there it needs nothing (it is then always instantiated, so its reason
+    /// to be skipped is reported).
+    fn shape(
+        &mut self,
+        rule: &Rule,
+        ruleset: Ruleset,
+        catalog: &Catalog,
+        lanes: &BTreeSet<u32>,
+    ) -> Shape {
+        let key = (ruleset, rule.name.clone());
+        if let Some(shape) = self.shapes.get(&key) {
+            return shape.clone();
+        }
+        let shape = rule_types(rule)
+            .into_iter()
+            .find_map(|t| {
+                lanes.iter().find_map(|&l| {
+                    let built = self
+                        .rules
+                        .entry((ruleset, rule.name.clone(), t, l))
+                        .or_insert_with(|| rule_rewrite(rule, t, l, catalog, ruleset));
+                    built.as_ref().ok().and_then(|r| r.as_ref()).map(Shape::of)
+                })
+            })
+            .unwrap_or_default();
+        self.shapes.insert(key, shape.clone());
+        shape
+    }
+
     /// The rule's rewrites at every element type it covers and every lane count in play.
     fn rule_rewrites(
         &mut self,
@@ -230,23 +371,20 @@ impl Programs {
 /// The rewrites that can apply, without repeats: every head their left side needs is in the
 /// input or made by a rewrite that can apply.
 fn live(mut rewrites: Vec<Rewrite>, mut nodes: Heads, lane_layout: bool) -> Vec<Rewrite> {
-    let needs: Vec<Heads> = rewrites
+    let steps: Vec<Step<(&'static str, VecType)>> = rewrites
         .iter()
         .map(|r| {
-            let mut h = Heads::new();
-            r.lhs.typed_heads(&mut |n, t| _ = h.insert((n, t)));
-            h
+            let (mut needs, mut makes) = (Heads::new(), Heads::new());
+            r.lhs.typed_heads(&mut |n, t| _ = needs.insert((n, t)));
+            r.rhs.typed_heads(&mut |n, t| _ = makes.insert((n, t)));
+            Step {
+                lowering: r.ruleset == Ruleset::Lower,
+                needs,
+                makes,
+            }
         })
         .collect();
-    let mut live = vec![false; rewrites.len()];
-    loop {
-        let before = nodes.len();
-        for ((r, need), l) in rewrites.iter().zip(&needs).zip(live.iter_mut()) {
-            if !*l && need.is_subset(&nodes) {
-                *l = true;
-                r.rhs.typed_heads(&mut |n, t| _ = nodes.insert((n, t)));
-            }
-        }
+    let live = reach(&steps, &mut nodes, |nodes| {
         // A cast of a constant folds to a constant of the cast's type.
         let folded: Vec<VecType> = nodes
             .iter()
@@ -263,10 +401,7 @@ fn live(mut rewrites: Vec<Rewrite>, mut nodes: Heads, lane_layout: bool) -> Vec<
                 .collect();
             nodes.extend(halved);
         }
-        if nodes.len() == before {
-            break;
-        }
-    }
+    });
     let mut keep = live.into_iter();
     rewrites.retain(|r| keep.next().unwrap_or(false) && r.lhs != r.rhs);
     let mut seen = BTreeSet::new();

@@ -225,10 +225,107 @@ fn lowering_rewrite(
     })
 }
 
+/// The type a widening cast from `s` to `t` can go through when their signedness differs: an
+/// extension's bits depend on the source's signedness only, so `i16(x_u8)` is the bits of
+/// `u16(x_u8)`. None when the signedness agrees or `t` is not wider.
+pub fn extension_twin(s: VecType, t: VecType) -> Option<VecType> {
+    (s.elem.is_int()
+        && t.elem.is_int()
+        && s.lanes == t.lanes
+        && s.elem.bits() < t.elem.bits()
+        && s.elem.is_signed() != t.elem.is_signed())
+    .then(|| Elem::int(t.elem.bits(), s.elem.is_signed()))
+    .flatten()
+    .map(|e| t.with_elem(e))
+}
+
+/// The type halfway along a cast from `s` to `t` that more than doubles or halves the lane
+/// width: an extension goes through the source's signedness at twice its width (`i32(x_u8)`
+/// is `i32(u16(x_u8))`), a truncation through the target's at half the source's width.
+pub fn cast_midpoint(s: VecType, t: VecType) -> Option<VecType> {
+    if !s.elem.is_int() || !t.elem.is_int() || s.lanes != t.lanes {
+        return None;
+    }
+    let (sb, tb) = (s.elem.bits(), t.elem.bits());
+    let mid = if tb > 2 * sb {
+        Elem::int(2 * sb, s.elem.is_signed())
+    } else if sb > 2 * tb {
+        Elem::int(sb / 2, t.elem.is_signed())
+    } else {
+        None
+    };
+    mid.map(|e| t.with_elem(e))
+}
+
+/// A widening cast of a part of an input narrower than a register is half of the same cast of
+/// the part twice as long (the half at its offset), so the instructions that widen a whole
+/// register apply: on NEON `u16(x_u8[4..8])` is the high half of `uxtl` of `x_u8[0..8]`.
+/// `parts` are the input's parts with the lane count of their variable.
+pub fn part_widenings(
+    parts: &BTreeSet<(VecType, String, i64, u32)>,
+    register_bits: u32,
+) -> Vec<Rewrite> {
+    let mut out = Vec::new();
+    for (s, name, offset, var_lanes) in parts {
+        let n = s.lanes as i64;
+        if !s.elem.is_int() || s.bits() >= register_bits || 2 * s.lanes > *var_lanes {
+            continue;
+        }
+        let (whole_at, half) = if offset + 2 * n <= *var_lanes as i64 {
+            (*offset, 0)
+        } else {
+            (offset - n, n)
+        };
+        let part = |ty: VecType, offset| Term::Part {
+            ty,
+            name: name.clone(),
+            offset,
+        };
+        for bits in [16, 32, 64] {
+            for signed in [false, true] {
+                let Some(elem) = Elem::int(bits, signed).filter(|_| bits > s.elem.bits()) else {
+                    continue;
+                };
+                let (t, t2) = (s.with_elem(elem), s.with_elem(elem).with_lanes(2 * s.lanes));
+                if t2.bits() > register_bits {
+                    continue;
+                }
+                out.push(Rewrite {
+                    ruleset: Ruleset::Lower,
+                    source: format!(
+                        "{name}[{offset}..] to {} is half of a whole register's",
+                        super::term::type_name(t)
+                    ),
+                    lhs: Term::Op {
+                        name: "Cast",
+                        ty: t,
+                        params: vec![],
+                        args: vec![part(*s, *offset)],
+                    },
+                    rhs: Term::Lanes {
+                        ty: t,
+                        offset: half,
+                        arg: Box::new(Term::Op {
+                            name: "Cast",
+                            ty: t2,
+                            params: vec![],
+                            args: vec![part(s.with_lanes(2 * s.lanes), whole_at)],
+                        }),
+                    },
+                    conditions: vec![],
+                });
+            }
+        }
+    }
+    out
+}
+
 /// Rewrites sound by construction, for `types` (in the order of their names): a conversion of a
 /// concatenation is the concatenation of the converted halves, a constant is the widening cast
 /// of the same value at a narrower type (so `u16(b_u8) * 2` is a widening multiply), and a
-/// cast between types of one width is a free reinterpretation of the bits.
+/// cast between types of one width is a free reinterpretation of the bits, as is a widening
+/// cast next to its [`extension_twin`], and a cast more than doubling or halving the width goes
+/// through its [`cast_midpoint`].
 pub fn generated(types: &[VecType]) -> Vec<Rewrite> {
     let op = |name: &'static str, ty: VecType, args: Vec<Term>| Term::Op {
         name,
@@ -276,6 +373,30 @@ pub fn generated(types: &[VecType]) -> Vec<Rewrite> {
                 ty,
                 value: Int::Slot("c"),
             };
+            if let Some(mid) = cast_midpoint(s, t) {
+                out.push(Rewrite {
+                    ruleset: Ruleset::Lower,
+                    source: format!("{sn} to {tn} through {}", super::term::type_name(mid)),
+                    lhs: op("Cast", t, vec![Term::Slot("x")]),
+                    rhs: op("Cast", t, vec![op("Cast", mid, vec![Term::Slot("x")])]),
+                    conditions: vec![Condition::TypeOf(Term::Slot("x"), s)],
+                });
+            }
+            if let Some(twin) = extension_twin(s, t) {
+                out.push(Rewrite {
+                    ruleset: Ruleset::Lower,
+                    source: format!(
+                        "{sn} to {tn} is the same bits as {sn} to {}",
+                        super::term::type_name(twin)
+                    ),
+                    lhs: op("Cast", t, vec![Term::Slot("x")]),
+                    rhs: Term::Reinterpret {
+                        ty: t,
+                        arg: Box::new(op("Cast", twin, vec![Term::Slot("x")])),
+                    },
+                    conditions: vec![Condition::TypeOf(Term::Slot("x"), s)],
+                });
+            }
             if s.elem.bits() < t.elem.bits() {
                 out.push(Rewrite {
                     ruleset: Ruleset::Lift,

@@ -182,6 +182,16 @@ impl Term {
         }
     }
 
+    /// The parts of input variables in the term: type, variable and offset.
+    pub fn parts(&self, out: &mut impl FnMut(VecType, &str, i64)) {
+        if let Term::Part { ty, name, offset } = self {
+            out(*ty, name, *offset);
+        }
+        for child in self.children() {
+            child.parts(out);
+        }
+    }
+
     /// Every type in the term.
     pub fn types(&self, out: &mut BTreeSet<VecType>) {
         self.typed_heads(&mut |_, ty| {
