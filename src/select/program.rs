@@ -69,9 +69,10 @@ struct Shape {
 }
 
 impl Shape {
-    fn step(self, lowering: bool) -> Step<&'static str> {
+    fn step(self, lowering: bool, simplify: bool) -> Step<&'static str> {
         Step {
             lowering,
+            simplify,
             needs: self.needs,
             makes: self.makes,
         }
@@ -164,6 +165,7 @@ impl Programs {
         for (rule, ruleset) in self.rules_in_reach(catalog, &lowered, names, &lanes) {
             self.rule_rewrites(rule, &lanes, catalog, ruleset, &mut rewrites, &mut skipped);
         }
+        let from_rules = rewrites.len();
         rewrites.extend(lowered);
         let mut var_lanes = HashMap::new();
         input.walk(&mut |n| {
@@ -200,7 +202,13 @@ impl Programs {
             let via: Vec<VecType> = types
                 .iter()
                 .flat_map(|s| types.iter().map(move |t| (*s, *t)))
-                .flat_map(|(s, t)| [extension_twin(s, t), cast_midpoint(s, t)])
+                .flat_map(|(s, t)| {
+                    [
+                        extension_twin(s, t),
+                        cast_midpoint(s, t, false),
+                        cast_midpoint(s, t, true),
+                    ]
+                })
                 .flatten()
                 .collect();
             types.extend(via);
@@ -212,7 +220,7 @@ impl Programs {
         let by_name: BTreeMap<String, VecType> =
             types.iter().map(|t| (type_name(*t), *t)).collect();
         let named: Vec<VecType> = by_name.values().copied().collect();
-        rewrites.extend(generated(&named));
+        rewrites.extend(generated(&named, target.register_bits));
         if target.lane_layout {
             // Layout rules make these at every type in play.
             for t in &types {
@@ -221,7 +229,7 @@ impl Programs {
                 }
             }
         }
-        let rewrites = live(rewrites, nodes, target.lane_layout);
+        let rewrites = live(rewrites, from_rules, nodes, target.lane_layout);
 
         let mut commands = vec![Command::Fixed(include_str!("prelude.egg"))];
         let mut used = BTreeSet::new();
@@ -296,12 +304,10 @@ impl Programs {
         }
         let steps: Vec<Step<&'static str>> = lowered
             .iter()
-            .map(|r| Shape::of(r).step(true))
-            .chain(
-                rules
-                    .iter()
-                    .map(|(_, ruleset, shape)| shape.clone().step(*ruleset == Ruleset::Lower)),
-            )
+            .map(|r| Shape::of(r).step(true, false))
+            .chain(rules.iter().map(|(_, ruleset, shape)| {
+                shape.clone().step(false, *ruleset == Ruleset::Simplify)
+            }))
             .collect();
         let reached = reach(&steps, &mut names, |_| {});
         rules
@@ -368,17 +374,25 @@ impl Programs {
     }
 }
 
-/// The rewrites that can apply, without repeats: every head their left side needs is in the
-/// input or made by a rewrite that can apply.
-fn live(mut rewrites: Vec<Rewrite>, mut nodes: Heads, lane_layout: bool) -> Vec<Rewrite> {
+/// The rewrites that can apply, without repeats (see `reach.rs`): the first `from_rules` are
+/// stored rules, followed for one round; the rest (instruction lowerings and rewrites sound by
+/// construction) to a fixpoint.
+fn live(
+    mut rewrites: Vec<Rewrite>,
+    from_rules: usize,
+    mut nodes: Heads,
+    lane_layout: bool,
+) -> Vec<Rewrite> {
     let steps: Vec<Step<(&'static str, VecType)>> = rewrites
         .iter()
-        .map(|r| {
+        .enumerate()
+        .map(|(i, r)| {
             let (mut needs, mut makes) = (Heads::new(), Heads::new());
             r.lhs.typed_heads(&mut |n, t| _ = needs.insert((n, t)));
             r.rhs.typed_heads(&mut |n, t| _ = makes.insert((n, t)));
             Step {
-                lowering: r.ruleset == Ruleset::Lower,
+                lowering: i >= from_rules,
+                simplify: r.ruleset == Ruleset::Simplify,
                 needs,
                 makes,
             }

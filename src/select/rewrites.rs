@@ -241,8 +241,10 @@ pub fn extension_twin(s: VecType, t: VecType) -> Option<VecType> {
 
 /// The type halfway along a cast from `s` to `t` that more than doubles or halves the lane
 /// width: an extension goes through the source's signedness at twice its width (`i32(x_u8)`
-/// is `i32(u16(x_u8))`), a truncation through the target's at half the source's width.
-pub fn cast_midpoint(s: VecType, t: VecType) -> Option<VecType> {
+/// is `i32(u16(x_u8))`), a truncation through the target's at half the source's width, a
+/// saturating narrowing through the source's (whose range holds the target's where the source
+/// can reach it: `i8_sat(x_i32)` is `i8_sat(i16_sat(x_i32))`, `u8_sat(x_u32)` `u8_sat(u16_sat(x_u32))`).
+pub fn cast_midpoint(s: VecType, t: VecType, saturating: bool) -> Option<VecType> {
     if !s.elem.is_int() || !t.elem.is_int() || s.lanes != t.lanes {
         return None;
     }
@@ -250,7 +252,14 @@ pub fn cast_midpoint(s: VecType, t: VecType) -> Option<VecType> {
     let mid = if tb > 2 * sb {
         Elem::int(2 * sb, s.elem.is_signed())
     } else if sb > 2 * tb {
-        Elem::int(sb / 2, t.elem.is_signed())
+        Elem::int(
+            sb / 2,
+            if saturating {
+                s.elem.is_signed()
+            } else {
+                t.elem.is_signed()
+            },
+        )
     } else {
         None
     };
@@ -325,8 +334,9 @@ pub fn part_widenings(
 /// of the same value at a narrower type (so `u16(b_u8) * 2` is a widening multiply), and a
 /// cast between types of one width is a free reinterpretation of the bits, as is a widening
 /// cast next to its [`extension_twin`], and a cast more than doubling or halving the width goes
-/// through its [`cast_midpoint`].
-pub fn generated(types: &[VecType]) -> Vec<Rewrite> {
+/// through its [`cast_midpoint`]; a narrowing of less than a register is the low half of the
+/// narrowing of the input concatenated with itself (NEON's `xtn` of a 64-bit result).
+pub fn generated(types: &[VecType], register_bits: u32) -> Vec<Rewrite> {
     let op = |name: &'static str, ty: VecType, args: Vec<Term>| Term::Op {
         name,
         ty,
@@ -373,14 +383,46 @@ pub fn generated(types: &[VecType]) -> Vec<Rewrite> {
                 ty,
                 value: Int::Slot("c"),
             };
-            if let Some(mid) = cast_midpoint(s, t) {
+            for conversion in ["Cast", "SatCast"] {
+                let Some(mid) = cast_midpoint(s, t, conversion == "SatCast") else {
+                    continue;
+                };
                 out.push(Rewrite {
                     ruleset: Ruleset::Lower,
                     source: format!("{sn} to {tn} through {}", super::term::type_name(mid)),
-                    lhs: op("Cast", t, vec![Term::Slot("x")]),
-                    rhs: op("Cast", t, vec![op("Cast", mid, vec![Term::Slot("x")])]),
+                    lhs: op(conversion, t, vec![Term::Slot("x")]),
+                    rhs: op(
+                        conversion,
+                        t,
+                        vec![op(conversion, mid, vec![Term::Slot("x")])],
+                    ),
                     conditions: vec![Condition::TypeOf(Term::Slot("x"), s)],
                 });
+            }
+            // A narrowing of less than a register: the low half of narrowing it twice over.
+            let (s2, t2) = (s.with_lanes(2 * s.lanes), t.with_lanes(2 * t.lanes));
+            if s.elem.bits() > t.elem.bits() && s2.bits() <= register_bits {
+                for conversion in ["Cast", "SatCast"] {
+                    out.push(Rewrite {
+                        ruleset: Ruleset::Lower,
+                        source: format!(
+                            "{sn} to {tn}, the low half of {} to {}",
+                            super::term::type_name(s2),
+                            super::term::type_name(t2)
+                        ),
+                        lhs: op(conversion, t, vec![Term::Slot("x")]),
+                        rhs: Term::Lanes {
+                            ty: t,
+                            offset: 0,
+                            arg: Box::new(op(
+                                conversion,
+                                t2,
+                                vec![op("Concat", s2, vec![Term::Slot("x"), Term::Slot("x")])],
+                            )),
+                        },
+                        conditions: vec![Condition::TypeOf(Term::Slot("x"), s)],
+                    });
+                }
             }
             if let Some(twin) = extension_twin(s, t) {
                 out.push(Rewrite {
