@@ -68,16 +68,20 @@ pub fn takes_constants(l: &Lowering) -> bool {
     l.args.iter().any(|a| matches!(a, Arg::Splat | Arg::Packed))
 }
 
+/// The most combinations of values a lowering's scalar operands are tried in.
+const MAX_SCALAR_CHOICES: usize = 256;
+
 /// The rewrites of one lowering: scalar operands take each value among `constants` (within
 /// an immediate's range), so shift amounts and multipliers fold into the pattern; a packed
 /// scalar register takes two such values alternating over its lanes (one is also tried).
+/// Past [`MAX_SCALAR_CHOICES`] combinations, every scalar operand takes the same value.
 pub fn lowering_rewrites(
     l: &Lowering,
     catalog: &Catalog,
     constants: &BTreeSet<i64>,
 ) -> Result<Vec<Rewrite>, String> {
     let ins = &catalog.instructions[l.instruction];
-    let mut choices: Vec<Vec<(&Operand, Vec<i64>)>> = vec![vec![]];
+    let mut per_operand: Vec<(&Operand, Vec<Vec<i64>>)> = Vec::new();
     for (arg, op) in l.args.iter().zip(&ins.operands) {
         let with_one = match arg {
             Arg::Splat => false,
@@ -107,17 +111,49 @@ pub fn lowering_rewrites(
         } else {
             values.iter().map(|v| vec![*v]).collect()
         };
-        choices = choices
-            .into_iter()
-            .flat_map(|partial| {
-                lanes.iter().map(move |v| {
-                    let mut next = partial.clone();
-                    next.push((op, v.clone()));
-                    next
-                })
-            })
-            .collect();
+        per_operand.push((op, lanes));
     }
+    let combinations = per_operand
+        .iter()
+        .try_fold(1usize, |n, (_, lanes)| n.checked_mul(lanes.len()))
+        .unwrap_or(usize::MAX);
+    let choices: Vec<Vec<(&Operand, Vec<i64>)>> = if combinations <= MAX_SCALAR_CHOICES {
+        per_operand
+            .iter()
+            .fold(vec![vec![]], |choices, (op, lanes)| {
+                choices
+                    .into_iter()
+                    .flat_map(|partial| {
+                        lanes.iter().map(move |v| {
+                            let mut next = partial.clone();
+                            next.push((*op, v.clone()));
+                            next
+                        })
+                    })
+                    .collect()
+            })
+    } else {
+        // Too many scalar operands (a `set` of 32 lanes) for every combination: each value
+        // for all of them at once.
+        let values: BTreeSet<i64> = per_operand
+            .iter()
+            .flat_map(|(_, lanes)| lanes.iter().flatten().copied())
+            .collect();
+        values
+            .into_iter()
+            .filter_map(|v| {
+                per_operand
+                    .iter()
+                    .map(|(op, lanes)| {
+                        lanes
+                            .iter()
+                            .find(|l| l.iter().all(|x| *x == v))
+                            .map(|l| (*op, l.clone()))
+                    })
+                    .collect::<Option<Vec<_>>>()
+            })
+            .collect()
+    };
     choices
         .iter()
         .map(|values| lowering_rewrite(l, ins, values))
@@ -329,6 +365,88 @@ pub fn part_widenings(
     out
 }
 
+/// A select at an integer type `t`: the same select on the same bits at the type of the other
+/// signedness (HVX's `vmux` is on u8 lanes, AVX-512's blends on signed ones), and the bitwise
+/// select by a mask of all-ones lanes where the condition holds (NEON's `vbsl` of a `vceq`,
+/// AVX2's and/andnot/or of a `cmpeq`), the mask at either signedness as comparisons make it.
+fn select_rewrites(t: VecType) -> Vec<Rewrite> {
+    let Some(twin) = (if t.elem.is_signed() {
+        t.elem.unsigned()
+    } else {
+        t.elem.signed()
+    })
+    .filter(|_| t.elem.is_int())
+    .map(|e| t.with_elem(e)) else {
+        return vec![];
+    };
+    let op = |name: &'static str, ty: VecType, args: Vec<Term>| Term::Op {
+        name,
+        ty,
+        params: vec![],
+        args,
+    };
+    let (c, x, y) = (Term::Slot("c"), Term::Slot("x"), Term::Slot("y"));
+    let lhs = op("Select", t, vec![c.clone(), x.clone(), y.clone()]);
+    let name = super::term::type_name(t);
+    let mut out = vec![Rewrite {
+        ruleset: Ruleset::Lower,
+        source: format!(
+            "a {name} select is one on the same bits as {}",
+            super::term::type_name(twin)
+        ),
+        lhs: lhs.clone(),
+        rhs: Term::Reinterpret {
+            ty: t,
+            arg: Box::new(op(
+                "Select",
+                twin,
+                vec![
+                    c.clone(),
+                    Term::Reinterpret {
+                        ty: twin,
+                        arg: Box::new(x.clone()),
+                    },
+                    Term::Reinterpret {
+                        ty: twin,
+                        arg: Box::new(y.clone()),
+                    },
+                ],
+            )),
+        },
+        conditions: vec![],
+    }];
+    for m in [t, twin] {
+        let ones = Term::constant(m, lane_value(m.elem, m.elem.mask()));
+        let select = op("Select", m, vec![c.clone(), ones, Term::constant(m, 0)]);
+        let mask = if m == t {
+            select
+        } else {
+            Term::Reinterpret {
+                ty: t,
+                arg: Box::new(select),
+            }
+        };
+        out.push(Rewrite {
+            ruleset: Ruleset::Lower,
+            source: format!(
+                "a {name} select as bitwise by a {} mask",
+                super::term::type_name(m)
+            ),
+            lhs: lhs.clone(),
+            rhs: op(
+                "Or",
+                t,
+                vec![
+                    op("And", t, vec![mask.clone(), x.clone()]),
+                    op("And", t, vec![op("Not", t, vec![mask]), y.clone()]),
+                ],
+            ),
+            conditions: vec![],
+        });
+    }
+    out
+}
+
 /// Rewrites sound by construction, for `types` (in the order of their names): a conversion of a
 /// concatenation is the concatenation of the converted halves, a constant is the widening cast
 /// of the same value at a narrower type (so `u16(b_u8) * 2` is a widening multiply), and a
@@ -372,6 +490,9 @@ pub fn generated(types: &[VecType], register_bits: u32) -> Vec<Rewrite> {
                 });
             }
         }
+    }
+    for &t in types {
+        out.extend(select_rewrites(t));
     }
     for &t in types {
         for &s in types {

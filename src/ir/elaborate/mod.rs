@@ -1,6 +1,7 @@
 //! Elaboration of s-expressions into typed IR: resolves names, expands macros and idioms,
 //! evaluates meta expressions, gives integer literals the type of their sibling operands.
 
+mod literal;
 mod meta_eval;
 
 use super::expr::{Expr, Op, SIMPLE_OPS};
@@ -9,6 +10,7 @@ use super::sexpr::{SExpr, SKind};
 use super::types::{Elem, VecType};
 use crate::error::{Error, Location, Result};
 use crate::words::did_you_mean;
+use literal::literal_as;
 use std::collections::HashMap;
 use std::rc::Rc;
 
@@ -140,7 +142,9 @@ impl Macros {
 /// A subexpression before its literals are typed.
 enum Elab {
     Typed(Rc<Expr>),
-    Lit(SExpr),
+    /// A literal, with the element type a cast gave it (`i8(1)`), lanes still to come from its
+    /// siblings.
+    Lit(SExpr, Option<Elem>),
 }
 
 const MAX_EXPANSION_DEPTH: usize = 64;
@@ -186,7 +190,16 @@ impl<'m> Scope<'m> {
     fn typed(&self, e: Elab, at: &SExpr) -> Result<Rc<Expr>> {
         match e {
             Elab::Typed(e) => Ok(e),
-            Elab::Lit(lit) => Err(at.err(format!(
+            // A cast literal where implicit variables have lanes: it has as many.
+            Elab::Lit(lit, Some(elem)) if self.implicit_lanes.is_some() => {
+                let lanes = self.implicit_lanes.unwrap_or(1);
+                Ok(Rc::new(self.constant(
+                    VecType::new(lanes, elem),
+                    &[lit],
+                    at,
+                )?))
+            }
+            Elab::Lit(lit, _) => Err(at.err(format!(
                 "cannot tell the type of the literal {lit} here; write (const TYPE {lit})"
             ))),
         }
@@ -194,7 +207,7 @@ impl<'m> Scope<'m> {
 
     fn elab(&mut self, s: &SExpr) -> Result<Elab> {
         match &s.kind {
-            SKind::Int(_) | SKind::Float(_) => Ok(Elab::Lit(s.clone())),
+            SKind::Int(_) | SKind::Float(_) => Ok(Elab::Lit(s.clone(), None)),
             SKind::Str(text) => {
                 Err(s.err(format!("expected an expression, found the string {text:?}")))
             }
@@ -214,10 +227,13 @@ impl<'m> Scope<'m> {
         }
         match self.meta.get(name) {
             Some(Meta::Int(i)) => {
-                return Ok(Elab::Lit(SExpr {
-                    kind: SKind::Int(*i),
-                    loc: s.loc.clone(),
-                }))
+                return Ok(Elab::Lit(
+                    SExpr {
+                        kind: SKind::Int(*i),
+                        loc: s.loc.clone(),
+                    },
+                    None,
+                ))
             }
             Some(other) => return Err(s.err(format!("'{name}' is {other}, not a value"))),
             None => {}
@@ -257,10 +273,13 @@ impl<'m> Scope<'m> {
                 self.elab(&branch)
             }
             _ if META_OPS.contains(&head) => match self.meta(s)? {
-                Meta::Int(i) => Ok(Elab::Lit(SExpr {
-                    kind: SKind::Int(i),
-                    loc: s.loc.clone(),
-                })),
+                Meta::Int(i) => Ok(Elab::Lit(
+                    SExpr {
+                        kind: SKind::Int(i),
+                        loc: s.loc.clone(),
+                    },
+                    None,
+                )),
                 other => Err(s.err(format!("expected a value, but ({head} ...) is {other}"))),
             },
             "var" => {
@@ -297,8 +316,14 @@ impl<'m> Scope<'m> {
                 arity(2)?;
                 let elem = self.elem(&args[0])?;
                 let x = match self.elab(&args[1])? {
-                    // A cast literal stays a literal; its sibling operands give it lanes later.
-                    Elab::Lit(lit) if head != "bitcast" => return Ok(Elab::Lit(lit)),
+                    // A cast literal stays a literal of the cast's type (its value wrapped or
+                    // clamped there); its sibling operands give it lanes later.
+                    Elab::Lit(lit, _) if head != "bitcast" => {
+                        return Ok(Elab::Lit(
+                            literal_as(lit, elem, head == "sat-cast"),
+                            Some(elem),
+                        ))
+                    }
                     other => self.typed(other, &args[1])?,
                 };
                 let op = match head {
@@ -312,7 +337,7 @@ impl<'m> Scope<'m> {
                 arity(2)?;
                 let like = self.expr(&args[0])?;
                 match self.elab(&args[1])? {
-                    Elab::Lit(lit) => Ok(Elab::Typed(Rc::new(self.constant(
+                    Elab::Lit(lit, _) => Ok(Elab::Typed(Rc::new(self.constant(
                         like.ty,
                         &[lit],
                         &args[1],
@@ -460,58 +485,6 @@ impl<'m> Scope<'m> {
         }
     }
 
-    /// Gives each literal operand the type its typed siblings imply.
-    fn type_literals(
-        &self,
-        op: &Op,
-        elabs: Vec<Elab>,
-        args: &[SExpr],
-        s: &SExpr,
-    ) -> Result<Vec<Rc<Expr>>> {
-        let hint = elabs.iter().enumerate().find_map(|(i, e)| match e {
-            Elab::Typed(t) if (!op.is_masked() || i != 0) && !matches!(op, Op::Lookup) => {
-                Some(t.ty)
-            }
-            _ => None,
-        });
-        elabs
-            .into_iter()
-            .zip(args)
-            .enumerate()
-            .map(|(i, (e, a))| match e {
-                Elab::Typed(t) => Ok(t),
-                Elab::Lit(lit) => {
-                    let ty = match (op, i) {
-                        (op, 0) if op.is_masked() => None,
-                        _ => hint,
-                    };
-                    let ty = ty.ok_or_else(|| {
-                        s.err(format!(
-                            "cannot tell the type of the literal {lit}; write (const TYPE {lit})"
-                        ))
-                    })?;
-                    Ok(Rc::new(self.constant(ty, &[lit], a)?))
-                }
-            })
-            .collect()
-    }
-
-    /// A constant of type `ty` from one (splat) or `ty.lanes` literal values.
-    fn constant(&self, ty: VecType, vals: &[SExpr], at: &SExpr) -> Result<Expr> {
-        if vals.len() != 1 && vals.len() != ty.lanes as usize {
-            return Err(at.err(format!(
-                "{ty} needs 1 or {} values, got {}",
-                ty.lanes,
-                vals.len()
-            )));
-        }
-        let lanes = vals
-            .iter()
-            .map(|v| lane_bits(ty.elem, v))
-            .collect::<Result<Vec<_>>>()?;
-        Ok(Expr::constant(ty, lanes))
-    }
-
     fn const_values(&mut self, args: &[SExpr]) -> Result<Vec<SExpr>> {
         if args.len() == 1 && args[0].head() == Some("tabulate") {
             let ints = self.int_list(&args[0])?;
@@ -562,30 +535,5 @@ impl<'m> Scope<'m> {
             return out.into_iter().collect();
         }
         items.iter().map(|i| self.meta_int(i)).collect()
-    }
-}
-
-/// The bits of a literal as a lane of `elem`; rejects values that fit neither signed nor unsigned.
-fn lane_bits(elem: Elem, v: &SExpr) -> Result<u128> {
-    match (&v.kind, elem) {
-        (SKind::Float(x), Elem::F32) => Ok((*x as f32).to_bits() as u128),
-        (SKind::Int(i), Elem::F32) => Ok((*i as f32).to_bits() as u128),
-        (SKind::Sym(n), Elem::F32) => {
-            let x: f32 = match n.as_str() {
-                "nan" => f32::NAN,
-                "inf" => f32::INFINITY,
-                _ => f32::NEG_INFINITY,
-            };
-            Ok(x.to_bits() as u128)
-        }
-        (SKind::Int(i), e) => {
-            let lo = e.signed().map_or(0, Elem::min_value);
-            let hi = e.unsigned().map_or(1, Elem::max_value);
-            if *i < lo || *i > hi {
-                return Err(v.err(format!("literal {i} does not fit in {e}")));
-            }
-            Ok(*i as u128 & e.mask())
-        }
-        _ => Err(v.err(format!("literal {v} is not a {elem} value"))),
     }
 }
