@@ -103,7 +103,8 @@ pub fn fact_lowering(
 }
 
 /// The instruction's own semantics as a pattern, when every operand is a vector (immediates
-/// become constant wildcards). A register pair the semantics reads only by halves becomes
+/// become constant wildcards; a bool vector, an HVX predicate or AVX-512 mask, is a wildcard
+/// like any other, so `vmux` and mask blends take comparisons). A register pair the semantics reads only by halves becomes
 /// two wildcards, so the pattern matches two separately computed registers.
 pub fn semantics_lowering(ins: &Instruction, index: usize, register_bits: u32) -> Option<Lowering> {
     if ins.result.lanes == 1 {
@@ -112,9 +113,6 @@ pub fn semantics_lowering(ins: &Instruction, index: usize, register_bits: u32) -
     let mut renames: HashMap<String, Rc<Expr>> = HashMap::new();
     let mut args = Vec::new();
     for op in &ins.operands {
-        if op.ty.elem == crate::ir::Elem::Bool {
-            return None;
-        }
         if op.ty.lanes == 1 {
             args.push(Arg::Splat);
         } else if op.c_type.is_some() && op.ty.bits() <= 64 {

@@ -39,6 +39,7 @@ pub mod run;
 pub mod scalar_c;
 pub mod scalarize;
 pub mod simplify;
+pub mod sound;
 pub mod split;
 pub mod steps;
 pub mod term;

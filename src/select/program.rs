@@ -12,10 +12,8 @@ use super::catalog::{instruction_constructor, Catalog};
 use super::encode::ground;
 use super::layout;
 use super::reach::{reach, Step};
-use super::rewrites::{
-    cast_midpoint, extension_twin, generated, lowering_rewrites, part_widenings, rule_rewrite,
-    takes_constants,
-};
+use super::rewrites::{lowering_rewrites, rule_rewrite, takes_constants};
+use super::sound::{cast_midpoint, extension_twin, generated, part_widenings};
 use super::split::splits;
 use super::term::{lane_value, type_name, Command, Rewrite, Ruleset, Term};
 use crate::ir::{Elem, Expr, Op, VecType};

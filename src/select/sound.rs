@@ -1,0 +1,361 @@
+//! Rewrites sound by construction, generated for the types in play rather than proven rules:
+//! conversions by halves, constants as casts of narrower ones, casts as reinterpretations and
+//! through their twins and midpoints, widenings of parts of inputs, comparisons swapped or at
+//! the other signedness, and selects at the other signedness or as bitwise selects by a mask.
+
+use super::term::{lane_value, type_name, Cmp, Condition, Int, Rewrite, Ruleset, Term};
+use crate::ir::{Elem, VecType};
+use std::collections::BTreeSet;
+
+/// The type a widening cast from `s` to `t` can go through when their signedness differs: an
+/// extension's bits depend on the source's signedness only, so `i16(x_u8)` is the bits of
+/// `u16(x_u8)`. None when the signedness agrees or `t` is not wider.
+pub fn extension_twin(s: VecType, t: VecType) -> Option<VecType> {
+    (s.elem.is_int()
+        && t.elem.is_int()
+        && s.lanes == t.lanes
+        && s.elem.bits() < t.elem.bits()
+        && s.elem.is_signed() != t.elem.is_signed())
+    .then(|| Elem::int(t.elem.bits(), s.elem.is_signed()))
+    .flatten()
+    .map(|e| t.with_elem(e))
+}
+
+/// The type halfway along a cast from `s` to `t` that more than doubles or halves the lane
+/// width: an extension goes through the source's signedness at twice its width (`i32(x_u8)`
+/// is `i32(u16(x_u8))`), a truncation through the target's at half the source's width, a
+/// saturating narrowing through the source's (whose range holds the target's where the source
+/// can reach it: `i8_sat(x_i32)` is `i8_sat(i16_sat(x_i32))`, `u8_sat(x_u32)` `u8_sat(u16_sat(x_u32))`).
+pub fn cast_midpoint(s: VecType, t: VecType, saturating: bool) -> Option<VecType> {
+    if !s.elem.is_int() || !t.elem.is_int() || s.lanes != t.lanes {
+        return None;
+    }
+    let (sb, tb) = (s.elem.bits(), t.elem.bits());
+    let mid = if tb > 2 * sb {
+        Elem::int(2 * sb, s.elem.is_signed())
+    } else if sb > 2 * tb {
+        Elem::int(
+            sb / 2,
+            if saturating {
+                s.elem.is_signed()
+            } else {
+                t.elem.is_signed()
+            },
+        )
+    } else {
+        None
+    };
+    mid.map(|e| t.with_elem(e))
+}
+
+/// A widening cast of a part of an input narrower than a register is half of the same cast of
+/// the part twice as long (the half at its offset), so the instructions that widen a whole
+/// register apply: on NEON `u16(x_u8[4..8])` is the high half of `uxtl` of `x_u8[0..8]`.
+/// `parts` are the input's parts with the lane count of their variable.
+pub fn part_widenings(
+    parts: &BTreeSet<(VecType, String, i64, u32)>,
+    register_bits: u32,
+) -> Vec<Rewrite> {
+    let mut out = Vec::new();
+    for (s, name, offset, var_lanes) in parts {
+        let n = s.lanes as i64;
+        if !s.elem.is_int() || s.bits() >= register_bits || 2 * s.lanes > *var_lanes {
+            continue;
+        }
+        let (whole_at, half) = if offset + 2 * n <= *var_lanes as i64 {
+            (*offset, 0)
+        } else {
+            (offset - n, n)
+        };
+        let part = |ty: VecType, offset| Term::Part {
+            ty,
+            name: name.clone(),
+            offset,
+        };
+        for bits in [16, 32, 64] {
+            for signed in [false, true] {
+                let Some(elem) = Elem::int(bits, signed).filter(|_| bits > s.elem.bits()) else {
+                    continue;
+                };
+                let (t, t2) = (s.with_elem(elem), s.with_elem(elem).with_lanes(2 * s.lanes));
+                if t2.bits() > register_bits {
+                    continue;
+                }
+                out.push(Rewrite {
+                    ruleset: Ruleset::Lower,
+                    source: format!(
+                        "{name}[{offset}..] to {} is half of a whole register's",
+                        type_name(t)
+                    ),
+                    lhs: Term::Op {
+                        name: "Cast",
+                        ty: t,
+                        params: vec![],
+                        args: vec![part(*s, *offset)],
+                    },
+                    rhs: Term::Lanes {
+                        ty: t,
+                        offset: half,
+                        arg: Box::new(Term::Op {
+                            name: "Cast",
+                            ty: t2,
+                            params: vec![],
+                            args: vec![part(s.with_lanes(2 * s.lanes), whole_at)],
+                        }),
+                    },
+                    conditions: vec![],
+                });
+            }
+        }
+    }
+    out
+}
+
+/// Comparisons of integer type `t` as the target has them (swapped, at the other signedness for
+/// equality), and a select at `t`: the same select on the same bits at the type of the other
+/// signedness (HVX's `vmux` is on u8 lanes, AVX-512's blends on signed ones), and the bitwise
+/// select by a mask of all-ones lanes where the condition holds (NEON's `vbsl` of a `vceq`,
+/// AVX2's and/andnot/or of a `cmpeq`), the mask at either signedness as comparisons make it.
+fn select_rewrites(t: VecType) -> Vec<Rewrite> {
+    let Some(twin) = (if t.elem.is_signed() {
+        t.elem.unsigned()
+    } else {
+        t.elem.signed()
+    })
+    .filter(|_| t.elem.is_int())
+    .map(|e| t.with_elem(e)) else {
+        return vec![];
+    };
+    let op = |name: &'static str, ty: VecType, args: Vec<Term>| Term::Op {
+        name,
+        ty,
+        params: vec![],
+        args,
+    };
+    let (c, x, y) = (Term::Slot("c"), Term::Slot("x"), Term::Slot("y"));
+    let lhs = op("Select", t, vec![c.clone(), x.clone(), y.clone()]);
+    let name = type_name(t);
+    let bools = t.with_elem(Elem::Bool);
+    let mut out = Vec::new();
+    // Comparisons: `x < y` is `y > x`, and equality does not depend on the signedness.
+    for (from, to) in [("Lt", "Gt"), ("Le", "Ge")] {
+        out.push(Rewrite {
+            ruleset: Ruleset::Lower,
+            source: format!("{from} is {to} with the operands swapped"),
+            lhs: op(from, bools, vec![x.clone(), y.clone()]),
+            rhs: op(to, bools, vec![y.clone(), x.clone()]),
+            conditions: vec![Condition::TypeOf(x.clone(), t)],
+        });
+    }
+    for cmp in ["Eq", "Ne"] {
+        let reread = |v: &Term| Term::Reinterpret {
+            ty: twin,
+            arg: Box::new(v.clone()),
+        };
+        out.push(Rewrite {
+            ruleset: Ruleset::Lower,
+            source: format!(
+                "{cmp} of {name} is {cmp} of the same bits as {}",
+                type_name(twin)
+            ),
+            lhs: op(cmp, bools, vec![x.clone(), y.clone()]),
+            rhs: op(cmp, bools, vec![reread(&x), reread(&y)]),
+            conditions: vec![Condition::TypeOf(x.clone(), t)],
+        });
+    }
+    out.extend([Rewrite {
+        ruleset: Ruleset::Lower,
+        source: format!(
+            "a {name} select is one on the same bits as {}",
+            type_name(twin)
+        ),
+        lhs: lhs.clone(),
+        rhs: Term::Reinterpret {
+            ty: t,
+            arg: Box::new(op(
+                "Select",
+                twin,
+                vec![
+                    c.clone(),
+                    Term::Reinterpret {
+                        ty: twin,
+                        arg: Box::new(x.clone()),
+                    },
+                    Term::Reinterpret {
+                        ty: twin,
+                        arg: Box::new(y.clone()),
+                    },
+                ],
+            )),
+        },
+        conditions: vec![],
+    }]);
+    for m in [t, twin] {
+        let ones = Term::constant(m, lane_value(m.elem, m.elem.mask()));
+        let select = op("Select", m, vec![c.clone(), ones, Term::constant(m, 0)]);
+        let mask = if m == t {
+            select
+        } else {
+            Term::Reinterpret {
+                ty: t,
+                arg: Box::new(select),
+            }
+        };
+        out.push(Rewrite {
+            ruleset: Ruleset::Lower,
+            source: format!("a {name} select as bitwise by a {} mask", type_name(m)),
+            lhs: lhs.clone(),
+            rhs: op(
+                "Or",
+                t,
+                vec![
+                    op("And", t, vec![mask.clone(), x.clone()]),
+                    op("And", t, vec![op("Not", t, vec![mask]), y.clone()]),
+                ],
+            ),
+            conditions: vec![],
+        });
+    }
+    out
+}
+
+/// Rewrites sound by construction, for `types` (in the order of their names): a conversion of a
+/// concatenation is the concatenation of the converted halves, a constant is the widening cast
+/// of the same value at a narrower type (so `u16(b_u8) * 2` is a widening multiply), and a
+/// cast between types of one width is a free reinterpretation of the bits, as is a widening
+/// cast next to its [`extension_twin`], and a cast more than doubling or halving the width goes
+/// through its [`cast_midpoint`]; a narrowing of less than a register is the low half of the
+/// narrowing of the input concatenated with itself (NEON's `xtn` of a 64-bit result).
+pub fn generated(types: &[VecType], register_bits: u32) -> Vec<Rewrite> {
+    let op = |name: &'static str, ty: VecType, args: Vec<Term>| Term::Op {
+        name,
+        ty,
+        params: vec![],
+        args,
+    };
+    let mut out = Vec::new();
+    for &t in types {
+        for &s in types {
+            if s.lanes != t.lanes || t.lanes % 2 != 0 || s == t {
+                continue;
+            }
+            let (th, sh) = (t.with_lanes(t.lanes / 2), s.with_lanes(s.lanes / 2));
+            for conversion in ["Cast", "SatCast"] {
+                let halves = [Term::Slot("a"), Term::Slot("b")];
+                out.push(Rewrite {
+                    ruleset: Ruleset::Lower,
+                    source: format!(
+                        "{conversion} to {} of a {} concatenation, by halves",
+                        type_name(t),
+                        type_name(s)
+                    ),
+                    lhs: op(conversion, t, vec![op("Concat", s, halves.to_vec())]),
+                    rhs: op(
+                        "Concat",
+                        t,
+                        halves
+                            .iter()
+                            .map(|h| op(conversion, th, vec![h.clone()]))
+                            .collect(),
+                    ),
+                    conditions: vec![Condition::TypeOf(Term::Slot("a"), sh)],
+                });
+            }
+        }
+    }
+    for &t in types {
+        out.extend(select_rewrites(t));
+    }
+    for &t in types {
+        for &s in types {
+            if !t.elem.is_int() || !s.elem.is_int() || s.lanes != t.lanes {
+                continue;
+            }
+            let (tn, sn) = (type_name(t), type_name(s));
+            let c = |ty| Term::Const {
+                ty,
+                value: Int::Slot("c"),
+            };
+            for conversion in ["Cast", "SatCast"] {
+                let Some(mid) = cast_midpoint(s, t, conversion == "SatCast") else {
+                    continue;
+                };
+                out.push(Rewrite {
+                    ruleset: Ruleset::Lower,
+                    source: format!("{sn} to {tn} through {}", type_name(mid)),
+                    lhs: op(conversion, t, vec![Term::Slot("x")]),
+                    rhs: op(
+                        conversion,
+                        t,
+                        vec![op(conversion, mid, vec![Term::Slot("x")])],
+                    ),
+                    conditions: vec![Condition::TypeOf(Term::Slot("x"), s)],
+                });
+            }
+            // A narrowing of less than a register: the low half of narrowing it twice over.
+            let (s2, t2) = (s.with_lanes(2 * s.lanes), t.with_lanes(2 * t.lanes));
+            if s.elem.bits() > t.elem.bits() && s2.bits() <= register_bits {
+                for conversion in ["Cast", "SatCast"] {
+                    out.push(Rewrite {
+                        ruleset: Ruleset::Lower,
+                        source: format!(
+                            "{sn} to {tn}, the low half of {} to {}",
+                            type_name(s2),
+                            type_name(t2)
+                        ),
+                        lhs: op(conversion, t, vec![Term::Slot("x")]),
+                        rhs: Term::Lanes {
+                            ty: t,
+                            offset: 0,
+                            arg: Box::new(op(
+                                conversion,
+                                t2,
+                                vec![op("Concat", s2, vec![Term::Slot("x"), Term::Slot("x")])],
+                            )),
+                        },
+                        conditions: vec![Condition::TypeOf(Term::Slot("x"), s)],
+                    });
+                }
+            }
+            if let Some(twin) = extension_twin(s, t) {
+                out.push(Rewrite {
+                    ruleset: Ruleset::Lower,
+                    source: format!(
+                        "{sn} to {tn} is the same bits as {sn} to {}",
+                        type_name(twin)
+                    ),
+                    lhs: op("Cast", t, vec![Term::Slot("x")]),
+                    rhs: Term::Reinterpret {
+                        ty: t,
+                        arg: Box::new(op("Cast", twin, vec![Term::Slot("x")])),
+                    },
+                    conditions: vec![Condition::TypeOf(Term::Slot("x"), s)],
+                });
+            }
+            if s.elem.bits() < t.elem.bits() {
+                out.push(Rewrite {
+                    ruleset: Ruleset::Lift,
+                    source: format!("a {tn} constant that fits in {sn}"),
+                    lhs: c(t),
+                    rhs: op("Cast", t, vec![c(s)]),
+                    conditions: vec![
+                        Condition::Compare(Cmp::Ge, Int::Slot("c"), Int::Lit(s.elem.min_value())),
+                        Condition::Compare(Cmp::Le, Int::Slot("c"), Int::Lit(s.elem.max_value())),
+                    ],
+                });
+            } else if s.elem.bits() == t.elem.bits() && s != t {
+                out.push(Rewrite {
+                    ruleset: Ruleset::Lower,
+                    source: format!("{sn} as {tn} is the same bits"),
+                    lhs: op("Cast", t, vec![Term::Slot("x")]),
+                    rhs: Term::Reinterpret {
+                        ty: t,
+                        arg: Box::new(Term::Slot("x")),
+                    },
+                    conditions: vec![Condition::TypeOf(Term::Slot("x"), s)],
+                });
+            }
+        }
+    }
+    out
+}
