@@ -10,6 +10,9 @@ use crate::ir::{Expr, Op, VecType};
 use std::collections::BTreeSet;
 use std::rc::Rc;
 
+/// The operators the layout rules make at every type in play.
+pub const OPERATORS: [&str; 4] = ["Slice", "Concat", "Interleave", "Lanes"];
+
 /// The types whose even and odd lanes selection may need: every type in play, halved.
 pub fn halves(types: &BTreeSet<VecType>) -> BTreeSet<VecType> {
     types

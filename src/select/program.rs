@@ -157,7 +157,7 @@ impl Programs {
         let mut names: Names = nodes.iter().map(|(n, _)| *n).collect();
         names.insert("Const");
         if target.lane_layout {
-            names.extend(["Slice", "Concat", "Interleave", "Lanes"]);
+            names.extend(layout::OPERATORS);
         }
         let mut rewrites = Vec::new();
         for (rule, ruleset) in self.rules_in_reach(catalog, &lowered, names, &lanes) {
@@ -222,7 +222,7 @@ impl Programs {
         if target.lane_layout {
             // Layout rules make these at every type in play.
             for t in &types {
-                for op in ["Slice", "Concat", "Interleave", "Lanes"] {
+                for op in layout::OPERATORS {
                     nodes.insert((op, *t));
                 }
             }
@@ -278,9 +278,9 @@ impl Programs {
         })
     }
 
-    /// The rules, in phase order, whose left sides can meet the operators in `names` after
-    /// lowerings to a fixpoint and [`IR_ROUNDS`] rounds of lift and simplify rules: an untyped
-    /// first cut, so that only these are instantiated at every type and lane count.
+    /// The rules, in phase order, whose left sides can meet the operators in `names` by
+    /// [`reach`] (lowerings to a fixpoint, stored rules for a few rounds): an untyped first
+    /// cut, so that only these are instantiated at every type and lane count.
     fn rules_in_reach<'c>(
         &mut self,
         catalog: &'c Catalog,
@@ -373,8 +373,8 @@ impl Programs {
 }
 
 /// The rewrites that can apply, without repeats (see `reach.rs`): the first `from_rules` are
-/// stored rules, followed for one round; the rest (instruction lowerings and rewrites sound by
-/// construction) to a fixpoint.
+/// stored rules, followed for [`IR_ROUNDS`](super::reach::IR_ROUNDS) rounds (simplify rules for
+/// one); the rest (instruction lowerings and rewrites sound by construction) to a fixpoint.
 fn live(
     mut rewrites: Vec<Rewrite>,
     from_rules: usize,

@@ -2,9 +2,9 @@
 //! kinds the input holds or that rewrites reached before make. Lowerings (into instructions,
 //! and the rewrites sound by construction that lead to them) are followed to a fixpoint; the
 //! stored rules (lift, simplify and lower), whose identities chain without end, for
-//! [`IR_ROUNDS`] rounds (simplify rules for one), each followed by lowerings to a fixpoint. Node kinds are
-//! operator names for a first untyped cut over the rules, and typed heads for the rewrites
-//! of the program.
+//! [`IR_ROUNDS`] rounds (simplify rules for one), each followed by lowerings to a fixpoint.
+//! Node kinds are operator names for a first untyped cut over the rules, and typed heads for
+//! the rewrites of the program.
 
 use std::collections::BTreeSet;
 

@@ -7,6 +7,16 @@ use super::term::{lane_value, type_name, Cmp, Condition, Int, Rewrite, Ruleset, 
 use crate::ir::{Elem, VecType};
 use std::collections::BTreeSet;
 
+/// The IR operator `name` at type `ty` on `args`.
+fn op(name: &'static str, ty: VecType, args: Vec<Term>) -> Term {
+    Term::Op {
+        name,
+        ty,
+        params: vec![],
+        args,
+    }
+}
+
 /// The type a widening cast from `s` to `t` can go through when their signedness differs: an
 /// extension's bits depend on the source's signedness only, so `i16(x_u8)` is the bits of
 /// `u16(x_u8)`. None when the signedness agrees or `t` is not wider.
@@ -64,8 +74,10 @@ pub fn part_widenings(
         }
         let (whole_at, half) = if offset + 2 * n <= *var_lanes as i64 {
             (*offset, 0)
-        } else {
+        } else if *offset >= n {
             (offset - n, n)
+        } else {
+            continue;
         };
         let part = |ty: VecType, offset| Term::Part {
             ty,
@@ -87,21 +99,15 @@ pub fn part_widenings(
                         "{name}[{offset}..] to {} is half of a whole register's",
                         type_name(t)
                     ),
-                    lhs: Term::Op {
-                        name: "Cast",
-                        ty: t,
-                        params: vec![],
-                        args: vec![part(*s, *offset)],
-                    },
+                    lhs: op("Cast", t, vec![part(*s, *offset)]),
                     rhs: Term::Lanes {
                         ty: t,
                         offset: half,
-                        arg: Box::new(Term::Op {
-                            name: "Cast",
-                            ty: t2,
-                            params: vec![],
-                            args: vec![part(s.with_lanes(2 * s.lanes), whole_at)],
-                        }),
+                        arg: Box::new(op(
+                            "Cast",
+                            t2,
+                            vec![part(s.with_lanes(2 * s.lanes), whole_at)],
+                        )),
                     },
                     conditions: vec![],
                 });
@@ -116,7 +122,7 @@ pub fn part_widenings(
 /// signedness (HVX's `vmux` is on u8 lanes, AVX-512's blends on signed ones), and the bitwise
 /// select by a mask of all-ones lanes where the condition holds (NEON's `vbsl` of a `vceq`,
 /// AVX2's and/andnot/or of a `cmpeq`), the mask at either signedness as comparisons make it.
-fn select_rewrites(t: VecType) -> Vec<Rewrite> {
+fn comparison_and_select_rewrites(t: VecType) -> Vec<Rewrite> {
     let Some(twin) = (if t.elem.is_signed() {
         t.elem.unsigned()
     } else {
@@ -125,12 +131,6 @@ fn select_rewrites(t: VecType) -> Vec<Rewrite> {
     .filter(|_| t.elem.is_int())
     .map(|e| t.with_elem(e)) else {
         return vec![];
-    };
-    let op = |name: &'static str, ty: VecType, args: Vec<Term>| Term::Op {
-        name,
-        ty,
-        params: vec![],
-        args,
     };
     let (c, x, y) = (Term::Slot("c"), Term::Slot("x"), Term::Slot("y"));
     let lhs = op("Select", t, vec![c.clone(), x.clone(), y.clone()]);
@@ -225,14 +225,9 @@ fn select_rewrites(t: VecType) -> Vec<Rewrite> {
 /// cast between types of one width is a free reinterpretation of the bits, as is a widening
 /// cast next to its [`extension_twin`], and a cast more than doubling or halving the width goes
 /// through its [`cast_midpoint`]; a narrowing of less than a register is the low half of the
-/// narrowing of the input concatenated with itself (NEON's `xtn` of a 64-bit result).
+/// narrowing of the input concatenated with itself (NEON's `xtn` of a 64-bit result); and the
+/// comparisons and selects of [`comparison_and_select_rewrites`].
 pub fn generated(types: &[VecType], register_bits: u32) -> Vec<Rewrite> {
-    let op = |name: &'static str, ty: VecType, args: Vec<Term>| Term::Op {
-        name,
-        ty,
-        params: vec![],
-        args,
-    };
     let mut out = Vec::new();
     for &t in types {
         for &s in types {
@@ -264,7 +259,7 @@ pub fn generated(types: &[VecType], register_bits: u32) -> Vec<Rewrite> {
         }
     }
     for &t in types {
-        out.extend(select_rewrites(t));
+        out.extend(comparison_and_select_rewrites(t));
     }
     for &t in types {
         for &s in types {
