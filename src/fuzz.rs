@@ -8,8 +8,14 @@ use rand::rngs::SmallRng;
 use rand::{Rng, SeedableRng};
 use std::panic::{catch_unwind, AssertUnwindSafe};
 
-/// Cases per reader.
-const CASES: usize = 5000;
+/// `ISADB_FUZZ_<NAME>` as a number, else `default`: `ISADB_FUZZ_CASES` (cases per reader,
+/// 5,000) and `ISADB_FUZZ_SEED` (16) make longer and other runs.
+fn setting(name: &str, default: u64) -> u64 {
+    std::env::var(format!("ISADB_FUZZ_{name}"))
+        .ok()
+        .and_then(|v| v.parse().ok())
+        .unwrap_or(default)
+}
 
 /// Fragments spliced into inputs: the shapes the probes found panics and hangs with.
 const SPLICES: &[&str] = &[
@@ -98,12 +104,13 @@ fn mutate(rng: &mut SmallRng, seed: &str) -> String {
     text.into_iter().collect()
 }
 
-/// Feeds `CASES` mutations of the seeds to `read`; returns (cases, errors). Panics (with the
+/// Feeds `ISADB_FUZZ_CASES` (5,000) mutations of the seeds to `read`; returns (cases, errors). Panics (with the
 /// input) on a panic or a multi-line error.
 fn fuzz(name: &str, seeds: &[String], mut read: impl FnMut(&str) -> Result<()>) -> (usize, usize) {
-    let mut rng = SmallRng::seed_from_u64(16);
+    let mut rng = SmallRng::seed_from_u64(setting("SEED", 16));
     let mut errors = 0;
-    for case in 0..CASES {
+    let cases = setting("CASES", 5000) as usize;
+    for case in 0..cases {
         let seed = &seeds[case % seeds.len()];
         let input = mutate(&mut rng, seed);
         let outcome = catch_unwind(AssertUnwindSafe(|| read(&input)));
@@ -121,8 +128,8 @@ fn fuzz(name: &str, seeds: &[String], mut read: impl FnMut(&str) -> Result<()>) 
             Err(_) => panic!("{name} case {case}: panic on {input:?}"),
         }
     }
-    eprintln!("fuzz {name}: {CASES} cases, {errors} errors, 0 panics");
-    (CASES, errors)
+    eprintln!("fuzz {name}: {cases} cases, {errors} errors, 0 panics");
+    (cases, errors)
 }
 
 fn shipped(path: &str) -> String {
@@ -241,5 +248,32 @@ fn csv_import_never_panics() {
         let imported = db.import_tables(dir.path(), &[table]);
         std::fs::remove_file(dir.path().join(format!("{table}.csv"))).unwrap();
         imported
+    });
+}
+
+#[test]
+fn kernels_never_panic() {
+    use crate::kernel::family;
+    let kernels = [
+        family::mat_mul(2, 2, 2),
+        family::conv(3, 3, 2, 2),
+        family::q_prod(),
+        family::qr_decomp(2),
+    ];
+    let c: Vec<String> = kernels.iter().map(|k| k.c.clone()).collect();
+    fuzz("kernel C", &c, |text| {
+        crate::kernel::c::lift(text, "fuzz.c")?.within_limits("fuzz.c")?;
+        Ok(())
+    });
+    let lifted: Vec<String> = c
+        .iter()
+        .map(|text| {
+            let k = crate::kernel::c::lift(text, "seed.c").unwrap();
+            k.dag.print(k.root)
+        })
+        .collect();
+    fuzz("kernel List", &lifted, |text| {
+        crate::kernel::read::read_list(text, "fuzz.sexp")?.within_limits("fuzz.sexp")?;
+        Ok(())
     });
 }

@@ -37,6 +37,7 @@ pub mod testing;
 
 pub use database::{Database, Filter};
 pub use error::{elide_long_words, note, Error, Location, Result};
+pub use ir::limits::{MAX_JOBS, MAX_RUNS, MAX_TERM_SIZE};
 pub use ir::{Elem, Expr, Macros, Op, VecType};
 pub use kernel::{CostModel, KernelTarget};
 pub use project::{Home, Project};

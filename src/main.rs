@@ -8,6 +8,7 @@ use isadb::{
     CostModel, Elem, Home, Isa, KernelTarget, Shard, SynthOptions, Target, ValidateOptions,
     VerifyOptions,
 };
+use isadb::{MAX_JOBS, MAX_RUNS, MAX_TERM_SIZE};
 use std::io::IsTerminal;
 use std::path::PathBuf;
 use std::process::ExitCode;
@@ -65,7 +66,7 @@ enum Command {
         #[arg(value_parser = choice::<Suite>())]
         suite: Option<Suite>,
         /// Runs of each query process (the median is reported).
-        #[arg(long, default_value_t = 15)]
+        #[arg(long, default_value_t = 15, value_parser = cli::count(1000, "rounds"))]
         rounds: usize,
         /// `bench kernels`: only the kernels whose name contains this.
         #[arg(long)]
@@ -93,7 +94,7 @@ enum Command {
         #[arg(long, value_parser = choice::<Emit>())]
         emit: Option<Emit>,
         /// Compile the C, run it on this many random inputs and compare with the spec.
-        #[arg(long, value_name = "ITERATIONS")]
+        #[arg(long, value_name = "ITERATIONS", value_parser = cli::count(MAX_RUNS, "iterations"))]
         run: Option<usize>,
         /// Choose Isaria's alpha and beta by a sweep on the small kernels and record them.
         #[arg(long, conflicts_with_all = ["file", "emit", "run"])]
@@ -123,7 +124,7 @@ enum Command {
         #[arg(long)]
         rule: Option<String>,
         /// Proof threads.
-        #[arg(long, default_value_t = 1)]
+        #[arg(long, default_value_t = 1, value_parser = cli::count(MAX_JOBS, "threads"))]
         jobs: usize,
         /// Re-prove rules that already have a proven record.
         #[arg(long)]
@@ -147,7 +148,7 @@ enum Command {
         emit: Option<Emit>,
         /// Compile the C function, run it (natively or under qemu) on this many iterations of random
         /// inputs and compare every lane with the interpreter; exit 1 on a mismatch.
-        #[arg(long, value_name = "ITERATIONS")]
+        #[arg(long, value_name = "ITERATIONS", value_parser = cli::count(MAX_RUNS, "iterations"))]
         run: Option<usize>,
         /// Neither reuse nor record the selection in the database's selection cache.
         #[arg(long)]
@@ -158,10 +159,10 @@ enum Command {
     /// changed are searched again.
     Synth {
         /// Largest term (nodes) of the lifting and simplification workloads.
-        #[arg(long, default_value_t = SynthOptions::default().max_size)]
+        #[arg(long, default_value_t = SynthOptions::default().max_size, value_parser = cli::count(MAX_TERM_SIZE, "nodes"))]
         max_size: usize,
         /// Largest term (nodes) of the lowering search.
-        #[arg(long, default_value_t = SynthOptions::default().lower_size)]
+        #[arg(long, default_value_t = SynthOptions::default().lower_size, value_parser = cli::count(MAX_TERM_SIZE, "nodes"))]
         lower_size: usize,
         /// Search only shard K of N (pieces K, K+N, ...), written as CSV to --out.
         #[arg(long, value_name = "K/N", value_parser = cli::synth::parse_shard)]
@@ -170,7 +171,7 @@ enum Command {
         #[arg(long)]
         out: Option<PathBuf>,
         /// Search threads.
-        #[arg(long, default_value_t = 2)]
+        #[arg(long, default_value_t = 2, value_parser = cli::count(MAX_JOBS, "threads"))]
         jobs: usize,
         /// Search every piece, changed or not.
         #[arg(long)]
@@ -196,7 +197,7 @@ enum Command {
         #[arg(long = "instr", value_name = "NAME")]
         instr: Vec<String>,
         /// Inputs per instruction.
-        #[arg(long, default_value_t = isadb::DEFAULT_INPUTS)]
+        #[arg(long, default_value_t = isadb::DEFAULT_INPUTS, value_parser = cli::count(MAX_RUNS, "inputs"))]
         inputs: usize,
         /// Seed of the input generator.
         #[arg(long, default_value_t = 1)]

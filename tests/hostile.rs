@@ -36,7 +36,29 @@ fn probes_exit_with_the_documented_code_and_one_line() {
     let paren20000 = nested("(", "a_u8", 20000);
     let long_name = "x".repeat(120_000);
     let sum30 = ["a_u8", "b_u8", "c_u8"].repeat(10).join(" + ");
-    let probes = vec![
+    let kernel_file = |name: &str, text: String| {
+        let path = home.path().join(name);
+        std::fs::write(&path, text).unwrap();
+        path.display().to_string()
+    };
+    let products = |n: usize| {
+        let terms: Vec<String> = (0..n)
+            .map(|i| format!("(* (Get A {i}) (Get B {i}))"))
+            .collect();
+        format!("(List {})", terms.join(" "))
+    };
+    let wide = kernel_file("wide.sexp", products(1025));
+    let small = kernel_file("small.sexp", products(4));
+    let long_sum = kernel_file(
+        "long_sum.c",
+        "void k(float a[4], float out[4]) {\n  for (int i = 0; i < 4; i++) {\n    float s = 0;\n    for (int j = 0; j < 100000000; j++) { s = s + a[i]; }\n    out[i] = s;\n  }\n}\n".into(),
+    );
+    let big_array = kernel_file(
+        "big_array.c",
+        "void k(float a[100000000], float out[4]) {\n  out[0] = a[0];\n}\n".into(),
+    );
+    let probes =
+        vec![
         // 1. No vacuous check, lanes and vector sizes bounded before any allocation.
         probe(
             &[
@@ -80,7 +102,7 @@ fn probes_exit_with_the_documented_code_and_one_line() {
         probe(
             &["compile", "a_u8 + b_u8", "--target", "neon", "--run", "0"],
             2,
-            "--run 0: a check on no inputs checks nothing",
+            "--run 0: 0 iterations, outside isadb's limit of 1..=100000 iterations",
         ),
         probe(
             &["prove", "(const <1000000000 x i8> 1)", "a_u8"],
@@ -184,7 +206,53 @@ fn probes_exit_with_the_documented_code_and_one_line() {
             2,
             "past isadb's budget of ",
         ),
-        // 8. Other libraries' multi-line messages on one line.
+        // 8. Counts bounded before any work; kernels bounded in outputs, sums and arrays.
+        probe(
+            &["bench", "--rounds", "0"],
+            2,
+            "--rounds 0: 0 rounds, outside isadb's limit of 1..=1000 rounds",
+        ),
+        probe(
+            &["verify-rules", "--jobs", "0"],
+            2,
+            "--jobs 0: 0 threads, outside isadb's limit of 1..=256 threads",
+        ),
+        probe(
+            &["validate", "--inputs", "x"],
+            2,
+            "--inputs x: not a count of 1..=100000 inputs",
+        ),
+        probe(
+            &["synth", "--max-size", "9"],
+            2,
+            "--max-size 9: 9 nodes, outside isadb's limit of 1..=8 nodes",
+        ),
+        probe(
+            &["compile", "a_u8 + b_u8", "--target", "neon", "--lanes", "4096", "--run", "2000"],
+            2,
+            "--run 2000: 24576000 lanes of inputs and outputs, past isadb's budget of 4194304",
+        ),
+        probe(
+            &["kernel", &small, "--run", "0"],
+            2,
+            "--run 0: 0 iterations",
+        ),
+        probe(
+            &["kernel", &wide],
+            2,
+            "wide.sexp: the kernel has 1025 outputs, past isadb's limit of 1024",
+        ),
+        probe(
+            &["kernel", &long_sum],
+            2,
+            "long_sum.c:4:49: a sum of more than 4096 operands (isadb's limit)",
+        ),
+        probe(
+            &["kernel", &big_array],
+            2,
+            "big_array.c:1:8: array 'a' has more than 1048576 elements (isadb's limit)",
+        ),
+        // 9. Other libraries' multi-line messages on one line.
         probe(
             &["list", "--grep", "("],
             2,
@@ -541,11 +609,15 @@ fn damaged_project_files_name_file_and_line() {
     );
 }
 
-/// A build killed mid-way leaves `isadb.sqlite.building-PID`: the next build removes it when
+/// A build killed mid-way leaves `isadb.sqlite.building-PID`: the next command removes it when
 /// that process is gone, and keeps a live one's.
 #[test]
-fn a_dead_build_leftover_is_removed_by_the_next_build() {
+fn a_dead_build_leftover_is_removed_by_the_next_command() {
     let home = common::project_copy("hostile-leftover");
+    // Built first, so the command below only reads.
+    assert!(common::isadb(home.path(), &["db", "build"])
+        .status
+        .success());
     let dead = {
         let mut child = Command::new("true").spawn().unwrap();
         let pid = child.id();
@@ -559,7 +631,7 @@ fn a_dead_build_leftover_is_removed_by_the_next_build() {
     std::fs::write(leftover(dead), vec![0u8; 4096]).unwrap();
     std::fs::write(format!("{}-wal", leftover(dead).display()), b"x").unwrap();
     std::fs::write(leftover(std::process::id()), b"in use").unwrap();
-    let o = common::isadb(home.path(), &["db", "build"]);
+    let o = common::isadb(home.path(), &["show", "vaddq_u8"]);
     assert_eq!(
         o.status.code(),
         Some(0),

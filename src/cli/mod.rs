@@ -199,6 +199,45 @@ impl<T: Choice> TypedValueParser for ChoiceParser<T> {
     }
 }
 
+/// The value parser of a count the command line bounds before any work starts: one line for a
+/// count outside `1..=max`, `--jobs 0: 0 threads, outside isadb's limit of 1..=256 threads`.
+pub fn count(max: usize, noun: &'static str) -> impl TypedValueParser<Value = usize> {
+    CountParser { max, noun }
+}
+
+#[derive(Clone)]
+struct CountParser {
+    max: usize,
+    noun: &'static str,
+}
+
+impl TypedValueParser for CountParser {
+    type Value = usize;
+
+    fn parse_ref(
+        &self,
+        cmd: &clap::Command,
+        arg: Option<&clap::Arg>,
+        value: &OsStr,
+    ) -> std::result::Result<usize, clap::Error> {
+        let text = value.to_string_lossy();
+        let flag = arg
+            .and_then(|a| a.get_long())
+            .map_or(String::new(), |l| format!("--{l} "));
+        let range = format!("1..={} {}", self.max, self.noun);
+        let message = match text.parse::<u128>() {
+            Ok(n) if (1..=self.max as u128).contains(&n) => return Ok(n as usize),
+            Ok(n) => format!("{n} {}, outside isadb's limit of {range}", self.noun),
+            Err(_) => format!("not a count of {range}"),
+        };
+        Err(clap::Error::raw(
+            clap::error::ErrorKind::InvalidValue,
+            format!("{flag}{text}: {message}"),
+        )
+        .with_cmd(cmd))
+    }
+}
+
 /// Makes a `text_enum!` type a [`Choice`]: its words are clap's possible values.
 macro_rules! text_choice {
     ($ty:ty, $noun:literal) => {

@@ -17,6 +17,21 @@ pub const MAX_DEPTH: usize = 256;
 /// expanded semantics of a shipped instruction, `Q6_W_vshuff_VVR`, has about 38,000).
 pub const MAX_TERMS: usize = 1 << 18;
 
+/// The most iterations of a `--run` check, or inputs per instruction of `validate`: 100,000
+/// (each is a compiled program's run on fresh random lanes; 100 is the default).
+pub const MAX_RUNS: usize = 100_000;
+
+/// The most lanes a `--run` check generates and reads back, over all its iterations, inputs
+/// and output: 2^22 (64 MiB of lane values, 16 bytes each).
+pub const MAX_RUN_LANES: usize = 1 << 22;
+
+/// The most threads of `--jobs`: 256.
+pub const MAX_JOBS: usize = 256;
+
+/// The largest term, in nodes, of `synth --max-size` and `--lower-size`: 8 (the enumeration
+/// grows exponentially with it; the defaults are 4 and 5).
+pub const MAX_TERM_SIZE: usize = 8;
+
 /// `lanes` when within 1..=[`MAX_LANES`]; else a usage error naming `what` and the limit.
 pub fn check_lanes(lanes: u32, what: &str) -> Result<u32> {
     if (1..=MAX_LANES).contains(&lanes) {

@@ -15,11 +15,12 @@ use std::path::Path;
 pub fn lift(path: &Path) -> Result<Lifted> {
     let text = crate::error::read_text(path)?;
     let shown = path.display().to_string();
-    if path.extension().is_some_and(|x| x == "c") {
-        c::lift(&text, &shown)
+    let lifted = if path.extension().is_some_and(|x| x == "c") {
+        c::lift(&text, &shown)?
     } else {
-        read_list(&text, &shown)
-    }
+        read_list(&text, &shown)?
+    };
+    lifted.within_limits(&shown)
 }
 
 /// `isadb kernel FILE`: the database's proven rules in their tuned phases (tuning first if

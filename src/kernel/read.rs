@@ -12,6 +12,35 @@ pub struct Lifted {
     pub root: Id,
 }
 
+/// Outputs of one kernel at most (Diospyros's largest, mat-mul 16x16, has 256; one compile
+/// iteration grows with the square of the outputs: 1,000 take about 2 s).
+pub const MAX_OUTPUTS: usize = 1024;
+
+/// Distinct nodes of one kernel at most (qr-decomp_3, 280,000 printed, has about 150).
+pub const MAX_NODES: usize = 1 << 16;
+
+impl Lifted {
+    /// The kernel read from `file` when within [`MAX_OUTPUTS`] and [`MAX_NODES`]; else an error
+    /// naming the limit.
+    pub fn within_limits(self, file: &str) -> Result<Lifted> {
+        let outputs = self.dag.args(self.root).len();
+        let nodes = self.dag.reachable(&[self.root]).len();
+        if outputs > MAX_OUTPUTS {
+            return Err(Error::data(
+                file,
+                format!("the kernel has {outputs} outputs, past isadb's limit of {MAX_OUTPUTS}"),
+            ));
+        }
+        if nodes > MAX_NODES {
+            return Err(Error::data(
+                file,
+                format!("the kernel has {nodes} distinct nodes, past isadb's limit of {MAX_NODES}"),
+            ));
+        }
+        Ok(self)
+    }
+}
+
 /// An open parenthesis being read: its head and operands so far, and where it started.
 struct Frame {
     head: Option<String>,

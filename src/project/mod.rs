@@ -115,10 +115,13 @@ impl Project {
         Ok(hash_text(&text))
     }
 
-    /// Opens the database, rebuilding it first when it is missing or stale. Unchanged file
+    /// Opens the database, rebuilding it first when it is missing or stale, and removes the
+    /// files of builds killed before they finished. Unchanged file
     /// stamps skip hashing the inputs' contents; changed stamps with unchanged contents (a
     /// fresh checkout) only refresh the stamp.
     pub fn open(&self) -> Result<Database> {
+        // Optional here (a read-only rules.db/ keeps them); every build removes them too.
+        let _ = self.remove_dead_builds();
         let stamp = self.input_stamp()?;
         let opened = self
             .db

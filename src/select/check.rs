@@ -9,6 +9,7 @@ use super::compile::Compiled;
 use super::emit_c::{function, parameters, scalar_type};
 use super::node::Node;
 use crate::error::{Error, Result};
+use crate::ir::limits::MAX_RUN_LANES;
 use crate::ir::VecType;
 use crate::semantics::sample::random_lanes;
 use crate::semantics::value::lane_eq;
@@ -70,6 +71,17 @@ pub fn run_c(
 ) -> Result<RunCheck> {
     let result = compiled.input.ty;
     let params = parameters(compiled);
+    let lanes = iterations
+        * params
+            .iter()
+            .chain([&(String::new(), result)])
+            .map(|(_, ty)| ty.lanes as usize)
+            .sum::<usize>();
+    if lanes > MAX_RUN_LANES {
+        return Err(Error::Usage(format!(
+            "--run {iterations}: {lanes} lanes of inputs and outputs, past isadb's budget of {MAX_RUN_LANES} per check; run fewer iterations"
+        )));
+    }
     let mut rng = SmallRng::seed_from_u64(seed);
     let mut inputs = Vec::new();
     let mut stdin = Vec::new();

@@ -52,7 +52,13 @@ fn fold(e: &Expr) -> Result<i64, String> {
     if v.lanes.iter().any(|l| *l != first) {
         return Err(format!("the constant {e} differs between lanes"));
     }
-    Ok(super::term::lane_value(e.ty.elem, first))
+    let value = super::term::lane_value(e.ty.elem, first);
+    if super::term::lane_bits(e.ty.elem, value) != first {
+        return Err(format!(
+            "the constant {e} does not fit in the 64 bits of an e-graph lane"
+        ));
+    }
+    Ok(value)
 }
 
 /// The node of `e` over the terms of its operands.

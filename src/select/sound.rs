@@ -3,7 +3,7 @@
 //! through their twins and midpoints, widenings of parts of inputs, comparisons swapped or at
 //! the other signedness, and selects at the other signedness or as bitwise selects by a mask.
 
-use super::term::{lane_value, type_name, Cmp, Condition, Int, Rewrite, Ruleset, Term};
+use super::term::{fits_i64, lane_value, type_name, Cmp, Condition, Int, Rewrite, Ruleset, Term};
 use crate::ir::{Elem, VecType};
 use std::collections::BTreeSet;
 
@@ -327,7 +327,7 @@ pub fn generated(types: &[VecType], register_bits: u32) -> Vec<Rewrite> {
                     conditions: vec![Condition::TypeOf(Term::Slot("x"), s)],
                 });
             }
-            if s.elem.bits() < t.elem.bits() {
+            if s.elem.bits() < t.elem.bits() && fits_i64(s.elem) {
                 out.push(Rewrite {
                     ruleset: Ruleset::Lift,
                     source: format!("a {tn} constant that fits in {sn}"),

@@ -9,3 +9,6 @@ pub mod value;
 pub use interp::{eval, Env};
 pub use prove::{prove_equivalent, Verdict};
 pub use value::Value;
+
+#[cfg(test)]
+mod division_tests;

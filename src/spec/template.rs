@@ -28,7 +28,7 @@ pub fn fill(template: &str, scope: &mut Scope, at: &SExpr) -> Result<String> {
         if let SKind::Sym(name) = &expr.kind {
             if !scope.meta.contains_key(name) {
                 return Err(at.err(format!(
-                    "template {template:?} names '{name}', which is not a param or let"
+                    "template {template:?} names {name:?}, which is not a param or let"
                 )));
             }
         }

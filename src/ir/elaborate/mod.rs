@@ -1,6 +1,7 @@
 //! Elaboration of s-expressions into typed IR: resolves names, expands macros and idioms,
 //! evaluates meta expressions, gives integer literals the type of their sibling operands.
 
+mod divide;
 mod literal;
 mod meta_eval;
 
@@ -82,6 +83,8 @@ fn is_builtin(name: &str) -> bool {
         || [
             "var",
             "const",
+            "divide-by",
+            "remainder-by",
             "let",
             "as",
             "select",
@@ -282,6 +285,28 @@ impl<'m> Scope<'m> {
                 )),
                 other => Err(s.err(format!("expected a value, but ({head} ...) is {other}"))),
             },
+            "divide-by" | "remainder-by" => {
+                arity(2)?;
+                let SKind::Int(c) = args[1].kind else {
+                    return Err(args[1].err("expected a constant divisor"));
+                };
+                let x = self.expr(&args[0])?;
+                let what = if head == "divide-by" {
+                    divide::Divide::Quotient
+                } else {
+                    divide::Divide::Remainder
+                };
+                let name = format!("dividend%{}", x.ty.elem.name());
+                let text = divide::expansion(what, x.ty.elem, c, &name).map_err(|m| s.err(m))?;
+                let body = divide::read(&text, &s.loc)?;
+                let saved = self.vars.insert(name.clone(), x);
+                let out = self.elab(&body);
+                match saved {
+                    Some(v) => self.vars.insert(name, v),
+                    None => self.vars.remove(&name),
+                };
+                out
+            }
             "var" => {
                 arity(2)?;
                 let name = args[0]

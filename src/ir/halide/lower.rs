@@ -54,31 +54,38 @@ pub(super) fn combine(
         }
     }
     if op == "/" || op == "%" {
-        let what = if op == "/" {
-            "division"
-        } else {
-            "remainder (%)"
-        };
-        let k = match as_int(&rhs) {
-            Some(c) if c > 0 && c & (c - 1) == 0 => c.trailing_zeros() as i128,
-            Some(c) => {
-                return Err(Error::parse(
-                    loc,
-                    format!("integer {what} is only supported by powers of two, not by {c}"),
-                ))
+        // Powers of two as shifts and masks at any type; other constants once the dividend's
+        // type is known (elaborate/divide.rs).
+        return match as_int(&rhs) {
+            Some(c) if c > 0 && c & (c - 1) == 0 => {
+                let k = c.trailing_zeros() as i128;
+                Ok(match (op, k) {
+                    ("/", 0) => lhs,
+                    ("/", _) => list("shr", vec![lhs, int(k, &rhs.loc)], loc),
+                    _ => list("and", vec![lhs, int((1i128 << k) - 1, &rhs.loc)], loc),
+                })
             }
-            None => {
-                return Err(Error::parse(
-                    loc,
-                    format!("integer {what} is only supported by powers of two, and this divisor is not a constant"),
-                ))
+            Some(0) => Err(Error::parse(loc, "division by zero")),
+            Some(_) => {
+                let head = if op == "/" {
+                    "divide-by"
+                } else {
+                    "remainder-by"
+                };
+                Ok(list(head, vec![lhs, rhs], loc))
             }
+            None => Err(Error::parse(
+                loc,
+                format!(
+                    "integer {} by a value that is not a constant is not supported",
+                    if op == "/" {
+                        "division"
+                    } else {
+                        "remainder (%)"
+                    }
+                ),
+            )),
         };
-        return Ok(match (op, k) {
-            ("/", 0) => lhs,
-            ("/", _) => list("shr", vec![lhs, int(k, &rhs.loc)], loc),
-            _ => list("and", vec![lhs, int((1i128 << k) - 1, &rhs.loc)], loc),
-        });
     }
     Ok(list(name, vec![lhs, rhs], loc))
 }

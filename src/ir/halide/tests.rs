@@ -125,21 +125,10 @@ fn errors_point_at_the_problem() {
         "expression:1:8: malformed number '12ab'"
     );
     assert_eq!(
-        err("a_u8 / 3"),
-        "expression:1:6: integer division is only supported by powers of two, not by 3"
-    );
-    assert_eq!(
-        err("a_u8 % 6"),
-        "expression:1:6: integer remainder (%) is only supported by powers of two, not by 6"
-    );
-    assert_eq!(
         err("a_u8 / b_u8"),
-        "expression:1:6: integer division is only supported by powers of two, and this divisor is not a constant"
+        "expression:1:6: integer division by a value that is not a constant is not supported"
     );
-    assert_eq!(
-        err("a_u8 / (2 - 2)"),
-        "expression:1:6: integer division is only supported by powers of two, not by 0"
-    );
+    assert_eq!(err("a_u8 / (2 - 2)"), "expression:1:6: division by zero");
     assert_eq!(err("a_u8 + 1 / 0"), "expression:1:10: division by zero");
     assert_eq!(
         err("a_u8 + (1 << 200)"),

@@ -2,7 +2,7 @@
 //! their costs, type ranges and halves, rewrites, the root and unions, printed as egglog text.
 
 use super::{type_name, Rewrite, Term};
-use crate::ir::VecType;
+use crate::ir::{Elem, VecType};
 use std::fmt;
 
 /// One command of a generated program.
@@ -43,6 +43,8 @@ impl fmt::Display for Command {
                 "(constructor {name} ({}) Expr :cost {cost})",
                 vec!["Expr"; *operands].join(" ")
             ),
+            // Lane values live in i64: u64 and 128-bit types get no range (no bounds facts).
+            Command::Range(ty) if !fits_i64(ty.elem) => Ok(()),
             Command::Range(ty) => {
                 let t = type_name(*ty);
                 writeln!(f, "(set (tlo \"{t}\") {})", ty.elem.min_value())?;
@@ -63,4 +65,9 @@ impl fmt::Display for Command {
             Command::Union(a, b) => writeln!(f, "(union {a} {b})"),
         }
     }
+}
+
+/// Whether every value of `elem` is an i64 (the e-graph's lane values and bounds).
+pub fn fits_i64(elem: Elem) -> bool {
+    elem.min_value() >= i64::MIN as i128 && elem.max_value() <= i64::MAX as i128
 }

@@ -14,7 +14,7 @@
 mod command;
 mod rewrite;
 
-pub use command::Command;
+pub use command::{fits_i64, Command};
 pub use rewrite::{Cmp, Condition, Int, IntOp, Rewrite, Ruleset};
 
 use crate::error::{Error, Result};

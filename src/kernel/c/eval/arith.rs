@@ -2,7 +2,7 @@
 //! `x * 1`, `x * 0`, sums and products flattened and rebuilt right-nested, `a - b` as
 //! `a + (neg b)`); integer operations are exact and checked.
 
-use super::{err, Eval};
+use super::{err, Eval, SPINE_LIMIT};
 use crate::error::{Location, Result};
 use crate::kernel::term::{Id, Op};
 
@@ -15,15 +15,26 @@ impl Eval<'_> {
         }
     }
 
-    /// The operands of a flattened sum or product.
-    fn spine(&self, op: Op, x: Id, out: &mut Vec<Id>) {
-        if self.dag.op(x) == op {
-            let a = self.dag.args(x).to_vec();
-            self.spine(op, a[0], out);
-            self.spine(op, a[1], out);
-        } else {
-            out.push(x);
+    /// The operands of a flattened sum or product, left to right; at most [`SPINE_LIMIT`].
+    fn spine(&self, op: Op, x: Id, out: &mut Vec<Id>, loc: &Location) -> Result<()> {
+        let mut pending = vec![x];
+        while let Some(x) = pending.pop() {
+            if self.dag.op(x) == op {
+                let args = self.dag.args(x);
+                pending.extend([args[1], args[0]]);
+            } else if out.len() == SPINE_LIMIT {
+                return Err(err(
+                    loc,
+                    format!(
+                        "a {} of more than {SPINE_LIMIT} operands (isadb's limit)",
+                        if op == Op::Add { "sum" } else { "product" }
+                    ),
+                ));
+            } else {
+                out.push(x);
+            }
         }
+        Ok(())
     }
 
     pub(super) fn float_op(&mut self, op: &str, a: Id, b: Id, loc: &Location) -> Result<Id> {
@@ -37,8 +48,8 @@ impl Eval<'_> {
                     (_, Op::Num(0)) => a,
                     _ => {
                         let mut terms = Vec::new();
-                        self.spine(Op::Add, a, &mut terms);
-                        self.spine(Op::Add, b, &mut terms);
+                        self.spine(Op::Add, a, &mut terms, loc)?;
+                        self.spine(Op::Add, b, &mut terms, loc)?;
                         self.nest(Op::Add, &terms)
                     }
                 }
@@ -50,8 +61,8 @@ impl Eval<'_> {
                 (_, Op::Num(1)) => a,
                 _ => {
                     let mut factors = Vec::new();
-                    self.spine(Op::Mul, a, &mut factors);
-                    self.spine(Op::Mul, b, &mut factors);
+                    self.spine(Op::Mul, a, &mut factors, loc)?;
+                    self.spine(Op::Mul, b, &mut factors, loc)?;
                     self.nest(Op::Mul, &factors)
                 }
             },

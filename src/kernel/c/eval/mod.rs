@@ -19,7 +19,11 @@ use crate::kernel::term::{Dag, Id, Op};
 use std::collections::HashMap;
 
 /// Evaluation steps at most (an unrolled kernel larger than this is refused).
-const STEP_LIMIT: usize = 20_000_000;
+const STEP_LIMIT: usize = 2_000_000;
+/// Elements of one array at most.
+const ARRAY_LIMIT: usize = 1 << 20;
+/// Operands of one flattened sum or product at most (each new operand rebuilds the sum).
+const SPINE_LIMIT: usize = 4096;
 /// Helper calls nested at most (deeper is taken for recursion and refused).
 const CALL_DEPTH: usize = 64;
 
@@ -142,7 +146,7 @@ impl Eval<'_> {
                         })
                     })
                     .collect::<Result<_>>()?;
-                Ok(self.array(dims, Some(p.name.clone())))
+                self.array(dims, Some(p.name.clone()), &p.name, &p.loc)
             }
             _ => Err(err(
                 &p.loc,
@@ -154,18 +158,35 @@ impl Eval<'_> {
         }
     }
 
-    /// A new array of `dims`, unwritten: its elements read as `input`'s or as zero.
-    fn array(&mut self, dims: Vec<usize>, input: Option<String>) -> Val {
+    /// A new array `name` of `dims`, unwritten: its elements read as `input`'s or as zero. At
+    /// most [`ARRAY_LIMIT`] elements.
+    fn array(
+        &mut self,
+        dims: Vec<usize>,
+        input: Option<String>,
+        name: &str,
+        loc: &Location,
+    ) -> Result<Val> {
+        let len = dims
+            .iter()
+            .try_fold(1usize, |n, &d| n.checked_mul(d))
+            .filter(|&n| n <= ARRAY_LIMIT)
+            .ok_or_else(|| {
+                err(
+                    loc,
+                    format!("array '{name}' has more than {ARRAY_LIMIT} elements (isadb's limit)"),
+                )
+            })?;
         self.stores.push(Store {
-            elems: vec![None; dims.iter().product()],
+            elems: vec![None; len],
             input,
             written: false,
         });
-        Val::Arr(ArrRef {
+        Ok(Val::Arr(ArrRef {
             store: self.stores.len() - 1,
             offset: 0,
             dims,
-        })
+        }))
     }
 
     fn step(&mut self, loc: &Location) -> Result<()> {

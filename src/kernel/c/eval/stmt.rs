@@ -51,14 +51,7 @@ impl Eval<'_> {
                         }
                         d.push(n as usize);
                     }
-                    let len: usize = d.iter().product();
-                    if len > 1 << 22 {
-                        return Err(err(
-                            loc,
-                            format!("array '{name}' has {len} elements: too large"),
-                        ));
-                    }
-                    self.array(d, None)
+                    self.array(d, None, name, loc)?
                 };
                 self.scopes
                     .last_mut()
