@@ -1,13 +1,13 @@
 //! Identities folded out of instantiated instruction patterns, so a pattern reads the way the
-//! input writes the same computation: a multiplier of one disappears, and a half of a pair
-//! built from two registers is that register.
+//! input writes the same computation: a multiplier of one disappears, a slice of every lane is
+//! its operand, and a half of a pair built from two registers is that register.
 
 use crate::ir::{Expr, Op};
 use crate::semantics::{eval, Env};
 use std::rc::Rc;
 
-/// `e` with `x * 1` and `1 * x` replaced by `x`, and the low or high half of a
-/// concatenation of two equal halves replaced by that half.
+/// `e` with `x * 1` and `1 * x` replaced by `x`, a slice of all of `x`'s lanes by `x`, and the
+/// low or high half of a concatenation of two equal halves replaced by that half.
 pub fn simplify(e: &Rc<Expr>) -> Rc<Expr> {
     let args: Vec<Rc<Expr>> = e.args.iter().map(simplify).collect();
     let rebuilt = || {
@@ -27,6 +27,12 @@ pub fn simplify(e: &Rc<Expr>) -> Rc<Expr> {
             }
             rebuilt()
         }
+        // A slice of every lane (`(slice 0 1 16 a)` of a 16-lane `a`) is `a`.
+        Op::Slice {
+            start: 0,
+            stride: 1,
+            lanes,
+        } if args[0].ty.lanes == *lanes => args[0].clone(),
         Op::Slice {
             start,
             stride: 1,
