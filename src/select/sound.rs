@@ -219,14 +219,43 @@ fn comparison_and_select_rewrites(t: VecType) -> Vec<Rewrite> {
     out
 }
 
+/// An 8-bit multiply is the low byte of the 16-bit multiply of its operands widened (the low
+/// bits of a product depend only on the low bits of its factors): x86 has no 8-bit multiply
+/// but `vpmovzxbw`, `vpmullw` and a pack.
+fn wide_multiply(t: VecType) -> Vec<Rewrite> {
+    let wide = match t.elem {
+        Elem::U8 => Elem::U16,
+        Elem::I8 => Elem::I16,
+        _ => return vec![],
+    };
+    let w = VecType::new(t.lanes, wide);
+    let widened = |slot| op("Cast", w, vec![Term::Slot(slot)]);
+    vec![Rewrite {
+        ruleset: Ruleset::Lower,
+        source: format!(
+            "{} multiply as the low half of a {} one",
+            type_name(t),
+            type_name(w)
+        ),
+        lhs: op("Mul", t, vec![Term::Slot("a"), Term::Slot("b")]),
+        rhs: op(
+            "Cast",
+            t,
+            vec![op("Mul", w, vec![widened("a"), widened("b")])],
+        ),
+        conditions: vec![],
+    }]
+}
+
 /// Rewrites sound by construction, for `types` (in the order of their names): a conversion of a
 /// concatenation is the concatenation of the converted halves, a constant is the widening cast
 /// of the same value at a narrower type (so `u16(b_u8) * 2` is a widening multiply), and a
 /// cast between types of one width is a free reinterpretation of the bits, as is a widening
 /// cast next to its [`extension_twin`], and a cast more than doubling or halving the width goes
 /// through its [`cast_midpoint`]; a narrowing of less than a register is the low half of the
-/// narrowing of the input concatenated with itself (NEON's `xtn` of a 64-bit result); and the
-/// comparisons and selects of [`comparison_and_select_rewrites`].
+/// narrowing of the input concatenated with itself (NEON's `xtn` of a 64-bit result); the
+/// comparisons and selects of [`comparison_and_select_rewrites`]; and 8-bit multiplies at 16
+/// bits ([`wide_multiply`]).
 pub fn generated(types: &[VecType], register_bits: u32) -> Vec<Rewrite> {
     let mut out = Vec::new();
     for &t in types {
@@ -260,6 +289,7 @@ pub fn generated(types: &[VecType], register_bits: u32) -> Vec<Rewrite> {
     }
     for &t in types {
         out.extend(comparison_and_select_rewrites(t));
+        out.extend(wide_multiply(t));
     }
     for &t in types {
         for &s in types {
