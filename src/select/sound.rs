@@ -342,6 +342,29 @@ pub fn generated(types: &[VecType], register_bits: u32) -> Vec<Rewrite> {
                     });
                 }
             }
+            // A narrowing of a whole register: the narrowing of the concatenation of its halves
+            // (x86's packs take the two halves of a ymm register as two operands).
+            if s.elem.bits() > t.elem.bits() && s.bits() == register_bits && s.lanes % 2 == 0 {
+                let half = s.with_lanes(s.lanes / 2);
+                let lanes = |offset| Term::Lanes {
+                    ty: half,
+                    offset,
+                    arg: Box::new(Term::Slot("x")),
+                };
+                for conversion in ["Cast", "SatCast"] {
+                    out.push(Rewrite {
+                        ruleset: Ruleset::Lower,
+                        source: format!("{sn} to {tn}, by the halves of {sn}"),
+                        lhs: op(conversion, t, vec![Term::Slot("x")]),
+                        rhs: op(
+                            conversion,
+                            t,
+                            vec![op("Concat", s, vec![lanes(0), lanes(half.lanes as i64)])],
+                        ),
+                        conditions: vec![Condition::TypeOf(Term::Slot("x"), s)],
+                    });
+                }
+            }
             if let Some(twin) = extension_twin(s, t) {
                 out.push(Rewrite {
                     ruleset: Ruleset::Lower,
