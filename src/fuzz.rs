@@ -104,8 +104,8 @@ fn mutate(rng: &mut SmallRng, seed: &str) -> String {
     text.into_iter().collect()
 }
 
-/// Feeds `ISADB_FUZZ_CASES` (5,000) mutations of the seeds to `read`; returns (cases, errors). Panics (with the
-/// input) on a panic or a multi-line error.
+/// Feeds `ISADB_FUZZ_CASES` (5,000) mutations of the seeds to `read`; returns (cases, errors).
+/// Panics (with the input) on a panic or a multi-line error.
 fn fuzz(name: &str, seeds: &[String], mut read: impl FnMut(&str) -> Result<()>) -> (usize, usize) {
     let mut rng = SmallRng::seed_from_u64(setting("SEED", 16));
     let mut errors = 0;

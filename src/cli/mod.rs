@@ -174,19 +174,17 @@ impl<T: Choice> TypedValueParser for ChoiceParser<T> {
                 .map(|p| p.get_name().to_string())
                 .collect();
             let refs: Vec<&str> = known.iter().map(String::as_str).collect();
-            let flag = arg
-                .and_then(|a| a.get_long())
-                .map_or(String::new(), |l| format!("--{l} {text}: "));
-            clap::Error::raw(
-                clap::error::ErrorKind::InvalidValue,
+            invalid(
+                cmd,
+                arg,
+                &text,
                 format!(
-                    "{flag}unknown {} '{text}'{}; one of {}",
+                    "unknown {} '{text}'{}; one of {}",
                     T::NOUN,
                     crate::words::did_you_mean(&text, &refs),
                     known.join(", ")
                 ),
             )
-            .with_cmd(cmd)
         })
     }
 
@@ -221,21 +219,31 @@ impl TypedValueParser for CountParser {
         value: &OsStr,
     ) -> std::result::Result<usize, clap::Error> {
         let text = value.to_string_lossy();
-        let flag = arg
-            .and_then(|a| a.get_long())
-            .map_or(String::new(), |l| format!("--{l} "));
         let range = format!("1..={} {}", self.max, self.noun);
         let message = match text.parse::<u128>() {
             Ok(n) if (1..=self.max as u128).contains(&n) => return Ok(n as usize),
             Ok(n) => format!("{n} {}, outside isadb's limit of {range}", self.noun),
             Err(_) => format!("not a count of {range}"),
         };
-        Err(clap::Error::raw(
-            clap::error::ErrorKind::InvalidValue,
-            format!("{flag}{text}: {message}"),
-        )
-        .with_cmd(cmd))
+        Err(invalid(cmd, arg, &text, message))
     }
+}
+
+/// The one-line error of a bad command-line value: `--FLAG TEXT: MESSAGE`.
+fn invalid(
+    cmd: &clap::Command,
+    arg: Option<&clap::Arg>,
+    text: &str,
+    message: String,
+) -> clap::Error {
+    let flag = arg
+        .and_then(|a| a.get_long())
+        .map_or(String::new(), |l| format!("--{l} {text}: "));
+    clap::Error::raw(
+        clap::error::ErrorKind::InvalidValue,
+        format!("{flag}{message}"),
+    )
+    .with_cmd(cmd)
 }
 
 /// Makes a `text_enum!` type a [`Choice`]: its words are clap's possible values.

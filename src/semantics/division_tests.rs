@@ -1,6 +1,6 @@
 //! Division and remainder by constants (ir/elaborate/divide.rs) against their meaning in
 //! Halide, Euclidean division: run on every 8-bit dividend for every divisor and on sampled
-//! dividends up to 64 bits, and proven with z3 at 8 and 16 bits (`0 <= x - (x / c) * c < |c|`,
+//! dividends up to 32 bits (64 bits: powers of two), and proven with z3 at 8 and 16 bits (`0 <= x - (x / c) * c < |c|`,
 //! computed where nothing wraps).
 
 use super::{eval, prove_equivalent, Env, Value};

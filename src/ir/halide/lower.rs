@@ -1,5 +1,6 @@
 //! Halide's operators and functions as IR s-expressions: literal folding, division and
-//! remainder by powers of two as shifts and masks, casts, `clamp`, Halide's unsigned `abs`, and
+//! remainder by powers of two as shifts and masks (by other constants as `divide-by` and
+//! `remainder-by`), casts, `clamp`, Halide's unsigned `abs`, and
 //! any other call passed through by name (idioms).
 
 use crate::error::{Error, Location, Result};
@@ -40,7 +41,8 @@ pub(super) fn as_int(s: &SExpr) -> Option<i128> {
     }
 }
 
-/// A binary node, with literal operands folded and division by powers of two lowered to shifts.
+/// A binary node, with literal operands folded and division by a constant lowered (powers of
+/// two to shifts and masks).
 pub(super) fn combine(
     op: &str,
     name: &str,

@@ -5,9 +5,11 @@
 //!   and typed by the elaborator's implicit lanes.
 //! * `u8(e)` is `(cast u8 e)`, `u8_sat(e)` is `(sat-cast u8 e)`.
 //! * C operators and precedence; `/` and `%` round as Halide does (toward negative infinity,
-//!   non-negative remainder) and, as the IR has no integer division, only divide by a constant
-//!   power of two: `e / 2^k` is `(shr e k)`, `e % 2^k` is `(and e 2^k-1)`. Literal subexpressions
-//!   are folded first, so `e / (1 << 15)` works.
+//!   non-negative remainder); the IR has no integer division, so the divisor must be a constant:
+//!   `e / 2^k` is `(shr e k)`, `e % 2^k` is `(and e 2^k-1)`, and other constants become
+//!   `(divide-by e c)` / `(remainder-by e c)`, multiplications by a magic number once `e`'s type
+//!   is known (`elaborate/divide.rs`). Literal subexpressions are folded first, so
+//!   `e / (1 << 15)` works.
 //! * `min max abs select absd reduce_add clamp`, the casts, and any other call `f(x, ...)`, which
 //!   becomes `(f x ...)` so idioms (`widening_add`, `rounding_mul_shr`, ...) are callable by name.
 
