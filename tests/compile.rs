@@ -474,3 +474,91 @@ fn a_cache_row_edited_into_another_term_is_caught_on_random_inputs() {
     assert_eq!(again["steps"], first["steps"]);
     assert_eq!(compile_json(home, AVERAGE, &[])["cached"], true);
 }
+
+#[test]
+fn a_batch_selects_what_compile_selects_for_every_selection_file() {
+    let guard = project_copy("compile-batch");
+    let home = guard.path();
+    let cases = cases("select");
+    // JSONL for every case (its target and lanes), and one expression that cannot elaborate.
+    let mut lines: Vec<String> = cases
+        .iter()
+        .map(|c| {
+            let lanes = c.extra.get(1).map(|l| format!(", \"lanes\": {l}"));
+            format!(
+                "{{\"expr\": {}, \"target\": \"{}\"{}}}",
+                serde_json::to_string(&c.expression).unwrap(),
+                c.target,
+                lanes.unwrap_or_default()
+            )
+        })
+        .collect();
+    lines.push("# a comment, then a plain line for --target".to_string());
+    lines.push("a_u8 + b_u16".to_string());
+    let file = home.join("batch.jsonl");
+    std::fs::write(&file, lines.join("\n")).unwrap();
+    let out = isadb(
+        home,
+        &[
+            "--json",
+            "compile",
+            "--batch",
+            file.to_str().unwrap(),
+            "--target",
+            "neon",
+            "--jobs",
+            "2",
+        ],
+    );
+    // The expression that does not elaborate fails alone: exit 1, every other one selected.
+    assert_eq!(
+        out.status.code(),
+        Some(1),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let report = json(&out);
+    let entries = report["expressions"].as_array().unwrap();
+    assert_eq!(entries.len(), cases.len() + 1);
+    assert_eq!(report["failed"], 1);
+    let last = &entries[cases.len()];
+    assert_eq!(last["line"], cases.len() + 2);
+    assert!(last["error"].as_str().unwrap().contains("u8"), "{last}");
+    let mut wrong = Vec::new();
+    for (case, entry) in cases.iter().zip(entries) {
+        let calls: Vec<&str> = entry["calls"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|c| c.as_str().unwrap().split('(').next().unwrap())
+            .collect();
+        if calls != case.selected || entry["proof"].is_null() {
+            wrong.push(format!("{}: {entry}", case.at));
+        }
+    }
+    assert!(wrong.is_empty(), "{}", wrong.join("\n"));
+    assert!(report["programs"].as_u64().unwrap() < cases.len() as u64);
+
+    // Bad batch files: one line naming the file and line, exit 2.
+    let bad = [
+        ("{\"expr\": 3}", "bad.jsonl:1: not a batch JSON object"),
+        (
+            "{\"expr\": \"a_u8\", \"target\": \"arm\"}",
+            "bad.jsonl:1: target: unknown target 'arm'",
+        ),
+        (
+            "\n\na_u8 + b_u8",
+            "bad.jsonl:3: a plain expression needs --target",
+        ),
+        ("# nothing", "bad.jsonl: no expressions in the batch"),
+    ];
+    let path = home.join("bad.jsonl");
+    for (text, needle) in bad {
+        std::fs::write(&path, text).unwrap();
+        let out = isadb(home, &["compile", "--batch", path.to_str().unwrap()]);
+        let err = String::from_utf8_lossy(&out.stderr);
+        assert_eq!(out.status.code(), Some(2), "{text}: {err}");
+        assert_eq!(err.trim_end().lines().count(), 1, "{text}: {err}");
+        assert!(err.contains(needle), "{text}: {err}");
+    }
+}

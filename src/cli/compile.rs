@@ -6,11 +6,12 @@ use super::{print_out, text_choice, Context, Outcome};
 use crate::error::{Error, Result};
 use crate::ir::Elem;
 use crate::select::check::RunCheck;
-use crate::select::{Report, Request, Selector, Step};
+use crate::select::{self, Proof, Report, Request, Selector, Step};
 use crate::spec::Target;
 use crate::words::text_enum;
 use serde::Serialize;
 use std::collections::HashMap;
+use std::path::Path;
 
 text_enum! {
     /// What `compile --emit` prints besides the sequence.
@@ -49,15 +50,7 @@ pub fn compile(ctx: &Context, expr: &str, target: Target, options: Options) -> R
         run,
         cache,
     } = options;
-    let mut declared = HashMap::new();
-    for v in vars {
-        let (name, ty) = v
-            .split_once(':')
-            .ok_or_else(|| Error::Usage(format!("--var {v}: expected NAME:TYPE, e.g. z:u16")))?;
-        let elem = Elem::parse(ty)
-            .ok_or_else(|| Error::Usage(format!("--var {v}: unknown element type '{ty}'")))?;
-        declared.insert(name.to_string(), elem);
-    }
+    let declared = declarations(vars)?;
     let request = Request {
         lanes,
         declared,
@@ -138,6 +131,160 @@ pub fn compile(ctx: &Context, expr: &str, target: Target, options: Options) -> R
         found.run,
         Some(RunCheck::Mismatch(_))
     )))
+}
+
+/// The `--var NAME:TYPE` declarations.
+fn declarations(vars: &[String]) -> Result<HashMap<String, Elem>> {
+    let mut declared = HashMap::new();
+    for v in vars {
+        let (name, ty) = v
+            .split_once(':')
+            .ok_or_else(|| Error::Usage(format!("--var {v}: expected NAME:TYPE, e.g. z:u16")))?;
+        let elem = Elem::parse(ty)
+            .ok_or_else(|| Error::Usage(format!("--var {v}: unknown element type '{ty}'")))?;
+        declared.insert(name.to_string(), elem);
+    }
+    Ok(declared)
+}
+
+/// `compile --batch FILE`: every expression of the file selected (each target's rules compiled
+/// into egglog once per chunk) and proven on `jobs` threads; a line per expression and a
+/// summary; exit 1 when any expression has no proven selection.
+pub fn batch(
+    ctx: &Context,
+    file: &Path,
+    target: Option<Target>,
+    vars: &[String],
+    jobs: usize,
+) -> Result<Outcome> {
+    let declared = declarations(vars)?;
+    let items = select::batch::read(file, target)?;
+    let report = select::batch::run(&ctx.project, items, &declared, jobs)?;
+    let view = BatchView::of(&report);
+    ctx.print(&view, || {
+        let mut out = String::new();
+        for e in &view.expressions {
+            let head = format!("{}:{} {}", view.file_name(file), e.line, e.target);
+            out += &match &e.error {
+                Some(error) => format!("{head} {}: FAILED: {error}\n", e.expression),
+                None => format!(
+                    "{head} {}: cost {} {}{}\n",
+                    e.expression,
+                    e.cost.unwrap_or_default(),
+                    e.calls.join(" "),
+                    if e.scalarized.is_empty() {
+                        String::new()
+                    } else {
+                        format!(" (scalarized: {})", e.scalarized.join(", "))
+                    }
+                ),
+            };
+        }
+        out + &view.summary() + "\n"
+    })?;
+    Ok(Outcome::negative_if(view.failed > 0))
+}
+
+/// The batch as printed.
+#[derive(Serialize)]
+struct BatchView {
+    expressions: Vec<BatchEntry>,
+    count: usize,
+    selected: usize,
+    failed: usize,
+    /// Selected with an operator computed lane by lane.
+    scalarized: usize,
+    /// egglog programs run.
+    programs: usize,
+    jobs: usize,
+    select_ms: f64,
+    wall_ms: f64,
+    select_ms_per_expression: f64,
+    wall_ms_per_expression: f64,
+}
+
+#[derive(Serialize)]
+struct BatchEntry {
+    line: usize,
+    target: &'static str,
+    expression: String,
+    result: Option<String>,
+    cost: Option<f64>,
+    calls: Vec<String>,
+    scalarized: Vec<String>,
+    /// "z3" or "same tree".
+    proof: Option<&'static str>,
+    prove_ms: Option<f64>,
+    error: Option<String>,
+}
+
+impl BatchView {
+    fn of(r: &select::batch::Report) -> BatchView {
+        let expressions: Vec<BatchEntry> = r
+            .entries
+            .iter()
+            .map(|e| {
+                let ok = e.outcome.as_ref().ok();
+                BatchEntry {
+                    line: e.item.line,
+                    target: e.item.target.name,
+                    expression: e.item.text.clone(),
+                    result: ok.map(|s| s.result.to_string()),
+                    cost: ok.map(|s| s.cost),
+                    calls: ok.map(|s| s.calls.clone()).unwrap_or_default(),
+                    scalarized: ok.map(|s| s.scalarized.clone()).unwrap_or_default(),
+                    proof: ok.map(|s| match s.proof {
+                        Proof::Z3 => "z3",
+                        Proof::SameTree => "same tree",
+                    }),
+                    prove_ms: ok.map(|s| s.prove_ms),
+                    error: e.outcome.as_ref().err().cloned(),
+                }
+            })
+            .collect();
+        let count = expressions.len();
+        let selected = r.selected();
+        BatchView {
+            count,
+            selected,
+            failed: count - selected,
+            scalarized: expressions
+                .iter()
+                .filter(|e| !e.scalarized.is_empty())
+                .count(),
+            expressions,
+            programs: r.programs,
+            jobs: r.jobs,
+            select_ms: r.select_ms,
+            wall_ms: r.wall_ms,
+            select_ms_per_expression: r.select_ms / count as f64,
+            wall_ms_per_expression: r.wall_ms / count as f64,
+        }
+    }
+
+    fn file_name(&self, file: &Path) -> String {
+        file.file_name()
+            .map(|n| n.to_string_lossy().into_owned())
+            .unwrap_or_default()
+    }
+
+    fn summary(&self) -> String {
+        format!(
+            "{} expressions: {} selected and proven ({} with scalarized lanes), {} failed; {} egglog \
+             programs; selection {:.0} ms ({:.1} ms per expression), with proofs on {} threads \
+             {:.0} ms ({:.1} ms per expression)",
+            self.count,
+            self.selected,
+            self.scalarized,
+            self.failed,
+            self.programs,
+            self.select_ms,
+            self.select_ms_per_expression,
+            self.jobs,
+            self.wall_ms,
+            self.wall_ms_per_expression
+        )
+    }
 }
 
 /// The report as printed: the run as a sentence, the outputs as `out[0..8] = t1`.

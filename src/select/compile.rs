@@ -8,7 +8,7 @@ use super::catalog::Catalog;
 use super::node::{self, Node};
 use super::program::{Program, Programs};
 use super::prove::{prove_selection, Proof};
-use super::run::run;
+use super::run::{run, run_within, Budget};
 use super::term::Term;
 use crate::database::Database;
 use crate::error::{Error, Result};
@@ -42,6 +42,9 @@ pub struct Compiled {
     /// How it was proven; `None` for a cached selection (proven when it was stored).
     pub proof: Option<Proof>,
 }
+
+/// One input's extracted term (egglog text) and the selection read back from it.
+pub type Extracted = (String, Rc<Node>);
 
 /// Instruction selection on one target: its catalog, and the rewrites generated for it so far.
 pub struct Selector {
@@ -113,6 +116,28 @@ impl Selector {
         let extracted = run(&program)?;
         let root = node::read(&Term::parse(&extracted)?, &self.catalog)?;
         Ok((program, extracted, root))
+    }
+
+    /// Selects for several elaborated inputs with one egglog program (see
+    /// [`Programs::generate_many`]), without proving: each input's extracted term and the
+    /// selection read back from it. The error is the program's (generation or a budget), for
+    /// all of them; the inputs must agree on their variables' types.
+    pub fn select_many(&mut self, inputs: &[Rc<Expr>]) -> Result<Vec<Result<Extracted>>> {
+        let program = self
+            .programs
+            .generate_many(&self.catalog, inputs)
+            .map_err(|m| Error::Usage(format!("expression: {m}")))?;
+        let extracted = run_within(&program, Budget::DEFAULT)?;
+        if extracted.len() != inputs.len() {
+            return Err(Error::data("egglog", "the program extracted too few terms"));
+        }
+        Ok(extracted
+            .into_iter()
+            .map(|text| {
+                let root = node::read(&Term::parse(&text)?, &self.catalog)?;
+                Ok((text, root))
+            })
+            .collect())
     }
 
     /// Elaborates, selects and proves one expression. With `cache` (the database holding the

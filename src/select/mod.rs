@@ -20,6 +20,7 @@
 //! The fixed parts of every program are the `.egg` files next to these: `prelude.egg`,
 //! `analysis.egg`, `bounds.egg`, `layout.egg`, `schedule.egg`.
 
+pub mod batch;
 pub mod cache;
 pub mod catalog;
 pub mod check;

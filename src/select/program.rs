@@ -95,21 +95,38 @@ type Heads = BTreeSet<(&'static str, VecType)>;
 impl Programs {
     /// The whole program for `input` on the catalog's target.
     pub fn generate(&mut self, catalog: &Catalog, input: &Rc<Expr>) -> Result<Program, String> {
+        self.generate_many(catalog, std::slice::from_ref(input))
+    }
+
+    /// One program selecting for every input at once: the rewrites any of them can use are
+    /// declared once, the inputs share one e-graph and each is extracted in turn (`$root` for
+    /// the first, `$root_K` for input K). Inputs must agree on the type of every variable
+    /// they share (see [`agree_on_variables`]).
+    pub fn generate_many(
+        &mut self,
+        catalog: &Catalog,
+        inputs: &[Rc<Expr>],
+    ) -> Result<Program, String> {
         let target = catalog.target;
         let mut split_list = Vec::new();
-        splits(input, target.min_split_bits, &mut split_list);
+        for input in inputs {
+            splits(input, target.min_split_bits, &mut split_list);
+        }
         let mut in_play: BTreeSet<VecType> = BTreeSet::new();
         let mut add_types = |e: &Expr| e.walk(&mut |n| _ = in_play.insert(n.ty));
-        add_types(input);
+        for input in inputs {
+            add_types(input);
+        }
         for (_, lo, hi) in &split_list {
             add_types(lo);
             add_types(hi);
         }
-        let doubled = target
-            .lane_layout
-            .then(|| layout::doubled(input, target.register_bits))
-            .flatten();
-        if let Some(d) = &doubled {
+        let doubled: Vec<Rc<Expr>> = inputs
+            .iter()
+            .filter(|_| target.lane_layout)
+            .filter_map(|input| layout::doubled(input, target.register_bits))
+            .collect();
+        for d in &doubled {
             add_types(d);
         }
         if target.lane_layout {
@@ -118,11 +135,13 @@ impl Programs {
         }
         let lanes: BTreeSet<u32> = in_play.iter().map(|t| t.lanes).collect();
         let mut constants = BTreeSet::new();
-        input.walk(&mut |n| {
-            if let Op::Const(v) = &n.op {
-                constants.extend(v.iter().map(|b| lane_value(n.ty.elem, *b)));
-            }
-        });
+        for input in inputs {
+            input.walk(&mut |n| {
+                if let Op::Const(v) = &n.op {
+                    constants.extend(v.iter().map(|b| lane_value(n.ty.elem, *b)));
+                }
+            });
+        }
         let mut skipped = Vec::new();
         let mut lowered = Vec::new();
         for (i, l) in catalog.lowerings.iter().enumerate() {
@@ -140,10 +159,15 @@ impl Programs {
                 Err(why) => skipped.push(format!("{}: {why}", l.source)),
             }
         }
-        let root = ground(input)?;
+        let roots = inputs
+            .iter()
+            .map(|i| ground(i))
+            .collect::<Result<Vec<_>, _>>()?;
         let mut nodes = Heads::new();
-        root.typed_heads(&mut |n, t| _ = nodes.insert((n, t)));
-        if let Some(d) = &doubled {
+        for root in &roots {
+            root.typed_heads(&mut |n, t| _ = nodes.insert((n, t)));
+        }
+        for d in &doubled {
             ground(d)?.typed_heads(&mut |n, t| _ = nodes.insert((n, t)));
         }
         let mut split_terms = Vec::new();
@@ -166,14 +190,16 @@ impl Programs {
         let from_rules = rewrites.len();
         rewrites.extend(lowered);
         let mut var_lanes = HashMap::new();
-        input.walk(&mut |n| {
-            if let Op::Var(name) = &n.op {
-                var_lanes.insert(name.clone(), n.ty.lanes);
-            }
-        });
+        for input in inputs {
+            input.walk(&mut |n| {
+                if let Op::Var(name) = &n.op {
+                    var_lanes.insert(name.clone(), n.ty.lanes);
+                }
+            });
+        }
         let mut parts = BTreeSet::new();
-        for term in [&root]
-            .into_iter()
+        for term in roots
+            .iter()
             .chain(split_terms.iter().flat_map(|(_, _, lo, hi)| [lo, hi]))
         {
             term.parts(&mut |ty, name, offset| {
@@ -257,9 +283,11 @@ impl Programs {
         }
         let count = rewrites.len();
         commands.extend(rewrites.into_iter().map(Command::Rewrite));
-        commands.push(Command::Root(root));
-        if target.lane_layout {
-            commands.extend(layout::facts(input, target.register_bits)?);
+        for (k, (input, root)) in inputs.iter().zip(roots).enumerate() {
+            commands.push(Command::Root(k, root));
+            if target.lane_layout {
+                commands.extend(layout::facts(input, target.register_bits)?);
+            }
         }
         for (ty, n, lo, hi) in split_terms {
             let parts = Term::Op {
@@ -271,6 +299,7 @@ impl Programs {
             commands.push(Command::Union(n, parts));
         }
         commands.push(Command::Fixed(include_str!("schedule.egg")));
+        commands.extend((0..inputs.len()).map(Command::Extract));
         Ok(Program {
             commands,
             rewrites: count,
@@ -370,6 +399,18 @@ impl Programs {
             }
         }
     }
+}
+
+/// Whether the inputs can share one program: every variable name has one type among them
+/// (a variable's parts are named by the variable alone).
+pub fn agree_on_variables<'a>(inputs: impl IntoIterator<Item = &'a Rc<Expr>>) -> bool {
+    let mut types = HashMap::new();
+    inputs.into_iter().all(|input| {
+        input
+            .vars()
+            .iter()
+            .all(|(name, ty)| *types.entry(name.clone()).or_insert(*ty) == *ty)
+    })
 }
 
 /// The rewrites that can apply, without repeats (see `reach.rs`): the first `from_rules` are

@@ -31,13 +31,17 @@ impl Budget {
     };
 }
 
-/// Runs the program under [`Budget::DEFAULT`]; the extracted term as text.
+/// Runs the program under [`Budget::DEFAULT`]; the first extracted term as text.
 pub fn run(program: &Program) -> Result<String> {
-    run_within(program, Budget::DEFAULT)
+    run_within(program, Budget::DEFAULT)?
+        .into_iter()
+        .next()
+        .ok_or_else(|| Error::data("egglog", "the program extracted nothing"))
 }
 
-/// Runs the program under `budget`; the extracted term as text.
-pub fn run_within(program: &Program, budget: Budget) -> Result<String> {
+/// Runs the program under `budget`; the extracted terms as text, in the order the program
+/// extracts them.
+pub fn run_within(program: &Program, budget: Budget) -> Result<Vec<String>> {
     let mut egraph = egglog::EGraph::default();
     let commands = egraph
         .parse_program(None, &program.to_string())
@@ -47,23 +51,45 @@ pub fn run_within(program: &Program, budget: Budget) -> Result<String> {
         started: Instant::now(),
         growth: HashMap::new(),
     };
-    let mut outputs = Vec::new();
+    let mut roots = Vec::new();
     for command in commands {
         match command {
+            // Every root is extracted at the end, with one computation of the costs.
+            Command::Extract(_, root, _) => roots.push(root),
             Command::RunSchedule(schedule) => {
                 steps.run(&mut egraph, &schedule)?;
             }
-            command => outputs.extend(egraph.run_program(vec![command]).map_err(egglog_error)?),
+            command => _ = egraph.run_program(vec![command]).map_err(egglog_error)?,
         }
     }
-    outputs
+    extract_all(&mut egraph, &roots)
+}
+
+/// The cheapest term of each root, as text, from one computation of the e-graph's costs
+/// (egglog's `extract` computes them again for every root).
+fn extract_all(egraph: &mut egglog::EGraph, roots: &[egglog::ast::Expr]) -> Result<Vec<String>> {
+    let values = roots
         .iter()
-        .rev()
-        .find_map(|o| match o {
-            egglog::CommandOutput::ExtractBest(dag, _, term) => Some(dag.to_string(*term)),
-            _ => None,
+        .map(|r| egraph.eval_expr(r).map_err(egglog_error))
+        .collect::<Result<Vec<_>>>()?;
+    let Some((sort, _)) = values.first() else {
+        return Ok(Vec::new());
+    };
+    let extractor = egglog::extract::Extractor::compute_costs_from_rootsorts(
+        Some(vec![sort.clone()]),
+        egraph,
+        egglog::extract::TreeAdditiveCostModel::default(),
+    );
+    values
+        .iter()
+        .map(|(_, value)| {
+            let mut dag = egglog::TermDag::default();
+            let (_, term) = extractor
+                .extract_best(egraph, &mut dag, *value)
+                .ok_or_else(|| Error::data("egglog", "a root has no term to extract"))?;
+            Ok(dag.to_string(term))
         })
-        .ok_or_else(|| Error::data("egglog", "the program extracted nothing"))
+        .collect()
 }
 
 /// A schedule interpreted as egglog does (`repeat` stops early when nothing changes,

@@ -24,8 +24,11 @@ pub enum Command {
     Half(VecType),
     /// A rewrite.
     Rewrite(Rewrite),
-    /// The root of the selection: `(let $root (Out t))`.
-    Root(Term),
+    /// The root of the selection of input K: `(let $root (Out t))` for the first,
+    /// `(let $root_K (Out t))` for the others.
+    Root(usize, Term),
+    /// Extraction of input K's root: `(extract $root)`, `(extract $root_K)`.
+    Extract(usize),
     /// Two terms are equal: `(union a b)`.
     Union(Term, Term),
 }
@@ -61,9 +64,18 @@ impl fmt::Display for Command {
                 writeln!(f, "(set (lanes-of \"{}\") {})", type_name(h), h.lanes)
             }
             Command::Rewrite(r) => write!(f, "{r}"),
-            Command::Root(t) => writeln!(f, "(let $root (Out {t}))"),
+            Command::Root(k, t) => writeln!(f, "(let {} (Out {t}))", root_name(*k)),
+            Command::Extract(k) => writeln!(f, "(extract {})", root_name(*k)),
             Command::Union(a, b) => writeln!(f, "(union {a} {b})"),
         }
+    }
+}
+
+/// The egglog name of input K's root.
+fn root_name(k: usize) -> String {
+    match k {
+        0 => "$root".to_string(),
+        k => format!("$root_{k}"),
     }
 }
 
