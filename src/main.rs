@@ -67,7 +67,8 @@ enum Command {
     /// totality` selects and proves every IR operator at every type and lane count (1 lane to 4
     /// registers) on each target, counted direct / rules / scalarized / failing.
     Bench {
-        /// `kernels` for the kernel benchmark, `totality` for the totality table.
+        /// `kernels` for the kernel benchmark, `totality` for the totality table, `batch` for
+        /// the selection corpus compiled in batch.
         #[arg(value_parser = choice::<Suite>())]
         suite: Option<Suite>,
         /// Runs of each query process (the median is reported).
@@ -76,9 +77,15 @@ enum Command {
         /// `bench kernels`: only the kernels whose name contains this.
         #[arg(long)]
         only: Option<String>,
-        /// `bench totality`: only these targets (repeatable; default: all four).
+        /// `bench totality` and `bench batch`: only these targets (repeatable; default: all four).
         #[arg(long, value_parser = choice::<Target>())]
         target: Vec<Target>,
+        /// `bench batch`: proof threads.
+        #[arg(long, default_value_t = 2, value_parser = cli::count(MAX_JOBS, "threads"))]
+        jobs: usize,
+        /// `bench batch`: print the corpus as `compile --batch` JSONL instead of compiling it.
+        #[arg(long)]
+        corpus: bool,
     },
     /// Compile a whole kernel (the lifted (List ...) form, or C) by phased equality saturation
     /// over the stored rules; prove it, print its costs, emit C, run it.
@@ -292,6 +299,13 @@ fn main() -> ExitCode {
             target,
             ..
         } => cli::bench::totality(&ctx, &target),
+        Command::Bench {
+            suite: Some(Suite::Batch),
+            target,
+            jobs,
+            corpus,
+            ..
+        } => cli::bench::batch(&ctx, &target, jobs, corpus),
         Command::Bench {
             suite: Some(Suite::Kernels),
             only,

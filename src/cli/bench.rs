@@ -15,6 +15,8 @@ text_enum! {
         Kernels = "kernels",
         /// The operator x type x lanes x target table of instruction selection.
         Totality = "totality",
+        /// The selection corpus compiled with `compile --batch` on every target.
+        Batch = "batch",
     }
 }
 
@@ -99,6 +101,75 @@ pub fn totality(ctx: &Context, targets: &[Target]) -> Result<Outcome> {
         out
     })?;
     Ok(Outcome::negative_if(failing > 0))
+}
+
+/// `bench batch [--target T]... [--jobs N] [--corpus]`: the selection corpus compiled in batch
+/// on each target (or, with `corpus`, the corpus printed as `compile --batch` JSONL).
+pub fn batch(ctx: &Context, targets: &[Target], jobs: usize, corpus: bool) -> Result<Outcome> {
+    let targets: Vec<Target> = if targets.is_empty() {
+        TARGETS.to_vec()
+    } else {
+        targets.to_vec()
+    };
+    if corpus {
+        let mut out = String::new();
+        for target in &targets {
+            for e in crate::select::corpus::corpus() {
+                let line = serde_json::json!({"expr": e.text, "target": target.name});
+                out += &format!("{line}\n");
+            }
+        }
+        super::print_out(&out)?;
+        return Ok(Outcome::Success);
+    }
+    let figures = crate::select::corpus::measure(&ctx.project, &targets, jobs)?;
+    ctx.print(&figures, || {
+        let mut out = String::new();
+        for f in &figures {
+            for (e, why) in &f.failed {
+                out += &format!("{}: {e}: FAILED {why}\n", f.target);
+            }
+            for (e, cost, idiomatic) in &f.dearer {
+                out += &format!(
+                    "{}: {e}: cost {cost}, the idiomatic instruction {idiomatic}\n",
+                    f.target
+                );
+            }
+        }
+        out += &format!(
+            "{:<11} {:>5} {:>8} {:>10} {:>6} {:>15} {:>8} {:>12} {:>12} {:>10}\n",
+            "target",
+            "exprs",
+            "selected",
+            "scalarized",
+            "failed",
+            "no dearer/idiom",
+            "programs",
+            "select/expr",
+            "total/expr",
+            "z3 median"
+        );
+        for f in &figures {
+            let n = f.expressions as f64;
+            out += &format!(
+                "{:<11} {:>5} {:>8} {:>10} {:>6} {:>15} {:>8} {:>9.1} ms {:>9.1} ms {:>7.1} ms\n",
+                f.target,
+                f.expressions,
+                f.selected,
+                f.scalarized,
+                f.failed.len(),
+                format!("{}/{}", f.no_dearer, f.with_idiom),
+                f.programs,
+                f.select_ms / n,
+                f.wall_ms / n,
+                f.prove_median_ms
+            );
+        }
+        out
+    })?;
+    Ok(Outcome::negative_if(
+        figures.iter().any(|f| !f.failed.is_empty()),
+    ))
 }
 
 /// `bench [--rounds N]`.

@@ -3,7 +3,8 @@
 //! the rewrites any of them can use, and saturates and extracts them together; see
 //! [`Selector::select_many`]), and the z3 proofs run on worker threads while selection goes on.
 //! A chunk whose program fails (a budget, an expression that cannot be grounded) is split in
-//! halves until the failing expression stands alone with its own error.
+//! halves until the failing expression stands alone with its own error, and the chunks after
+//! it are smaller.
 
 use super::compile::{Compiled, Extracted, Selector};
 use super::node::Node;
@@ -22,8 +23,11 @@ use std::sync::mpsc;
 use std::sync::{Arc, Mutex};
 use std::time::Instant;
 
-/// Expressions selected together in one egglog program.
+/// Expressions selected together in one egglog program, at first; after a chunk whose program
+/// passed a budget, half as many, down to [`MIN_CHUNK`].
 pub const CHUNK: usize = 64;
+/// The fewest expressions of a chunk after halving.
+pub const MIN_CHUNK: usize = 4;
 
 /// One expression of a batch.
 #[derive(Debug, Clone)]
@@ -191,9 +195,18 @@ pub fn run(
                 Err(e) => pending[index] = Some(Err(e.to_string())),
             }
         }
-        for chunk in chunks(inputs) {
+        let mut size = CHUNK;
+        let mut rest = inputs.as_slice();
+        while !rest.is_empty() {
+            let chunk = next_chunk(rest, size);
+            rest = &rest[chunk.len()..];
             let mut selections = Vec::new();
-            programs += select_chunk(&mut selector, &chunk, &mut selections);
+            let ran = select_chunk(&mut selector, chunk, &mut selections);
+            programs += ran;
+            if ran > 1 {
+                // A chunk past the budget: the next ones are smaller.
+                size = (size / 2).max(MIN_CHUNK);
+            }
             for (index, input, selection) in selections {
                 let item = &items[index];
                 match selection {
@@ -250,20 +263,14 @@ pub fn run(
     })
 }
 
-/// The inputs in chunks of at most [`CHUNK`] that agree on their variables, in order.
-fn chunks(inputs: Vec<(usize, Rc<Expr>)>) -> Vec<Vec<(usize, Rc<Expr>)>> {
-    let mut out: Vec<Vec<(usize, Rc<Expr>)>> = Vec::new();
-    for input in inputs {
-        let fits = out.last().is_some_and(|chunk| {
-            chunk.len() < CHUNK
-                && agree_on_variables(chunk.iter().map(|(_, e)| e).chain([&input.1]))
-        });
-        match out.last_mut() {
-            Some(chunk) if fits => chunk.push(input),
-            _ => out.push(vec![input]),
-        }
+/// The longest prefix of `inputs`, at most `size` long, that agrees on its variables.
+fn next_chunk(inputs: &[(usize, Rc<Expr>)], size: usize) -> &[(usize, Rc<Expr>)] {
+    let mut len = 1;
+    while len < size.min(inputs.len()) && agree_on_variables(inputs[..=len].iter().map(|(_, e)| e))
+    {
+        len += 1;
     }
-    out
+    &inputs[..len]
 }
 
 /// One input's selection, or why it has none.

@@ -8,11 +8,14 @@
 //!   computes this pattern", from idiom facts and semantics; [`permute`]: interleaves and deals
 //!   by a scalar control; [`simplify`]: identities folded out of instruction patterns.
 //! - [`term`]: the e-graph's typed terms and rewrites, and their egglog text; [`encode`]: IR
-//!   as terms and patterns; [`rewrites`], [`split`], [`layout`]: what goes into a program;
-//!   [`program`]: the program; [`run`]: running it in egglog.
+//!   as terms and patterns; [`rewrites`], [`split`], [`layout`], [`sound`] and [`signedness`]
+//!   (rewrites sound by construction): what goes into a program; [`program`]: the program;
+//!   [`run`]: running it in egglog.
 //! - [`node`]: the selection read back; [`scalarize`]: the last resort for an operator no
 //!   instruction sequence covers, lane by lane; [`prove`]: translation validation; [`cache`]:
 //!   the selection cache.
+//! - [`batch`]: many expressions per egglog program, proofs on threads (`compile --batch`);
+//!   [`corpus`]: the corpus `bench batch` compiles that way.
 //! - [`totality`]: the operator x type x lanes x target table, walked.
 //! - [`steps`], [`emit_c`] (with [`scalar_c`] for scalarized lanes), [`check`]: the printed
 //!   sequence, the C function, and running it.
@@ -25,6 +28,7 @@ pub mod cache;
 pub mod catalog;
 pub mod check;
 pub mod compile;
+pub mod corpus;
 pub mod emit_c;
 pub mod encode;
 pub mod layout;
@@ -39,6 +43,7 @@ pub mod rewrites;
 pub mod run;
 pub mod scalar_c;
 pub mod scalarize;
+pub mod signedness;
 pub mod simplify;
 pub mod sound;
 pub mod split;

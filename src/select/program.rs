@@ -13,7 +13,7 @@ use super::encode::ground;
 use super::layout;
 use super::reach::{reach, Step};
 use super::rewrites::{lowering_rewrites, rule_rewrite, takes_constants};
-use super::sound::{cast_midpoint, extension_twin, generated, part_widenings};
+use super::sound::{cast_midpoint, cast_twin, generated, part_widenings};
 use super::split::splits;
 use super::term::{lane_value, type_name, Command, Rewrite, Ruleset, Term};
 use crate::ir::{Elem, Expr, Op, VecType};
@@ -53,6 +53,26 @@ pub struct Programs {
     rules: HashMap<(Ruleset, String, Option<Elem>, u32), Built>,
     lowerings: HashMap<usize, Result<Vec<Rewrite>, String>>,
     shapes: HashMap<(Ruleset, String), Shape>,
+    conversions: Option<BTreeSet<Conversion>>,
+}
+
+/// A conversion (`Cast` or `SatCast`) from one element type to another.
+type Conversion = (&'static str, Elem, Elem);
+
+/// The conversions some instruction of the catalog computes, as the root of its pattern.
+fn direct_conversions(catalog: &Catalog) -> BTreeSet<Conversion> {
+    catalog
+        .lowerings
+        .iter()
+        .filter_map(|l| {
+            let name = match l.pattern.op {
+                Op::Cast(_) => "Cast",
+                Op::SatCast(_) => "SatCast",
+                _ => return None,
+            };
+            Some((name, l.pattern.args.first()?.ty.elem, l.pattern.ty.elem))
+        })
+        .collect()
 }
 
 /// Operator names, whatever their type: the untyped view of what a rewrite needs and makes.
@@ -228,7 +248,7 @@ impl Programs {
                 .flat_map(|s| types.iter().map(move |t| (*s, *t)))
                 .flat_map(|(s, t)| {
                     [
-                        extension_twin(s, t),
+                        cast_twin(s, t),
                         cast_midpoint(s, t, false),
                         cast_midpoint(s, t, true),
                     ]
@@ -244,7 +264,16 @@ impl Programs {
         let by_name: BTreeMap<String, VecType> =
             types.iter().map(|t| (type_name(*t), *t)).collect();
         let named: Vec<VecType> = by_name.values().copied().collect();
-        rewrites.extend(generated(&named, target.register_bits));
+        // Operators at the other signedness for the input's own operators, conversions only
+        // where the target has no instruction for them.
+        let direct = self
+            .conversions
+            .get_or_insert_with(|| direct_conversions(catalog));
+        let wanted = |name: &'static str, ty: VecType, from: Option<VecType>| {
+            nodes.contains(&(name, ty))
+                && from.is_none_or(|s| !direct.contains(&(name, s.elem, ty.elem)))
+        };
+        rewrites.extend(generated(&named, target.register_bits, &wanted));
         if target.lane_layout {
             // Layout rules make these at every type in play.
             for t in &types {

@@ -3,6 +3,7 @@
 //! through their twins and midpoints, widenings of parts of inputs, comparisons swapped or at
 //! the other signedness, and selects at the other signedness or as bitwise selects by a mask.
 
+use super::signedness::{conversion_rewrites, signedness_rewrites, Wanted};
 use super::term::{fits_i64, lane_value, type_name, Cmp, Condition, Int, Rewrite, Ruleset, Term};
 use crate::ir::{Elem, VecType};
 use std::collections::BTreeSet;
@@ -17,16 +18,17 @@ fn op(name: &'static str, ty: VecType, args: Vec<Term>) -> Term {
     }
 }
 
-/// The type a widening cast from `s` to `t` can go through when their signedness differs: an
-/// extension's bits depend on the source's signedness only, so `i16(x_u8)` is the bits of
-/// `u16(x_u8)`. None when the signedness agrees or `t` is not wider.
-pub fn extension_twin(s: VecType, t: VecType) -> Option<VecType> {
+/// The type of the other signedness a cast from `s` to `t` can go through, the widths being
+/// different: an extension's bits depend on the source's signedness only, so `i16(x_u8)` is the
+/// bits of `u16(x_u8)` and `u64(x_u32)` those of `i64(x_u32)`, and a truncation keeps the low
+/// bits whatever the signedness, so `i8(x_u16)` is the bits of `u8(x_u16)`.
+pub fn cast_twin(s: VecType, t: VecType) -> Option<VecType> {
     (s.elem.is_int()
         && t.elem.is_int()
         && s.lanes == t.lanes
-        && s.elem.bits() < t.elem.bits()
+        && s.elem.bits() != t.elem.bits()
         && s.elem.is_signed() != t.elem.is_signed())
-    .then(|| Elem::int(t.elem.bits(), s.elem.is_signed()))
+    .then(|| Elem::int(t.elem.bits(), !t.elem.is_signed()))
     .flatten()
     .map(|e| t.with_elem(e))
 }
@@ -35,7 +37,11 @@ pub fn extension_twin(s: VecType, t: VecType) -> Option<VecType> {
 /// width: an extension goes through the source's signedness at twice its width (`i32(x_u8)`
 /// is `i32(u16(x_u8))`), a truncation through the target's at half the source's width, a
 /// saturating narrowing through the source's (whose range holds the target's where the source
-/// can reach it: `i8_sat(x_i32)` is `i8_sat(i16_sat(x_i32))`, `u8_sat(x_u32)` `u8_sat(u16_sat(x_u32))`).
+/// can reach it: `i8_sat(x_i32)` is `i8_sat(i16_sat(x_i32))`, `u8_sat(x_u32)` `u8_sat(u16_sat(x_u32))`);
+/// a saturating narrowing that changes the signedness and does not more than halve the width
+/// goes through the target's signedness at the source's width, whose range holds the target's
+/// (clamping to a range and then to one inside it is clamping to the inner one:
+/// `i8_sat(x_u16)` is `i8_sat(i16_sat(x_u16))`).
 pub fn cast_midpoint(s: VecType, t: VecType, saturating: bool) -> Option<VecType> {
     if !s.elem.is_int() || !t.elem.is_int() || s.lanes != t.lanes {
         return None;
@@ -52,6 +58,8 @@ pub fn cast_midpoint(s: VecType, t: VecType, saturating: bool) -> Option<VecType
                 t.elem.is_signed()
             },
         )
+    } else if saturating && sb > tb && s.elem.is_signed() != t.elem.is_signed() {
+        Elem::int(sb, t.elem.is_signed())
     } else {
         None
     };
@@ -251,12 +259,13 @@ fn wide_multiply(t: VecType) -> Vec<Rewrite> {
 /// concatenation is the concatenation of the converted halves, a constant is the widening cast
 /// of the same value at a narrower type (so `u16(b_u8) * 2` is a widening multiply), and a
 /// cast between types of one width is a free reinterpretation of the bits, as is a widening
-/// cast next to its [`extension_twin`], and a cast more than doubling or halving the width goes
+/// cast next to its [`cast_twin`], and a cast more than doubling or halving the width goes
 /// through its [`cast_midpoint`]; a narrowing of less than a register is the low half of the
 /// narrowing of the input concatenated with itself (NEON's `xtn` of a 64-bit result); the
-/// comparisons and selects of [`comparison_and_select_rewrites`]; and 8-bit multiplies at 16
-/// bits ([`wide_multiply`]).
-pub fn generated(types: &[VecType], register_bits: u32) -> Vec<Rewrite> {
+/// comparisons and selects of [`comparison_and_select_rewrites`]; 8-bit multiplies at 16
+/// bits ([`wide_multiply`]); and the shifts, comparisons and conversions of `signedness.rs`
+/// that the program `wanted`.
+pub fn generated(types: &[VecType], register_bits: u32, wanted: Wanted) -> Vec<Rewrite> {
     let mut out = Vec::new();
     for &t in types {
         for &s in types {
@@ -290,12 +299,14 @@ pub fn generated(types: &[VecType], register_bits: u32) -> Vec<Rewrite> {
     for &t in types {
         out.extend(comparison_and_select_rewrites(t));
         out.extend(wide_multiply(t));
+        out.extend(signedness_rewrites(t, wanted));
     }
     for &t in types {
         for &s in types {
             if !t.elem.is_int() || !s.elem.is_int() || s.lanes != t.lanes {
                 continue;
             }
+            out.extend(conversion_rewrites(s, t, wanted));
             let (tn, sn) = (type_name(t), type_name(s));
             let c = |ty| Term::Const {
                 ty,
@@ -365,7 +376,14 @@ pub fn generated(types: &[VecType], register_bits: u32) -> Vec<Rewrite> {
                     });
                 }
             }
-            if let Some(twin) = extension_twin(s, t) {
+            // At the same signedness the twin is of the other one (`u64(x_u32)` is the bits of
+            // `i64(x_u32)`), wanted where the target has no instruction for the cast itself.
+            let twin = cast_twin(s, t).or_else(|| {
+                let other = Elem::int(t.elem.bits(), !t.elem.is_signed())?;
+                (s.elem.bits() != t.elem.bits() && wanted("Cast", t, Some(s)))
+                    .then(|| t.with_elem(other))
+            });
+            if let Some(twin) = twin {
                 out.push(Rewrite {
                     ruleset: Ruleset::Lower,
                     source: format!(

@@ -1,0 +1,145 @@
+//! Rewrites sound by construction that move work to the other signedness or to a saturating
+//! conversion, where a target has the instruction only there (x86 has left shifts, compares
+//! and packs of one signedness only):
+//! - a left shift of a signed lane by a constant in range is the unsigned one on the same bits;
+//! - an unsigned comparison is the signed one of its operands with the sign bit flipped;
+//! - a truncation to an unsigned type is a saturating conversion of the value masked to that
+//!   type's range (the saturation then changes nothing), from the signed source type;
+//! - a saturating conversion of an unsigned value to a type with a smaller maximum is the
+//!   truncation of its minimum with that maximum.
+//!
+//! Each is made only where the program `wants` it (for the input's own operators, and for a
+//! conversion only where the target has no instruction for it): made for every type in play
+//! they double the e-graph of expressions that never need them.
+
+use super::term::{type_name, Cmp, Condition, Int, Rewrite, Ruleset, Term};
+use crate::ir::{Elem, VecType};
+
+/// The IR operator `name` at type `ty` on `args`.
+fn op(name: &'static str, ty: VecType, args: Vec<Term>) -> Term {
+    Term::Op {
+        name,
+        ty,
+        params: vec![],
+        args,
+    }
+}
+
+fn constant(ty: VecType, value: Int) -> Term {
+    Term::Const { ty, value }
+}
+
+fn reinterpret(ty: VecType, arg: Term) -> Term {
+    Term::Reinterpret {
+        ty,
+        arg: Box::new(arg),
+    }
+}
+
+/// Whether a program wants the rewrites of an operator at a type (from a type, for a
+/// conversion).
+pub type Wanted<'a> = &'a dyn Fn(&'static str, VecType, Option<VecType>) -> bool;
+
+/// The rewrites of one integer type `t`: its left shifts and comparisons.
+pub fn signedness_rewrites(t: VecType, wanted: Wanted) -> Vec<Rewrite> {
+    let mut out = Vec::new();
+    let (x, y) = (Term::Slot("x"), Term::Slot("y"));
+    let bits = t.elem.bits();
+    if !t.elem.is_int() || bits > 64 {
+        return out;
+    }
+    let name = type_name(t);
+    if let Some(u) = t
+        .elem
+        .unsigned()
+        .filter(|_| t.elem.is_signed() && wanted("Shl", t, None))
+    {
+        let u = t.with_elem(u);
+        out.push(Rewrite {
+            ruleset: Ruleset::Lower,
+            source: format!(
+                "a {name} left shift by a constant is the {} one",
+                type_name(u)
+            ),
+            lhs: op("Shl", t, vec![x.clone(), constant(t, Int::Slot("c"))]),
+            rhs: reinterpret(
+                t,
+                op(
+                    "Shl",
+                    u,
+                    vec![reinterpret(u, x.clone()), constant(u, Int::Slot("c"))],
+                ),
+            ),
+            conditions: vec![
+                Condition::Compare(Cmp::Ge, Int::Slot("c"), Int::Lit(0)),
+                Condition::Compare(Cmp::Lt, Int::Slot("c"), Int::Lit(bits as i128)),
+            ],
+        });
+    }
+    if let Some(s) = t.elem.signed().filter(|_| !t.elem.is_signed() && bits < 64) {
+        let s = t.with_elem(s);
+        let bools = t.with_elem(Elem::Bool);
+        let sign = constant(t, Int::Lit(1i128 << (bits - 1)));
+        let flipped = |v: &Term| reinterpret(s, op("Xor", t, vec![v.clone(), sign.clone()]));
+        for cmp in ["Lt", "Le", "Gt", "Ge"]
+            .into_iter()
+            .filter(|c| wanted(c, bools, None))
+        {
+            out.push(Rewrite {
+                ruleset: Ruleset::Lower,
+                source: format!(
+                    "{cmp} of {name} is {cmp} of {} with the sign bit flipped",
+                    type_name(s)
+                ),
+                lhs: op(cmp, bools, vec![x.clone(), y.clone()]),
+                rhs: op(cmp, bools, vec![flipped(&x), flipped(&y)]),
+                conditions: vec![Condition::TypeOf(x.clone(), t)],
+            });
+        }
+    }
+    out
+}
+
+/// The rewrites of a conversion from `s` to `t` (same lanes): truncation through a saturating
+/// conversion, and saturation of unsigned values through a minimum.
+pub fn conversion_rewrites(s: VecType, t: VecType, wanted: Wanted) -> Vec<Rewrite> {
+    let mut out = Vec::new();
+    if !s.elem.is_int() || !t.elem.is_int() || s.lanes != t.lanes || s.elem.bits() > 64 {
+        return out;
+    }
+    let x = Term::Slot("x");
+    let (sn, tn) = (type_name(s), type_name(t));
+    let t_max = t.elem.max_value();
+    if s.elem.bits() > t.elem.bits() && !t.elem.is_signed() && wanted("Cast", t, Some(s)) {
+        let Some(signed) = Elem::int(s.elem.bits(), true).map(|e| s.with_elem(e)) else {
+            return out;
+        };
+        let masked = op("And", s, vec![x.clone(), constant(s, Int::Lit(t_max))]);
+        let masked = if s.elem.is_signed() {
+            masked
+        } else {
+            reinterpret(signed, masked)
+        };
+        out.push(Rewrite {
+            ruleset: Ruleset::Lower,
+            source: format!("{sn} to {tn} is the saturating conversion of its low bits"),
+            lhs: op("Cast", t, vec![x.clone()]),
+            rhs: op("SatCast", t, vec![masked]),
+            conditions: vec![Condition::TypeOf(x.clone(), s)],
+        });
+    }
+    if !s.elem.is_signed() && t_max < s.elem.max_value() && wanted("SatCast", t, Some(s)) {
+        out.push(Rewrite {
+            ruleset: Ruleset::Lower,
+            source: format!("{sn} to {tn} with saturation is the truncation of a minimum"),
+            lhs: op("SatCast", t, vec![x.clone()]),
+            rhs: op(
+                "Cast",
+                t,
+                vec![op("Min", s, vec![x.clone(), constant(s, Int::Lit(t_max))])],
+            ),
+            conditions: vec![Condition::TypeOf(x.clone(), s)],
+        });
+    }
+    out
+}
