@@ -176,6 +176,27 @@ enum Command {
         #[arg(long)]
         no_cache: bool,
     },
+    /// The cheapest sequence of a target's instructions proven equal to an instruction of any
+    /// ISA in the database (by instruction selection over its semantics), printed as compile
+    /// prints a selection.
+    Port {
+        /// The instruction, by name or intrinsic (e.g. _mm_avg_epu8).
+        instruction: String,
+        /// x86-avx2, x86-avx512, neon or hvx.
+        #[arg(long, value_parser = choice::<Target>())]
+        target: Target,
+        /// The value of an immediate operand of the instruction, in operand order; repeatable.
+        #[arg(long = "imm", value_name = "VALUE", allow_hyphen_values = true)]
+        imms: Vec<String>,
+        /// Also print the egglog program that ran (egglog) or a C function with intrinsics (c).
+        #[arg(long, value_parser = choice::<Emit>())]
+        emit: Option<Emit>,
+        /// Compile the C function, run it (natively or under qemu) on this many iterations of
+        /// random inputs and compare every lane with the interpreter of the instruction's
+        /// semantics; exit 1 on a mismatch.
+        #[arg(long, value_name = "ITERATIONS", value_parser = cli::count(MAX_RUNS, "iterations"))]
+        run: Option<usize>,
+    },
     /// Synthesize rewrite rules (lifting and simplification by enumeration, lowering per target),
     /// prove them with z3 and store them in the database and rules.db/. Only pieces whose inputs
     /// changed are searched again.
@@ -377,6 +398,22 @@ fn main() -> ExitCode {
         Command::Compile { .. } => Err(isadb::Error::Usage(
             "compile: give an expression and --target, or --batch FILE".into(),
         )),
+        Command::Port {
+            instruction,
+            target,
+            imms,
+            emit,
+            run,
+        } => cli::port::port(
+            &ctx,
+            &instruction,
+            target,
+            cli::port::Options {
+                imms: &imms,
+                emit,
+                run,
+            },
+        ),
         Command::Synth { rederive: true, .. } => cli::synth::rederive(&ctx),
         Command::Synth {
             max_size,

@@ -76,7 +76,13 @@ pub fn compile(ctx: &Context, expr: &str, target: Target, options: Options) -> R
             return Err(e);
         }
     };
-    let report = View::of(&found, target);
+    print_report(ctx, &found, target)
+}
+
+/// Prints a selection's report as `compile` does; exit 1 when the C run disagrees with the
+/// interpreter.
+pub fn print_report(ctx: &Context, found: &Report, target: Target) -> Result<Outcome> {
+    let report = View::of(found, target);
     ctx.print(&report, || {
         let mut out = format!(
             "{} on {} ({}):

@@ -7,14 +7,15 @@
 //! - [`prove`]: `prove`, `verify-rules`;
 //! - [`synth`]: `synth`, `synth --rederive`;
 //! - [`kernel`]: `kernel`, `kernel --tune`;
-//! - [`compile`], [`validate`], [`query`], [`bench`] (and `bench kernels`): the command of that
-//!   name.
+//! - [`compile`] (and `compile --batch`), [`port`], [`validate`], [`query`], [`bench`] (and
+//!   `bench kernels`, `bench totality`, `bench batch`): the command of that name.
 
 pub mod bench;
 pub mod compile;
 pub mod db;
 pub mod inspect;
 pub mod kernel;
+pub mod port;
 pub mod prove;
 pub mod query;
 pub mod synth;

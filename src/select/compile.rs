@@ -176,30 +176,43 @@ impl Selector {
                 proof: None,
             });
         }
+        let (compiled, extracted) = self.select_and_prove(text, input, started)?;
+        let (catalog, input, cost) = (&self.catalog, &compiled.input, compiled.cost);
+        match cache {
+            Some(db) if db.is_read_only() => crate::error::note(
+                "isadb: the database is read-only: this selection is not kept in its cache",
+            ),
+            Some(db) => cache::store(db, catalog, input, declared, &extracted, cost)?,
+            None => {}
+        }
+        Ok(compiled)
+    }
+
+    /// Selects for an elaborated input (`source` names it) and proves the selection, the
+    /// selection's time counted from `started`; the extracted term besides.
+    pub fn select_and_prove(
+        &mut self,
+        source: &str,
+        input: Rc<Expr>,
+        started: Instant,
+    ) -> Result<(Compiled, String)> {
         let (program, extracted, root) = self.select(&input)?;
         let catalog = &self.catalog;
         let select_ms = started.elapsed().as_secs_f64() * 1e3;
         let started = Instant::now();
         let proof = prove_selection(catalog, &input, &root)?;
         let validate_ms = started.elapsed().as_secs_f64() * 1e3;
-        let cost = root.cost(catalog);
-        match cache {
-            Some(db) if db.is_read_only() => crate::error::note(
-                "isadb: the database is read-only: this selection is not kept in its cache",
-            ),
-            Some(db) => cache::store(db, catalog, &input, declared, &extracted, cost)?,
-            None => {}
-        }
-        Ok(Compiled {
-            source: text.to_string(),
+        let compiled = Compiled {
+            source: source.to_string(),
+            cost: root.cost(catalog),
             input,
             root,
-            cost,
             program: Some(program),
             select_ms,
             validate_ms,
             cached: false,
             proof: Some(proof),
-        })
+        };
+        Ok((compiled, extracted))
     }
 }

@@ -3,7 +3,7 @@
 //! function, and the C run on random inputs.
 
 use super::check::{features, run_c, RunCheck};
-use super::compile::Selector;
+use super::compile::{Compiled, Selector};
 use super::steps::{steps, Step};
 use crate::database::Database;
 use crate::error::{Error, Result};
@@ -71,6 +71,11 @@ impl Selector {
     ) -> Result<Report> {
         let cache = cache.filter(|_| !request.program);
         let compiled = self.compile(text, request.lanes, &request.declared, cache)?;
+        self.describe(compiled, request)
+    }
+
+    /// The report of a selection, with what `request` asks besides the sequence.
+    pub fn describe(&self, compiled: Compiled, request: &Request) -> Result<Report> {
         let catalog = &self.catalog;
         let (steps, outputs) = steps(&compiled, catalog);
         let run = match request.run {
@@ -102,7 +107,7 @@ impl Selector {
             None
         };
         Ok(Report {
-            expression: text.to_string(),
+            expression: compiled.source.clone(),
             result: compiled.input.ty,
             steps,
             outputs,

@@ -5,8 +5,10 @@ use super::{Instruction, Operand};
 use crate::error::{Error, Result};
 use crate::ir::forms::parse_expression;
 use crate::ir::sexpr::{read_one, SExpr, SKind};
-use crate::ir::{Macros, Op, Scope};
+use crate::ir::{Expr, Macros, Op, Scope};
 use crate::semantics::{eval, Env, Value};
+use std::collections::HashMap;
+use std::rc::Rc;
 
 impl Instruction {
     /// The instruction's result on the operand values in `values` (one text per operand).
@@ -31,6 +33,63 @@ impl Instruction {
         }
         eval(&self.semantics, &env)
     }
+
+    /// The semantics with each immediate operand replaced by its value in `values` (one text
+    /// per immediate, in operand order): what the instruction computes at those immediates,
+    /// over its other operands.
+    pub fn at_immediates(&self, values: &[String]) -> Result<Rc<Expr>> {
+        let imms: Vec<&Operand> = self.operands.iter().filter(|o| o.imm.is_some()).collect();
+        if values.len() != imms.len() {
+            let names: Vec<String> = imms
+                .iter()
+                .map(|o| {
+                    let (lo, hi) = o.imm.unwrap_or_default();
+                    format!("{} in {lo}..={hi}", o.name)
+                })
+                .collect();
+            return Err(Error::Usage(format!(
+                "{} takes {} immediate{} ({}), got {} --imm",
+                self.name,
+                imms.len(),
+                if imms.len() == 1 { "" } else { "s" },
+                if names.is_empty() {
+                    "none".to_string()
+                } else {
+                    names.join(", ")
+                },
+                values.len()
+            )));
+        }
+        let mut map = HashMap::new();
+        for (op, text) in imms.into_iter().zip(values) {
+            let value = operand_value(op, text)?;
+            map.insert(op.name.clone(), Rc::new(Expr::constant(op.ty, value.lanes)));
+        }
+        fold_constants(&self.semantics.substitute(&map))
+    }
+}
+
+/// `e` with every subtree over constants alone (immediates substituted, lane indices computed
+/// from them) replaced by its value, as selection needs shuffle controls and shift amounts.
+fn fold_constants(e: &Rc<Expr>) -> Result<Rc<Expr>> {
+    if matches!(e.op, Op::Var(_) | Op::Const(_)) {
+        return Ok(e.clone());
+    }
+    let args = e
+        .args
+        .iter()
+        .map(fold_constants)
+        .collect::<Result<Vec<_>>>()?;
+    let folded = Rc::new(Expr {
+        op: e.op.clone(),
+        ty: e.ty,
+        args,
+    });
+    if folded.args.iter().all(|a| matches!(a.op, Op::Const(_))) {
+        let value = eval(&folded, &Env::new())?;
+        return Ok(Rc::new(Expr::constant(value.ty, value.lanes)));
+    }
+    Ok(folded)
 }
 
 /// Parses one operand's lanes: a single value (splat) or one per lane, separated by commas (or
