@@ -5,7 +5,7 @@
 
 mod common;
 
-use common::{isadb, project_copy, root, tools};
+use common::{isadb, project_copy, root, selected, tools};
 use isadb::testing::{missing, run_c, selection_features, Host};
 use isadb::{prove_selection, Database, Node, Project, RunCheck, Selector, Target, Toolchain};
 use serde_json::Value;
@@ -21,24 +21,6 @@ fn json(o: &Output) -> Value {
             String::from_utf8_lossy(&o.stderr)
         )
     })
-}
-
-/// The intrinsics of the selected sequence, in order.
-fn selected(report: &Value) -> Vec<String> {
-    report["steps"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .map(|s| {
-            s["call"]
-                .as_str()
-                .unwrap()
-                .split('(')
-                .next()
-                .unwrap()
-                .to_string()
-        })
-        .collect()
 }
 
 /// One case of a file of `tests/compile/`: `EXPRESSION [--lanes N] [=> INTRINSIC ...]`.

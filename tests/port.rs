@@ -2,26 +2,8 @@
 
 mod common;
 
-use common::{isadb, json, project_copy, tools};
+use common::{isadb, json, project_copy, selected, tools};
 use isadb::Toolchain;
-
-/// The intrinsics of a report's steps, in order.
-fn calls(report: &serde_json::Value) -> Vec<String> {
-    report["steps"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .map(|s| {
-            s["call"]
-                .as_str()
-                .unwrap()
-                .split('(')
-                .next()
-                .unwrap()
-                .to_string()
-        })
-        .collect()
-}
 
 #[test]
 fn an_x86_intrinsic_ports_to_neon_and_back_proven_and_run() {
@@ -50,7 +32,7 @@ fn an_x86_intrinsic_ports_to_neon_and_back_proven_and_run() {
             String::from_utf8_lossy(&out.stderr)
         );
         let report = json(&out);
-        assert_eq!(calls(&report), expected, "{args:?}: {report}");
+        assert_eq!(selected(&report), expected, "{args:?}: {report}");
         assert_eq!(
             report["scalarized"].as_array().unwrap().len(),
             0,

@@ -12,18 +12,8 @@
 //! conversion only where the target has no instruction for it): made for every type in play
 //! they double the e-graph of expressions that never need them.
 
-use super::term::{type_name, Cmp, Condition, Int, Rewrite, Ruleset, Term};
+use super::term::{op, type_name, Cmp, Condition, Int, Rewrite, Ruleset, Term};
 use crate::ir::{Elem, VecType};
-
-/// The IR operator `name` at type `ty` on `args`.
-fn op(name: &'static str, ty: VecType, args: Vec<Term>) -> Term {
-    Term::Op {
-        name,
-        ty,
-        params: vec![],
-        args,
-    }
-}
 
 fn constant(ty: VecType, value: Int) -> Term {
     Term::Const { ty, value }
@@ -43,7 +33,7 @@ pub type Wanted<'a> = &'a dyn Fn(&'static str, VecType, Option<VecType>) -> bool
 /// The rewrites of one integer type `t`: its left shifts and comparisons.
 pub fn signedness_rewrites(t: VecType, wanted: Wanted) -> Vec<Rewrite> {
     let mut out = Vec::new();
-    let (x, y) = (Term::Slot("x"), Term::Slot("y"));
+    let x = Term::Slot("x");
     let bits = t.elem.bits();
     if !t.elem.is_int() || bits > 64 {
         return out;
@@ -85,19 +75,30 @@ pub fn signedness_rewrites(t: VecType, wanted: Wanted) -> Vec<Rewrite> {
             .into_iter()
             .filter(|c| wanted(c, bools, None))
         {
-            out.push(Rewrite {
-                ruleset: Ruleset::Lower,
-                source: format!(
-                    "{cmp} of {name} is {cmp} of {} with the sign bit flipped",
-                    type_name(s)
-                ),
-                lhs: op(cmp, bools, vec![x.clone(), y.clone()]),
-                rhs: op(cmp, bools, vec![flipped(&x), flipped(&y)]),
-                conditions: vec![Condition::TypeOf(x.clone(), t)],
-            });
+            let why = format!("with the sign bit flipped, as {}", type_name(s));
+            out.push(compare_through(cmp, t, &why, flipped));
         }
     }
     out
+}
+
+/// The comparison `cmp` of two `t` lanes is the same comparison of its operands mapped by
+/// `through` (`why` says what the mapping is).
+pub fn compare_through(
+    cmp: &'static str,
+    t: VecType,
+    why: &str,
+    through: impl Fn(&Term) -> Term,
+) -> Rewrite {
+    let (x, y) = (Term::Slot("x"), Term::Slot("y"));
+    let bools = t.with_elem(Elem::Bool);
+    Rewrite {
+        ruleset: Ruleset::Lower,
+        source: format!("{cmp} of {} is {cmp} {why}", type_name(t)),
+        lhs: op(cmp, bools, vec![x.clone(), y.clone()]),
+        rhs: op(cmp, bools, vec![through(&x), through(&y)]),
+        conditions: vec![Condition::TypeOf(x, t)],
+    }
 }
 
 /// The rewrites of a conversion from `s` to `t` (same lanes): truncation through a saturating

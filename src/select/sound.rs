@@ -3,20 +3,12 @@
 //! through their twins and midpoints, widenings of parts of inputs, comparisons swapped or at
 //! the other signedness, and selects at the other signedness or as bitwise selects by a mask.
 
-use super::signedness::{conversion_rewrites, signedness_rewrites, Wanted};
-use super::term::{fits_i64, lane_value, type_name, Cmp, Condition, Int, Rewrite, Ruleset, Term};
+use super::signedness::{compare_through, conversion_rewrites, signedness_rewrites, Wanted};
+use super::term::{
+    fits_i64, lane_value, op, type_name, Cmp, Condition, Int, Rewrite, Ruleset, Term,
+};
 use crate::ir::{Elem, VecType};
 use std::collections::BTreeSet;
-
-/// The IR operator `name` at type `ty` on `args`.
-fn op(name: &'static str, ty: VecType, args: Vec<Term>) -> Term {
-    Term::Op {
-        name,
-        ty,
-        params: vec![],
-        args,
-    }
-}
 
 /// The type of the other signedness a cast from `s` to `t` can go through, the widths being
 /// different: an extension's bits depend on the source's signedness only, so `i16(x_u8)` is the
@@ -160,16 +152,8 @@ fn comparison_and_select_rewrites(t: VecType) -> Vec<Rewrite> {
             ty: twin,
             arg: Box::new(v.clone()),
         };
-        out.push(Rewrite {
-            ruleset: Ruleset::Lower,
-            source: format!(
-                "{cmp} of {name} is {cmp} of the same bits as {}",
-                type_name(twin)
-            ),
-            lhs: op(cmp, bools, vec![x.clone(), y.clone()]),
-            rhs: op(cmp, bools, vec![reread(&x), reread(&y)]),
-            conditions: vec![Condition::TypeOf(x.clone(), t)],
-        });
+        let why = format!("of the same bits as {}", type_name(twin));
+        out.push(compare_through(cmp, t, &why, reread));
     }
     out.extend([Rewrite {
         ruleset: Ruleset::Lower,

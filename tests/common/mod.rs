@@ -82,3 +82,21 @@ pub fn json(o: &Output) -> serde_json::Value {
         )
     })
 }
+
+/// The intrinsics of a `compile` or `port` report's steps, in order.
+pub fn selected(report: &serde_json::Value) -> Vec<String> {
+    report["steps"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|s| {
+            s["call"]
+                .as_str()
+                .unwrap()
+                .split('(')
+                .next()
+                .unwrap()
+                .to_string()
+        })
+        .collect()
+}

@@ -80,6 +80,16 @@ pub const CONSTRUCTORS: [Constructor; 38] = [
     c("Expand", 0, 2),
 ];
 
+/// The IR operator `name` at type `ty` on `args` (no parameters).
+pub fn op(name: &'static str, ty: VecType, args: Vec<Term>) -> Term {
+    Term::Op {
+        name,
+        ty,
+        params: vec![],
+        args,
+    }
+}
+
 /// `<16 x u8>` as `u8x16`.
 pub fn type_name(t: VecType) -> String {
     format!("{}x{}", t.elem, t.lanes)
