@@ -17,7 +17,7 @@ use std::fmt::Write;
 
 /// Part of every fingerprint: bump it whenever program generation or term extraction changes,
 /// so terms chosen by an older selector are not reused.
-pub const SELECTOR_VERSION: &str = "selector-13";
+pub const SELECTOR_VERSION: &str = "selector-14";
 
 /// Everything selection on one target reads.
 pub struct Catalog {
@@ -31,7 +31,7 @@ pub struct Catalog {
     pub instructions: Vec<Instruction>,
     /// What each instruction computes, as patterns.
     pub lowerings: Vec<Lowering>,
-    /// Proven rules of kind lift (the lift phase), simplify (both phases) and lower (this
+    /// Proven rules of kind lift (the lift phase), simplify (with the lift rules) and lower (this
     /// target's, the lower phase).
     pub lift_rules: Vec<Rule>,
     pub simplify_rules: Vec<Rule>,
