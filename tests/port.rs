@@ -58,11 +58,15 @@ fn an_x86_intrinsic_ports_to_neon_and_back_proven_and_run() {
             "{name}: {}",
             String::from_utf8_lossy(&out.stderr)
         );
-        let run = json(&out)["run"].as_str().unwrap_or_default().to_string();
-        assert!(
-            run.contains("lanes equal the interpreter's"),
-            "{name}: {run}"
-        );
+        let report = json(&out);
+        let run = report["run"].as_str().unwrap_or_default().to_string();
+        // A CPU without AVX2 compiles the port and says why it did not run it.
+        let expected = if report["not_run"].is_null() {
+            "lanes equal the interpreter's"
+        } else {
+            "did not run it"
+        };
+        assert!(run.contains(expected), "{name}: {run}");
     }
 }
 
