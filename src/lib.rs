@@ -12,6 +12,7 @@
 #![warn(missing_docs)]
 
 mod bench;
+mod classes;
 mod clock;
 mod database;
 mod error;

@@ -44,8 +44,18 @@ enum Command {
         #[command(subcommand)]
         action: DbAction,
     },
-    /// Semantics, types, feature, cost and family of one instruction.
+    /// Semantics, types, feature, cost, family and cross-ISA class of one instruction.
     Show { instruction: String },
+    /// The cross-ISA classes: instructions of every ISA that compute one operation up to
+    /// parameters (lanes, widths, literals, operand order), with each member's parameters.
+    Classes {
+        /// Only classes with a member on this ISA.
+        #[arg(long, value_parser = choice::<Isa>())]
+        isa: Option<Isa>,
+        /// Only classes whose members span at least this many ISAs.
+        #[arg(long, default_value_t = 1, value_parser = cli::count(4, "spanning"))]
+        spanning: usize,
+    },
     /// List instructions.
     List {
         #[arg(long, value_parser = choice::<Isa>())]
@@ -302,6 +312,7 @@ fn main() -> ExitCode {
             DbAction::Stats => cli::db::stats(&ctx),
         },
         Command::Show { instruction } => cli::inspect::show(&ctx, &instruction),
+        Command::Classes { isa, spanning } => cli::classes::classes(&ctx, isa, spanning),
         Command::List { isa, feature, grep } => {
             cli::inspect::list(&ctx, isa, feature.as_deref(), grep.as_deref())
         }

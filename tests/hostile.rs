@@ -509,6 +509,12 @@ fn damaged_project_files_name_file_and_line() {
             |h| append(&h.join("specs/neon/arith.spec"), b"; \xe9t\xe9\n"),
         ),
         damage(
+            "a cached similarity verdict that is not one",
+            &["list", "--grep", "vaddq_u8"],
+            "similarity_checks: pair feed: bad verdict \"maybe\" (similar, different or unknown)",
+            |h| append(&h.join("rules.db/similarity_checks.csv"), b"feed,maybe,1.5\n"),
+        ),
+        damage(
             "a CSV line that is not UTF-8",
             &["list", "--grep", "vaddq_u8"],
             "rules.db/kernel_tuning.csv:",

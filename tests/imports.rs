@@ -26,7 +26,7 @@ const LAYERS: &[&[&str]] = &[
     &["semantics"],
     &["spec"],
     &["database", "toolchain"],
-    &["idioms", "rules"],
+    &["idioms", "rules", "classes"],
     &["project"],
     &["query", "select", "synth", "validate", "kernel"],
     &["bench"],

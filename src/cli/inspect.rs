@@ -1,17 +1,31 @@
-//! `isadb show`, `list` and `eval`: one instruction, a list of them, and an instruction run on
-//! lane values.
+//! `isadb show`, `list` and `eval`: one instruction (with its cross-ISA class), a list of them,
+//! and an instruction run on lane values.
 
+use super::classes::class_lines;
 use super::{render_table, Context, Outcome};
+use crate::classes::{class_of, ClassRow};
 use crate::database::Filter;
 use crate::error::{Error, Result};
 use crate::ir::print::lane_text;
 use crate::spec::Isa;
 use serde::Serialize;
 
-/// `show INSTR`: semantics, types, feature, cost and family.
+/// `show INSTR`: semantics, types, feature, cost, family and class.
 pub fn show(ctx: &Context, name: &str) -> Result<Outcome> {
-    let ins = ctx.project.open()?.find_instruction(name)?;
-    ctx.print(&ins, || {
+    let db = ctx.project.open()?;
+    let ins = db.find_instruction(name)?;
+    let class = class_of(&db, &ins.name)?;
+    #[derive(Serialize)]
+    struct Shown<'a> {
+        #[serde(flatten)]
+        instruction: &'a crate::spec::Instruction,
+        class: Option<ClassRow>,
+    }
+    let shown = Shown {
+        instruction: &ins,
+        class,
+    };
+    ctx.print(&shown, || {
         let ops: Vec<String> = ins
             .operands
             .iter()
@@ -39,10 +53,11 @@ pub fn show(ctx: &Context, name: &str) -> Result<Outcome> {
             ("cost", cost),
             ("semantics", ins.sem_text.clone()),
         ];
-        fields
+        let text: String = fields
             .iter()
             .map(|(k, v)| format!("{k:<10} {v}\n"))
-            .collect()
+            .collect();
+        text + &shown.class.as_ref().map(class_lines).unwrap_or_default()
     })?;
     Ok(Outcome::Success)
 }

@@ -3,7 +3,7 @@
 //! JSON, and picks the exit code from its typed verdict.
 //!
 //! - [`db`]: `db build`, `db export`, `db import`, `db stats`;
-//! - [`inspect`]: `show`, `list`, `eval`;
+//! - [`inspect`]: `show`, `list`, `eval`; [`classes`]: `classes`;
 //! - [`prove`]: `prove`, `verify-rules`;
 //! - [`synth`]: `synth`, `synth --rederive`;
 //! - [`kernel`]: `kernel`, `kernel --tune`;
@@ -11,6 +11,7 @@
 //!   `bench kernels`, `bench totality`, `bench batch`): the command of that name.
 
 pub mod bench;
+pub mod classes;
 pub mod compile;
 pub mod db;
 pub mod inspect;

@@ -6,7 +6,7 @@ use rusqlite::Connection;
 use crate::error::{Error, Result};
 
 /// The migrations in order; migration `i` (0-based) brings the schema to version `i + 1`.
-const MIGRATIONS: [(&str, &str); 9] = [
+const MIGRATIONS: [(&str, &str); 10] = [
     ("0001_core", include_str!("../../schemas/0001_core.sql")),
     ("0002_rules", include_str!("../../schemas/0002_rules.sql")),
     (
@@ -33,6 +33,10 @@ const MIGRATIONS: [(&str, &str); 9] = [
     (
         "0010_synthesis",
         include_str!("../../schemas/0010_synthesis.sql"),
+    ),
+    (
+        "0011_similarity_checks",
+        include_str!("../../schemas/0011_similarity_checks.sql"),
     ),
 ];
 

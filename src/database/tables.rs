@@ -18,6 +18,7 @@ pub const COMMITTED_TABLES: &[&str] = &[
     "idiom_matches",
     "idiom_catalogue",
     "kernel_tuning",
+    "similarity_checks",
 ];
 
 /// The storage class of a column; STRICT tables guarantee every non-NULL value has it.

@@ -2,7 +2,8 @@
 //! repository by [`home`]), and its database, opened after a rebuild when it is missing or
 //! stale. A build calls the steps in order, each in the module that owns its table: the spec
 //! rows ([`Database::insert_specs`]), the committed CSV tables, the hand-written rules
-//! ([`crate::rules::sync_rules`]) and the idiom facts ([`crate::idioms::refresh`]).
+//! ([`crate::rules::sync_rules`]), the idiom facts ([`crate::idioms::refresh`]) and the
+//! cross-ISA classes ([`crate::classes::refresh`]).
 
 pub mod home;
 
@@ -16,6 +17,11 @@ use std::path::{Path, PathBuf};
 use std::time::Instant;
 
 pub use home::Home;
+
+/// Committed tables that every build computes again from the others (the classes, from the
+/// instructions and the cached similarity verdicts): written to `rules.db/` for review, never
+/// read back, so their instruction ids cannot go stale.
+const REBUILT_TABLES: &[&str] = &["classes", "class_members"];
 
 /// Where a project keeps its inputs and its database.
 #[derive(Debug, Clone)]
@@ -259,8 +265,13 @@ impl Project {
         db.import_tables(&self.tables, &self.committed_tables_present())?;
         crate::rules::sync_rules(db, &self.specs, &specs.macros)?;
         crate::idioms::refresh(db, specs, matching == Matching::Rematch)?;
+        crate::classes::refresh(db, specs)?;
         if matching == Matching::Rematch {
-            db.export_tables(&self.tables, &["idiom_matches", "idiom_catalogue"])?;
+            db.export_tables(
+                &self.tables,
+                &["idiom_matches", "idiom_catalogue", "similarity_checks"],
+            )?;
+            db.export_tables(&self.tables, REBUILT_TABLES)?;
         }
         db.set_meta("input_hash", &self.input_hash()?)?;
         db.set_meta("input_stamp", &self.input_stamp()?)?;
@@ -275,12 +286,12 @@ impl Project {
         self.tables_present(&self.tables)
     }
 
-    /// The committed tables that have a CSV file in `dir`.
+    /// The committed tables that have a CSV file in `dir`, except those every build rebuilds.
     pub fn tables_present(&self, dir: &Path) -> Vec<&'static str> {
         COMMITTED_TABLES
             .iter()
             .copied()
-            .filter(|t| dir.join(format!("{t}.csv")).exists())
+            .filter(|t| !REBUILT_TABLES.contains(t) && dir.join(format!("{t}.csv")).exists())
             .collect()
     }
 

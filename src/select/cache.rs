@@ -8,10 +8,7 @@ use super::node::{input_types, Node};
 use crate::database::Database;
 use crate::error::Result;
 use crate::ir::{Elem, Expr};
-use crate::semantics::sample::random_lanes;
-use crate::semantics::{eval, Env, Value};
-use rand::rngs::SmallRng;
-use rand::SeedableRng;
+use crate::semantics::sample::agree_on_random_inputs;
 use rusqlite::{params, OptionalExtension};
 use std::collections::HashMap;
 use std::rc::Rc;
@@ -73,18 +70,7 @@ pub fn agrees_on_random_inputs(catalog: &Catalog, input: &Rc<Expr>, root: &Node)
     let Ok(selected) = root.to_expr(catalog, &input_types(input)) else {
         return false;
     };
-    let mut rng = SmallRng::seed_from_u64(SPOT_CHECK_SEED);
-    (0..SPOT_CHECKS).all(|_| {
-        let env: Env = input
-            .vars()
-            .into_iter()
-            .map(|(name, ty)| {
-                let lanes = random_lanes(ty, ty.lanes as usize, &mut rng);
-                (name, Value::new(ty, lanes))
-            })
-            .collect();
-        matches!((eval(input, &env), eval(&selected, &env)), (Ok(a), Ok(b)) if a == b)
-    })
+    agree_on_random_inputs(input, &selected, SPOT_CHECKS, SPOT_CHECK_SEED)
 }
 
 /// Records a selection that passed translation validation, replacing any row with its key.

@@ -3,9 +3,11 @@
 //! denormals, infinities and NaNs), and random lanes with a share of them. Validation draws
 //! its inputs from them; spot checks of selections run on them.
 
-use crate::ir::{Elem, VecType};
+use super::interp::{eval, Env};
+use super::value::Value;
+use crate::ir::{Elem, Expr, VecType};
 use rand::rngs::SmallRng;
-use rand::Rng;
+use rand::{Rng, SeedableRng};
 
 /// Edge values of an element type as raw lane bits (deduplicated, in a fixed order).
 pub fn edge_values(elem: Elem) -> Vec<u128> {
@@ -110,4 +112,21 @@ pub fn random_lanes(ty: VecType, count: usize, rng: &mut SmallRng) -> Vec<u128> 
             }
         })
         .collect()
+}
+
+/// Whether `a` and `b` (over the same variables) evaluate equal on `tries` random inputs drawn
+/// from `seed`; an input either cannot evaluate counts as a disagreement.
+pub fn agree_on_random_inputs(a: &Expr, b: &Expr, tries: usize, seed: u64) -> bool {
+    let mut rng = SmallRng::seed_from_u64(seed);
+    (0..tries).all(|_| {
+        let env: Env = a
+            .vars()
+            .into_iter()
+            .map(|(name, ty)| {
+                let lanes = random_lanes(ty, ty.lanes as usize, &mut rng);
+                (name, Value::new(ty, lanes))
+            })
+            .collect();
+        matches!((eval(a, &env), eval(b, &env)), (Ok(x), Ok(y)) if x == y)
+    })
 }
