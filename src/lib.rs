@@ -19,6 +19,7 @@ mod error;
 mod idioms;
 mod ir;
 mod kernel;
+mod port;
 mod project;
 mod query;
 mod rules;

@@ -190,8 +190,9 @@ enum Command {
     /// ISA in the database (by instruction selection over its semantics), printed as compile
     /// prints a selection.
     Port {
-        /// The instruction, by name or intrinsic (e.g. _mm_avg_epu8).
-        instruction: String,
+        /// The instruction, by name or intrinsic (e.g. _mm_avg_epu8); not with --all.
+        #[arg(required_unless_present = "all", conflicts_with = "all")]
+        instruction: Option<String>,
         /// x86-avx2, x86-avx512, neon or hvx.
         #[arg(long, value_parser = choice::<Target>())]
         target: Target,
@@ -199,13 +200,35 @@ enum Command {
         #[arg(long = "imm", value_name = "VALUE", allow_hyphen_values = true)]
         imms: Vec<String>,
         /// Also print the egglog program that ran (egglog) or a C function with intrinsics (c).
-        #[arg(long, value_parser = choice::<Emit>())]
+        #[arg(long, value_parser = choice::<Emit>(), conflicts_with = "all")]
         emit: Option<Emit>,
         /// Compile the C function, run it (natively or under qemu) on this many iterations of
         /// random inputs and compare every lane with the interpreter of the instruction's
         /// semantics; exit 1 on a mismatch.
-        #[arg(long, value_name = "ITERATIONS", value_parser = cli::count(MAX_RUNS, "iterations"))]
+        #[arg(long, value_name = "ITERATIONS", value_parser = cli::count(MAX_RUNS, "iterations"), conflicts_with = "all")]
         run: Option<usize>,
+        /// Port every instruction of --from (immediates at sampled values), reusing stored
+        /// results; a table of sequences and the distribution of their lengths.
+        #[arg(long, requires = "from", conflicts_with = "imms")]
+        all: bool,
+        /// The source set of --all: ISA or ISA:FEATURE[,FEATURE...] (x86:sse2,ssse3).
+        #[arg(long, value_name = "ISA[:FEATURES]")]
+        from: Option<String>,
+        /// Print --all's table as CSV.
+        #[arg(long, requires = "all")]
+        csv: bool,
+        /// Port only shard K of N (sources K, K+N, ...), written as CSV to --out.
+        #[arg(long, value_name = "K/N", value_parser = cli::synth::parse_shard, requires_all = ["all", "out"])]
+        shard: Option<Shard>,
+        /// Directory for a shard's CSV rows (merge them with `isadb db import --merge DIR`).
+        #[arg(long, requires = "shard")]
+        out: Option<PathBuf>,
+        /// Proof threads of --all.
+        #[arg(long, default_value_t = 2, value_parser = cli::count(MAX_JOBS, "threads"))]
+        jobs: usize,
+        /// Port every source of --all again, stored or not.
+        #[arg(long, requires = "all")]
+        force: bool,
     },
     /// Synthesize rewrite rules (lifting and simplification by enumeration, lowering per target),
     /// prove them with z3 and store them in the database and rules.db/. Only pieces whose inputs
@@ -410,14 +433,37 @@ fn main() -> ExitCode {
             "compile: give an expression and --target, or --batch FILE".into(),
         )),
         Command::Port {
+            all: true,
+            target,
+            from,
+            csv,
+            shard,
+            out,
+            jobs,
+            force,
+            ..
+        } => cli::port::port_all(
+            &ctx,
+            from.as_deref().unwrap_or_default(),
+            target,
+            cli::port::AllOptions {
+                csv,
+                shard,
+                out,
+                jobs,
+                force,
+            },
+        ),
+        Command::Port {
             instruction,
             target,
             imms,
             emit,
             run,
+            ..
         } => cli::port::port(
             &ctx,
-            &instruction,
+            instruction.as_deref().unwrap_or_default(),
             target,
             cli::port::Options {
                 imms: &imms,

@@ -29,6 +29,7 @@ const LAYERS: &[&[&str]] = &[
     &["idioms", "rules", "classes"],
     &["project"],
     &["query", "select", "synth", "validate", "kernel"],
+    &["port"],
     &["bench"],
     &["cli", "testing", "fuzz"],
 ];

@@ -40,13 +40,19 @@ fn an_x86_intrinsic_ports_to_neon_and_back_proven_and_run() {
         );
     }
     // Run on both sides' hardware: the NEON port under qemu, the x86 one natively, each
-    // against the interpreter of the source instruction's semantics.
-    let runs: [(&str, &str, Toolchain); 2] = [
-        ("_mm_madd_epi16", "neon", Toolchain::Neon),
-        ("vqdmulhq_s16", "x86-avx2", Toolchain::X86),
+    // against the interpreter of the source instruction's semantics and beside the source
+    // instruction itself (natively for x86, under qemu for NEON) on the same inputs.
+    let runs: [(&str, &str, Toolchain, &str); 2] = [
+        ("_mm_madd_epi16", "neon", Toolchain::Neon, "natively"),
+        (
+            "vqdmulhq_s16",
+            "x86-avx2",
+            Toolchain::X86,
+            "under qemu-aarch64",
+        ),
     ];
-    for (name, target, toolchain) in runs {
-        if !tools(toolchain) {
+    for (name, target, toolchain, how) in runs {
+        if !tools(toolchain) || !tools(Toolchain::Neon) {
             continue;
         }
         let out = isadb(
@@ -67,6 +73,15 @@ fn an_x86_intrinsic_ports_to_neon_and_back_proven_and_run() {
             "did not run it"
         };
         assert!(run.contains(expected), "{name}: {run}");
+        let beside = &report["beside"];
+        if report["not_run"].is_null() {
+            assert_eq!(beside["verdict"], "equal", "{name}: {beside}");
+            assert_eq!(beside["how"], how, "{name}: {beside}");
+            assert_eq!(beside["instruction"], name);
+            assert!(beside["lanes"].as_u64().unwrap() >= 20 * 4, "{beside}");
+        } else {
+            assert_eq!(beside["verdict"], "not_run", "{name}: {beside}");
+        }
     }
 }
 
@@ -99,4 +114,115 @@ fn bad_port_requests_are_one_line_errors() {
         assert_eq!(err.trim_end().lines().count(), 1, "{args:?}: {err}");
         assert!(err.contains(needle), "{args:?}: {err}");
     }
+}
+
+#[test]
+fn port_all_ports_a_source_set_stores_the_rows_and_shards_merge() {
+    let guard = project_copy("port-all");
+    let home = guard.path();
+    let args = [
+        "--json",
+        "port",
+        "--all",
+        "--from",
+        "x86:ssse3",
+        "--target",
+        "neon",
+    ];
+    let forced: Vec<&str> = args.iter().copied().chain(["--force"]).collect();
+    let out = isadb(home, &forced);
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let report = json(&out);
+    let rows = report["rows"].as_array().unwrap();
+    let row = |source: &str| {
+        rows.iter()
+            .find(|r| r["source"] == source)
+            .unwrap_or_else(|| panic!("no row for {source}: {report}"))
+    };
+    // Every instruction of the set, immediates at sampled values, each with a proven sequence.
+    assert_eq!(
+        row("_mm_abs_epi16")["sequence"],
+        serde_json::json!(["vabsq_s16(a)"])
+    );
+    assert_eq!(row("_mm_abs_epi16")["status"], "proven");
+    assert_eq!(
+        row("_mm_alignr_epi8[n=1]")["instruction"],
+        "_mm_alignr_epi8"
+    );
+    assert!(rows.iter().all(|r| r["status"] != "failed"), "{report}");
+    let d = &report["distribution"];
+    let counted: u64 = [
+        "at_most_one",
+        "two",
+        "three_to_four",
+        "five_or_more",
+        "scalarized",
+        "failed",
+    ]
+    .iter()
+    .map(|k| d[k].as_u64().unwrap())
+    .sum();
+    assert_eq!(counted, rows.len() as u64);
+    assert_eq!(
+        report["ported"].as_u64(),
+        Some(rows.len() as u64),
+        "{forced:?}"
+    );
+    assert!(home.join("rules.db/port_results.csv").exists());
+
+    // Stored: the second run reuses every row.
+    let again = json(&isadb(home, &args));
+    assert_eq!(again["cached"].as_u64(), Some(rows.len() as u64));
+    assert_eq!(again["ported"].as_u64(), Some(0));
+
+    // A shard writes its share as CSV, which db import --merge takes.
+    let shard_dir = home.join("shard");
+    let out = isadb(
+        home,
+        &[
+            "--json",
+            "port",
+            "--all",
+            "--from",
+            "x86:sse4.2",
+            "--target",
+            "hvx",
+            "--shard",
+            "1/1",
+            "--out",
+            shard_dir.to_str().unwrap(),
+        ],
+    );
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let csv = std::fs::read_to_string(shard_dir.join("port_results.csv")).unwrap();
+    assert!(csv.starts_with("source,target,instruction,"), "{csv}");
+    let out = isadb(
+        home,
+        &["db", "import", "--merge", shard_dir.to_str().unwrap()],
+    );
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let merged = std::fs::read_to_string(home.join("rules.db/port_results.csv")).unwrap();
+    assert!(merged.lines().any(|l| l.contains(",hvx,")), "{merged}");
+
+    // A source set that is not one is a one-line error.
+    let out = isadb(
+        home,
+        &["port", "--all", "--from", "x86:sse9", "--target", "neon"],
+    );
+    assert_eq!(out.status.code(), Some(2));
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(err.contains("unknown feature 'sse9'"), "{err}");
+    assert_eq!(err.trim().lines().count(), 1, "{err}");
 }

@@ -5,6 +5,7 @@
 use super::{print_out, text_choice, Context, Outcome};
 use crate::error::{Error, Result};
 use crate::ir::Elem;
+use crate::port::native::CrossRun;
 use crate::select::check::RunCheck;
 use crate::select::{self, Proof, Report, Request, Selector, Step};
 use crate::spec::Target;
@@ -76,13 +77,23 @@ pub fn compile(ctx: &Context, expr: &str, target: Target, options: Options) -> R
             return Err(e);
         }
     };
-    print_report(ctx, &found, target)
+    print_report(ctx, &found, target, None)
 }
 
 /// Prints a selection's report as `compile` does; exit 1 when the C run disagrees with the
 /// interpreter.
-pub fn print_report(ctx: &Context, found: &Report, target: Target) -> Result<Outcome> {
-    let report = View::of(found, target);
+/// Prints a selection report; `beside` is what running a ported instruction beside its port
+/// found (`port --run`).
+pub fn print_report(
+    ctx: &Context,
+    found: &Report,
+    target: Target,
+    beside: Option<&CrossRun>,
+) -> Result<Outcome> {
+    let report = View {
+        beside,
+        ..View::of(found, target)
+    };
     ctx.print(&report, || {
         let mut out = format!(
             "{} on {} ({}):
@@ -125,6 +136,9 @@ pub fn print_report(ctx: &Context, found: &Report, target: Target) -> Result<Out
         if let Some(r) = &report.run {
             out += &format!("{r}\n");
         }
+        if let Some(b) = report.beside {
+            out += &format!("{}\n", b.line());
+        }
         if let Some(p) = &report.egglog {
             out += &format!("\n{p}");
         }
@@ -133,10 +147,10 @@ pub fn print_report(ctx: &Context, found: &Report, target: Target) -> Result<Out
         }
         out
     })?;
-    Ok(Outcome::negative_if(matches!(
-        found.run,
-        Some(RunCheck::Mismatch(_))
-    )))
+    Ok(Outcome::negative_if(
+        matches!(found.run, Some(RunCheck::Mismatch(_)))
+            || matches!(beside, Some(CrossRun::Mismatch { .. })),
+    ))
 }
 
 /// The `--var NAME:TYPE` declarations.
@@ -320,6 +334,9 @@ struct View<'a> {
     scalarized: &'a [String],
     egglog: Option<&'a str>,
     c: Option<&'a str>,
+    /// `port --run`: the source instruction run beside the port on the same inputs.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    beside: Option<&'a CrossRun>,
 }
 
 impl<'a> View<'a> {
@@ -361,6 +378,7 @@ impl<'a> View<'a> {
             scalarized: &r.scalarized,
             egglog: r.program.as_deref(),
             c: r.c.as_deref(),
+            beside: None,
         }
     }
 }

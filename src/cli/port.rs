@@ -1,14 +1,21 @@
 //! `isadb port X --target T`: the cheapest sequence of T's instructions proven equal to
 //! instruction X's semantics (of any ISA in the database), found by instruction selection over
 //! that semantics, printed as `compile` prints a selection; with `--emit c` the C function, and
-//! with `--run` that C run against the interpreter of X's semantics.
+//! with `--run` that C run against the interpreter of X's semantics and beside X itself on the
+//! same inputs ([`crate::port::native`]). `port --all --from S`
+//! ports every instruction of the source set S ([`crate::port`]) and prints the table.
 
 use super::compile::{print_report, Emit};
-use super::{Context, Outcome};
-use crate::error::Result;
+use super::{print_out, render_table, Context, Outcome, Output};
+use crate::error::{Error, Result};
+use crate::port::native::run_beside;
+use crate::port::{self, Report, Status};
 use crate::select::{Request, Selector};
-use crate::spec::Target;
+use crate::spec::{Isa, Target};
+use crate::synth::Shard;
 use std::collections::HashMap;
+use std::io::IsTerminal;
+use std::path::PathBuf;
 use std::time::Instant;
 
 /// The flags of `isadb port` besides the instruction and the target.
@@ -28,6 +35,23 @@ pub fn port(ctx: &Context, name: &str, target: Target, options: Options) -> Resu
     let mut selector = Selector::load(&ctx.project, target)?;
     let started = Instant::now();
     let (compiled, _) = selector.select_and_prove(&instruction.name, input, started)?;
+    let beside = match options.run {
+        Some(iterations) => {
+            let dir = tempfile::Builder::new()
+                .prefix("isadb-port-")
+                .tempdir()
+                .map_err(|e| Error::Tool(format!("a scratch directory: {e}")))?;
+            Some(run_beside(
+                &instruction,
+                options.imms,
+                &compiled,
+                &selector.catalog,
+                iterations,
+                dir.path(),
+            )?)
+        }
+        None => None,
+    };
     let request = Request {
         lanes: None,
         declared: HashMap::new(),
@@ -36,5 +60,112 @@ pub fn port(ctx: &Context, name: &str, target: Target, options: Options) -> Resu
         run: options.run,
     };
     let report = selector.describe(compiled, &request)?;
-    print_report(ctx, &report, target)
+    print_report(ctx, &report, target, beside.as_ref())
+}
+
+/// The flags of `isadb port --all` besides the source set and the target.
+pub struct AllOptions {
+    /// Print the table as CSV.
+    pub csv: bool,
+    /// Only shard K of N, into `out`.
+    pub shard: Option<Shard>,
+    #[allow(missing_docs)]
+    pub out: Option<PathBuf>,
+    /// Proof threads.
+    pub jobs: usize,
+    /// Port stored sources again.
+    pub force: bool,
+}
+
+/// Reads `ISA` or `ISA:FEATURE[,FEATURE...]`.
+fn source_set(text: &str) -> Result<(Isa, Vec<String>)> {
+    let (isa, features) = text.split_once(':').unwrap_or((text, ""));
+    let isa: Isa = isa
+        .parse()
+        .map_err(|e: String| Error::Usage(format!("--from {text}: {e}")))?;
+    let features = features
+        .split(',')
+        .filter(|f| !f.is_empty())
+        .map(String::from)
+        .collect();
+    Ok((isa, features))
+}
+
+/// `port --all --from S --target T`: every instruction of S ported, the table and the
+/// distribution of sequence lengths.
+pub fn port_all(ctx: &Context, from: &str, target: Target, o: AllOptions) -> Result<Outcome> {
+    let (from, features) = source_set(from)?;
+    let options = port::Options {
+        from,
+        features,
+        target,
+        jobs: o.jobs,
+        force: o.force,
+        shard: o.shard,
+        out: o.out,
+    };
+    let report = port::port_all(&ctx.project, &options, std::io::stderr().is_terminal())?;
+    if o.csv && ctx.output == Output::Table {
+        print_out(&csv_table(&report)?)?;
+    } else {
+        ctx.print(&report, || table(&report))?;
+    }
+    Ok(Outcome::Success)
+}
+
+fn cells(r: &port::Row) -> Vec<String> {
+    vec![
+        r.source.clone(),
+        format!("{:?}", r.status).to_lowercase(),
+        r.instructions.to_string(),
+        r.cost.to_string(),
+        r.sequence.join("; "),
+    ]
+}
+
+const HEADERS: [&str; 5] = ["source", "status", "instructions", "cost", "sequence"];
+
+fn csv_table(report: &Report) -> Result<String> {
+    let mut w = csv::Writer::from_writer(Vec::new());
+    let bad = |e: csv::Error| Error::Tool(format!("writing CSV: {e}"));
+    w.write_record(HEADERS).map_err(bad)?;
+    for r in &report.rows {
+        w.write_record(cells(r)).map_err(bad)?;
+    }
+    let bytes = w
+        .into_inner()
+        .map_err(|e| Error::Tool(format!("writing CSV: {e}")))?;
+    Ok(String::from_utf8_lossy(&bytes).into_owned())
+}
+
+fn table(report: &Report) -> String {
+    let rows: Vec<Vec<String>> = report.rows.iter().map(cells).collect();
+    let d = &report.distribution;
+    let proven = report
+        .rows
+        .iter()
+        .filter(|r| r.status != Status::Failed)
+        .count();
+    let mut text = render_table(&HEADERS, &rows);
+    text += &format!(
+        "{} sources: {proven} proven ({} in 0-1 instruction, {} in 2, {} in 3-4, {} in 5 or more, \
+         {} scalarized in part), {} without a sequence; {} reused, {} ported in {:.1} s\n",
+        report.rows.len(),
+        d.at_most_one,
+        d.two,
+        d.three_to_four,
+        d.five_or_more,
+        d.scalarized,
+        d.failed,
+        report.cached,
+        report.ported,
+        report.wall_ms / 1000.0
+    );
+    if let Some(dir) = &report.out {
+        text += &format!(
+            "rows written to {} (merge them with isadb db import --merge)\n",
+            dir.display()
+        );
+    }
+    text
 }

@@ -6,7 +6,7 @@ use rusqlite::Connection;
 use crate::error::{Error, Result};
 
 /// The migrations in order; migration `i` (0-based) brings the schema to version `i + 1`.
-const MIGRATIONS: [(&str, &str); 10] = [
+const MIGRATIONS: [(&str, &str); 11] = [
     ("0001_core", include_str!("../../schemas/0001_core.sql")),
     ("0002_rules", include_str!("../../schemas/0002_rules.sql")),
     (
@@ -37,6 +37,10 @@ const MIGRATIONS: [(&str, &str); 10] = [
     (
         "0011_similarity_checks",
         include_str!("../../schemas/0011_similarity_checks.sql"),
+    ),
+    (
+        "0012_port_results",
+        include_str!("../../schemas/0012_port_results.sql"),
     ),
 ];
 

@@ -19,6 +19,7 @@ pub const COMMITTED_TABLES: &[&str] = &[
     "idiom_catalogue",
     "kernel_tuning",
     "similarity_checks",
+    "port_results",
 ];
 
 /// The storage class of a column; STRICT tables guarantee every non-NULL value has it.

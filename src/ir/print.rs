@@ -32,6 +32,25 @@ pub fn sign_extend(bits: u128, width: u32) -> i128 {
     }
 }
 
+/// An operator with its parameters as the text form writes them after the parenthesis:
+/// `slice 0 1 4`, `cast i32`, `add`.
+pub fn op_head(op: &Op) -> String {
+    match op {
+        Op::Cast(e) | Op::SatCast(e) | Op::Bitcast(e) => format!("{} {e}", op.name()),
+        Op::Broadcast(n) | Op::ReduceAdd(n) => format!("{} {n}", op.name()),
+        Op::Slice {
+            start,
+            stride,
+            lanes,
+        } => format!("slice {start} {stride} {lanes}"),
+        Op::Shuffle(idx) => {
+            let list: Vec<String> = idx.iter().map(|i| i.to_string()).collect();
+            format!("shuffle ({})", list.join(" "))
+        }
+        op => op.name().to_string(),
+    }
+}
+
 impl fmt::Display for Expr {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         match &self.op {
@@ -43,18 +62,7 @@ impl fmt::Display for Expr {
                 }
                 return f.write_str(")");
             }
-            Op::Cast(e) | Op::SatCast(e) | Op::Bitcast(e) => write!(f, "({} {e}", self.op.name())?,
-            Op::Broadcast(n) | Op::ReduceAdd(n) => write!(f, "({} {n}", self.op.name())?,
-            Op::Slice {
-                start,
-                stride,
-                lanes,
-            } => write!(f, "(slice {start} {stride} {lanes}")?,
-            Op::Shuffle(idx) => {
-                let list: Vec<String> = idx.iter().map(|i| i.to_string()).collect();
-                write!(f, "(shuffle ({})", list.join(" "))?
-            }
-            op => write!(f, "({}", op.name())?,
+            op => write!(f, "({}", op_head(op))?,
         }
         for a in &self.args {
             write!(f, " {a}")?;

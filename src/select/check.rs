@@ -59,22 +59,32 @@ fn le_bytes(ty: VecType, lanes: &[u128]) -> Vec<u8> {
         .collect()
 }
 
-/// Compiles the selection's C, runs it over `iterations` chunks of random inputs and compares;
-/// when `host` cannot run a feature of the selection, only compiles it.
-pub fn run_c(
-    compiled: &Compiled,
-    catalog: &Catalog,
-    iterations: usize,
-    seed: u64,
-    workdir: &Path,
-    host: &Host,
-) -> Result<RunCheck> {
-    let result = compiled.input.ty;
+/// Inputs for `iterations` runs of a selection's C function: each parameter's lanes for every
+/// iteration, one after the other.
+pub struct Inputs {
+    #[allow(missing_docs)]
+    pub iterations: usize,
+    /// Each parameter: name, type (of one iteration) and the lanes of all iterations.
+    pub values: Vec<(String, VecType, Vec<u128>)>,
+}
+
+impl Inputs {
+    /// The lanes of parameter `name` in iteration `it`.
+    pub fn at(&self, name: &str, it: usize) -> Option<&[u128]> {
+        let (_, ty, lanes) = self.values.iter().find(|(n, _, _)| n == name)?;
+        let n = ty.lanes as usize;
+        lanes.get(it * n..(it + 1) * n)
+    }
+}
+
+/// Random inputs (a third of the lanes edge values) for `iterations` runs of the selection,
+/// within isadb's budget of lanes per check.
+pub fn random_inputs(compiled: &Compiled, iterations: usize, seed: u64) -> Result<Inputs> {
     let params = parameters(compiled);
     let lanes = iterations
         * params
             .iter()
-            .chain([&(String::new(), result)])
+            .chain([&(String::new(), compiled.input.ty)])
             .map(|(_, ty)| ty.lanes as usize)
             .sum::<usize>();
     if lanes > MAX_RUN_LANES {
@@ -83,16 +93,33 @@ pub fn run_c(
         )));
     }
     let mut rng = SmallRng::seed_from_u64(seed);
-    let mut inputs = Vec::new();
+    let values = params
+        .into_iter()
+        .map(|(name, ty)| {
+            let lanes = random_lanes(ty, ty.lanes as usize * iterations, &mut rng);
+            (name, ty, lanes)
+        })
+        .collect();
+    Ok(Inputs { iterations, values })
+}
+
+/// Compiles the selection's C and runs it on `inputs`: the output lanes of every iteration,
+/// one after the other; or, when `host` cannot run a feature of the selection, why (the program
+/// is still compiled and linked).
+pub fn run_on(
+    compiled: &Compiled,
+    catalog: &Catalog,
+    inputs: &Inputs,
+    workdir: &Path,
+    host: &Host,
+) -> Result<std::result::Result<Vec<u128>, String>> {
+    let result = compiled.input.ty;
+    let iterations = inputs.iterations;
     let mut stdin = Vec::new();
-    for (name, ty) in &params {
-        let lanes = random_lanes(*ty, ty.lanes as usize * iterations, &mut rng);
-        stdin.extend(le_bytes(*ty, &lanes));
-        inputs.push((name.clone(), *ty, lanes));
-    }
     let mut main = String::from("int harness_main(void) {\n");
     let mut args = Vec::new();
-    for (name, ty, _) in &inputs {
+    for (name, ty, lanes) in &inputs.values {
+        stdin.extend(le_bytes(*ty, lanes));
         let c = scalar_type(ty.elem)?;
         let len = ty.lanes as usize * iterations;
         writeln!(
@@ -127,7 +154,7 @@ pub fn run_c(
     let tool_error = |f| Error::Tool(format!("{} C: {f}", catalog.target.name));
     if let Some(reason) = used.iter().find_map(|f| missing(toolchain, f, host)) {
         build_only(toolchain, &source, &flags, workdir).map_err(tool_error)?;
-        return Ok(RunCheck::NotRun(reason));
+        return Ok(Err(reason));
     }
     let bytes = build_and_run(toolchain, &source, &flags, workdir, &stdin).map_err(tool_error)?;
     let size = (result.elem.bits() / 8) as usize;
@@ -138,22 +165,37 @@ pub fn run_c(
             out_len * size
         )));
     }
-    let actual: Vec<u128> = bytes
+    Ok(Ok(bytes
         .chunks(size)
         .map(|c| {
             let mut b = [0u8; 16];
             b[..size].copy_from_slice(c);
             u128::from_le_bytes(b)
         })
-        .collect();
+        .collect()))
+}
+
+/// Compiles the selection's C, runs it over `iterations` chunks of random inputs and compares;
+/// when `host` cannot run a feature of the selection, only compiles it.
+pub fn run_c(
+    compiled: &Compiled,
+    catalog: &Catalog,
+    iterations: usize,
+    seed: u64,
+    workdir: &Path,
+    host: &Host,
+) -> Result<RunCheck> {
+    let inputs = random_inputs(compiled, iterations, seed)?;
+    let actual = match run_on(compiled, catalog, &inputs, workdir, host)? {
+        Ok(lanes) => lanes,
+        Err(reason) => return Ok(RunCheck::NotRun(reason)),
+    };
+    let result = compiled.input.ty;
     for it in 0..iterations {
         let mut env = Env::new();
-        for (name, ty, lanes) in &inputs {
-            let n = ty.lanes as usize;
-            env.insert(
-                name.clone(),
-                Value::new(*ty, lanes[it * n..(it + 1) * n].to_vec()),
-            );
+        for (name, ty, _) in &inputs.values {
+            let lanes = inputs.at(name, it).expect("every iteration has its lanes");
+            env.insert(name.clone(), Value::new(*ty, lanes.to_vec()));
         }
         let expected = eval(&compiled.input, &env)?;
         let n = result.lanes as usize;
@@ -166,5 +208,7 @@ pub fn run_c(
             }
         }
     }
-    Ok(RunCheck::Equal { lanes: out_len })
+    Ok(RunCheck::Equal {
+        lanes: result.lanes as usize * iterations,
+    })
 }

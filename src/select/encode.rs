@@ -61,6 +61,30 @@ fn fold(e: &Expr) -> Result<i64, String> {
     Ok(value)
 }
 
+/// The raw lanes of a variable-free expression.
+fn lanes_of(e: &Expr) -> Result<Vec<u128>, String> {
+    Ok(eval(e, &Env::new()).map_err(|err| err.to_string())?.lanes)
+}
+
+/// A constant whose lanes differ as the concatenation of its runs of equal lanes, each a splat;
+/// None for one run.
+fn constant_runs(e: &Expr) -> Option<Expr> {
+    let lanes = lanes_of(e).ok()?;
+    let mut parts: Vec<Rc<Expr>> = Vec::new();
+    let mut start = 0;
+    for i in 1..=lanes.len() {
+        if i == lanes.len() || lanes[i] != lanes[start] {
+            let ty = e.ty.with_lanes((i - start) as u32);
+            parts.push(Rc::new(Expr::constant(ty, vec![lanes[start]])));
+            start = i;
+        }
+    }
+    if parts.len() < 2 {
+        return None;
+    }
+    Some((*balanced_concat(&parts).ok()?).clone())
+}
+
 /// The node of `e` over the terms of its operands.
 fn node(e: &Expr, args: Vec<Term>) -> Result<Term, String> {
     if e.op == Op::Concat && args.len() != 2 {
@@ -117,7 +141,38 @@ pub fn ground(e: &Expr) -> Result<Term, String> {
             }),
             _ => node(e, vec![ground(&e.args[0])?]),
         },
-        _ if !has_vars(e) => Ok(Term::constant(e.ty, fold(e)?)),
+        _ if !has_vars(e) => match fold(e) {
+            Ok(value) => Ok(Term::constant(e.ty, value)),
+            Err(_) if e.op == Op::Concat => {
+                let args = e.args.iter().map(|a| ground(a)).collect::<Result<_, _>>()?;
+                node(e, args)
+            }
+            Err(error) => ground(&constant_runs(e).ok_or(error)?),
+        },
+        Op::Select if !has_vars(&e.args[0]) => {
+            // A constant mask picks each lane from one side: a shuffle of the two.
+            let mask = lanes_of(&e.args[0])?;
+            let n = e.ty.lanes;
+            if mask.iter().all(|&m| m == mask[0]) {
+                return ground(&e.args[if mask[0] != 0 { 1 } else { 2 }]);
+            }
+            let idx: Vec<u32> = (0..n)
+                .map(|i| if mask[i as usize] != 0 { i } else { n + i })
+                .collect();
+            let both = Expr::build(Op::Concat, vec![e.args[1].clone(), e.args[2].clone()])?;
+            ground(&slices(Rc::new(both), &idx)?)
+        }
+        Op::Lookup if !has_vars(&e.args[1]) => {
+            // Constant indices, all in range: a shuffle of the table.
+            let table = e.args[0].ty.lanes as u128;
+            let idx = lanes_of(&e.args[1])?;
+            if idx.iter().any(|&i| i >= table) {
+                let args = e.args.iter().map(|a| ground(a)).collect::<Result<_, _>>()?;
+                return node(e, args);
+            }
+            let idx: Vec<u32> = idx.into_iter().map(|i| i as u32).collect();
+            ground(&slices(e.args[0].clone(), &idx)?)
+        }
         Op::Shuffle(idx) => ground(&shuffle_as_slices(e, idx)?),
         Op::Interleave if e.args.len() != 2 => {
             let (k, n) = (e.args.len() as u32, e.args[0].ty.lanes);
@@ -135,11 +190,16 @@ pub fn ground(e: &Expr) -> Result<Term, String> {
 /// holds it: a balanced concatenation of strided slices of the operands' concatenation, one
 /// slice per run of indices in arithmetic progression.
 fn shuffle_as_slices(e: &Expr, idx: &[u32]) -> Result<Expr, String> {
-    let source = Rc::new(if e.args.len() == 1 {
-        (*e.args[0]).clone()
+    let source = if e.args.len() == 1 {
+        e.args[0].clone()
     } else {
-        Expr::build(Op::Concat, e.args.clone())?
-    });
+        Rc::new(Expr::build(Op::Concat, e.args.clone())?)
+    };
+    slices(source, idx)
+}
+
+/// The lanes `idx` of `source` as a balanced concatenation of strided slices.
+fn slices(source: Rc<Expr>, idx: &[u32]) -> Result<Expr, String> {
     let mut runs: Vec<(u32, u32, u32)> = Vec::new(); // start, stride, lanes
     for &i in idx {
         match runs.last_mut() {

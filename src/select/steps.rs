@@ -5,6 +5,7 @@
 use super::catalog::Catalog;
 use super::compile::Compiled;
 use super::node::{input_types, Node};
+use crate::ir::print::op_head;
 use crate::ir::VecType;
 use serde::Serialize;
 use std::collections::HashMap;
@@ -89,7 +90,11 @@ fn operand_text(
                 .iter()
                 .map(|a| operand_text(a, catalog, full, steps, seen))
                 .collect();
-            let call = format!("{}({})", op.name(), texts.join(", "));
+            // The operator's parameters are part of the call: slices of other lanes differ.
+            let call = match op_head(op).split_once(' ') {
+                Some((name, params)) => format!("{name}<{params}>({})", texts.join(", ")),
+                None => format!("{}({})", op.name(), texts.join(", ")),
+            };
             let asm = format!("scalarized {} ({} lanes)", op.name(), ty.lanes);
             step(call, asm, n.own_cost(catalog), steps, seen)
         }

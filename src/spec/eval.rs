@@ -34,6 +34,18 @@ impl Instruction {
         eval(&self.semantics, &env)
     }
 
+    /// The values of the immediate operands given as text (one per immediate, in operand
+    /// order), as the C call passes them.
+    pub fn immediate_values(&self, values: &[String]) -> Result<Vec<i128>> {
+        let imms = self.operands.iter().filter(|o| o.imm.is_some());
+        imms.zip(values)
+            .map(|(op, text)| {
+                let v = operand_value(op, text)?;
+                Ok(crate::semantics::value::as_int(op.ty.elem, v.lanes[0]))
+            })
+            .collect()
+    }
+
     /// The semantics with each immediate operand replaced by its value in `values` (one text
     /// per immediate, in operand order): what the instruction computes at those immediates,
     /// over its other operands.
