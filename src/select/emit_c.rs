@@ -125,11 +125,10 @@ impl Emitter<'_> {
         }
         let v = match &**n {
             Node::Input { name, ty, offset } => {
-                let at = self.input_at(name, *offset);
                 let t = self.fresh();
                 let cty = self.c_type(*ty, None)?;
-                writeln!(self.lines, "    {cty} {t}; memcpy(&{t}, {at}, sizeof {t});")
-                    .expect("string write");
+                let copy = self.input_bytes(name, *ty, *offset, &t)?;
+                writeln!(self.lines, "    {cty} {t}; {copy}").expect("string write");
                 t
             }
             Node::Const { ty, value } if ty.lanes == 1 => value.to_string(),
@@ -223,6 +222,22 @@ impl Emitter<'_> {
     /// The address of lane `offset` of input `name` in iteration `i / result lanes` (an input
     /// may have more lanes per iteration than the result, as under a reduction, or fewer, as
     /// under a broadcast).
+    /// C statements filling `dest` (an lvalue of `ty`) with lanes `offset..` of input `name`;
+    /// lanes past the input's own are zero (a narrow input padded to a whole register, whose
+    /// upper lanes no output reads).
+    fn input_bytes(&self, name: &str, ty: VecType, offset: u32, dest: &str) -> Result<String> {
+        let at = self.input_at(name, offset);
+        let full = input_types(&self.compiled.input)[name];
+        let available = full.lanes.saturating_sub(offset).min(ty.lanes);
+        if available == ty.lanes {
+            return Ok(format!("memcpy(&{dest}, {at}, sizeof {dest});"));
+        }
+        let elem = scalar_type(ty.elem)?;
+        Ok(format!(
+            "memset(&{dest}, 0, sizeof {dest}); memcpy(&{dest}, {at}, {available} * sizeof({elem}));"
+        ))
+    }
+
     fn input_at(&self, name: &str, offset: u32) -> String {
         let full = input_types(&self.compiled.input)[name];
         let result_lanes = self.compiled.input.ty.lanes;
@@ -289,11 +304,9 @@ impl Emitter<'_> {
                 return Ok(t);
             }
             Node::Input { name, offset, .. } => {
-                let at = self.input_at(name, *offset);
                 let t = self.fresh();
-                self.line(format!(
-                    "    {elem} {t}[{count}]; memcpy({t}, {at}, sizeof {t});"
-                ));
+                let copy = self.input_bytes(name, ty, *offset, &t)?;
+                self.line(format!("    {elem} {t}[{count}]; {copy}"));
                 return Ok(t);
             }
             _ => {}

@@ -33,18 +33,29 @@ pub fn rules(types: &BTreeSet<VecType>) -> Vec<Command> {
         .collect()
 }
 
-/// The input at twice its lanes with every variable read twice (`concat(v, v)`), when the
-/// result is half a register: the whole register an instruction can write, whose low half is
-/// the result.
-pub fn doubled(input: &Rc<Expr>, register_bits: u32) -> Option<Rc<Expr>> {
-    (2 * input.ty.bits() == register_bits)
-        .then(|| double(input))
-        .flatten()
+/// The input at twice, four times, ... its lanes with every variable read that many times
+/// (`concat(v, v)`), while it is narrower than `min_bits`, the narrowest register worth
+/// using: the whole register an instruction can write, whose low lanes are the result. Empty
+/// when the input is that wide, or cannot be doubled.
+pub fn doublings(input: &Rc<Expr>, min_bits: u32) -> Vec<Rc<Expr>> {
+    let mut out: Vec<Rc<Expr>> = Vec::new();
+    let mut e = input.clone();
+    while e.ty.bits() < min_bits && min_bits.is_multiple_of(e.ty.bits()) {
+        match double(&e) {
+            Some(d) => {
+                out.push(d.clone());
+                e = d;
+            }
+            None => return Vec::new(),
+        }
+    }
+    out
 }
 
 fn double(e: &Rc<Expr>) -> Option<Rc<Expr>> {
     let built = match &e.op {
-        Op::Var(_) => Expr::build(Op::Concat, vec![e.clone(), e.clone()]),
+        // A variable, or one already doubled: read twice.
+        Op::Var(_) | Op::Concat => Expr::build(Op::Concat, vec![e.clone(), e.clone()]),
         Op::Const(v) if v.len() == 1 => {
             Ok(Expr::constant(e.ty.with_lanes(2 * e.ty.lanes), v.clone()))
         }
@@ -77,9 +88,10 @@ fn interleave_of_halves(term: &Term, ty: VecType) -> Command {
     )
 }
 
-/// Facts about the input: a pair-sized variable is its two registers, the result is the
-/// interleave of its even and odd lanes, and a result of half a register is the low half of
-/// a register holding it twice (the input computed on its variables read twice).
+/// Facts about the input on a target whose widening instructions deal their pairs: a
+/// pair-sized variable is its two registers, the result is the interleave of its even and odd
+/// lanes, and a result of half a register is the low half of a register holding it twice (the
+/// input computed on its variables read twice).
 pub fn facts(input: &Rc<Expr>, register_bits: u32) -> Result<Vec<Command>, String> {
     let mut out = Vec::new();
     let ty = input.ty;
@@ -107,6 +119,8 @@ pub fn facts(input: &Rc<Expr>, register_bits: u32) -> Result<Vec<Command>, Strin
         out.push(interleave_of_halves(&root, ty));
     }
     if 2 * ty.bits() == register_bits {
+        // Half a register: the low half of a register holding it twice, the input computed
+        // on its variables read twice.
         let twice = op(
             "Concat",
             ty.with_lanes(2 * ty.lanes),
@@ -121,11 +135,89 @@ pub fn facts(input: &Rc<Expr>, register_bits: u32) -> Result<Vec<Command>, Strin
                 arg: Box::new(twice.clone()),
             },
         ));
-        if let Some(d) = doubled(input, register_bits) {
-            let whole = ground(&d)?;
+        if let Some(d) = doublings(input, register_bits).first() {
+            let whole = ground(d)?;
             out.push(Command::Union(twice, whole.clone()));
             out.push(interleave_of_halves(&whole, d.ty));
         }
     }
     Ok(out)
+}
+
+/// Facts about an input narrower than a register (`doublings`): it is the low lanes of the
+/// same computation over its variables padded to twice, four times, ... their lanes (the
+/// padding reads as zeros and no output lane depends on it, as every node is lane-wise); and
+/// each variable narrower than a register is the low lanes of the register it is read into.
+pub fn doubling_facts(input: &Rc<Expr>, min_bits: u32) -> Result<Vec<Command>, String> {
+    let narrow = ground(input)?;
+    let low = |ty: VecType, whole: Term| Term::Lanes {
+        ty,
+        offset: 0,
+        arg: Box::new(whole),
+    };
+    let mut out = doublings(input, min_bits)
+        .iter()
+        .map(|d| {
+            Ok(Command::Union(
+                narrow.clone(),
+                low(input.ty, padded(ground(d)?)),
+            ))
+        })
+        .collect::<Result<Vec<_>, String>>()?;
+    // A narrow variable is the low lanes of the register it is read into.
+    for (name, ty) in input.vars() {
+        if ty.bits() < min_bits && min_bits.is_multiple_of(ty.bits()) {
+            let whole = Term::Part {
+                ty: ty.with_lanes(ty.lanes * (min_bits / ty.bits())),
+                name: name.clone(),
+                offset: 0,
+            };
+            let slice = op("Slice", ty, vec![0, 1], vec![whole.clone()]);
+            out.push(Command::Union(Term::Var { ty, name }, slice));
+        }
+    }
+    Ok(out)
+}
+
+/// `term` with every concatenation of one variable with itself (a doubled variable) read as
+/// the variable padded to that many lanes.
+pub fn padded(term: Term) -> Term {
+    fn variable(t: &Term) -> Option<&str> {
+        match t {
+            Term::Var { name, .. } => Some(name),
+            Term::Op {
+                name: "Concat",
+                args,
+                ..
+            } => {
+                let (a, b) = (variable(&args[0])?, variable(&args[1])?);
+                (a == b).then_some(a)
+            }
+            _ => None,
+        }
+    }
+    match term {
+        Term::Op {
+            name: "Concat",
+            ty,
+            ref args,
+            ..
+        } if args.len() == 2 && variable(&term).is_some() => Term::Part {
+            ty,
+            name: variable(&term).unwrap_or_default().to_string(),
+            offset: 0,
+        },
+        Term::Op {
+            name,
+            ty,
+            params,
+            args,
+        } => Term::Op {
+            name,
+            ty,
+            params,
+            args: args.into_iter().map(padded).collect(),
+        },
+        other => other,
+    }
 }

@@ -246,18 +246,31 @@ impl Node {
                     .get(name)
                     .ok_or_else(|| wrong(format!("unknown input {name}")))?;
                 let var = Rc::new(Expr::var(name, full));
-                if *offset == 0 && *ty == full {
+                // Lanes past the input's own (a narrow input padded to a register) are zero.
+                let available = full.lanes.saturating_sub(*offset).min(ty.lanes);
+                let own = if *offset == 0 && available == full.lanes {
                     var
+                } else if available == 0 {
+                    return Err(wrong(format!(
+                        "{name}[{offset}..] is past its {} lanes",
+                        full.lanes
+                    )));
                 } else {
                     Rc::new(Expr {
                         op: Op::Slice {
                             start: *offset,
                             stride: 1,
-                            lanes: ty.lanes,
+                            lanes: available,
                         },
-                        ty: *ty,
+                        ty: ty.with_lanes(available),
                         args: vec![var],
                     })
+                };
+                if available == ty.lanes {
+                    own
+                } else {
+                    let zeros = Expr::constant(ty.with_lanes(ty.lanes - available), vec![0]);
+                    Rc::new(Expr::build(Op::Concat, vec![own, Rc::new(zeros)]).map_err(wrong)?)
                 }
             }
             Node::Const { ty, value } => {

@@ -143,8 +143,7 @@ impl Programs {
         }
         let doubled: Vec<Rc<Expr>> = inputs
             .iter()
-            .filter(|_| target.lane_layout)
-            .filter_map(|input| layout::doubled(input, target.register_bits))
+            .flat_map(|input| layout::doublings(input, target.min_split_bits))
             .collect();
         for d in &doubled {
             add_types(d);
@@ -187,8 +186,15 @@ impl Programs {
         for root in &roots {
             root.typed_heads(&mut |n, t| _ = nodes.insert((n, t)));
         }
-        for d in &doubled {
-            ground(d)?.typed_heads(&mut |n, t| _ = nodes.insert((n, t)));
+        let mut doubling = Vec::new();
+        for input in inputs {
+            doubling.push(layout::doubling_facts(input, target.min_split_bits)?);
+        }
+        for fact in doubling.iter().flatten() {
+            if let Command::Union(a, b) = fact {
+                a.typed_heads(&mut |n, t| _ = nodes.insert((n, t)));
+                b.typed_heads(&mut |n, t| _ = nodes.insert((n, t)));
+            }
         }
         let mut split_terms = Vec::new();
         for (n, lo, hi) in &split_list {
@@ -317,6 +323,7 @@ impl Programs {
             if target.lane_layout {
                 commands.extend(layout::facts(input, target.register_bits)?);
             }
+            commands.extend(doubling[k].clone());
         }
         for (ty, n, lo, hi) in split_terms {
             let parts = Term::Op {
