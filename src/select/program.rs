@@ -153,7 +153,13 @@ impl Programs {
             in_play.extend(halves);
         }
         let lanes: BTreeSet<u32> = in_play.iter().map(|t| t.lanes).collect();
-        let mut constants = BTreeSet::new();
+        // The input's constants, and each lane width less one (an oversized arithmetic shift
+        // becomes one by that much).
+        let mut constants: BTreeSet<i64> = in_play
+            .iter()
+            .filter(|t| t.elem.is_int())
+            .map(|t| t.elem.bits() as i64 - 1)
+            .collect();
         for input in inputs {
             input.walk(&mut |n| {
                 if let Op::Const(v) = &n.op {

@@ -117,6 +117,49 @@ pub fn part_widenings(
     out
 }
 
+/// Shifts by a constant of at least the lane width, as the IR defines them: a left or a
+/// logical right shift is zero, an arithmetic right shift is one by the width less one (the
+/// sign in every bit). x86's shift immediates take any count; other targets' do not.
+fn oversized_shifts(t: VecType) -> Vec<Rewrite> {
+    if !t.elem.is_int() {
+        return vec![];
+    }
+    let bits = t.elem.bits() as i128;
+    let constant = |value| Term::Const { ty: t, value };
+    let shift = |name| op(name, t, vec![Term::Slot("x"), constant(Int::Slot("c"))]);
+    let wide = vec![Condition::Compare(Cmp::Ge, Int::Slot("c"), Int::Lit(bits))];
+    let name = type_name(t);
+    let mut out = vec![Rewrite {
+        ruleset: Ruleset::Simplify,
+        source: format!("{name} shifted left by at least its width is zero"),
+        lhs: shift("Shl"),
+        rhs: constant(Int::Lit(0)),
+        conditions: wide.clone(),
+    }];
+    out.push(if t.elem.is_signed() {
+        Rewrite {
+            ruleset: Ruleset::Simplify,
+            source: format!("{name} shifted right by at least its width is its sign"),
+            lhs: shift("Shr"),
+            rhs: op(
+                "Shr",
+                t,
+                vec![Term::Slot("x"), constant(Int::Lit(bits - 1))],
+            ),
+            conditions: wide,
+        }
+    } else {
+        Rewrite {
+            ruleset: Ruleset::Simplify,
+            source: format!("{name} shifted right by at least its width is zero"),
+            lhs: shift("Shr"),
+            rhs: constant(Int::Lit(0)),
+            conditions: wide,
+        }
+    });
+    out
+}
+
 /// Comparisons of integer type `t` as the target has them (swapped, at the other signedness for
 /// equality), and a select at `t`: the same select on the same bits at the type of the other
 /// signedness (HVX's `vmux` is on u8 lanes, AVX-512's blends on signed ones), and the bitwise
@@ -281,6 +324,7 @@ pub fn generated(types: &[VecType], register_bits: u32, wanted: Wanted) -> Vec<R
         }
     }
     for &t in types {
+        out.extend(oversized_shifts(t));
         out.extend(comparison_and_select_rewrites(t));
         out.extend(wide_multiply(t));
         out.extend(signedness_rewrites(t, wanted));
