@@ -10,7 +10,10 @@ fn an_x86_intrinsic_ports_to_neon_and_back_proven_and_run() {
     let guard = project_copy("port");
     let home = guard.path();
     // SSE's rounding average is NEON's urhadd; the shift's immediate is given.
-    let cases: [(&[&str], &[&str]); 4] = [
+    // Data movement comes from the search over the target's own shuffles: SSE's reversal of
+    // 32-bit lanes is two NEON instructions, alignr is ext, a one-lane blend is ins, a byte
+    // shift left is ext with zeros.
+    let cases: [(&[&str], &[&str]); 8] = [
         (&["_mm_avg_epu8", "--target", "neon"], &["vrhaddq_u8"]),
         (&["vrhaddq_u8", "--target", "x86-avx2"], &["_mm_avg_epu8"]),
         (
@@ -20,6 +23,22 @@ fn an_x86_intrinsic_ports_to_neon_and_back_proven_and_run() {
         (
             &["_mm_packs_epi32", "--target", "neon"],
             &["vqmovn_s32", "vqmovn_s32"],
+        ),
+        (
+            &["_mm_shuffle_epi32", "--target", "neon", "--imm", "27"],
+            &["vextq_s16", "vrev64q_s32"],
+        ),
+        (
+            &["_mm_alignr_epi8", "--target", "neon", "--imm", "4"],
+            &["vextq_s16"],
+        ),
+        (
+            &["_mm_blend_epi16", "--target", "neon", "--imm", "1"],
+            &["vcopyq_laneq_s16"],
+        ),
+        (
+            &["_mm_bslli_si128", "--target", "neon", "--imm", "3"],
+            &["vextq_s8"],
         ),
     ];
     for (args, expected) in cases {

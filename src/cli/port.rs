@@ -8,6 +8,7 @@
 use super::compile::{print_report, Emit};
 use super::{print_out, render_table, Context, Outcome, Output};
 use crate::error::{Error, Result};
+use crate::port::movement;
 use crate::port::native::run_beside;
 use crate::port::{self, Report, Status};
 use crate::select::{Request, Selector};
@@ -34,7 +35,16 @@ pub fn port(ctx: &Context, name: &str, target: Target, options: Options) -> Resu
     let input = instruction.at_immediates(options.imms)?;
     let mut selector = Selector::load(&ctx.project, target)?;
     let started = Instant::now();
-    let (compiled, _) = selector.select_and_prove(&instruction.name, input, started)?;
+    let (mut compiled, _) = selector.select_and_prove(&instruction.name, input, started)?;
+    // Data movement the rules leave dear: the cheapest sequence of the target's own.
+    if movement::only_moves_bytes(&compiled.input) {
+        let moves = movement::Moves::of(&selector.catalog);
+        if let Some(better) =
+            movement::search(&selector.catalog, &moves, &compiled.input, compiled.cost)?
+        {
+            compiled = better;
+        }
+    }
     let beside = match options.run {
         Some(iterations) => {
             let dir = tempfile::Builder::new()

@@ -5,6 +5,7 @@
 //! catalog are unchanged. `--shard K/N` ports every N-th source into CSV rows for
 //! `db import --merge`.
 
+pub mod movement;
 pub mod native;
 pub mod sources;
 pub mod store;
@@ -13,6 +14,7 @@ use crate::database::Database;
 use crate::error::Result;
 use crate::project::Project;
 use crate::select::batch::{self, Item};
+use crate::select::steps::steps;
 use crate::select::{Proof, Selector};
 use crate::spec::{hash_text, Isa, Target};
 use crate::synth::Shard;
@@ -90,7 +92,9 @@ pub fn port_all(project: &Project, options: &Options, progress: bool) -> Result<
             .map(|(_, src)| src)
             .collect();
     }
-    let fingerprint = Selector::load(project, options.target)?.catalog.fingerprint;
+    let selector = Selector::load(project, options.target)?;
+    let fingerprint = selector.catalog.fingerprint.clone();
+    let mut moves: Option<movement::Moves> = None;
     let stored = store::rows(&db, options.target.name)?;
     let hash =
         |s: &sources::Source| hash_text(&format!("{:?}\n{}\n{fingerprint}", s.text, s.lanes));
@@ -161,6 +165,34 @@ pub fn port_all(project: &Project, options: &Options, progress: bool) -> Result<
                     },
                     Err(e) => failed(s, options.target, hash(s), &e),
                 });
+            }
+        }
+        // Data movement the rules leave dear: the cheapest sequence of the target's own.
+        for &i in block {
+            let (Some(row), Ok(text)) = (&mut rows[i], &all[i].text) else {
+                continue;
+            };
+            if row.status == Status::Proven && row.instructions <= 1 {
+                continue;
+            }
+            let input = selector.elaborate(text, Some(all[i].lanes), &HashMap::new())?;
+            if !movement::only_moves_bytes(&input) {
+                continue;
+            }
+            let moves = moves.get_or_insert_with(|| movement::Moves::of(&selector.catalog));
+            let bound = if row.status == Status::Failed {
+                f64::INFINITY
+            } else {
+                row.cost
+            };
+            if let Some(better) = movement::search(&selector.catalog, moves, &input, bound)? {
+                let (steps, _) = steps(&better, &selector.catalog);
+                row.status = Status::Proven;
+                row.instructions = steps.len();
+                row.sequence = steps.into_iter().map(|s| s.call).collect();
+                row.cost = better.cost;
+                row.proof = "z3".to_string();
+                row.prove_ms = better.validate_ms;
             }
         }
         for &i in block {

@@ -30,12 +30,29 @@ pub fn parameters(compiled: &Compiled) -> Vec<(String, VecType)> {
     vars
 }
 
+/// An input's name in C: itself, unless it is a name the function uses itself (the loop
+/// counter `i`, the length `n`, `out`, a temporary `v1`) or a C keyword, then with `_` after.
+fn c_name(var: &str) -> String {
+    const TAKEN: [&str; 22] = [
+        "i", "n", "out", "auto", "break", "case", "char", "const", "do", "double", "else", "float",
+        "for", "if", "int", "long", "return", "short", "signed", "unsigned", "void", "while",
+    ];
+    let temporary = var
+        .strip_prefix('v')
+        .is_some_and(|d| !d.is_empty() && d.bytes().all(|b| b.is_ascii_digit()));
+    if TAKEN.contains(&var) || temporary {
+        format!("{var}_")
+    } else {
+        var.to_string()
+    }
+}
+
 /// The C function (without headers) computing `compiled` over arrays.
 pub fn function(compiled: &Compiled, catalog: &Catalog, name: &str) -> Result<String> {
     let lanes = compiled.input.ty.lanes;
     let mut params = Vec::new();
     for (v, ty) in parameters(compiled) {
-        params.push(format!("const {} *{v}", scalar_type(ty.elem)?));
+        params.push(format!("const {} *{}", scalar_type(ty.elem)?, c_name(&v)));
     }
     params.push(format!("{} *out", scalar_type(compiled.input.ty.elem)?));
     params.push("long n".into());
@@ -241,6 +258,7 @@ impl Emitter<'_> {
     fn input_at(&self, name: &str, offset: u32) -> String {
         let full = input_types(&self.compiled.input)[name];
         let result_lanes = self.compiled.input.ty.lanes;
+        let name = c_name(name);
         format!("{name} + i / {result_lanes} * {} + {offset}", full.lanes)
     }
 

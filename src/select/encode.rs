@@ -163,10 +163,11 @@ pub fn ground(e: &Expr) -> Result<Term, String> {
             ground(&slices(Rc::new(both), &idx)?)
         }
         Op::Lookup if !has_vars(&e.args[1]) => {
-            // Constant indices, all in range: a shuffle of the table.
+            // Constant indices, all in range and not all one: a shuffle of the table.
             let table = e.args[0].ty.lanes as u128;
             let idx = lanes_of(&e.args[1])?;
-            if idx.iter().any(|&i| i >= table) {
+            // One index for every lane stays a lookup (a lane broadcast, as `dup` has it).
+            if idx.iter().any(|&i| i >= table) || idx.iter().all(|&i| i == idx[0]) {
                 let args = e.args.iter().map(|a| ground(a)).collect::<Result<_, _>>()?;
                 return node(e, args);
             }
@@ -198,12 +199,14 @@ fn shuffle_as_slices(e: &Expr, idx: &[u32]) -> Result<Expr, String> {
     slices(source, idx)
 }
 
-/// The lanes `idx` of `source` as a balanced concatenation of strided slices.
+/// The lanes `idx` of `source` as a balanced concatenation of strided slices (and broadcasts of
+/// one lane, where an index repeats).
 fn slices(source: Rc<Expr>, idx: &[u32]) -> Result<Expr, String> {
     let mut runs: Vec<(u32, u32, u32)> = Vec::new(); // start, stride, lanes
     for &i in idx {
         match runs.last_mut() {
-            Some((start, stride, lanes)) if *lanes == 1 && i > *start => {
+            // A run of one index repeated (stride 0) is a broadcast of that lane.
+            Some((start, stride, lanes)) if *lanes == 1 && i >= *start => {
                 *stride = i - *start;
                 *lanes = 2;
             }
@@ -216,15 +219,21 @@ fn slices(source: Rc<Expr>, idx: &[u32]) -> Result<Expr, String> {
     let parts: Vec<Rc<Expr>> = runs
         .into_iter()
         .map(|(start, stride, lanes)| {
-            Expr::build(
+            let (step, count) = if stride == 0 { (1, 1) } else { (stride, lanes) };
+            let slice = Expr::build(
                 Op::Slice {
                     start,
-                    stride,
-                    lanes,
+                    stride: step,
+                    lanes: count,
                 },
                 vec![source.clone()],
-            )
-            .map(Rc::new)
+            )?;
+            let part = if stride == 0 {
+                Expr::build(Op::Broadcast(lanes), vec![Rc::new(slice)])?
+            } else {
+                slice
+            };
+            Ok::<_, String>(Rc::new(part))
         })
         .collect::<Result<_, _>>()?;
     Ok((*balanced_concat(&parts)?).clone())

@@ -1,0 +1,506 @@
+//! Synthesis of data movement beyond the stored rules. When a ported semantics only moves
+//! bytes (every output byte is a byte of an operand, or zero), an enumerative search over the
+//! target's data-movement instructions, each at every value of its immediates, looks for the
+//! cheapest sequence whose byte map is the same. Each step applies one instruction to earlier
+//! results and the operands, up to [`MAX_STEPS`] steps. The winner becomes a selection and is
+//! proven by z3 like every other.
+//!
+//! Byte maps come from the interpreter: the operands' bytes are tagged with distinct values
+//! (twice, in opposite orders), and every output byte must carry the same source byte both
+//! times.
+
+use crate::error::Result;
+use crate::ir::{Expr, VecType};
+use crate::select::catalog::Catalog;
+use crate::select::{prove_selection, Compiled, Node};
+use crate::semantics::{eval, Env, Value};
+use rand::rngs::SmallRng;
+use rand::{Rng, SeedableRng};
+use std::collections::HashMap;
+use std::rc::Rc;
+use std::time::Instant;
+
+/// Instructions in a sequence, at most.
+pub const MAX_STEPS: usize = 3;
+/// Immediate combinations tried per instruction, at most.
+const MAX_IMMEDIATES: usize = 256;
+/// Values kept in the search, at most.
+const MAX_VALUES: usize = 30_000;
+
+/// Where each byte of a value comes from: (operand, byte), or zero.
+type ByteMap = Vec<Option<(u8, u16)>>;
+
+/// The byte map of `e` over `operands`, if `e` only moves their bytes.
+fn byte_map(e: &Expr, operands: &[(String, VecType)]) -> Option<ByteMap> {
+    let sizes: Vec<usize> = operands
+        .iter()
+        .map(|(_, t)| (t.bits() / 8) as usize)
+        .collect();
+    let total: usize = sizes.iter().sum();
+    let ints = operands
+        .iter()
+        .all(|(_, t)| t.elem.is_int() && t.bits().is_multiple_of(8));
+    if total == 0 || total >= 255 || !ints || !e.ty.elem.is_int() || !e.ty.bits().is_multiple_of(8)
+    {
+        return None;
+    }
+    let run = |tag: &dyn Fn(usize) -> u8| -> Option<Vec<u8>> {
+        let mut env = Env::new();
+        let mut next = 0;
+        for ((name, ty), n) in operands.iter().zip(&sizes) {
+            let bytes: Vec<u8> = (next..next + n).map(tag).collect();
+            next += n;
+            env.insert(name.clone(), Value::from_bytes(*ty, &bytes));
+        }
+        Some(eval(e, &env).ok()?.to_bytes())
+    };
+    let up = run(&|i| (i + 1) as u8)?;
+    let down = run(&|i| (total - i) as u8)?;
+    let map: ByteMap = up
+        .iter()
+        .zip(&down)
+        .map(|(&a, &b)| match (a, b) {
+            (0, 0) => Some(None),
+            (0, _) | (_, 0) => None,
+            (a, b) if a as usize - 1 == total - b as usize => {
+                let mut i = a as usize - 1;
+                let mut k = 0;
+                while i >= sizes[k] {
+                    i -= sizes[k];
+                    k += 1;
+                }
+                Some(Some((k as u8, i as u16)))
+            }
+            _ => None,
+        })
+        .collect::<Option<_>>()?;
+    // The tags alone do not show value-dependent operators (`x == y` is false on distinct
+    // tags): the map must also hold on random bytes, and on every operand holding the same.
+    let mut rng = SmallRng::seed_from_u64(0x5eed);
+    let random: Vec<u8> = (0..total).map(|_| rng.gen()).collect();
+    let offsets: Vec<usize> = sizes
+        .iter()
+        .scan(0, |at, n| Some(std::mem::replace(at, *at + n)))
+        .collect();
+    for same in [false, true] {
+        let byte = |i: usize| {
+            let k = offsets.iter().rposition(|&o| o <= i).unwrap_or(0);
+            if same {
+                random[i - offsets[k]]
+            } else {
+                random[i]
+            }
+        };
+        let out = run(&byte)?;
+        let follows = map.iter().zip(&out).all(|(m, &b)| match m {
+            None => b == 0,
+            Some((k, j)) => b == byte(offsets[*k as usize] + *j as usize),
+        });
+        if !follows {
+            return None;
+        }
+    }
+    Some(map)
+}
+
+/// Whether `input` only moves the bytes of its variables (a shuffle, a shift of whole bytes,
+/// an insert, a blend at constant positions).
+pub fn only_moves_bytes(input: &Expr) -> bool {
+    byte_map(input, &input.vars()).is_some()
+}
+
+/// A data-movement instruction of the target at one choice of its immediates.
+struct Move {
+    index: usize,
+    imms: Vec<i64>,
+    /// Byte sizes of its other operands, in order.
+    sizes: Vec<usize>,
+    map: ByteMap,
+    result: VecType,
+    cost: f64,
+}
+
+/// The target's instructions that only move bytes, each at every immediate (up to a bound),
+/// the cheapest of each byte map kept: what [`search`] combines, computed once per catalog.
+pub struct Moves(Vec<Move>);
+
+impl Moves {
+    /// The moves of `catalog`'s target.
+    pub fn of(catalog: &Catalog) -> Moves {
+        Moves(moves(catalog))
+    }
+}
+
+fn moves(catalog: &Catalog) -> Vec<Move> {
+    let mut best: HashMap<(Vec<usize>, ByteMap), Move> = HashMap::new();
+    for (index, ins) in catalog.instructions.iter().enumerate() {
+        let vectors: Vec<(String, VecType)> = ins
+            .operands
+            .iter()
+            .filter(|o| o.imm.is_none())
+            .map(|o| (o.name.clone(), o.ty))
+            .collect();
+        if vectors.is_empty() || vectors.len() > 2 {
+            continue;
+        }
+        let ranges: Vec<(i128, i128)> = ins.operands.iter().filter_map(|o| o.imm).collect();
+        let count = ranges.iter().try_fold(1usize, |n, (lo, hi)| {
+            n.checked_mul((hi - lo + 1).max(1) as usize)
+        });
+        if count.is_none_or(|n| n > MAX_IMMEDIATES) {
+            continue;
+        }
+        let mut choices: Vec<Vec<i128>> = vec![vec![]];
+        for (lo, hi) in &ranges {
+            choices = choices
+                .into_iter()
+                .flat_map(|c| {
+                    (*lo..=*hi).map(move |v| {
+                        let mut c = c.clone();
+                        c.push(v);
+                        c
+                    })
+                })
+                .collect();
+        }
+        for imms in choices {
+            let texts: Vec<String> = imms.iter().map(|v| v.to_string()).collect();
+            let Ok(at) = ins.at_immediates(&texts) else {
+                continue;
+            };
+            let Some(map) = byte_map(&at, &vectors) else {
+                continue;
+            };
+            let sizes: Vec<usize> = vectors
+                .iter()
+                .map(|(_, t)| (t.bits() / 8) as usize)
+                .collect();
+            let m = Move {
+                index,
+                imms: imms.iter().map(|&v| v as i64).collect(),
+                sizes: sizes.clone(),
+                map: map.clone(),
+                result: ins.result,
+                cost: ins.cost,
+            };
+            match best.get(&(sizes.clone(), map.clone())) {
+                Some(b) if b.cost <= m.cost => {}
+                _ => _ = best.insert((sizes, map), m),
+            }
+        }
+    }
+    let mut out: Vec<Move> = best.into_values().collect();
+    out.sort_by(|a, b| (a.index, &a.imms).cmp(&(b.index, &b.imms)));
+    out
+}
+
+/// How a value of the search is made.
+enum From {
+    Operand(usize),
+    Zero,
+    Step(usize, Vec<usize>),
+}
+
+struct Found {
+    map: ByteMap,
+    ty: VecType,
+    cost: f64,
+    from: From,
+}
+
+/// The cheapest sequence of the target's data-movement instructions computing `input`, if it
+/// only moves bytes and one of at most [`MAX_STEPS`] steps costing less than `below` exists;
+/// proven by z3.
+pub fn search(
+    catalog: &Catalog,
+    all_moves: &Moves,
+    input: &Rc<Expr>,
+    below: f64,
+) -> Result<Option<Compiled>> {
+    let started = Instant::now();
+    let operands = input.vars();
+    let Some(goal) = byte_map(input, &operands) else {
+        return Ok(None);
+    };
+    // Wider registers than the goal and its operands only widen the search.
+    let widest = operands
+        .iter()
+        .map(|(_, t)| (t.bits() / 8) as usize)
+        .fold(goal.len(), usize::max);
+    let moves: Vec<&Move> = all_moves
+        .0
+        .iter()
+        .filter(|m| m.map.len() <= widest && m.sizes.iter().all(|&n| n <= widest))
+        .collect();
+    let mut values: Vec<Found> = operands
+        .iter()
+        .enumerate()
+        .map(|(k, (_, ty))| Found {
+            map: (0..ty.bits() / 8)
+                .map(|j| Some((k as u8, j as u16)))
+                .collect(),
+            ty: *ty,
+            cost: 0.0,
+            from: From::Operand(k),
+        })
+        .collect();
+    // Zeros of every width a move reads, to shift in.
+    let mut widths: Vec<usize> = moves.iter().flat_map(|m| m.sizes.clone()).collect();
+    widths.sort();
+    widths.dedup();
+    for n in widths {
+        values.push(Found {
+            map: vec![None; n],
+            ty: VecType::new(n as u32, crate::ir::Elem::U8),
+            cost: 0.0,
+            from: From::Zero,
+        });
+    }
+    let mut seen: HashMap<ByteMap, usize> = values
+        .iter()
+        .enumerate()
+        .map(|(i, v)| (v.map.clone(), i))
+        .collect();
+    let inputs: Vec<usize> = (0..values.len()).collect();
+    let mut frontier = inputs.clone();
+    let mut best: Option<usize> = seen.get(&goal).copied();
+    for round in 1..=MAX_STEPS {
+        if best.is_some() {
+            break;
+        }
+        if round == MAX_STEPS {
+            // The last step: for each move and each choice of its other operands among the
+            // inputs, the goal fixes what its remaining operand must be; look that up among
+            // every value found so far.
+            if let Some(found) = last_step(&moves, &values, &seen, &inputs, &goal, below) {
+                values.push(found);
+                best = Some(values.len() - 1);
+            }
+            break;
+        }
+        let mut added = Vec::new();
+        for (m, mv) in moves.iter().enumerate() {
+            let arg_lists: Vec<Vec<usize>> = match mv.sizes.len() {
+                1 => frontier.iter().map(|&f| vec![f]).collect(),
+                _ => frontier
+                    .iter()
+                    .flat_map(|&f| inputs.iter().flat_map(move |&i| [vec![f, i], vec![i, f]]))
+                    .collect(),
+            };
+            for args in arg_lists {
+                if args
+                    .iter()
+                    .zip(&mv.sizes)
+                    .any(|(&a, &n)| values[a].map.len() != n)
+                {
+                    continue;
+                }
+                let cost = mv.cost + args.iter().map(|&a| values[a].cost).sum::<f64>();
+                if cost >= below {
+                    continue;
+                }
+                let map: ByteMap = mv
+                    .map
+                    .iter()
+                    .map(|b| b.and_then(|(k, j)| values[args[k as usize]].map[j as usize]))
+                    .collect();
+                if seen.get(&map).is_some_and(|&i| values[i].cost <= cost) {
+                    continue;
+                }
+                let i = values.len();
+                seen.insert(map.clone(), i);
+                values.push(Found {
+                    map,
+                    ty: mv.result,
+                    cost,
+                    from: From::Step(m, args),
+                });
+                added.push(i);
+                if values.len() >= MAX_VALUES {
+                    break;
+                }
+            }
+            if values.len() >= MAX_VALUES {
+                break;
+            }
+        }
+        best = seen.get(&goal).copied();
+        frontier = added;
+    }
+    let Some(best) = best.filter(|&b| values[b].cost < below) else {
+        return Ok(None);
+    };
+    let root = node(&values, best, &moves, catalog, &operands);
+    let root = match input.ty == values[best].ty {
+        true => root,
+        false => Rc::new(Node::Reinterpret {
+            ty: input.ty,
+            arg: root,
+        }),
+    };
+    let select_ms = started.elapsed().as_secs_f64() * 1e3;
+    let proving = Instant::now();
+    // A candidate z3 refutes is not an answer (the byte maps are sampled, not proven).
+    let Ok(proof) = prove_selection(catalog, input, &root) else {
+        return Ok(None);
+    };
+    Ok(Some(Compiled {
+        source: input.to_string(),
+        input: input.clone(),
+        cost: root.cost(catalog),
+        root,
+        program: None,
+        select_ms,
+        validate_ms: proving.elapsed().as_secs_f64() * 1e3,
+        cached: false,
+        proof: Some(proof),
+    }))
+}
+
+/// The cheapest move computing `goal` from one value found so far (looked up by the map the
+/// goal requires of it, when the move reads all of it) and, for a move of two operands, one of
+/// `inputs`.
+fn last_step(
+    moves: &[&Move],
+    values: &[Found],
+    seen: &HashMap<ByteMap, usize>,
+    inputs: &[usize],
+    goal: &ByteMap,
+    below: f64,
+) -> Option<Found> {
+    let mut best: Option<Found> = None;
+    for (m, mv) in moves.iter().enumerate() {
+        if mv.map.len() != goal.len() {
+            continue;
+        }
+        let others: Vec<Option<usize>> = match mv.sizes.len() {
+            1 => vec![None],
+            _ => inputs.iter().map(|&i| Some(i)).collect(),
+        };
+        for unknown in 0..mv.sizes.len() {
+            for &other in &others {
+                let mut required: Vec<Option<Option<(u8, u16)>>> = vec![None; mv.sizes[unknown]];
+                let fits = mv.map.iter().zip(goal).all(|(b, want)| match b {
+                    None => want.is_none(),
+                    Some((k, j)) if *k as usize == unknown => {
+                        let slot = &mut required[*j as usize];
+                        slot.get_or_insert(*want) == want
+                    }
+                    Some((k, j)) => other.is_some_and(|o| {
+                        values[o].map.len() == mv.sizes[*k as usize]
+                            && values[o].map[*j as usize] == *want
+                    }),
+                });
+                let Some(want) = required.into_iter().collect::<Option<ByteMap>>() else {
+                    continue;
+                };
+                let Some(&u) = seen.get(&want).filter(|_| fits) else {
+                    continue;
+                };
+                let args: Vec<usize> = match (other, unknown) {
+                    (None, _) => vec![u],
+                    (Some(o), 0) => vec![u, o],
+                    (Some(o), _) => vec![o, u],
+                };
+                let cost = mv.cost + args.iter().map(|&a| values[a].cost).sum::<f64>();
+                if cost < below && best.as_ref().is_none_or(|b| cost < b.cost) {
+                    best = Some(Found {
+                        map: goal.clone(),
+                        ty: mv.result,
+                        cost,
+                        from: From::Step(m, args),
+                    });
+                }
+            }
+        }
+    }
+    best
+}
+
+/// The selection making value `i`.
+fn node(
+    values: &[Found],
+    i: usize,
+    moves: &[&Move],
+    catalog: &Catalog,
+    operands: &[(String, VecType)],
+) -> Rc<Node> {
+    match &values[i].from {
+        From::Operand(k) => Rc::new(Node::Input {
+            name: operands[*k].0.clone(),
+            ty: operands[*k].1,
+            offset: 0,
+        }),
+        From::Zero => Rc::new(Node::Const {
+            ty: values[i].ty,
+            value: 0,
+        }),
+        From::Step(m, args) => {
+            let mv = &moves[*m];
+            let ins = &catalog.instructions[mv.index];
+            let mut imms = mv.imms.iter();
+            let mut vectors = args.iter();
+            let args = ins
+                .operands
+                .iter()
+                .map(|o| match o.imm {
+                    Some(_) => Rc::new(Node::Const {
+                        ty: o.ty,
+                        value: *imms.next().unwrap_or(&0),
+                    }),
+                    None => {
+                        let a = *vectors.next().unwrap_or(&0);
+                        let arg = node(values, a, moves, catalog, operands);
+                        if values[a].ty == o.ty {
+                            arg
+                        } else {
+                            Rc::new(Node::Reinterpret { ty: o.ty, arg })
+                        }
+                    }
+                })
+                .collect();
+            Rc::new(Node::Instr {
+                index: mv.index,
+                args,
+            })
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::ir::forms::elaborate_expression;
+    use crate::ir::Macros;
+
+    fn map(text: &str) -> Option<ByteMap> {
+        let e = elaborate_expression(text, "test", &Macros::default(), 4, &HashMap::new()).unwrap();
+        byte_map(&e, &e.vars())
+    }
+
+    #[test]
+    fn byte_maps_follow_moved_bytes_and_reject_computation() {
+        // Lanes 1 and 0 of a, then lane 0 of b: bytes 2-3, 0-1 of a, 0-1 of b.
+        let m = map("(shuffle (1 0 4 0) (var a <4 x i16>) (var b <4 x i16>))").unwrap();
+        let expected: ByteMap = [
+            (0, 2),
+            (0, 3),
+            (0, 0),
+            (0, 1),
+            (1, 0),
+            (1, 1),
+            (0, 0),
+            (0, 1),
+        ]
+        .into_iter()
+        .map(Some)
+        .collect();
+        assert_eq!(m, expected);
+        // Zeros shifted in.
+        let z = map("(concat (const <2 x u8> 0) (slice 0 1 2 (var a <4 x u8>)))").unwrap();
+        assert_eq!(z, vec![None, None, Some((0, 0)), Some((0, 1))]);
+        // Comparisons and arithmetic depend on the values, not only on where bytes go.
+        assert_eq!(map("(select (eq (var a <4 x u8>) (var b <4 x u8>)) (var a <4 x u8>) (const <4 x u8> 0))"), None);
+        assert_eq!(map("(add (var a <4 x u8>) (var b <4 x u8>))"), None);
+    }
+}
