@@ -130,6 +130,13 @@ impl Emitter<'_> {
                 let (v, at) = self.place(arg)?;
                 Ok((v, at + offset * ty.elem.bits() / 8))
             }
+            // A constant or an input part with no register type of its width (six lanes of a
+            // result): its lanes in an array.
+            Node::Const { ty, .. } | Node::Input { ty, .. }
+                if ty.lanes > 1 && self.c_type(*ty, None).is_err() =>
+            {
+                Ok((self.lane_array(n)?, 0))
+            }
             _ => Ok((self.value(n)?, 0)),
         }
     }
