@@ -92,10 +92,13 @@ fn instructions_of_every_isa_share_a_class_up_to_sizes_and_signedness_where_z3_a
     assert!(summary["classes"].as_u64().unwrap() < summary["instructions"].as_u64().unwrap());
     assert!(summary["spanning_3"].as_u64().unwrap() >= classes.len() as u64);
 
-    // The equivalents query reads the classes.
+    // The equivalents query reads the classes, at the same parameters but for lane counts:
+    // HVX's 16-bit add, not its 8-bit one.
     let out = isadb(
         home,
-        &["query", "equivalents of _mm_madd_epi16 on hvx", "--csv"],
+        &["query", "equivalents of _mm_add_epi16 on hvx", "--csv"],
     );
-    assert!(String::from_utf8_lossy(&out.stdout).contains("Q6_Vw_vrmpy_VbVb"));
+    let text = String::from_utf8_lossy(&out.stdout);
+    assert!(text.contains("Q6_Vh_vadd_VhVh"), "{text}");
+    assert!(!text.contains("Q6_Vb_vadd_VbVb"), "{text}");
 }

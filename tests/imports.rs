@@ -421,12 +421,12 @@ fn the_check_finds_upward_imports_circles_and_unplaced_modules() {
         ("select/b.rs", "fn f() { super::c::g() }"),
         ("select/c/mod.rs", "mod d;"),
         ("select/c/d.rs", "use crate::select::a::Y;"),
-        ("port.rs", ""),
+        ("orphan.rs", ""),
     ]);
     assert_eq!(
         problems,
         vec![
-            "port: a top-level module without a layer",
+            "orphan: a top-level module without a layer",
             "ir/mod.rs: ir (layer 1) imports spec (layer 3), not below it",
             "src: circle ir -> spec (ir/mod.rs), spec -> ir (spec/mod.rs)",
             "src/select: circle a -> b (select/a.rs), a -> c (select/a.rs), b -> c (select/b.rs), c -> a (select/c/d.rs)",

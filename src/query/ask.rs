@@ -431,10 +431,21 @@ fn run_datalog(
         facts.add("target", &[&t[0], &t[1]]);
         facts.add("target", &[&t[0], &t[2]]);
     }
-    let members = "SELECT i.name, c.name FROM class_members m JOIN classes c ON c.id = m.class_id
+    // A member is in its class at its parameters other than lane counts (`N0=...`) and operand
+    // names (`v0=a`): two members with the same are one computation at other lane counts, as
+    // two instructions implementing an idiom at one binding are.
+    let members =
+        "SELECT i.name, c.name, m.binding FROM class_members m JOIN classes c ON c.id = m.class_id
          JOIN instructions i ON i.id = m.instruction_id";
     for t in db.text_rows(members)? {
-        facts.add("member", &[&t[0], &t[1]]);
+        let params: Vec<&str> = t[2]
+            .split_whitespace()
+            .filter(|p| !p.starts_with('N') && !p.starts_with('v'))
+            .collect();
+        facts.add(
+            "member",
+            &[&t[0], &format!("{} {}", t[1], params.join(" "))],
+        );
     }
     program.run(&mut facts);
     let shared = |j: &str| -> String {
