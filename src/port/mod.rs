@@ -191,7 +191,11 @@ pub fn port_all(project: &Project, options: &Options, progress: bool) -> Result<
                 row.instructions = steps.len();
                 row.sequence = steps.into_iter().map(|s| s.call).collect();
                 row.cost = better.cost;
-                row.proof = "z3".to_string();
+                row.proof = match better.proof {
+                    Some(Proof::SameTree) => "same tree",
+                    _ => "z3",
+                }
+                .to_string();
                 row.prove_ms = better.validate_ms;
             }
         }

@@ -62,7 +62,7 @@ fn byte_map(e: &Expr, operands: &[(String, VecType)]) -> Option<ByteMap> {
         .map(|(&a, &b)| match (a, b) {
             (0, 0) => Some(None),
             (0, _) | (_, 0) => None,
-            (a, b) if a as usize - 1 == total - b as usize => {
+            (a, b) if total.checked_sub(b as usize) == Some(a as usize - 1) => {
                 let mut i = a as usize - 1;
                 let mut k = 0;
                 while i >= sizes[k] {
