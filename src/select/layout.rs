@@ -56,8 +56,14 @@ fn double(e: &Rc<Expr>) -> Option<Rc<Expr>> {
     let built = match &e.op {
         // A variable, or one already doubled: read twice.
         Op::Var(_) | Op::Concat => Expr::build(Op::Concat, vec![e.clone(), e.clone()]),
-        Op::Const(v) if v.len() == 1 => {
-            Ok(Expr::constant(e.ty.with_lanes(2 * e.ty.lanes), v.clone()))
+        // A constant: its lanes twice over (one value when they are all equal).
+        Op::Const(v) => {
+            let values = if v.iter().all(|x| *x == v[0]) {
+                vec![v[0]]
+            } else {
+                v.iter().chain(v.iter()).copied().collect()
+            };
+            Ok(Expr::constant(e.ty.with_lanes(2 * e.ty.lanes), values))
         }
         op if op.is_lanewise() || matches!(op, Op::ReduceAdd(_)) => {
             let args = e.args.iter().map(double).collect::<Option<Vec<_>>>()?;

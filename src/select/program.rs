@@ -15,7 +15,7 @@ use super::reach::{reach, Step};
 use super::rewrites::{lowering_rewrites, rule_rewrite, takes_constants};
 use super::sound::{cast_midpoint, cast_twin, generated, part_widenings};
 use super::split::splits;
-use super::term::{lane_value, type_name, Command, Rewrite, Ruleset, Term};
+use super::term::{lane_value, op, type_name, Command, Rewrite, Ruleset, Term};
 use crate::ir::{Elem, Expr, Op, VecType};
 use crate::rules::load::rule_types;
 use crate::rules::Rule;
@@ -59,7 +59,7 @@ pub struct Programs {
 /// A conversion (`Cast` or `SatCast`) from one element type to another.
 type Conversion = (&'static str, Elem, Elem);
 
-/// The conversions some instruction of the catalog computes, as the root of its pattern.
+/// The conversions some instruction of the catalog computes of its operand itself.
 fn direct_conversions(catalog: &Catalog) -> BTreeSet<Conversion> {
     catalog
         .lowerings
@@ -70,7 +70,9 @@ fn direct_conversions(catalog: &Catalog) -> BTreeSet<Conversion> {
                 Op::SatCast(_) => "SatCast",
                 _ => return None,
             };
-            Some((name, l.pattern.args.first()?.ty.elem, l.pattern.ty.elem))
+            // Only a conversion of the operand itself: `mulhi`'s cast of a product is not one.
+            let from = l.pattern.args.first()?;
+            matches!(from.op, Op::Var(_)).then_some((name, from.ty.elem, l.pattern.ty.elem))
         })
         .collect()
 }
@@ -153,12 +155,13 @@ impl Programs {
             in_play.extend(halves);
         }
         let lanes: BTreeSet<u32> = in_play.iter().map(|t| t.lanes).collect();
-        // The input's constants, and each lane width less one (an oversized arithmetic shift
-        // becomes one by that much).
+        // The input's constants, each lane width less one (an oversized arithmetic shift
+        // becomes one by that much) and each lane width (the odd lanes are the high halves of
+        // lanes twice as wide).
         let mut constants: BTreeSet<i64> = in_play
             .iter()
             .filter(|t| t.elem.is_int())
-            .map(|t| t.elem.bits() as i64 - 1)
+            .flat_map(|t| [t.elem.bits() as i64 - 1, t.elem.bits() as i64])
             .collect();
         for input in inputs {
             input.walk(&mut |n| {
@@ -241,6 +244,22 @@ impl Programs {
             });
         }
         rewrites.extend(part_widenings(&parts, target.register_bits));
+        // A part of an input two registers wide is its two register-wide parts.
+        let part_halves: Vec<Command> = parts
+            .iter()
+            .filter(|(ty, ..)| ty.bits() == 2 * target.register_bits && ty.lanes.is_multiple_of(2))
+            .map(|(ty, name, offset, _)| {
+                let half = ty.with_lanes(ty.lanes / 2);
+                let part = |ty, offset| Term::Part {
+                    ty,
+                    name: name.clone(),
+                    offset,
+                };
+                let halves = vec![part(half, *offset), part(half, offset + half.lanes as i64)];
+                nodes.insert(("Concat", *ty));
+                Command::Union(part(*ty, *offset), op("Concat", *ty, halves))
+            })
+            .collect();
         // Every type a rewrite can make, for the generated rewrites and the type ranges.
         let mut types = in_play.clone();
         loop {
@@ -281,11 +300,24 @@ impl Programs {
         let direct = self
             .conversions
             .get_or_insert_with(|| direct_conversions(catalog));
-        let wanted = |name: &'static str, ty: VecType, from: Option<VecType>| {
-            nodes.contains(&(name, ty))
-                && from.is_none_or(|s| !direct.contains(&(name, s.elem, ty.elem)))
+        // What the generated rewrites make is wanted in turn (`i16(x_i32)` is the bits of
+        // `u16(x_i32)`, which wants its own rewrites), to a fixpoint.
+        let mut made = nodes.clone();
+        let extra = loop {
+            let wanted = |name: &'static str, ty: VecType, from: Option<VecType>| {
+                made.contains(&(name, ty))
+                    && from.is_none_or(|s| !direct.contains(&(name, s.elem, ty.elem)))
+            };
+            let extra = generated(&named, target.register_bits, &wanted);
+            let before = made.len();
+            for r in &extra {
+                r.rhs.typed_heads(&mut |n, t| _ = made.insert((n, t)));
+            }
+            if made.len() == before {
+                break extra;
+            }
         };
-        rewrites.extend(generated(&named, target.register_bits, &wanted));
+        rewrites.extend(extra);
         if target.lane_layout {
             // Layout rules make these at every type in play.
             for t in &types {
@@ -331,6 +363,7 @@ impl Programs {
             }
             commands.extend(doubling[k].clone());
         }
+        commands.extend(part_halves);
         for (ty, n, lo, hi) in split_terms {
             let parts = Term::Op {
                 name: "Concat",

@@ -1,6 +1,7 @@
 //! Identities folded out of instantiated instruction patterns, so a pattern reads the way the
 //! input writes the same computation: a multiplier of one disappears, a slice of every lane is
-//! its operand, and a half of a pair built from two registers is that register.
+//! its operand, a concatenation of one operand is that operand, and a half of a pair built from
+//! two registers is that register.
 
 use crate::ir::{Expr, Op};
 use crate::semantics::{eval, Env};
@@ -47,6 +48,8 @@ pub fn simplify(e: &Rc<Expr>) -> Rc<Expr> {
             }
             rebuilt()
         }
+        // A concatenation of one operand (a 128-bit block of x86's per-block forms) is it.
+        Op::Concat if args.len() == 1 => args[0].clone(),
         _ => rebuilt(),
     }
 }

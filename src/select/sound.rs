@@ -3,6 +3,8 @@
 //! through their twins and midpoints, widenings of parts of inputs, comparisons swapped or at
 //! the other signedness, and selects at the other signedness or as bitwise selects by a mask.
 
+use super::reshape::reshaping;
+use super::shifts::{oversized_shifts, shifts_by_other_means};
 use super::signedness::{compare_through, conversion_rewrites, signedness_rewrites, Wanted};
 use super::term::{
     fits_i64, lane_value, op, type_name, Cmp, Condition, Int, Rewrite, Ruleset, Term,
@@ -114,49 +116,6 @@ pub fn part_widenings(
             }
         }
     }
-    out
-}
-
-/// Shifts by a constant of at least the lane width, as the IR defines them: a left or a
-/// logical right shift is zero, an arithmetic right shift is one by the width less one (the
-/// sign in every bit). x86's shift immediates take any count; other targets' do not.
-fn oversized_shifts(t: VecType) -> Vec<Rewrite> {
-    if !t.elem.is_int() {
-        return vec![];
-    }
-    let bits = t.elem.bits() as i128;
-    let constant = |value| Term::Const { ty: t, value };
-    let shift = |name| op(name, t, vec![Term::Slot("x"), constant(Int::Slot("c"))]);
-    let wide = vec![Condition::Compare(Cmp::Ge, Int::Slot("c"), Int::Lit(bits))];
-    let name = type_name(t);
-    let mut out = vec![Rewrite {
-        ruleset: Ruleset::Simplify,
-        source: format!("{name} shifted left by at least its width is zero"),
-        lhs: shift("Shl"),
-        rhs: constant(Int::Lit(0)),
-        conditions: wide.clone(),
-    }];
-    out.push(if t.elem.is_signed() {
-        Rewrite {
-            ruleset: Ruleset::Simplify,
-            source: format!("{name} shifted right by at least its width is its sign"),
-            lhs: shift("Shr"),
-            rhs: op(
-                "Shr",
-                t,
-                vec![Term::Slot("x"), constant(Int::Lit(bits - 1))],
-            ),
-            conditions: wide,
-        }
-    } else {
-        Rewrite {
-            ruleset: Ruleset::Simplify,
-            source: format!("{name} shifted right by at least its width is zero"),
-            lhs: shift("Shr"),
-            rhs: constant(Int::Lit(0)),
-            conditions: wide,
-        }
-    });
     out
 }
 
@@ -287,7 +246,7 @@ fn wide_multiply(t: VecType) -> Vec<Rewrite> {
 /// of the same value at a narrower type (so `u16(b_u8) * 2` is a widening multiply), and a
 /// cast between types of one width is a free reinterpretation of the bits, as is a widening
 /// cast next to its [`cast_twin`], and a cast more than doubling or halving the width goes
-/// through its [`cast_midpoint`]; a narrowing of less than a register is the low half of the
+/// through its [`cast_midpoint`]; operators that move lanes ([`reshaping`]); a narrowing of less than a register is the low half of the
 /// narrowing of the input concatenated with itself (NEON's `xtn` of a 64-bit result); the
 /// comparisons and selects of [`comparison_and_select_rewrites`]; 8-bit multiplies at 16
 /// bits ([`wide_multiply`]); and the shifts, comparisons and conversions of `signedness.rs`
@@ -324,7 +283,9 @@ pub fn generated(types: &[VecType], register_bits: u32, wanted: Wanted) -> Vec<R
         }
     }
     for &t in types {
+        out.extend(reshaping(t, types, register_bits));
         out.extend(oversized_shifts(t));
+        out.extend(shifts_by_other_means(t));
         out.extend(comparison_and_select_rewrites(t));
         out.extend(wide_multiply(t));
         out.extend(signedness_rewrites(t, wanted));

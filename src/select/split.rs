@@ -48,6 +48,12 @@ fn half_of(e: &Rc<Expr>, start_lane: u32) -> Option<Rc<Expr>> {
             ty,
             args: e.args.clone(),
         })),
+        // The bits of a half are the bits of the operand's half.
+        Op::Bitcast(_) if e.args[0].ty.lanes.is_multiple_of(2) => {
+            let arg_start = start_lane * e.args[0].ty.lanes / e.ty.lanes;
+            let arg = half_of(&e.args[0], arg_start)?;
+            Some(Rc::new(Expr::build(e.op.clone(), vec![arg]).ok()?))
+        }
         Op::ReduceAdd(k) => {
             let arg = half_of(&e.args[0], start_lane * k)?;
             Some(Rc::new(Expr::build(Op::ReduceAdd(*k), vec![arg]).ok()?))

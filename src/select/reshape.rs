@@ -1,0 +1,263 @@
+//! Operators that reinterpret or move whole lanes, rewritten into the ones targets have, sound
+//! by construction (lanes are little-endian on every target): a bitcast is a reinterpretation,
+//! by halves where it is of a concatenation;
+//! a broadcast of a vector is its concatenation with itself; the even (odd) lanes of a vector
+//! are the low (high) halves of its lanes read at twice the width; a pairwise sum is the sum
+//! of the even and the odd lanes; a lane-wise operator on the low lanes of registers is the low
+//! lanes of it on the registers.
+
+use super::term::{op, type_name, Condition, Int, Rewrite, Ruleset, Term};
+use crate::ir::{Elem, VecType};
+
+/// The rewrites of this module whose left side has type `t`, its operands among `types`.
+pub fn reshaping(t: VecType, types: &[VecType], register_bits: u32) -> Vec<Rewrite> {
+    let mut out = Vec::new();
+    for &s in types {
+        out.extend(bitcast(t, s));
+        out.extend(broadcast(t, s));
+        out.extend(reinterpret_by_halves(t, s));
+    }
+    let s = t.with_lanes(2 * t.lanes);
+    out.extend(even_and_odd(t, s));
+    out.extend(pairwise_sum(t, s));
+    out.extend(even_and_odd_by_halves(t, s));
+    if 2 * t.bits() <= register_bits {
+        out.extend(low_lanes(t));
+    }
+    out
+}
+
+/// The even (odd) lanes of a concatenation: those of each half, concatenated.
+fn even_and_odd_by_halves(t: VecType, s: VecType) -> Vec<Rewrite> {
+    if t.elem == Elem::Bool || !t.lanes.is_multiple_of(2) {
+        return vec![];
+    }
+    let (a, b) = (Term::Slot("a"), Term::Slot("b"));
+    let half = t.with_lanes(t.lanes / 2);
+    let lanes = |ty, start, arg| Term::Op {
+        name: "Slice",
+        ty,
+        params: vec![start, 2],
+        args: vec![arg],
+    };
+    [0, 1]
+        .into_iter()
+        .map(|start| Rewrite {
+            ruleset: Ruleset::Lower,
+            source: format!(
+                "lanes {start} mod 2 of a {} concatenation, by halves",
+                type_name(s)
+            ),
+            lhs: lanes(t, start, op("Concat", s, vec![a.clone(), b.clone()])),
+            rhs: op(
+                "Concat",
+                t,
+                vec![lanes(half, start, a.clone()), lanes(half, start, b.clone())],
+            ),
+            conditions: vec![Condition::TypeOf(a.clone(), t)],
+        })
+        .collect()
+}
+
+/// A lane-wise operator at `t`, at most half a register, on the low lanes of registers: the low
+/// lanes of the operator on the whole registers (no lane of the result depends on the others).
+fn low_lanes(t: VecType) -> Vec<Rewrite> {
+    if t.elem == Elem::Bool {
+        return vec![];
+    }
+    let whole = t.with_lanes(2 * t.lanes);
+    let low = |ty, arg| Term::Lanes {
+        ty,
+        offset: 0,
+        arg: Box::new(arg),
+    };
+    let (a, b) = (Term::Slot("a"), Term::Slot("b"));
+    let c = Term::Const {
+        ty: t,
+        value: Int::Slot("c"),
+    };
+    let whole_c = Term::Const {
+        ty: whole,
+        value: Int::Slot("c"),
+    };
+    let mut out = Vec::new();
+    let name = type_name(t);
+    for operator in [
+        "Add", "Sub", "Mul", "And", "Or", "Xor", "Min", "Max", "Shl", "Shr",
+    ] {
+        out.push(Rewrite {
+            ruleset: Ruleset::Lower,
+            source: format!("{operator} of the low lanes of registers at {name}"),
+            lhs: op(operator, t, vec![low(t, a.clone()), low(t, b.clone())]),
+            rhs: low(t, op(operator, whole, vec![a.clone(), b.clone()])),
+            conditions: vec![
+                Condition::TypeOf(a.clone(), whole),
+                Condition::TypeOf(b.clone(), whole),
+            ],
+        });
+        out.push(Rewrite {
+            ruleset: Ruleset::Lower,
+            source: format!("{operator} of the low lanes of a register and a constant at {name}"),
+            lhs: op(operator, t, vec![low(t, a.clone()), c.clone()]),
+            rhs: low(t, op(operator, whole, vec![a.clone(), whole_c.clone()])),
+            conditions: vec![Condition::TypeOf(a.clone(), whole)],
+        });
+    }
+    for operator in ["Neg", "Not", "Abs"] {
+        out.push(Rewrite {
+            ruleset: Ruleset::Lower,
+            source: format!("{operator} of the low lanes of a register at {name}"),
+            lhs: op(operator, t, vec![low(t, a.clone())]),
+            rhs: low(t, op(operator, whole, vec![a.clone()])),
+            conditions: vec![Condition::TypeOf(a.clone(), whole)],
+        });
+    }
+    out
+}
+
+/// A reinterpretation as `t` of a concatenation at `s` is the concatenation of the halves
+/// reinterpreted.
+fn reinterpret_by_halves(t: VecType, s: VecType) -> Option<Rewrite> {
+    if s == t || s.bits() != t.bits() || !t.lanes.is_multiple_of(2) || !s.lanes.is_multiple_of(2) {
+        return None;
+    }
+    let (a, b) = (Term::Slot("a"), Term::Slot("b"));
+    let half = |v: VecType| v.with_lanes(v.lanes / 2);
+    Some(Rewrite {
+        ruleset: Ruleset::Lower,
+        source: format!(
+            "{} of a {} concatenation, by halves",
+            type_name(t),
+            type_name(s)
+        ),
+        lhs: reinterpret(t, op("Concat", s, vec![a.clone(), b.clone()])),
+        rhs: op(
+            "Concat",
+            t,
+            vec![reinterpret(half(t), a.clone()), reinterpret(half(t), b)],
+        ),
+        conditions: vec![Condition::TypeOf(a, half(s))],
+    })
+}
+
+fn x() -> Term {
+    Term::Slot("x")
+}
+
+fn reinterpret(ty: VecType, arg: Term) -> Term {
+    Term::Reinterpret {
+        ty,
+        arg: Box::new(arg),
+    }
+}
+
+/// A bitcast to `t` of `s`, of as many bits: its free reinterpretation, or the value itself.
+fn bitcast(t: VecType, s: VecType) -> Option<Rewrite> {
+    (s.bits() == t.bits()).then(|| Rewrite {
+        ruleset: Ruleset::Lower,
+        source: format!(
+            "bitcast of {} to {} is the same bits",
+            type_name(s),
+            type_name(t)
+        ),
+        lhs: op("Bitcast", t, vec![x()]),
+        rhs: if s == t { x() } else { reinterpret(t, x()) },
+        conditions: vec![Condition::TypeOf(x(), s)],
+    })
+}
+
+/// A broadcast to `t` of a vector `s` of several lanes: `s` repeated, as a balanced
+/// concatenation (`broadcast 2` of a register is the register twice).
+fn broadcast(t: VecType, s: VecType) -> Option<Rewrite> {
+    if s.elem != t.elem || s.lanes < 2 || !t.lanes.is_multiple_of(s.lanes) {
+        return None;
+    }
+    fn repeated(s: VecType, times: u32) -> Term {
+        if times == 1 {
+            return x();
+        }
+        let low = times / 2;
+        op(
+            "Concat",
+            s.with_lanes(s.lanes * times),
+            vec![repeated(s, low), repeated(s, times - low)],
+        )
+    }
+    Some(Rewrite {
+        ruleset: Ruleset::Lower,
+        source: format!(
+            "broadcast of {} to {} is a concatenation",
+            type_name(s),
+            type_name(t)
+        ),
+        lhs: op("Broadcast", t, vec![x()]),
+        rhs: repeated(s, t.lanes / s.lanes),
+        conditions: vec![Condition::TypeOf(x(), s)],
+    })
+}
+
+/// The even and the odd lanes (`t`) of `s`: the truncation of the lanes of `s` read at twice
+/// the width, shifted right by the width for the odd ones; at unsigned integer lanes of `t`'s
+/// width, reinterpreted.
+fn even_and_odd(t: VecType, s: VecType) -> Vec<Rewrite> {
+    let bits = t.elem.bits();
+    let (Some(narrow), Some(wide)) = (Elem::int(bits, false), Elem::int(2 * bits, false)) else {
+        return vec![];
+    };
+    if t.elem == Elem::Bool {
+        return vec![];
+    }
+    let (n, w) = (t.with_elem(narrow), VecType::new(t.lanes, wide));
+    let as_t = |v: Term| if n == t { v } else { reinterpret(t, v) };
+    let read_wide = reinterpret(w, x());
+    let odd = op(
+        "Shr",
+        w,
+        vec![
+            read_wide.clone(),
+            Term::Const {
+                ty: w,
+                value: Int::Lit(bits as i128),
+            },
+        ],
+    );
+    [(0, read_wide, "even"), (1, odd, "odd")]
+        .into_iter()
+        .map(|(start, lanes, which)| Rewrite {
+            ruleset: Ruleset::Lower,
+            source: format!(
+                "the {which} lanes of {} are halves of {}",
+                type_name(s),
+                type_name(w)
+            ),
+            lhs: Term::Op {
+                name: "Slice",
+                ty: t,
+                params: vec![start, 2],
+                args: vec![x()],
+            },
+            rhs: as_t(op("Cast", n, vec![lanes])),
+            conditions: vec![Condition::TypeOf(x(), s)],
+        })
+        .collect()
+}
+
+/// The sums of adjacent pairs of lanes of `s`: the even lanes plus the odd ones.
+fn pairwise_sum(t: VecType, s: VecType) -> Option<Rewrite> {
+    if t.elem == Elem::Bool {
+        return None;
+    }
+    let lanes = |start| Term::Op {
+        name: "Slice",
+        ty: t,
+        params: vec![start, 2],
+        args: vec![x()],
+    };
+    Some(Rewrite {
+        ruleset: Ruleset::Lower,
+        source: format!("pairwise sums of {} as even plus odd lanes", type_name(s)),
+        lhs: op("ReduceAdd", t, vec![x()]),
+        rhs: op("Add", t, vec![lanes(0), lanes(1)]),
+        conditions: vec![Condition::TypeOf(x(), s)],
+    })
+}

@@ -1,0 +1,136 @@
+//! Shifts by a constant as the target can do them: by at least the lane width (folded as the
+//! IR defines them), at a lane width without a shift instruction (through a wider one), and
+//! arithmetic right shifts without an instruction (through a logical one).
+
+use super::term::{op, type_name, Cmp, Condition, Int, IntOp, Rewrite, Ruleset, Term};
+use crate::ir::{Elem, VecType};
+
+/// Shifts by a constant of at least the lane width, as the IR defines them: a left or a
+/// logical right shift is zero, an arithmetic right shift is one by the width less one (the
+/// sign in every bit). x86's shift immediates take any count; other targets' do not.
+pub fn oversized_shifts(t: VecType) -> Vec<Rewrite> {
+    if !t.elem.is_int() {
+        return vec![];
+    }
+    let bits = t.elem.bits() as i128;
+    let constant = |value| Term::Const { ty: t, value };
+    let shift = |name| op(name, t, vec![Term::Slot("x"), constant(Int::Slot("c"))]);
+    let wide = vec![Condition::Compare(Cmp::Ge, Int::Slot("c"), Int::Lit(bits))];
+    let name = type_name(t);
+    let mut out = vec![Rewrite {
+        ruleset: Ruleset::Simplify,
+        source: format!("{name} shifted left by at least its width is zero"),
+        lhs: shift("Shl"),
+        rhs: constant(Int::Lit(0)),
+        conditions: wide.clone(),
+    }];
+    out.push(if t.elem.is_signed() {
+        Rewrite {
+            ruleset: Ruleset::Simplify,
+            source: format!("{name} shifted right by at least its width is its sign"),
+            lhs: shift("Shr"),
+            rhs: op(
+                "Shr",
+                t,
+                vec![Term::Slot("x"), constant(Int::Lit(bits - 1))],
+            ),
+            conditions: wide,
+        }
+    } else {
+        Rewrite {
+            ruleset: Ruleset::Simplify,
+            source: format!("{name} shifted right by at least its width is zero"),
+            lhs: shift("Shr"),
+            rhs: constant(Int::Lit(0)),
+            conditions: wide,
+        }
+    });
+    out
+}
+
+/// Shifts by a constant without an instruction at their lane width: an 8-bit shift is the
+/// 16-bit shift of the same bits with the bits crossing from the neighbouring lane masked off
+/// (x86 has no 8-bit shifts), and an arithmetic right shift is the logical one with the sign
+/// bit's copies restored by `(v ^ s) - s`, `s` the shifted sign bit (AVX2 has no 64-bit
+/// arithmetic shift).
+pub fn shifts_by_other_means(t: VecType) -> Vec<Rewrite> {
+    let Some(unsigned) = t.elem.unsigned().filter(|_| t.elem.is_int()) else {
+        return vec![];
+    };
+    let bits = t.elem.bits() as i128;
+    let name = type_name(t);
+    let (x, c) = (Term::Slot("x"), Int::Slot("c"));
+    let in_range = vec![
+        Condition::Compare(Cmp::Ge, c.clone(), Int::Lit(1)),
+        Condition::Compare(Cmp::Lt, c.clone(), Int::Lit(bits)),
+    ];
+    let bin = |o, a: Int, b: Int| Int::Bin(o, Box::new(a), Box::new(b));
+    let constant = |ty, value| Term::Const { ty, value };
+    let reinterpret = |ty, arg| Term::Reinterpret {
+        ty,
+        arg: Box::new(arg),
+    };
+    let mut out = Vec::new();
+    let u = t.with_elem(unsigned);
+    if t.elem.is_signed() {
+        let sign = bin(
+            IntOp::Shl,
+            Int::Lit(1),
+            bin(IntOp::Sub, Int::Lit(bits - 1), c.clone()),
+        );
+        let logical = op(
+            "Shr",
+            u,
+            vec![reinterpret(u, x.clone()), constant(u, c.clone())],
+        );
+        out.push(Rewrite {
+            ruleset: Ruleset::Lower,
+            source: format!(
+                "{name} arithmetic shift right as a logical one with its sign restored"
+            ),
+            lhs: op("Shr", t, vec![x.clone(), constant(t, c.clone())]),
+            rhs: op(
+                "Sub",
+                t,
+                vec![
+                    op(
+                        "Xor",
+                        t,
+                        vec![reinterpret(t, logical), constant(t, sign.clone())],
+                    ),
+                    constant(t, sign),
+                ],
+            ),
+            conditions: in_range.clone(),
+        });
+    }
+    if bits == 8 && t.lanes.is_multiple_of(2) {
+        let w = VecType::new(t.lanes / 2, Elem::U16);
+        let lane = Int::Lit(0xff);
+        let both_lanes = |m: Int| bin(IntOp::Mul, m, Int::Lit(0x101));
+        let mut shift = |name: &'static str, mask: Int| {
+            let wide = op(
+                name,
+                w,
+                vec![reinterpret(w, x.clone()), constant(w, c.clone())],
+            );
+            out.push(Rewrite {
+                ruleset: Ruleset::Lower,
+                source: format!("{} {name} as a 16-bit one, masked", type_name(u)),
+                lhs: op(name, u, vec![x.clone(), constant(u, c.clone())]),
+                rhs: reinterpret(u, op("And", w, vec![wide, constant(w, both_lanes(mask))])),
+                conditions: in_range.clone(),
+            });
+        };
+        shift(
+            "Shl",
+            bin(
+                IntOp::And,
+                bin(IntOp::Shl, lane.clone(), c.clone()),
+                lane.clone(),
+            ),
+        );
+        shift("Shr", bin(IntOp::Shr, lane, c.clone()));
+    }
+    out
+}
