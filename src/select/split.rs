@@ -54,6 +54,20 @@ fn half_of(e: &Rc<Expr>, start_lane: u32) -> Option<Rc<Expr>> {
             let arg = half_of(&e.args[0], arg_start)?;
             Some(Rc::new(Expr::build(e.op.clone(), vec![arg]).ok()?))
         }
+        // Every other lane of all the operand's lanes: every other lane of each half.
+        Op::Slice {
+            start,
+            stride: 2,
+            lanes: all,
+        } if *start < 2 && e.args[0].ty.lanes == 2 * all => {
+            let arg = half_of(&e.args[0], 2 * start_lane)?;
+            let op = Op::Slice {
+                start: *start,
+                stride: 2,
+                lanes,
+            };
+            Some(Rc::new(Expr::build(op, vec![arg]).ok()?))
+        }
         Op::ReduceAdd(k) => {
             let arg = half_of(&e.args[0], start_lane * k)?;
             Some(Rc::new(Expr::build(Op::ReduceAdd(*k), vec![arg]).ok()?))
@@ -75,7 +89,10 @@ pub fn splits(e: &Rc<Expr>, min_bits: u32, out: &mut Vec<(Rc<Expr>, Rc<Expr>, Rc
     let mut nodes: Vec<Rc<Expr>> = Vec::new();
     collect(e, &mut nodes);
     for n in nodes {
-        if matches!(n.op, Op::Var(_) | Op::Const(_) | Op::Slice { .. }) {
+        if matches!(
+            n.op,
+            Op::Var(_) | Op::Const(_) | Op::Slice { stride: 1, .. }
+        ) {
             continue;
         }
         if let Some((lo, hi)) = halves(&n, min_bits) {
