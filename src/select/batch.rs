@@ -152,7 +152,8 @@ struct ProofJob {
     index: usize,
     target: Target,
     text: String,
-    lanes: u32,
+    /// The lanes the expression was elaborated at (not its result's: `reduce-add` halves them).
+    lanes: Option<u32>,
     extracted: String,
 }
 
@@ -216,7 +217,7 @@ pub fn run(
                             index,
                             target,
                             text: item.text.clone(),
-                            lanes: input.ty.lanes,
+                            lanes: item.lanes,
                             extracted,
                         };
                         job_tx
@@ -364,7 +365,7 @@ fn prove_job(
         }
     };
     let started = Instant::now();
-    let input = selector.elaborate(&job.text, Some(job.lanes), declared)?;
+    let input = selector.elaborate(&job.text, job.lanes, declared)?;
     let term = super::term::Term::parse(&job.extracted)?;
     let root = super::node::read(&term, &selector.catalog)?;
     let proof = prove_selection(&selector.catalog, &input, &root)?;

@@ -2,7 +2,9 @@
 //! lowerings built from proven idiom facts and from instruction semantics, the proven rewrite
 //! rules by phase, and a fingerprint of all of it (the key of the selection cache).
 
-use super::lowering::{bitwise_variants, fact_lowering, semantics_lowering, Lowering};
+use super::lowering::{
+    bitwise_variants, fact_lowering, semantics_lowering, signedness_variants, Lowering,
+};
 use super::permute::permutation_lowerings;
 use crate::database::{Database, Filter};
 use crate::error::Result;
@@ -68,6 +70,7 @@ impl Catalog {
         for (i, ins) in instructions.iter().enumerate() {
             if let Some(l) = semantics_lowering(ins, i, target.register_bits) {
                 lowerings.extend(bitwise_variants(&l));
+                lowerings.extend(signedness_variants(&l));
                 lowerings.push(l);
             }
             lowerings.extend(permutation_lowerings(ins, i));

@@ -66,6 +66,60 @@ fn lanes_of(e: &Expr) -> Result<Vec<u128>, String> {
     Ok(eval(e, &Env::new()).map_err(|err| err.to_string())?.lanes)
 }
 
+/// Equalities for every lookup of one lane of an input at every lane (a lane broadcast, as
+/// NEON's `dup` by lane): it is also the broadcast of that lane loaded as the low lane of a
+/// register of `register_bits` (x86's `vpbroadcastw` of a load into an xmm register), and a
+/// lookup of one lane is that lane itself.
+pub fn lane_broadcast_facts(input: &Expr, register_bits: u32) -> Vec<(Term, Term)> {
+    let mut out = Vec::new();
+    input.walk(&mut |n| {
+        let (Op::Lookup, [table, index]) = (&n.op, &n.args[..]) else {
+            return;
+        };
+        let Op::Var(name) = &table.op else {
+            return;
+        };
+        let Ok(lanes) = lanes_of(index).map_err(|_| ()).and_then(|l| {
+            (!has_vars(index) && l.iter().all(|&i| i == l[0]) && l[0] < table.ty.lanes as u128)
+                .then_some(l)
+                .ok_or(())
+        }) else {
+            return;
+        };
+        let (elem, offset) = (n.ty.elem, lanes[0] as i64);
+        let Ok(lookup) = ground(n) else {
+            return;
+        };
+        let one = n.ty.with_lanes(1);
+        let lane = if n.ty.lanes == 1 {
+            Term::Part {
+                ty: one,
+                name: name.clone(),
+                offset,
+            }
+        } else {
+            let loaded = Term::Part {
+                ty: one.with_lanes((register_bits / elem.bits()).max(1)),
+                name: name.clone(),
+                offset,
+            };
+            Term::Op {
+                name: "Broadcast",
+                ty: n.ty,
+                params: vec![],
+                args: vec![Term::Op {
+                    name: "Slice",
+                    ty: one,
+                    params: vec![0, 1],
+                    args: vec![loaded],
+                }],
+            }
+        };
+        out.push((lookup, lane));
+    });
+    out
+}
+
 /// A constant whose lanes differ as the concatenation of its runs of equal lanes, each a splat;
 /// None for one run.
 fn constant_runs(e: &Expr) -> Option<Expr> {

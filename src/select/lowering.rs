@@ -198,6 +198,46 @@ pub fn bitwise_variants(l: &Lowering) -> Vec<Lowering> {
         .collect()
 }
 
+/// An instruction that only moves lanes works on lanes of either signedness: the pattern with
+/// every operand and the result at the other signedness.
+pub fn signedness_variants(l: &Lowering) -> Option<Lowering> {
+    let mut moves = true;
+    l.pattern.walk(&mut |n| {
+        moves &= n.ty.elem.is_int()
+            && matches!(
+                n.op,
+                Op::Var(_) | Op::Slice { .. } | Op::Broadcast(_) | Op::Concat | Op::Interleave
+            )
+    });
+    if !moves || !matches!(l.pattern.op, Op::Broadcast(_) | Op::Interleave | Op::Concat) {
+        return None;
+    }
+    let other = |t: VecType| {
+        let e = if t.elem.is_signed() {
+            t.elem.unsigned()
+        } else {
+            t.elem.signed()
+        }?;
+        Some(t.with_elem(e))
+    };
+    fn flip(e: &Rc<Expr>, other: &dyn Fn(VecType) -> Option<VecType>) -> Option<Rc<Expr>> {
+        if let Op::Var(n) = &e.op {
+            return Some(Rc::new(Expr::var(n, other(e.ty)?)));
+        }
+        let args = e
+            .args
+            .iter()
+            .map(|a| flip(a, other))
+            .collect::<Option<Vec<_>>>()?;
+        Some(Rc::new(Expr::build(e.op.clone(), args).ok()?))
+    }
+    Some(Lowering {
+        pattern: flip(&l.pattern, &other)?,
+        source: format!("{} at the other signedness", l.source),
+        ..l.clone()
+    })
+}
+
 fn retype(e: &Rc<Expr>, ty: VecType) -> Option<Rc<Expr>> {
     if let Op::Var(n) = &e.op {
         return Some(Rc::new(Expr::var(n, ty)));

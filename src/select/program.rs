@@ -9,7 +9,7 @@
 //! expressions builds each of them once.
 
 use super::catalog::{instruction_constructor, Catalog};
-use super::encode::ground;
+use super::encode::{ground, lane_broadcast_facts};
 use super::layout;
 use super::reach::{reach, Step};
 use super::rewrites::{lowering_rewrites, rule_rewrite, takes_constants};
@@ -197,7 +197,13 @@ impl Programs {
         }
         let mut doubling = Vec::new();
         for input in inputs {
-            doubling.push(layout::doubling_facts(input, target.min_split_bits)?);
+            let mut facts = layout::doubling_facts(input, target.min_split_bits)?;
+            facts.extend(
+                lane_broadcast_facts(input, target.min_split_bits)
+                    .into_iter()
+                    .map(|(a, b)| Command::Union(a, b)),
+            );
+            doubling.push(facts);
         }
         for fact in doubling.iter().flatten() {
             if let Command::Union(a, b) = fact {

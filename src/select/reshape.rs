@@ -103,6 +103,14 @@ fn low_lanes(t: VecType) -> Vec<Rewrite> {
             conditions: vec![Condition::TypeOf(a.clone(), whole)],
         });
     }
+    // A broadcast of one lane, to the low lanes of a register.
+    out.push(Rewrite {
+        ruleset: Ruleset::Lower,
+        source: format!("a broadcast of one lane to the low lanes of a register at {name}"),
+        lhs: op("Broadcast", t, vec![a.clone()]),
+        rhs: low(t, op("Broadcast", whole, vec![a.clone()])),
+        conditions: vec![Condition::TypeOf(a.clone(), t.with_lanes(1))],
+    });
     for operator in ["Neg", "Not", "Abs"] {
         out.push(Rewrite {
             ruleset: Ruleset::Lower,
