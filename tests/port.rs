@@ -13,8 +13,13 @@ fn an_x86_intrinsic_ports_to_neon_and_back_proven_and_run() {
     // Data movement comes from the search over the target's own shuffles: SSE's reversal of
     // 32-bit lanes is two NEON instructions, alignr is ext, a one-lane blend is ins, a byte
     // shift left is ext with zeros.
-    let cases: [(&[&str], &[&str]); 8] = [
+    // A NEON lane broadcast is a broadcast of a load of that lane on x86.
+    let cases: [(&[&str], &[&str]); 9] = [
         (&["_mm_avg_epu8", "--target", "neon"], &["vrhaddq_u8"]),
+        (
+            &["vmulq_laneq_s16", "--target", "x86-avx2", "--imm", "6"],
+            &["_mm_broadcastw_epi16", "_mm_mullo_epi16"],
+        ),
         (&["vrhaddq_u8", "--target", "x86-avx2"], &["_mm_avg_epu8"]),
         (
             &["_mm_slli_epi16", "--target", "neon", "--imm", "3"],
@@ -61,8 +66,10 @@ fn an_x86_intrinsic_ports_to_neon_and_back_proven_and_run() {
     // Run on both sides' hardware: the NEON port under qemu, the x86 one natively, each
     // against the interpreter of the source instruction's semantics and beside the source
     // instruction itself (natively for x86, under qemu for NEON) on the same inputs.
-    let runs: [(&str, &str, Toolchain, &str); 2] = [
+    // movemask's bool lanes (bits of an int on x86) are written as bytes of 0 or 1.
+    let runs: [(&str, &str, Toolchain, &str); 3] = [
         ("_mm_madd_epi16", "neon", Toolchain::Neon, "natively"),
+        ("_mm_movemask_epi8", "neon", Toolchain::Neon, "natively"),
         (
             "vqdmulhq_s16",
             "x86-avx2",

@@ -6,7 +6,7 @@
 
 use super::catalog::Catalog;
 use super::compile::Compiled;
-use super::emit_c::{function, parameters, scalar_type};
+use super::emit_c::{function, parameters, result_lane_bytes, result_type, scalar_type};
 use super::node::Node;
 use crate::error::{Error, Result};
 use crate::ir::limits::MAX_RUN_LANES;
@@ -133,7 +133,7 @@ pub fn run_on(
     writeln!(
         main,
         "  static {} out[{out_len}];\n  kernel({}, out, {out_len});\n  emit(out, sizeof out);\n  return 0;\n}}",
-        scalar_type(result.elem)?,
+        result_type(result.elem)?,
         args.join(", ")
     )
     .expect("string write");
@@ -157,7 +157,7 @@ pub fn run_on(
         return Ok(Err(reason));
     }
     let bytes = build_and_run(toolchain, &source, &flags, workdir, &stdin).map_err(tool_error)?;
-    let size = (result.elem.bits() / 8) as usize;
+    let size = result_lane_bytes(result.elem);
     if bytes.len() != out_len * size {
         return Err(Error::Tool(format!(
             "the program wrote {} bytes, expected {}",

@@ -15,12 +15,23 @@ use std::collections::HashMap;
 use std::fmt::Write;
 use std::rc::Rc;
 
-/// The C scalar type of an element's lanes in the arrays the function reads and writes.
+/// The C scalar type of an element's lanes in the arrays the function reads.
 pub fn scalar_type(e: Elem) -> Result<&'static str> {
     match e {
         Elem::Bool => Err(Error::Usage(format!("no C array type for {e} lanes"))),
         _ => lane_type(e),
     }
+}
+
+/// The C type of the result's lanes in the array the function writes: a bool lane is a byte
+/// holding 0 or 1.
+pub fn result_type(e: Elem) -> Result<&'static str> {
+    lane_type(e)
+}
+
+/// Bytes of one result lane in the array the function writes.
+pub fn result_lane_bytes(e: Elem) -> usize {
+    (e.bits() as usize).div_ceil(8)
 }
 
 /// The function's parameters in order: the inputs (sorted by name), then `out`.
@@ -54,7 +65,7 @@ pub fn function(compiled: &Compiled, catalog: &Catalog, name: &str) -> Result<St
     for (v, ty) in parameters(compiled) {
         params.push(format!("const {} *{}", scalar_type(ty.elem)?, c_name(&v)));
     }
-    params.push(format!("{} *out", scalar_type(compiled.input.ty.elem)?));
+    params.push(format!("{} *out", result_type(compiled.input.ty.elem)?));
     params.push("long n".into());
     let mut body = String::new();
     let mut emitter = Emitter {
@@ -69,12 +80,21 @@ pub fn function(compiled: &Compiled, catalog: &Catalog, name: &str) -> Result<St
     let mut lane = 0;
     let mut stores = Vec::new();
     for p in &parts {
-        let (value, at) = emitter.place(p)?;
         let ty = p.ty(catalog);
-        stores.push(format!(
-            "    memcpy(out + i + {lane}, (const char *)&{value} + {at}, {});\n",
-            ty.bits() / 8
-        ));
+        if ty.elem == Elem::Bool {
+            // Bool lanes as bytes of 0 or 1, from the target's mask form.
+            let lanes = emitter.lane_array(p)?;
+            stores.push(format!(
+                "    memcpy(out + i + {lane}, {lanes}, {});\n",
+                ty.lanes
+            ));
+        } else {
+            let (value, at) = emitter.place(p)?;
+            stores.push(format!(
+                "    memcpy(out + i + {lane}, (const char *)&{value} + {at}, {});\n",
+                ty.bits() / 8
+            ));
+        }
         lane += ty.lanes;
     }
     let mut out = String::new();

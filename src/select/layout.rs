@@ -227,3 +227,37 @@ pub fn padded(term: Term) -> Term {
         other => other,
     }
 }
+
+/// The inputs (`whole`: type and name) and parts of inputs (`parts`: type, name, offset, the
+/// input's lanes) two registers wide, each with its two register-wide parts: (type, the input
+/// or part, its halves).
+pub fn register_halves(
+    parts: &BTreeSet<(VecType, String, i64, u32)>,
+    whole: &BTreeSet<(VecType, String)>,
+    register_bits: u32,
+) -> Vec<(VecType, Term, Vec<Term>)> {
+    parts
+        .iter()
+        .map(|(ty, name, offset, _)| (*ty, name, Some(*offset)))
+        .chain(whole.iter().map(|(ty, name)| (*ty, name, None)))
+        .filter(|(ty, ..)| ty.bits() == 2 * register_bits && ty.lanes.is_multiple_of(2))
+        .map(|(ty, name, offset)| {
+            let half = ty.with_lanes(ty.lanes / 2);
+            let part = |ty, offset| Term::Part {
+                ty,
+                name: name.clone(),
+                offset,
+            };
+            let at = offset.unwrap_or(0);
+            let halves = vec![part(half, at), part(half, at + half.lanes as i64)];
+            let input = match offset {
+                Some(offset) => part(ty, offset),
+                None => Term::Var {
+                    ty,
+                    name: name.clone(),
+                },
+            };
+            (ty, input, halves)
+        })
+        .collect()
+}

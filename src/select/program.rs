@@ -250,37 +250,16 @@ impl Programs {
             });
         }
         rewrites.extend(part_widenings(&parts, target.register_bits));
-        // An input, or a part of one, two registers wide is its two register-wide parts.
+        // An input, or a part of one, two registers wide, is its two register-wide parts.
         let whole_inputs: BTreeSet<(VecType, String)> = inputs
             .iter()
             .flat_map(|input| input.vars())
             .map(|(n, t)| (t, n))
             .collect();
-        let part_halves: Vec<Command> = parts
-            .iter()
-            .map(|(ty, name, offset, _)| (*ty, name, Some(*offset)))
-            .chain(whole_inputs.iter().map(|(ty, name)| (*ty, name, None)))
-            .filter(|(ty, ..)| ty.bits() == 2 * target.register_bits && ty.lanes.is_multiple_of(2))
-            .map(|(ty, name, offset)| {
-                let half = ty.with_lanes(ty.lanes / 2);
-                let part = |ty, offset| Term::Part {
-                    ty,
-                    name: name.clone(),
-                    offset,
-                };
-                let at = offset.unwrap_or(0);
-                let halves = vec![part(half, at), part(half, at + half.lanes as i64)];
-                nodes.insert(("Concat", ty));
-                let whole = match offset {
-                    Some(offset) => part(ty, offset),
-                    None => Term::Var {
-                        ty,
-                        name: name.clone(),
-                    },
-                };
-                Command::Union(whole, op("Concat", ty, halves))
-            })
-            .collect();
+        let part_halves = layout::register_halves(&parts, &whole_inputs, target.register_bits);
+        for (ty, ..) in &part_halves {
+            nodes.insert(("Concat", *ty));
+        }
         // Every type a rewrite can make, for the generated rewrites and the type ranges.
         let mut types = in_play.clone();
         loop {
@@ -384,7 +363,11 @@ impl Programs {
             }
             commands.extend(doubling[k].clone());
         }
-        commands.extend(part_halves);
+        commands.extend(
+            part_halves
+                .into_iter()
+                .map(|(ty, whole, halves)| Command::Union(whole, op("Concat", ty, halves))),
+        );
         for (ty, n, lo, hi) in split_terms {
             let parts = Term::Op {
                 name: "Concat",

@@ -72,7 +72,8 @@ pub fn shifts_by_other_means(t: VecType) -> Vec<Rewrite> {
     };
     let mut out = Vec::new();
     let u = t.with_elem(unsigned);
-    if t.elem.is_signed() {
+    // The shifted sign bit is an e-graph (i64) constant up to 64-bit lanes.
+    if t.elem.is_signed() && bits <= 64 {
         let sign = bin(
             IntOp::Shl,
             Int::Lit(1),
