@@ -308,7 +308,7 @@ impl Programs {
                 made.contains(&(name, ty))
                     && from.is_none_or(|s| !direct.contains(&(name, s.elem, ty.elem)))
             };
-            let extra = generated(&named, target.register_bits, &wanted);
+            let extra = generated(&named, target.register_bits, target.lane_layout, &wanted);
             let before = made.len();
             for r in &extra {
                 r.rhs.typed_heads(&mut |n, t| _ = made.insert((n, t)));

@@ -10,7 +10,12 @@ use super::term::{op, type_name, Condition, Int, Rewrite, Ruleset, Term};
 use crate::ir::{Elem, VecType};
 
 /// The rewrites of this module whose left side has type `t`, its operands among `types`.
-pub fn reshaping(t: VecType, types: &[VecType], register_bits: u32) -> Vec<Rewrite> {
+pub fn reshaping(
+    t: VecType,
+    types: &[VecType],
+    register_bits: u32,
+    lane_layout: bool,
+) -> Vec<Rewrite> {
     let mut out = Vec::new();
     for &s in types {
         out.extend(bitcast(t, s));
@@ -18,9 +23,12 @@ pub fn reshaping(t: VecType, types: &[VecType], register_bits: u32) -> Vec<Rewri
         out.extend(reinterpret_by_halves(t, s));
     }
     let s = t.with_lanes(2 * t.lanes);
-    out.extend(even_and_odd(t, s));
     out.extend(pairwise_sum(t, s));
-    out.extend(even_and_odd_by_halves(t, s));
+    // Targets with a lane layout (HVX) take even and odd lanes by their own deals.
+    if !lane_layout {
+        out.extend(even_and_odd(t, s));
+        out.extend(even_and_odd_by_halves(t, s));
+    }
     if 2 * t.bits() <= register_bits {
         out.extend(low_lanes(t));
     }
@@ -103,12 +111,18 @@ fn low_lanes(t: VecType) -> Vec<Rewrite> {
             conditions: vec![Condition::TypeOf(a.clone(), whole)],
         });
     }
-    // A broadcast of one lane, to the low lanes of a register.
+    // A broadcast of one lane: the low lanes (as a slice, the form instruction patterns read
+    // them in: `vpmovsxwd` of them) of its broadcast to a register.
     out.push(Rewrite {
         ruleset: Ruleset::Lower,
         source: format!("a broadcast of one lane to the low lanes of a register at {name}"),
         lhs: op("Broadcast", t, vec![a.clone()]),
-        rhs: low(t, op("Broadcast", whole, vec![a.clone()])),
+        rhs: Term::Op {
+            name: "Slice",
+            ty: t,
+            params: vec![0, 1],
+            args: vec![op("Broadcast", whole, vec![a.clone()])],
+        },
         conditions: vec![Condition::TypeOf(a.clone(), t.with_lanes(1))],
     });
     for operator in ["Neg", "Not", "Abs"] {

@@ -251,7 +251,12 @@ fn wide_multiply(t: VecType) -> Vec<Rewrite> {
 /// comparisons and selects of [`comparison_and_select_rewrites`]; 8-bit multiplies at 16
 /// bits ([`wide_multiply`]); and the shifts, comparisons and conversions of `signedness.rs`
 /// that the program `wanted`.
-pub fn generated(types: &[VecType], register_bits: u32, wanted: Wanted) -> Vec<Rewrite> {
+pub fn generated(
+    types: &[VecType],
+    register_bits: u32,
+    lane_layout: bool,
+    wanted: Wanted,
+) -> Vec<Rewrite> {
     let mut out = Vec::new();
     for &t in types {
         for &s in types {
@@ -283,7 +288,7 @@ pub fn generated(types: &[VecType], register_bits: u32, wanted: Wanted) -> Vec<R
         }
     }
     for &t in types {
-        out.extend(reshaping(t, types, register_bits));
+        out.extend(reshaping(t, types, register_bits, lane_layout));
         out.extend(oversized_shifts(t));
         out.extend(shifts_by_other_means(t));
         out.extend(comparison_and_select_rewrites(t));
