@@ -188,7 +188,8 @@ pub fn bitwise_variants(l: &Lowering) -> Vec<Lowering> {
                 && **e != l.pattern.ty.elem
         })
         .filter_map(|&e| {
-            let retyped = retype(&l.pattern, VecType::new(bits / e.bits(), e))?;
+            let ty = VecType::new(bits / e.bits(), e);
+            let retyped = with_var_types(&l.pattern, &|_| Some(ty))?;
             Some(Lowering {
                 pattern: retyped,
                 source: format!("{} at {e} lanes", l.source),
@@ -220,32 +221,23 @@ pub fn signedness_variants(l: &Lowering) -> Option<Lowering> {
         }?;
         Some(t.with_elem(e))
     };
-    fn flip(e: &Rc<Expr>, other: &dyn Fn(VecType) -> Option<VecType>) -> Option<Rc<Expr>> {
-        if let Op::Var(n) = &e.op {
-            return Some(Rc::new(Expr::var(n, other(e.ty)?)));
-        }
-        let args = e
-            .args
-            .iter()
-            .map(|a| flip(a, other))
-            .collect::<Option<Vec<_>>>()?;
-        Some(Rc::new(Expr::build(e.op.clone(), args).ok()?))
-    }
     Some(Lowering {
-        pattern: flip(&l.pattern, &other)?,
+        pattern: with_var_types(&l.pattern, &other)?,
         source: format!("{} at the other signedness", l.source),
         ..l.clone()
     })
 }
 
-fn retype(e: &Rc<Expr>, ty: VecType) -> Option<Rc<Expr>> {
+/// `e` with every variable's type mapped by `ty` and the nodes above rebuilt (None where one
+/// no longer type-checks).
+fn with_var_types(e: &Rc<Expr>, ty: &dyn Fn(VecType) -> Option<VecType>) -> Option<Rc<Expr>> {
     if let Op::Var(n) = &e.op {
-        return Some(Rc::new(Expr::var(n, ty)));
+        return Some(Rc::new(Expr::var(n, ty(e.ty)?)));
     }
     let args = e
         .args
         .iter()
-        .map(|a| retype(a, ty))
+        .map(|a| with_var_types(a, ty))
         .collect::<Option<Vec<_>>>()?;
     Some(Rc::new(Expr::build(e.op.clone(), args).ok()?))
 }

@@ -37,7 +37,7 @@ pub fn reshaping(
 
 /// The even (odd) lanes of a concatenation: those of each half, concatenated.
 fn even_and_odd_by_halves(t: VecType, s: VecType) -> Vec<Rewrite> {
-    if t.elem == Elem::Bool || !t.lanes.is_multiple_of(2) {
+    if !t.elem.is_int() || !t.lanes.is_multiple_of(2) {
         return vec![];
     }
     let (a, b) = (Term::Slot("a"), Term::Slot("b"));
@@ -226,7 +226,8 @@ fn even_and_odd(t: VecType, s: VecType) -> Vec<Rewrite> {
     let (Some(narrow), Some(wide)) = (Elem::int(bits, false), Elem::int(2 * bits, false)) else {
         return vec![];
     };
-    if t.elem == Elem::Bool {
+    // Integer lanes only: z3 has no encoding of f32 lanes read as bits.
+    if !t.elem.is_int() {
         return vec![];
     }
     let (n, w) = (t.with_elem(narrow), VecType::new(t.lanes, wide));
