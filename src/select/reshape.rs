@@ -6,7 +6,7 @@
 //! of the even and the odd lanes; a lane-wise operator on the low lanes of registers is the low
 //! lanes of it on the registers.
 
-use super::term::{op, type_name, Condition, Int, Rewrite, Ruleset, Term};
+use super::term::{op, reinterpret, type_name, Condition, Int, Rewrite, Ruleset, Term};
 use crate::ir::{Elem, VecType};
 
 /// The rewrites of this module whose left side has type `t`, its operands among `types`.
@@ -164,13 +164,6 @@ fn reinterpret_by_halves(t: VecType, s: VecType) -> Option<Rewrite> {
 
 fn x() -> Term {
     Term::Slot("x")
-}
-
-fn reinterpret(ty: VecType, arg: Term) -> Term {
-    Term::Reinterpret {
-        ty,
-        arg: Box::new(arg),
-    }
 }
 
 /// A bitcast to `t` of `s`, of as many bits: its free reinterpretation, or the value itself.

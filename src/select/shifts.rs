@@ -2,7 +2,7 @@
 //! IR defines them), at a lane width without a shift instruction (through a wider one), and
 //! arithmetic right shifts without an instruction (through a logical one).
 
-use super::term::{op, type_name, Cmp, Condition, Int, IntOp, Rewrite, Ruleset, Term};
+use super::term::{op, reinterpret, type_name, Cmp, Condition, Int, IntOp, Rewrite, Ruleset, Term};
 use crate::ir::{Elem, VecType};
 
 /// Shifts by a constant of at least the lane width, as the IR defines them: a left or a
@@ -66,10 +66,6 @@ pub fn shifts_by_other_means(t: VecType) -> Vec<Rewrite> {
     ];
     let bin = |o, a: Int, b: Int| Int::Bin(o, Box::new(a), Box::new(b));
     let constant = |ty, value| Term::Const { ty, value };
-    let reinterpret = |ty, arg| Term::Reinterpret {
-        ty,
-        arg: Box::new(arg),
-    };
     let mut out = Vec::new();
     let u = t.with_elem(unsigned);
     // The shifted sign bit is an e-graph (i64) constant up to 64-bit lanes.

@@ -12,18 +12,11 @@
 //! conversion only where the target has no instruction for it): made for every type in play
 //! they double the e-graph of expressions that never need them.
 
-use super::term::{op, type_name, Cmp, Condition, Int, Rewrite, Ruleset, Term};
+use super::term::{op, reinterpret, type_name, Cmp, Condition, Int, Rewrite, Ruleset, Term};
 use crate::ir::{Elem, VecType};
 
 fn constant(ty: VecType, value: Int) -> Term {
     Term::Const { ty, value }
-}
-
-fn reinterpret(ty: VecType, arg: Term) -> Term {
-    Term::Reinterpret {
-        ty,
-        arg: Box::new(arg),
-    }
 }
 
 /// Whether a program wants the rewrites of an operator at a type (from a type, for a

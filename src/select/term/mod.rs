@@ -90,6 +90,14 @@ pub fn op(name: &'static str, ty: VecType, args: Vec<Term>) -> Term {
     }
 }
 
+/// The same bits read as `ty`: `(Reinterpret "u8x16" arg)`.
+pub fn reinterpret(ty: VecType, arg: Term) -> Term {
+    Term::Reinterpret {
+        ty,
+        arg: Box::new(arg),
+    }
+}
+
 /// `<16 x u8>` as `u8x16`.
 pub fn type_name(t: VecType) -> String {
     format!("{}x{}", t.elem, t.lanes)
