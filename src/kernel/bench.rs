@@ -120,9 +120,11 @@ fn ensure_eigen() -> bool {
         return true;
     }
     eprintln!("isadb bench kernels: Eigen 3 is missing; running: apt-get install -y libeigen3-dev");
+    // Its output goes to stderr: stdout carries the report (`--json`).
     let ok = Command::new("apt-get")
         .args(["install", "-y", "-q", "libeigen3-dev"])
         .env("DEBIAN_FRONTEND", "noninteractive")
+        .stdout(std::io::stderr())
         .status()
         .map(|s| s.success())
         .unwrap_or(false);

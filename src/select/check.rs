@@ -10,7 +10,7 @@ use super::emit_c::{function, parameters, result_lane_bytes, result_type, scalar
 use super::node::Node;
 use crate::error::{Error, Result};
 use crate::ir::limits::MAX_RUN_LANES;
-use crate::ir::VecType;
+use crate::ir::{Elem, VecType};
 use crate::semantics::sample::random_lanes;
 use crate::semantics::value::lane_eq;
 use crate::semantics::{eval, Env, Value};
@@ -36,11 +36,23 @@ pub enum RunCheck {
     NotRun(String),
 }
 
-/// The CPU features of the selected instructions, sorted, each once.
+/// The CPU features of the selected instructions, sorted, each once. An AVX-512 instruction on
+/// registers narrower than 512 bits also needs AVX512VL (Intel's rule for its 128- and 256-bit
+/// forms), which the database's single feature per instruction leaves out.
 pub fn features(compiled: &Compiled, catalog: &Catalog) -> Vec<String> {
     fn walk(n: &Node, catalog: &Catalog, out: &mut Vec<String>) {
         if let Node::Instr { index, .. } = n {
-            out.push(catalog.instructions[*index].feature.clone());
+            let ins = &catalog.instructions[*index];
+            let narrow = ins
+                .operands
+                .iter()
+                .map(|o| o.ty)
+                .chain([ins.result])
+                .any(|t| t.lanes > 1 && t.elem != Elem::Bool && t.bits() < 512);
+            out.push(ins.feature.clone());
+            if narrow && ins.feature.starts_with("avx512") && !ins.feature.contains("avx512vl") {
+                out.push("avx512vl".into());
+            }
         }
         n.children().iter().for_each(|c| walk(c, catalog, out));
     }

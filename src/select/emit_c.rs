@@ -117,6 +117,28 @@ pub fn function(compiled: &Compiled, catalog: &Catalog, name: &str) -> Result<St
     Ok(out)
 }
 
+/// The node whose lanes a node is, and the first of them: the node itself, or what a
+/// [`Node::Lanes`] reads.
+fn lanes_of(n: &Rc<Node>) -> (&Rc<Node>, u32) {
+    match &**n {
+        Node::Lanes { offset, arg, .. } => {
+            let (base, first) = lanes_of(arg);
+            (base, first + offset)
+        }
+        _ => (n, 0),
+    }
+}
+
+/// The mask whose lanes a node's bool lanes are where they are not zero, and the first of
+/// those lanes: a [`Node::Nonzero`], or lanes of one.
+fn mask_lanes(n: &Rc<Node>) -> Option<(&Rc<Node>, u32)> {
+    let (base, first) = lanes_of(n);
+    match &**base {
+        Node::Nonzero { arg, .. } => Some((arg, first)),
+        _ => None,
+    }
+}
+
 struct Emitter<'a> {
     catalog: &'a Catalog,
     compiled: &'a Compiled,
@@ -180,11 +202,15 @@ impl Emitter<'_> {
                 let t = self.fresh();
                 let cty = self.c_type(*ty, None)?;
                 let elem = scalar_type(ty.elem)?;
+                let lane = match ty.elem.is_int() {
+                    true => literal(ty.elem, lane_bits(ty.elem, *value))?,
+                    false => value.to_string(),
+                };
                 writeln!(
                     self.lines,
                     "    static const {elem} {t}_lanes[{}] = {{{}}};\n    {cty} {t}; memcpy(&{t}, {t}_lanes, sizeof {t});",
                     ty.lanes,
-                    vec![value.to_string(); ty.lanes as usize].join(", ")
+                    vec![lane; ty.lanes as usize].join(", ")
                 )
                 .expect("string write");
                 t
@@ -213,6 +239,8 @@ impl Emitter<'_> {
                 .expect("string write");
                 t
             }
+            // Only read lane by lane (`lane_array`), and passed to instructions as such.
+            Node::Nonzero { arg, .. } => self.value(arg)?,
             Node::Reinterpret { ty, arg } => {
                 let v = self.value(arg)?;
                 let t = self.fresh();
@@ -297,10 +325,10 @@ impl Emitter<'_> {
     /// `c_override`, else the default): a scalarized node's lane array is loaded into a
     /// register, bool lanes in the C type's mask form.
     fn register(&mut self, n: &Rc<Node>, ty: VecType, c_override: Option<&str>) -> Result<String> {
-        if !matches!(**n, Node::Scalar { .. }) {
+        if !matches!(**n, Node::Scalar { .. }) && mask_lanes(n).is_none() {
             return self.value(n);
         }
-        let lanes = self.value(n)?;
+        let lanes = self.lane_array(n)?;
         let c = c_type(self.toolchain()?, ty, c_override).map_err(Error::Usage)?;
         let t = self.fresh();
         let name = &c.name;
@@ -340,6 +368,18 @@ impl Emitter<'_> {
         let count = ty.lanes;
         match &**n {
             Node::Scalar { .. } => return self.value(n),
+            _ if mask_lanes(n).is_some() => {
+                // A lane is true where any byte of the mask's lane is not zero.
+                let (mask, first) = mask_lanes(n).expect("matched");
+                let lane_bytes = mask.ty(self.catalog).elem.bits() / 8;
+                let (v, at) = self.place(mask)?;
+                let at = at + first * lane_bytes;
+                let t = self.fresh();
+                self.line(format!(
+                    "    uint8_t {t}[{count}]; for (int l = 0; l < {count}; l++) {{ uint8_t any = 0; for (int b = 0; b < {lane_bytes}; b++) any |= ((const uint8_t *)&{v})[{at} + l * {lane_bytes} + b]; {t}[l] = any != 0; }}"
+                ));
+                return Ok(t);
+            }
             Node::Const { value, .. } => {
                 let t = self.fresh();
                 let lit = literal(ty.elem, lane_bits(ty.elem, *value))?;
@@ -364,21 +404,25 @@ impl Emitter<'_> {
             ));
             return Ok(t);
         }
-        // Bool lanes of an instruction's result, in the mask form of its C type.
-        let v = self.value(n)?;
-        let c = c_type(self.toolchain()?, ty, None).map_err(Error::Usage)?;
+        // Bool lanes of an instruction's result, or lanes of one, in the mask form of the
+        // result's C type.
+        let (base, first) = lanes_of(n);
+        let base_ty = base.ty(self.catalog);
+        let v = self.value(base)?;
+        let c = c_type(self.toolchain()?, base_ty, None).map_err(Error::Usage)?;
+        let lane = format!("({first} + l)");
         let read = match c.repr {
             Repr::Expanded { lane_bytes } if c.hvx_pred => {
                 self.line(format!("    HVX_Vector {t}_v = Q6_V_vand_QR({v}, -1);"));
-                format!("((const uint8_t *)&{t}_v)[l * {lane_bytes}] != 0")
+                format!("((const uint8_t *)&{t}_v)[{lane} * {lane_bytes}] != 0")
             }
             Repr::Expanded { lane_bytes } => {
-                format!("((const uint8_t *)&{v})[l * {lane_bytes}] != 0")
+                format!("((const uint8_t *)&{v})[{lane} * {lane_bytes}] != 0")
             }
-            Repr::Bits => format!("((unsigned long long){v} >> l) & 1"),
+            Repr::Bits => format!("((unsigned long long){v} >> {lane}) & 1"),
             _ => {
                 return Err(Error::Usage(format!(
-                    "cannot read bool lanes of {ty} from {}",
+                    "cannot read bool lanes of {base_ty} from {}",
                     c.name
                 )))
             }

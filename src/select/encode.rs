@@ -4,7 +4,7 @@
 //! bind the lane value of a `Const` node, and constant arithmetic over them becomes i64
 //! arithmetic in the rewrite's conditions and right-hand side.
 
-use super::term::{Cmp, Condition, Int, IntOp, Term, CONSTRUCTORS};
+use super::term::{reinterpret, Cmp, Condition, Int, IntOp, Term, CONSTRUCTORS};
 use crate::ir::{Elem, Expr, Op};
 use crate::rules::syntax::is_constant_wildcard;
 use crate::semantics::{eval, Env};
@@ -140,9 +140,18 @@ fn constant_runs(e: &Expr) -> Option<Expr> {
 }
 
 /// The node of `e` over the terms of its operands.
-fn node(e: &Expr, args: Vec<Term>) -> Result<Term, String> {
+fn node(e: &Expr, mut args: Vec<Term>) -> Result<Term, String> {
     if e.op == Op::Concat && args.len() != 2 {
         return concat(e, args);
+    }
+    // A bitcast is its operand's bits read as another type (`vbslq`'s mask operand).
+    let bools = e.ty.elem == Elem::Bool || e.args.iter().any(|a| a.ty.elem == Elem::Bool);
+    if let (Op::Bitcast(_), 1, false) = (&e.op, args.len(), bools) {
+        let arg = args.remove(0);
+        return Ok(match e.args[0].ty == e.ty {
+            true => arg,
+            false => reinterpret(e.ty, arg),
+        });
     }
     let (name, params) = constructor(&e.op, e.args.len())
         .ok_or_else(|| format!("'{}' has no instruction-selection form", e.op.name()))?;

@@ -172,17 +172,43 @@ pub fn doubling_facts(input: &Rc<Expr>, min_bits: u32) -> Result<Vec<Command>, S
         .collect::<Result<Vec<_>, String>>()?;
     // A narrow variable is the low lanes of the register it is read into.
     for (name, ty) in input.vars() {
-        if ty.bits() < min_bits && min_bits.is_multiple_of(ty.bits()) {
-            let whole = Term::Part {
-                ty: ty.with_lanes(ty.lanes * (min_bits / ty.bits())),
-                name: name.clone(),
-                offset: 0,
-            };
-            let slice = op("Slice", ty, vec![0, 1], vec![whole.clone()]);
+        if let Some(slice) = low_lanes_of_register(ty, &name, 0, min_bits) {
             out.push(Command::Union(Term::Var { ty, name }, slice));
         }
     }
     Ok(out)
+}
+
+/// The lanes of input `name` from `offset`, of type `ty` narrower than `min_bits`, as the low
+/// lanes of the register of `min_bits` read from there (lanes past the input's read as
+/// zeros, and nothing depends on them).
+fn low_lanes_of_register(ty: VecType, name: &str, offset: i64, min_bits: u32) -> Option<Term> {
+    (ty.bits() < min_bits && min_bits.is_multiple_of(ty.bits())).then(|| {
+        let whole = Term::Part {
+            ty: ty.with_lanes(ty.lanes * (min_bits / ty.bits())),
+            name: name.to_string(),
+            offset,
+        };
+        op("Slice", ty, vec![0, 1], vec![whole])
+    })
+}
+
+/// Each part of an input (type, name, offset, the input's lanes) narrower than `min_bits`,
+/// as the low lanes of the register read from its offset (the halves of a split input are
+/// such parts).
+pub fn narrow_parts(parts: &BTreeSet<(VecType, String, i64, u32)>, min_bits: u32) -> Vec<Command> {
+    parts
+        .iter()
+        .filter_map(|(ty, name, offset, _)| {
+            let slice = low_lanes_of_register(*ty, name, *offset, min_bits)?;
+            let part = Term::Part {
+                ty: *ty,
+                name: name.clone(),
+                offset: *offset,
+            };
+            Some(Command::Union(part, slice))
+        })
+        .collect()
 }
 
 /// `term` with every concatenation of one variable with itself (a doubled variable) read as

@@ -171,7 +171,8 @@ fn concatenates(pattern: &Expr, lo: &str, hi: &str) -> bool {
 /// A bitwise instruction works on lanes of any integer type of the same width: the pattern at
 /// each such type (operands and result reinterpreted).
 pub fn bitwise_variants(l: &Lowering) -> Vec<Lowering> {
-    let mut bitwise = true;
+    // Bool lanes (HVX predicates, AVX-512 masks) are not the bits of a vector register.
+    let mut bitwise = l.pattern.ty.elem != crate::ir::Elem::Bool;
     l.pattern.walk(&mut |n| {
         bitwise &= matches!(n.op, Op::Var(_) | Op::And | Op::Or | Op::Xor | Op::Not)
     });

@@ -6,7 +6,7 @@ use super::catalog::Catalog;
 use super::scalarize::{ir_op, scalar_cost};
 use super::term::{lane_bits, Int, Term};
 use crate::error::{Error, Result};
-use crate::ir::{Expr, Op, VecType};
+use crate::ir::{Elem, Expr, Op, VecType};
 use std::collections::HashMap;
 use std::rc::Rc;
 
@@ -26,6 +26,8 @@ pub enum Node {
     Instr { index: usize, args: Vec<Rc<Node>> },
     /// The same bits read as another type of the same width.
     Reinterpret { ty: VecType, arg: Rc<Node> },
+    /// Bool lanes: where the lanes of a mask (whole-lane ones or zeros) are not zero.
+    Nonzero { ty: VecType, arg: Rc<Node> },
     /// The result computed in consecutive parts (or a register pair assembled from two).
     Parts(Vec<Rc<Node>>),
     /// Lanes `[offset, offset + ty.lanes)` of a computed value: one register of a pair, or
@@ -100,6 +102,10 @@ fn node(t: &Term, index: &HashMap<String, usize>, catalog: &Catalog) -> Result<R
             ty: *ty,
             arg: node(arg, index, catalog)?,
         },
+        Term::Nonzero { ty, arg } => Node::Nonzero {
+            ty: *ty,
+            arg: node(arg, index, catalog)?,
+        },
         Term::Const {
             ty,
             value: Int::Lit(v),
@@ -152,6 +158,7 @@ impl Node {
             Node::Input { ty, .. }
             | Node::Const { ty, .. }
             | Node::Reinterpret { ty, .. }
+            | Node::Nonzero { ty, .. }
             | Node::Lanes { ty, .. }
             | Node::Scalar { ty, .. } => *ty,
             Node::Instr { index, .. } => catalog.instructions[*index].result,
@@ -169,7 +176,9 @@ impl Node {
             Node::Input { .. } | Node::Const { .. } => &[],
             Node::Instr { args, .. } | Node::Scalar { args, .. } => args,
             Node::Parts(parts) => parts,
-            Node::Reinterpret { arg, .. } | Node::Lanes { arg, .. } => std::slice::from_ref(arg),
+            Node::Reinterpret { arg, .. } | Node::Nonzero { arg, .. } | Node::Lanes { arg, .. } => {
+                std::slice::from_ref(arg)
+            }
         }
     }
 
@@ -225,7 +234,7 @@ impl Node {
                         .map(|a| a.add_cost(catalog, computed))
                         .sum::<f64>()
             }
-            Node::Reinterpret { arg, .. } | Node::Lanes { arg, .. } => {
+            Node::Reinterpret { arg, .. } | Node::Nonzero { arg, .. } | Node::Lanes { arg, .. } => {
                 arg.add_cost(catalog, computed)
             }
             Node::Parts(parts) => parts.iter().map(|p| p.add_cost(catalog, computed)).sum(),
@@ -293,6 +302,10 @@ impl Node {
             }
             Node::Reinterpret { ty, arg } => Rc::new(
                 Expr::build(Op::Bitcast(ty.elem), vec![arg.to_expr(catalog, inputs)?])
+                    .map_err(wrong)?,
+            ),
+            Node::Nonzero { arg, .. } => Rc::new(
+                Expr::build(Op::Cast(Elem::Bool), vec![arg.to_expr(catalog, inputs)?])
                     .map_err(wrong)?,
             ),
             Node::Parts(parts) => {

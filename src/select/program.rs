@@ -9,7 +9,7 @@
 //! expressions builds each of them once.
 
 use super::catalog::{instruction_constructor, Catalog};
-use super::encode::{ground, lane_broadcast_facts};
+use super::encode::{constructor, ground, lane_broadcast_facts};
 use super::layout;
 use super::reach::{reach, Step};
 use super::rewrites::{lowering_rewrites, rule_rewrite, takes_constants};
@@ -53,28 +53,46 @@ pub struct Programs {
     rules: HashMap<(Ruleset, String, Option<Elem>, u32), Built>,
     lowerings: HashMap<usize, Result<Vec<Rewrite>, String>>,
     shapes: HashMap<(Ruleset, String), Shape>,
-    conversions: Option<BTreeSet<Conversion>>,
+    direct: Option<BTreeSet<Direct>>,
 }
 
-/// A conversion (`Cast` or `SatCast`) from one element type to another.
-type Conversion = (&'static str, Elem, Elem);
+/// An operator (`Min`, `Cast`) from its first operand's element type to its result's.
+type Direct = (&'static str, Elem, Elem);
 
-/// The conversions some instruction of the catalog computes of its operand itself.
-fn direct_conversions(catalog: &Catalog) -> BTreeSet<Conversion> {
+/// The operators some instruction of the catalog computes of its operands themselves.
+fn direct_operators(catalog: &Catalog) -> BTreeSet<Direct> {
     catalog
         .lowerings
         .iter()
         .filter_map(|l| {
-            let name = match l.pattern.op {
-                Op::Cast(_) => "Cast",
-                Op::SatCast(_) => "SatCast",
-                _ => return None,
-            };
-            // Only a conversion of the operand itself: `mulhi`'s cast of a product is not one.
+            let (name, _) = constructor(&l.pattern.op, l.pattern.args.len())?;
+            // Only an operator on the operands themselves: `mulhi`'s cast of a product is not
+            // a conversion, nor `movemask`'s sign test a comparison.
             let from = l.pattern.args.first()?;
-            matches!(from.op, Op::Var(_)).then_some((name, from.ty.elem, l.pattern.ty.elem))
+            l.pattern
+                .args
+                .iter()
+                .all(|a| matches!(a.op, Op::Var(_)))
+                .then_some((name, from.ty.elem, l.pattern.ty.elem))
         })
         .collect()
+}
+
+/// The parts of inputs (type, name, offset) in `t` read directly by an operator other than a
+/// cast (a saturating one clamps them first).
+fn parts_under_operators(t: &Term, out: &mut BTreeSet<(VecType, String, i64)>) {
+    if let Term::Op { name, args, .. } = t {
+        if *name != "Cast" {
+            for a in args {
+                if let Term::Part { ty, name, offset } = a {
+                    out.insert((*ty, name.clone(), *offset));
+                }
+            }
+        }
+    }
+    for child in t.children() {
+        parts_under_operators(child, out);
+    }
 }
 
 /// Operator names, whatever their type: the untyped view of what a rewrite needs and makes.
@@ -257,6 +275,28 @@ impl Programs {
             .map(|(n, t)| (t, n))
             .collect();
         let part_halves = layout::register_halves(&parts, &whole_inputs, target.register_bits);
+        // A narrow part an operator other than a cast reads is also the low lanes of a register
+        // (casts widen parts by `part_widenings`).
+        let mut operands = BTreeSet::new();
+        for term in roots
+            .iter()
+            .chain(split_terms.iter().flat_map(|(_, _, lo, hi)| [lo, hi]))
+        {
+            parts_under_operators(term, &mut operands);
+        }
+        let operand_parts = parts
+            .iter()
+            .filter(|(ty, name, offset, _)| operands.contains(&(*ty, name.clone(), *offset)))
+            .cloned()
+            .collect();
+        let narrow_parts = layout::narrow_parts(&operand_parts, target.min_split_bits);
+        for fact in &narrow_parts {
+            if let Command::Union(a, b) = fact {
+                a.typed_heads(&mut |n, t| _ = nodes.insert((n, t)));
+                b.typed_heads(&mut |n, t| _ = nodes.insert((n, t)));
+                b.types(&mut in_play);
+            }
+        }
         for (ty, ..) in &part_halves {
             nodes.insert(("Concat", *ty));
         }
@@ -296,10 +336,9 @@ impl Programs {
             types.iter().map(|t| (type_name(*t), *t)).collect();
         let named: Vec<VecType> = by_name.values().copied().collect();
         // Operators at the other signedness for the input's own operators, conversions only
-        // where the target has no instruction for them.
-        let direct = self
-            .conversions
-            .get_or_insert_with(|| direct_conversions(catalog));
+        // where the target has no instruction for them; fallbacks for operators it lacks.
+        let direct = self.direct.get_or_insert_with(|| direct_operators(catalog));
+        let masks = direct.iter().all(|d| d.2 != Elem::Bool);
         // What the generated rewrites make is wanted in turn (`i16(x_i32)` is the bits of
         // `u16(x_i32)`, which wants its own rewrites), to a fixpoint.
         let mut made = nodes.clone();
@@ -308,7 +347,15 @@ impl Programs {
                 made.contains(&(name, ty))
                     && from.is_none_or(|s| !direct.contains(&(name, s.elem, ty.elem)))
             };
-            let extra = generated(&named, target.register_bits, target.lane_layout, &wanted);
+            let lacks = |name: &'static str, ty: VecType, from: Option<VecType>| {
+                made.contains(&(name, ty))
+                    && match from {
+                        Some(s) => !direct.contains(&(name, s.elem, ty.elem)),
+                        None => !direct.iter().any(|d| d.0 == name && d.2 == ty.elem),
+                    }
+            };
+            let own = |name: &'static str, ty: VecType| nodes.contains(&(name, ty));
+            let extra = generated(&named, &target, masks, &own, &wanted, &lacks);
             let before = made.len();
             for r in &extra {
                 r.rhs.typed_heads(&mut |n, t| _ = made.insert((n, t)));
@@ -363,6 +410,7 @@ impl Programs {
             }
             commands.extend(doubling[k].clone());
         }
+        commands.extend(narrow_parts);
         commands.extend(
             part_halves
                 .into_iter()

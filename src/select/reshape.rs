@@ -30,9 +30,49 @@ pub fn reshaping(
         out.extend(even_and_odd_by_halves(t, s));
     }
     if 2 * t.bits() <= register_bits {
-        out.extend(low_lanes(t));
+        out.extend(low_lanes(t, t.with_lanes(2 * t.lanes)));
+        if !lane_layout {
+            for &s in types
+                .iter()
+                .filter(|s| s.elem == t.elem && s.lanes > t.lanes)
+            {
+                out.extend(low_lanes_as_slice(t, s));
+                if s.lanes > 2 * t.lanes && s.bits() <= register_bits {
+                    out.extend(low_lanes(t, s));
+                }
+            }
+        }
     }
     out
+}
+
+/// The low lanes of a value of type `s` as `t`, read as lanes (what lane-wise operators on
+/// them become) and as a slice (what instruction patterns read) alike.
+fn low_lanes_as_slice(t: VecType, s: VecType) -> [Rewrite; 2] {
+    let x = Term::Slot("x");
+    let lanes = Term::Lanes {
+        ty: t,
+        offset: 0,
+        arg: Box::new(x.clone()),
+    };
+    let slice = Term::Op {
+        name: "Slice",
+        ty: t,
+        params: vec![0, 1],
+        args: vec![x.clone()],
+    };
+    let source = format!(
+        "the low {} of a {} as lanes or a slice",
+        type_name(t),
+        type_name(s)
+    );
+    [(slice.clone(), lanes.clone()), (lanes, slice)].map(|(lhs, rhs)| Rewrite {
+        ruleset: Ruleset::Lower,
+        source: source.clone(),
+        lhs,
+        rhs,
+        conditions: vec![Condition::TypeOf(x.clone(), s)],
+    })
 }
 
 /// The even (odd) lanes of a concatenation: those of each half, concatenated.
@@ -67,13 +107,13 @@ fn even_and_odd_by_halves(t: VecType, s: VecType) -> Vec<Rewrite> {
         .collect()
 }
 
-/// A lane-wise operator at `t`, at most half a register, on the low lanes of registers: the low
-/// lanes of the operator on the whole registers (no lane of the result depends on the others).
-fn low_lanes(t: VecType) -> Vec<Rewrite> {
+/// A lane-wise operator at `t`, at most half a register, on the low lanes of values of type
+/// `whole`: the low lanes of the operator on the whole values (no lane of the result depends on
+/// the others).
+fn low_lanes(t: VecType, whole: VecType) -> Vec<Rewrite> {
     if t.elem == Elem::Bool {
         return vec![];
     }
-    let whole = t.with_lanes(2 * t.lanes);
     let low = |ty, arg| Term::Lanes {
         ty,
         offset: 0,
@@ -95,7 +135,10 @@ fn low_lanes(t: VecType) -> Vec<Rewrite> {
     ] {
         out.push(Rewrite {
             ruleset: Ruleset::Lower,
-            source: format!("{operator} of the low lanes of registers at {name}"),
+            source: format!(
+                "{operator} of the low lanes of {} at {name}",
+                type_name(whole)
+            ),
             lhs: op(operator, t, vec![low(t, a.clone()), low(t, b.clone())]),
             rhs: low(t, op(operator, whole, vec![a.clone(), b.clone()])),
             conditions: vec![
@@ -105,7 +148,10 @@ fn low_lanes(t: VecType) -> Vec<Rewrite> {
         });
         out.push(Rewrite {
             ruleset: Ruleset::Lower,
-            source: format!("{operator} of the low lanes of a register and a constant at {name}"),
+            source: format!(
+                "{operator} of the low lanes of a {} and a constant at {name}",
+                type_name(whole)
+            ),
             lhs: op(operator, t, vec![low(t, a.clone()), c.clone()]),
             rhs: low(t, op(operator, whole, vec![a.clone(), whole_c.clone()])),
             conditions: vec![Condition::TypeOf(a.clone(), whole)],
@@ -115,7 +161,10 @@ fn low_lanes(t: VecType) -> Vec<Rewrite> {
     // them in: `vpmovsxwd` of them) of its broadcast to a register.
     out.push(Rewrite {
         ruleset: Ruleset::Lower,
-        source: format!("a broadcast of one lane to the low lanes of a register at {name}"),
+        source: format!(
+            "a broadcast of one lane to the low lanes of a {} at {name}",
+            type_name(whole)
+        ),
         lhs: op("Broadcast", t, vec![a.clone()]),
         rhs: Term::Op {
             name: "Slice",
@@ -128,7 +177,10 @@ fn low_lanes(t: VecType) -> Vec<Rewrite> {
     for operator in ["Neg", "Not", "Abs"] {
         out.push(Rewrite {
             ruleset: Ruleset::Lower,
-            source: format!("{operator} of the low lanes of a register at {name}"),
+            source: format!(
+                "{operator} of the low lanes of a {} at {name}",
+                type_name(whole)
+            ),
             lhs: op(operator, t, vec![low(t, a.clone())]),
             rhs: low(t, op(operator, whole, vec![a.clone()])),
             conditions: vec![Condition::TypeOf(a.clone(), whole)],
@@ -140,7 +192,12 @@ fn low_lanes(t: VecType) -> Vec<Rewrite> {
 /// A reinterpretation as `t` of a concatenation at `s` is the concatenation of the halves
 /// reinterpreted.
 fn reinterpret_by_halves(t: VecType, s: VecType) -> Option<Rewrite> {
-    if s == t || s.bits() != t.bits() || !t.lanes.is_multiple_of(2) || !s.lanes.is_multiple_of(2) {
+    if s == t
+        || s.bits() != t.bits()
+        || !t.lanes.is_multiple_of(2)
+        || !s.lanes.is_multiple_of(2)
+        || has_bool(s, t)
+    {
         return None;
     }
     let (a, b) = (Term::Slot("a"), Term::Slot("b"));
@@ -166,9 +223,15 @@ fn x() -> Term {
     Term::Slot("x")
 }
 
+/// Whether either type has bool lanes, whose bits no register holds as the IR packs them (an
+/// HVX predicate spreads them over bytes, an AVX-512 mask is no vector register).
+fn has_bool(s: VecType, t: VecType) -> bool {
+    s.elem == Elem::Bool || t.elem == Elem::Bool
+}
+
 /// A bitcast to `t` of `s`, of as many bits: its free reinterpretation, or the value itself.
 fn bitcast(t: VecType, s: VecType) -> Option<Rewrite> {
-    (s.bits() == t.bits()).then(|| Rewrite {
+    (s.bits() == t.bits() && !has_bool(s, t)).then(|| Rewrite {
         ruleset: Ruleset::Lower,
         source: format!(
             "bitcast of {} to {} is the same bits",

@@ -12,7 +12,9 @@
 //! conversion only where the target has no instruction for it): made for every type in play
 //! they double the e-graph of expressions that never need them.
 
-use super::term::{op, reinterpret, type_name, Cmp, Condition, Int, Rewrite, Ruleset, Term};
+use super::term::{
+    lane_value, op, reinterpret, type_name, Cmp, Condition, Int, Rewrite, Ruleset, Term,
+};
 use crate::ir::{Elem, VecType};
 
 fn constant(ty: VecType, value: Int) -> Term {
@@ -59,10 +61,10 @@ pub fn signedness_rewrites(t: VecType, wanted: Wanted) -> Vec<Rewrite> {
             ],
         });
     }
-    if let Some(s) = t.elem.signed().filter(|_| !t.elem.is_signed() && bits < 64) {
+    if let Some(s) = t.elem.signed().filter(|_| !t.elem.is_signed()) {
         let s = t.with_elem(s);
         let bools = t.with_elem(Elem::Bool);
-        let sign = constant(t, Int::Lit(1i128 << (bits - 1)));
+        let sign = constant(t, Int::Lit(lane_value(t.elem, 1 << (bits - 1)).into()));
         let flipped = |v: &Term| reinterpret(s, op("Xor", t, vec![v.clone(), sign.clone()]));
         for cmp in ["Lt", "Le", "Gt", "Ge"]
             .into_iter()

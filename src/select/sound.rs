@@ -3,6 +3,7 @@
 //! through their twins and midpoints, widenings of parts of inputs, comparisons swapped or at
 //! the other signedness, and selects at the other signedness or as bitwise selects by a mask.
 
+use super::fallback::{fallbacks, Lacks, Own};
 use super::reshape::reshaping;
 use super::shifts::{oversized_shifts, shifts_by_other_means};
 use super::signedness::{compare_through, conversion_rewrites, signedness_rewrites, Wanted};
@@ -10,6 +11,7 @@ use super::term::{
     fits_i64, lane_value, op, type_name, Cmp, Condition, Int, Rewrite, Ruleset, Term,
 };
 use crate::ir::{Elem, VecType};
+use crate::spec::Target;
 use std::collections::BTreeSet;
 
 /// The type of the other signedness a cast from `s` to `t` can go through, the widths being
@@ -249,14 +251,19 @@ fn wide_multiply(t: VecType) -> Vec<Rewrite> {
 /// through its [`cast_midpoint`]; operators that move lanes ([`reshaping`]); a narrowing of less than a register is the low half of the
 /// narrowing of the input concatenated with itself (NEON's `xtn` of a 64-bit result); the
 /// comparisons and selects of [`comparison_and_select_rewrites`]; 8-bit multiplies at 16
-/// bits ([`wide_multiply`]); and the shifts, comparisons and conversions of `signedness.rs`
-/// that the program `wanted`.
+/// bits ([`wide_multiply`]); the shifts, comparisons and conversions of `signedness.rs`
+/// that the program `wanted`; and the operators the program `lacks` by others
+/// ([`fallbacks`]; `masks`: comparisons make masks on the target; `own`: the input's own
+/// operators).
 pub fn generated(
     types: &[VecType],
-    register_bits: u32,
-    lane_layout: bool,
+    target: &Target,
+    masks: bool,
+    own: Own,
     wanted: Wanted,
+    lacks: Lacks,
 ) -> Vec<Rewrite> {
+    let (register_bits, lane_layout) = (target.register_bits, target.lane_layout);
     let mut out = Vec::new();
     for &t in types {
         for &s in types {
@@ -294,6 +301,7 @@ pub fn generated(
         out.extend(comparison_and_select_rewrites(t));
         out.extend(wide_multiply(t));
         out.extend(signedness_rewrites(t, wanted));
+        out.extend(fallbacks(t, types, masks, own, lacks));
     }
     for &t in types {
         for &s in types {

@@ -71,6 +71,9 @@ fn operand_text(
         Node::Reinterpret { ty, arg } => {
             format!("({ty}) {}", operand_text(arg, catalog, full, steps, seen))
         }
+        Node::Nonzero { arg, .. } => {
+            format!("{} != 0", operand_text(arg, catalog, full, steps, seen))
+        }
         Node::Lanes { ty, offset, arg } => format!(
             "{}[{offset}..{}]",
             operand_text(arg, catalog, full, steps, seen),

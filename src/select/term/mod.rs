@@ -146,6 +146,10 @@ pub enum Term {
     Const { ty: VecType, value: Int },
     /// The same bits read as another type of the same width: `(Reinterpret "u8x16" x)`.
     Reinterpret { ty: VecType, arg: Box<Term> },
+    /// Bool lanes that hold where a lane of a mask of whole-lane ones and zeros is not zero,
+    /// the mask read as they are (targets whose comparisons make masks, not predicates):
+    /// `(Nonzero "boolx16" m)`.
+    Nonzero { ty: VecType, arg: Box<Term> },
     /// A register pair assembled from two registers: `(Pair "u16x128" lo hi)`.
     Pair {
         ty: VecType,
@@ -191,6 +195,7 @@ impl Term {
             Term::Part { ty, .. } => Some(("Part", *ty)),
             Term::Const { ty, .. } => Some(("Const", *ty)),
             Term::Reinterpret { ty, .. } => Some(("Reinterpret", *ty)),
+            Term::Nonzero { ty, .. } => Some(("Nonzero", *ty)),
             Term::Pair { ty, .. } => Some(("Pair", *ty)),
             Term::Lanes { ty, .. } => Some(("Lanes", *ty)),
             _ => None,
@@ -231,9 +236,10 @@ impl Term {
     pub fn children(&self) -> Vec<&Term> {
         match self {
             Term::Op { args, .. } | Term::Instr { args, .. } => args.iter().collect(),
-            Term::Reinterpret { arg, .. } | Term::Lanes { arg, .. } | Term::Out(arg) => {
-                vec![arg]
-            }
+            Term::Reinterpret { arg, .. }
+            | Term::Nonzero { arg, .. }
+            | Term::Lanes { arg, .. }
+            | Term::Out(arg) => vec![arg],
             Term::Pair { lo, hi, .. } | Term::OutPair(lo, hi) => vec![lo, hi],
             _ => vec![],
         }
@@ -292,6 +298,13 @@ fn term(s: &SExpr) -> Result<Term> {
         "Reinterpret" => {
             arity(2)?;
             Term::Reinterpret {
+                ty: ty_at(1)?,
+                arg: arg(2)?,
+            }
+        }
+        "Nonzero" => {
+            arity(2)?;
+            Term::Nonzero {
                 ty: ty_at(1)?,
                 arg: arg(2)?,
             }
@@ -365,6 +378,7 @@ impl fmt::Display for Term {
             Term::Reinterpret { ty, arg } => {
                 write!(f, "(Reinterpret \"{}\" {arg})", type_name(*ty))
             }
+            Term::Nonzero { ty, arg } => write!(f, "(Nonzero \"{}\" {arg})", type_name(*ty)),
             Term::Pair { ty, lo, hi } => write!(f, "(Pair \"{}\" {lo} {hi})", type_name(*ty)),
             Term::Lanes { ty, offset, arg } => {
                 write!(f, "(Lanes \"{}\" {offset} {arg})", type_name(*ty))
