@@ -207,6 +207,11 @@ enum Command {
         /// semantics; exit 1 on a mismatch.
         #[arg(long, value_name = "ITERATIONS", value_parser = cli::count(MAX_RUNS, "iterations"), conflicts_with = "all")]
         run: Option<usize>,
+        /// Check a translation written by hand instead of selecting one: T's intrinsics over
+        /// the instruction's operands, e.g. '(vhaddq_u8 a b)'; (lanes X FIRST COUNT) and
+        /// (concat X Y) move lanes. Proven, or refuted with a counterexample (exit 1).
+        #[arg(long, value_name = "SEQUENCE", conflicts_with = "all")]
+        check: Option<String>,
         /// Port every instruction of --from (immediates at sampled values), reusing stored
         /// results; a table of sequences and the distribution of their lengths.
         #[arg(long, requires = "from", conflicts_with = "imms")]
@@ -460,6 +465,7 @@ fn main() -> ExitCode {
             imms,
             emit,
             run,
+            check,
             ..
         } => cli::port::port(
             &ctx,
@@ -469,6 +475,7 @@ fn main() -> ExitCode {
                 imms: &imms,
                 emit,
                 run,
+                check: check.as_deref(),
             },
         ),
         Command::Synth { rederive: true, .. } => cli::synth::rederive(&ctx),

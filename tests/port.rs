@@ -112,10 +112,107 @@ fn an_x86_intrinsic_ports_to_neon_and_back_proven_and_run() {
 }
 
 #[test]
+fn a_hand_written_port_is_refuted_or_proven_and_ships_as_a_drop_in_function() {
+    let guard = project_copy("port-check");
+    let home = guard.path();
+    // NEON's truncating halving add is not SSE's rounding average: z3 finds the lanes.
+    let out = isadb(
+        home,
+        &[
+            "--json",
+            "port",
+            "_mm_avg_epu8",
+            "--target",
+            "neon",
+            "--check",
+            "(vhaddq_u8 a b)",
+        ],
+    );
+    assert_eq!(
+        out.status.code(),
+        Some(1),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let report = json(&out);
+    assert_eq!(report["verdict"], "refuted", "{report}");
+    let cex = &report["counterexample"];
+    assert_eq!(cex["inputs"][0][0], "a", "{report}");
+    assert_eq!(cex["inputs"][1][0], "b", "{report}");
+    assert_ne!(cex["expected"], cex["actual"], "{report}");
+    // madd written by hand with lanes of the operands: proven, and its drop-in keeps
+    // _mm_madd_epi16's signature in NEON's types.
+    let madd = "(vpaddq_s32 (vmull_s16 (lanes a 0 4) (lanes b 0 4)) (vmull_s16 (lanes a 4 4) (lanes b 4 4)))";
+    let out = isadb(
+        home,
+        &[
+            "--json",
+            "port",
+            "_mm_madd_epi16",
+            "--target",
+            "neon",
+            "--check",
+            madd,
+            "--emit",
+            "c",
+        ],
+    );
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let report = json(&out);
+    assert_eq!(
+        selected(&report),
+        ["vmull_s16", "vmull_s16", "vpaddq_s32"],
+        "{report}"
+    );
+    let c = report["c"].as_str().unwrap();
+    assert!(
+        c.contains("static inline int32x4_t isadb__mm_madd_epi16(int16x8_t a, int16x8_t b) {"),
+        "{c}"
+    );
+    // A mask where the instruction has bool lanes; the drop-in returns movemask's bits, and
+    // runs under qemu beside the x86 instruction run natively.
+    let mut args = vec![
+        "--json",
+        "port",
+        "_mm_movemask_epi8",
+        "--target",
+        "neon",
+        "--check",
+        "(vcltq_s8 a 0)",
+        "--emit",
+        "c",
+    ];
+    let run = tools(Toolchain::Neon);
+    if run {
+        args.extend(["--run", "20"]);
+    }
+    let out = isadb(home, &args);
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let report = json(&out);
+    assert_eq!(selected(&report), ["vcltq_s8"], "{report}");
+    let c = report["c"].as_str().unwrap();
+    assert!(
+        c.contains("static inline uint16_t isadb__mm_movemask_epi8(int8x16_t a) {"),
+        "{c}"
+    );
+    if run {
+        assert_eq!(report["beside"]["verdict"], "equal", "{report}");
+    }
+}
+
+#[test]
 fn bad_port_requests_are_one_line_errors() {
     let guard = project_copy("port-bad");
     let home = guard.path();
-    let cases: [(&[&str], &str); 4] = [
+    let cases: [(&[&str], &str); 6] = [
         (
             &["port", "_mm_avg_epu9", "--target", "neon"],
             "unknown instruction '_mm_avg_epu9' (did you mean '_mm_avg_epu8'?)",
@@ -131,6 +228,28 @@ fn bad_port_requests_are_one_line_errors() {
         (
             &["port", "_mm_avg_epu8", "--target", "arm"],
             "unknown target 'arm'",
+        ),
+        (
+            &[
+                "port",
+                "_mm_avg_epu8",
+                "--target",
+                "neon",
+                "--check",
+                "(vhaddq_u9 a b)",
+            ],
+            "--check:1:1: 'vhaddq_u9' is no instruction of neon",
+        ),
+        (
+            &[
+                "port",
+                "_mm_avg_epu8",
+                "--target",
+                "neon",
+                "--check",
+                "(vmull_s16 a b)",
+            ],
+            "--check:1:12: operand a of vmull_s16 is <4 x i16>, given <16 x u8>",
         ),
     ];
     for (args, needle) in cases {

@@ -8,15 +8,20 @@
 use super::compile::{print_report, Emit};
 use super::{print_out, render_table, Context, Outcome, Output};
 use crate::error::{Error, Result};
+use crate::ir::Expr;
+use crate::port::candidate::{check, Checked, Refutation};
+use crate::port::dropin::DropIn;
 use crate::port::movement;
 use crate::port::native::run_beside;
 use crate::port::{self, Report, Status};
-use crate::select::{Request, Selector};
+use crate::select::{Compiled, Request, Selector};
 use crate::spec::{Isa, Target};
 use crate::synth::Shard;
+use serde::Serialize;
 use std::collections::HashMap;
 use std::io::IsTerminal;
 use std::path::PathBuf;
+use std::rc::Rc;
 use std::time::Instant;
 
 /// The flags of `isadb port` besides the instruction and the target.
@@ -27,6 +32,8 @@ pub struct Options<'a> {
     pub emit: Option<Emit>,
     /// Iterations of random inputs to run the C on.
     pub run: Option<usize>,
+    /// A translation written by hand, to check instead of selecting one.
+    pub check: Option<&'a str>,
 }
 
 /// `port`: selects and proves T's sequence for X and prints it.
@@ -34,19 +41,32 @@ pub fn port(ctx: &Context, name: &str, target: Target, options: Options) -> Resu
     let instruction = ctx.project.open()?.find_instruction(name)?;
     let input = instruction.at_immediates(options.imms)?;
     let mut selector = Selector::load(&ctx.project, target)?;
-    let started = Instant::now();
-    let (mut compiled, _) = selector.select_and_prove(&instruction.name, input, started)?;
-    // Data movement the rules leave dear: the cheapest sequence of the target's own.
-    if movement::only_moves_bytes(&compiled.input) {
-        let moves = movement::Moves::of(&selector.catalog);
-        if let Some(better) =
-            movement::search(&selector.catalog, &moves, &compiled.input, compiled.cost)?
-        {
-            compiled = better;
-        }
-    }
-    let beside = match options.run {
-        Some(iterations) => {
+    let compiled = match options.check {
+        Some(text) => match check(&instruction.name, input, text, &selector.catalog)? {
+            Checked::Proven(compiled) => *compiled,
+            Checked::Refuted(refutation) => {
+                return print_refutation(ctx, &instruction.name, target, text, &refutation)
+            }
+            Checked::Unknown(reason) => {
+                return Err(Error::Tool(format!(
+                    "z3 could not decide the candidate: {reason}"
+                )))
+            }
+        },
+        None => select(&mut selector, &instruction.name, input)?,
+    };
+    let drop_in = if options.run.is_some() || options.emit == Some(Emit::C) {
+        Some(DropIn::new(
+            &instruction,
+            options.imms,
+            &compiled,
+            &selector.catalog,
+        )?)
+    } else {
+        None
+    };
+    let beside = match (options.run, &drop_in) {
+        (Some(iterations), Some(drop_in)) => {
             let dir = tempfile::Builder::new()
                 .prefix("isadb-port-")
                 .tempdir()
@@ -56,11 +76,12 @@ pub fn port(ctx: &Context, name: &str, target: Target, options: Options) -> Resu
                 options.imms,
                 &compiled,
                 &selector.catalog,
+                drop_in,
                 iterations,
                 dir.path(),
             )?)
         }
-        None => None,
+        _ => None,
     };
     let request = Request {
         lanes: None,
@@ -69,8 +90,63 @@ pub fn port(ctx: &Context, name: &str, target: Target, options: Options) -> Resu
         c: options.emit == Some(Emit::C),
         run: options.run,
     };
-    let report = selector.describe(compiled, &request)?;
+    let mut report = selector.describe(compiled, &request)?;
+    if let (Some(c), Some(drop_in)) = (&mut report.c, drop_in) {
+        *c = drop_in.text;
+    }
     print_report(ctx, &report, target, beside.as_ref())
+}
+
+/// The cheapest sequence for `name`'s semantics `input`: selected and proven, then for data
+/// movement the search over the target's own moves where that finds a cheaper one.
+fn select(selector: &mut Selector, name: &str, input: Rc<Expr>) -> Result<Compiled> {
+    let (compiled, _) = selector.select_and_prove(name, input, Instant::now())?;
+    if movement::only_moves_bytes(&compiled.input) {
+        let moves = movement::Moves::of(&selector.catalog);
+        if let Some(better) =
+            movement::search(&selector.catalog, &moves, &compiled.input, compiled.cost)?
+        {
+            return Ok(better);
+        }
+    }
+    Ok(compiled)
+}
+
+/// A refuted candidate: the inputs on which it differs from the instruction (exit 1).
+fn print_refutation(
+    ctx: &Context,
+    name: &str,
+    target: Target,
+    candidate: &str,
+    refutation: &Refutation,
+) -> Result<Outcome> {
+    #[derive(Serialize)]
+    struct View<'a> {
+        instruction: &'a str,
+        target: &'a str,
+        candidate: &'a str,
+        verdict: &'static str,
+        counterexample: &'a Refutation,
+    }
+    let view = View {
+        instruction: name,
+        target: target.name,
+        candidate,
+        verdict: "refuted",
+        counterexample: refutation,
+    };
+    ctx.print(&view, || {
+        let inputs: String = refutation
+            .inputs
+            .iter()
+            .map(|(n, v)| format!("  {n} = {v}\n"))
+            .collect();
+        format!(
+            "{candidate} is not {name} on {}; counterexample:\n{inputs}  {name} = {}\n  candidate = {}\n",
+            target.name, refutation.expected, refutation.actual
+        )
+    })?;
+    Ok(Outcome::Negative)
 }
 
 /// The flags of `isadb port --all` besides the source set and the target.

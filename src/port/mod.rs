@@ -5,6 +5,8 @@
 //! catalog are unchanged. `--shard K/N` ports every N-th source into CSV rows for
 //! `db import --merge`.
 
+pub mod candidate;
+pub mod dropin;
 pub mod movement;
 pub mod native;
 pub mod sources;

@@ -1,11 +1,12 @@
-//! `port X --run N`, the check across two real executions: the port's C (natively, or under
-//! qemu for NEON and HVX) and X itself, called through validation's harness on its own ISA
+//! `port X --run N`, the check across two real executions: the port's drop-in C function
+//! ([`super::dropin`]; natively, or under qemu for NEON and HVX) and X itself, called through validation's harness on its own ISA
 //! (natively for x86, under qemu for NEON and HVX), run on the same N inputs; every lane of
 //! the two outputs is compared.
 
+use super::dropin::DropIn;
 use crate::error::{Error, Result};
 use crate::select::catalog::Catalog;
-use crate::select::check::{random_inputs, run_on};
+use crate::select::check::{random_inputs, run_entry};
 use crate::select::Compiled;
 use crate::semantics::sample::random_lanes;
 use crate::semantics::value::lane_eq;
@@ -77,13 +78,14 @@ fn how(toolchain: Toolchain) -> &'static str {
     }
 }
 
-/// Runs `source` at the immediates `imms` and its port `compiled` on the same `iterations`
-/// random inputs and compares their outputs.
+/// Runs `source` at the immediates `imms` and its port `compiled`, called through its drop-in
+/// function, on the same `iterations` random inputs and compares their outputs.
 pub fn run_beside(
     source: &Instruction,
     imms: &[String],
     compiled: &Compiled,
     catalog: &Catalog,
+    drop_in: &DropIn,
     iterations: usize,
     workdir: &Path,
 ) -> Result<CrossRun> {
@@ -97,7 +99,8 @@ pub fn run_beside(
         Support::Unsupported(reason) => return not_run(format!("{}: {reason}", source.name)),
     };
     let inputs = random_inputs(compiled, iterations, SEED)?;
-    let ported = match run_on(compiled, catalog, &inputs, workdir, &host)? {
+    let entry = drop_in.entry(compiled, &inputs)?;
+    let ported = match run_entry(compiled, catalog, &inputs, &entry, workdir, &host)? {
         Ok(lanes) => lanes,
         Err(reason) => return not_run(format!("the port: {reason}")),
     };

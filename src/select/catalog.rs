@@ -108,11 +108,15 @@ impl Catalog {
 
 /// The e-graph constructor of an instruction.
 pub fn instruction_constructor(name: &str) -> String {
-    let clean: String = name
-        .chars()
+    format!("I_{}", identifier(name))
+}
+
+/// `text` with every character other than ASCII letters and digits replaced by `_`: a name
+/// in egglog and in C.
+pub fn identifier(text: &str) -> String {
+    text.chars()
         .map(|c| if c.is_ascii_alphanumeric() { c } else { '_' })
-        .collect();
-    format!("I_{clean}")
+        .collect()
 }
 
 /// Proven rules by phase: lift, simplify, and lower (generic or for this ISA).

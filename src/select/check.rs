@@ -115,6 +115,32 @@ pub fn random_inputs(compiled: &Compiled, iterations: usize, seed: u64) -> Resul
     Ok(Inputs { iterations, values })
 }
 
+/// The C under test: its functions, and the statements of the harness's main that fill `out`
+/// (the result lanes of every iteration, one after the other) from the `NAME_in` arrays (each
+/// input's lanes of every iteration).
+pub struct Entry {
+    /// The functions, without headers.
+    pub functions: String,
+    /// The statements calling them.
+    pub call: String,
+}
+
+impl Entry {
+    /// The selection's function over arrays, called once on every iteration's lanes.
+    pub fn kernel(compiled: &Compiled, catalog: &Catalog, inputs: &Inputs) -> Result<Entry> {
+        let args: Vec<String> = inputs
+            .values
+            .iter()
+            .map(|(name, _, _)| format!("{name}_in"))
+            .collect();
+        let out_len = compiled.input.ty.lanes as usize * inputs.iterations;
+        Ok(Entry {
+            functions: function(compiled, catalog, "kernel")?,
+            call: format!("  kernel({}, out, {out_len});\n", args.join(", ")),
+        })
+    }
+}
+
 /// Compiles the selection's C and runs it on `inputs`: the output lanes of every iteration,
 /// one after the other; or, when `host` cannot run a feature of the selection, why (the program
 /// is still compiled and linked).
@@ -125,11 +151,23 @@ pub fn run_on(
     workdir: &Path,
     host: &Host,
 ) -> Result<std::result::Result<Vec<u128>, String>> {
+    let entry = Entry::kernel(compiled, catalog, inputs)?;
+    run_entry(compiled, catalog, inputs, &entry, workdir, host)
+}
+
+/// [`run_on`] with the C under test given.
+pub fn run_entry(
+    compiled: &Compiled,
+    catalog: &Catalog,
+    inputs: &Inputs,
+    entry: &Entry,
+    workdir: &Path,
+    host: &Host,
+) -> Result<std::result::Result<Vec<u128>, String>> {
     let result = compiled.input.ty;
     let iterations = inputs.iterations;
     let mut stdin = Vec::new();
     let mut main = String::from("int harness_main(void) {\n");
-    let mut args = Vec::new();
     for (name, ty, lanes) in &inputs.values {
         stdin.extend(le_bytes(*ty, lanes));
         let c = scalar_type(ty.elem)?;
@@ -139,23 +177,18 @@ pub fn run_on(
             "  static {c} {name}_in[{len}];\n  read_in({name}_in, sizeof {name}_in);"
         )
         .expect("string write");
-        args.push(format!("{name}_in"));
     }
     let out_len = result.lanes as usize * iterations;
     writeln!(
         main,
-        "  static {} out[{out_len}];\n  kernel({}, out, {out_len});\n  emit(out, sizeof out);\n  return 0;\n}}",
+        "  static {} out[{out_len}];\n{}  emit(out, sizeof out);\n  return 0;\n}}",
         result_type(result.elem)?,
-        args.join(", ")
+        entry.call
     )
     .expect("string write");
     let toolchain = Toolchain::of(catalog.target.isa)
         .ok_or_else(|| Error::Usage(format!("no C toolchain runs {}", catalog.target.name)))?;
-    let source = format!(
-        "{}\n{}\n{main}",
-        prelude(toolchain),
-        function(compiled, catalog, "kernel")?
-    );
+    let source = format!("{}\n{}\n{main}", prelude(toolchain), entry.functions);
     let used = features(compiled, catalog);
     let mut flags: Vec<String> = Vec::new();
     for f in used.iter().flat_map(|f| compile_flags(toolchain, f)) {

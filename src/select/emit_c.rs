@@ -43,7 +43,7 @@ pub fn parameters(compiled: &Compiled) -> Vec<(String, VecType)> {
 
 /// An input's name in C: itself, unless it is a name the function uses itself (the loop
 /// counter `i`, the length `n`, `out`, a temporary `v1`) or a C keyword, then with `_` after.
-fn c_name(var: &str) -> String {
+pub fn c_name(var: &str) -> String {
     const TAKEN: [&str; 22] = [
         "i", "n", "out", "auto", "break", "case", "char", "const", "do", "double", "else", "float",
         "for", "if", "int", "long", "return", "short", "signed", "unsigned", "void", "while",

@@ -7,8 +7,11 @@
 use crate::error::{Error, Result};
 use crate::ir::{Elem, Op, VecType};
 
-/// Helpers the lane expressions call, emitted once before a function that scalarizes.
+/// Helpers the lane expressions call, emitted before a function that scalarizes (guarded, so
+/// functions pasted into one header define them once).
 pub const HELPERS: &str = "\
+#ifndef ISADB_HELPERS
+#define ISADB_HELPERS
 static inline float isadb_f32(uint32_t bits) { float f; memcpy(&f, &bits, sizeof f); return f; }
 static inline float isadb_fabs(float x) { uint32_t b; memcpy(&b, &x, sizeof b); return isadb_f32(b & 0x7fffffffu); }
 static inline float isadb_fmin(float a, float b) { return a != a ? b : b != b ? a : a < b ? a : b; }
@@ -82,6 +85,7 @@ static inline float isadb_fsqrt(float x) {
   if (mant >> 24) { mant >>= 1; exp += 1; }
   return isadb_f32(((uint32_t)exp << 23) | ((uint32_t)mant & 0x7fffffu));
 }
+#endif
 ";
 
 /// The C type of one lane in a lane array.
