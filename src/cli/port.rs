@@ -11,7 +11,6 @@ use crate::error::{Error, Result};
 use crate::ir::Expr;
 use crate::port::candidate::{check, Checked, Refutation};
 use crate::port::dropin::DropIn;
-use crate::port::movement;
 use crate::port::native::run_beside;
 use crate::port::{self, Report, Status};
 use crate::select::{Compiled, Request, Selector};
@@ -101,15 +100,9 @@ pub fn port(ctx: &Context, name: &str, target: Target, options: Options) -> Resu
 /// movement the search over the target's own moves where that finds a cheaper one.
 fn select(selector: &mut Selector, name: &str, input: Rc<Expr>) -> Result<Compiled> {
     let (compiled, _) = selector.select_and_prove(name, input, Instant::now())?;
-    if movement::only_moves_bytes(&compiled.input) {
-        let moves = movement::Moves::of(&selector.catalog);
-        if let Some(better) =
-            movement::search(&selector.catalog, &moves, &compiled.input, compiled.cost)?
-        {
-            return Ok(better);
-        }
-    }
-    Ok(compiled)
+    Ok(selector
+        .search_moves(&compiled.input, compiled.cost)?
+        .unwrap_or(compiled))
 }
 
 /// A refuted candidate: the inputs on which it differs from the instruction (exit 1).

@@ -7,7 +7,6 @@
 
 pub mod candidate;
 pub mod dropin;
-pub mod movement;
 pub mod native;
 pub mod sources;
 pub mod store;
@@ -96,7 +95,6 @@ pub fn port_all(project: &Project, options: &Options, progress: bool) -> Result<
     }
     let selector = Selector::load(project, options.target)?;
     let fingerprint = selector.catalog.fingerprint.clone();
-    let mut moves: Option<movement::Moves> = None;
     let stored = store::rows(&db, options.target.name)?;
     let hash =
         |s: &sources::Source| hash_text(&format!("{:?}\n{}\n{fingerprint}", s.text, s.lanes));
@@ -178,16 +176,12 @@ pub fn port_all(project: &Project, options: &Options, progress: bool) -> Result<
                 continue;
             }
             let input = selector.elaborate(text, Some(all[i].lanes), &HashMap::new())?;
-            if !movement::only_moves_bytes(&input) {
-                continue;
-            }
-            let moves = moves.get_or_insert_with(|| movement::Moves::of(&selector.catalog));
             let bound = if row.status == Status::Failed {
                 f64::INFINITY
             } else {
                 row.cost
             };
-            if let Some(better) = movement::search(&selector.catalog, moves, &input, bound)? {
+            if let Some(better) = selector.search_moves(&input, bound)? {
                 let (steps, _) = steps(&better, &selector.catalog);
                 row.status = Status::Proven;
                 row.instructions = steps.len();

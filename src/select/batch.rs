@@ -366,8 +366,7 @@ fn prove_job(
     };
     let started = Instant::now();
     let input = selector.elaborate(&job.text, job.lanes, declared)?;
-    let term = super::term::Term::parse(&job.extracted)?;
-    let root = super::node::read(&term, &selector.catalog)?;
+    let root = selector.read(&job.extracted)?;
     let proof = prove_selection(&selector.catalog, &input, &root)?;
     Ok((proof, started.elapsed().as_secs_f64() * 1e3))
 }

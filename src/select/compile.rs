@@ -5,9 +5,11 @@
 
 use super::cache;
 use super::catalog::Catalog;
+use super::movement::{self, Moves};
 use super::node::{self, Node};
 use super::program::{Program, Programs};
 use super::prove::{prove_selection, Proof};
+use super::refine::refine;
 use super::run::{run, run_within, Budget};
 use super::term::Term;
 use crate::database::Database;
@@ -17,6 +19,7 @@ use crate::ir::limits::check_lanes;
 use crate::ir::{Elem, Expr};
 use crate::project::Project;
 use crate::spec::Target;
+use std::cell::OnceCell;
 use std::collections::HashMap;
 use std::rc::Rc;
 use std::time::Instant;
@@ -51,6 +54,8 @@ pub struct Selector {
     /// What the database holds for the target.
     pub catalog: Catalog,
     programs: Programs,
+    /// The target's data-movement instructions, computed when first needed.
+    moves: OnceCell<Moves>,
 }
 
 impl Selector {
@@ -64,7 +69,50 @@ impl Selector {
         Selector {
             catalog,
             programs: Programs::default(),
+            moves: OnceCell::new(),
         }
+    }
+
+    /// The selection an extracted term spells, with the data movement it leaves scalarized
+    /// replaced by the target's own moves where those are cheaper ([`refine`]).
+    pub fn read(&self, extracted: &str) -> Result<Rc<Node>> {
+        let root = node::read(&Term::parse(extracted)?, &self.catalog)?;
+        Ok(refine(&root, &self.catalog, &self.moves))
+    }
+
+    /// The target's data-movement instructions.
+    pub fn moves(&self) -> &Moves {
+        self.moves.get_or_init(|| Moves::of(&self.catalog))
+    }
+
+    /// The cheapest sequence of the target's data-movement instructions computing `input`,
+    /// costing less than `below`, proven by z3; None when `input` does not only move bytes or
+    /// nothing cheaper is found (or z3 refutes it: byte maps are sampled, not proven).
+    pub fn search_moves(&self, input: &Rc<Expr>, below: f64) -> Result<Option<Compiled>> {
+        let started = Instant::now();
+        let catalog = &self.catalog;
+        if !movement::only_moves_bytes(input) {
+            return Ok(None);
+        }
+        let Some(root) = movement::search(catalog, self.moves(), input, below) else {
+            return Ok(None);
+        };
+        let select_ms = started.elapsed().as_secs_f64() * 1e3;
+        let proving = Instant::now();
+        let Ok(proof) = prove_selection(catalog, input, &root) else {
+            return Ok(None);
+        };
+        Ok(Some(Compiled {
+            source: input.to_string(),
+            input: input.clone(),
+            cost: root.cost(catalog),
+            root,
+            program: None,
+            select_ms,
+            validate_ms: proving.elapsed().as_secs_f64() * 1e3,
+            cached: false,
+            proof: Some(proof),
+        }))
     }
 
     /// The lane count of the result when none is given: the widest variable (counting the
@@ -114,7 +162,7 @@ impl Selector {
     pub fn select(&mut self, input: &Rc<Expr>) -> Result<(Program, String, Rc<Node>)> {
         let program = self.program(input)?;
         let extracted = run(&program)?;
-        let root = node::read(&Term::parse(&extracted)?, &self.catalog)?;
+        let root = self.read(&extracted)?;
         Ok((program, extracted, root))
     }
 
@@ -134,7 +182,7 @@ impl Selector {
         Ok(extracted
             .into_iter()
             .map(|text| {
-                let root = node::read(&Term::parse(&text)?, &self.catalog)?;
+                let root = self.read(&text)?;
                 Ok((text, root))
             })
             .collect())
@@ -160,8 +208,7 @@ impl Selector {
         // A stored term that no longer reads back, or that computes something else on random
         // inputs, is a miss: it is selected again and overwritten.
         if let Some(root) = stored
-            .and_then(|text| Term::parse(&text).ok())
-            .and_then(|term| node::read(&term, catalog).ok())
+            .and_then(|text| self.read(&text).ok())
             .filter(|root| cache::agrees_on_random_inputs(catalog, &input, root))
         {
             return Ok(Compiled {

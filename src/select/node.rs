@@ -182,6 +182,37 @@ impl Node {
         }
     }
 
+    /// The node with its children replaced, in [`Node::children`]'s order.
+    pub fn with_children(&self, mut children: Vec<Rc<Node>>) -> Node {
+        let mut one = || children.remove(0);
+        match self {
+            Node::Input { .. } | Node::Const { .. } => self.clone(),
+            Node::Instr { index, .. } => Node::Instr {
+                index: *index,
+                args: children,
+            },
+            Node::Scalar { op, ty, .. } => Node::Scalar {
+                op: op.clone(),
+                ty: *ty,
+                args: children,
+            },
+            Node::Parts(_) => Node::Parts(children),
+            Node::Reinterpret { ty, .. } => Node::Reinterpret {
+                ty: *ty,
+                arg: one(),
+            },
+            Node::Nonzero { ty, .. } => Node::Nonzero {
+                ty: *ty,
+                arg: one(),
+            },
+            Node::Lanes { ty, offset, .. } => Node::Lanes {
+                ty: *ty,
+                offset: *offset,
+                arg: one(),
+            },
+        }
+    }
+
     /// The scalarized operators in the tree, each once: `add at u8x16`.
     pub fn scalarized(&self) -> Vec<String> {
         let mut out = Vec::new();

@@ -2,23 +2,23 @@
 //! bytes (every output byte is a byte of an operand, or zero), an enumerative search over the
 //! target's data-movement instructions, each at every value of its immediates, looks for the
 //! cheapest sequence whose byte map is the same. Each step applies one instruction to earlier
-//! results and the operands, up to [`MAX_STEPS`] steps. The winner becomes a selection and is
-//! proven by z3 like every other.
+//! results and the operands, up to [`MAX_STEPS`] steps; the last step is found backwards from
+//! the goal. A result wider than the goal holds it in its low lanes. The winner becomes a
+//! selection and is proven by z3 like every other (`Selector::search_moves`); selection also
+//! searches for every scalarized operator that only moves bytes (`refine.rs`).
 //!
 //! Byte maps come from the interpreter: the operands' bytes are tagged with distinct values
 //! (twice, in opposite orders), and every output byte must carry the same source byte both
 //! times.
 
-use crate::error::Result;
+use super::catalog::Catalog;
+use super::node::Node;
 use crate::ir::{Expr, VecType};
-use crate::select::catalog::Catalog;
-use crate::select::{prove_selection, Compiled, Node};
 use crate::semantics::{eval, Env, Value};
 use rand::rngs::SmallRng;
 use rand::{Rng, SeedableRng};
 use std::collections::HashMap;
 use std::rc::Rc;
-use std::time::Instant;
 
 /// Instructions in a sequence, at most.
 pub const MAX_STEPS: usize = 3;
@@ -26,6 +26,8 @@ pub const MAX_STEPS: usize = 3;
 const MAX_IMMEDIATES: usize = 256;
 /// Values kept in the search, at most.
 const MAX_VALUES: usize = 30_000;
+/// Values scanned for one whose bytes fit where a step leaves some free, at most.
+const MAX_SCANNED: usize = 5_000;
 
 /// Where each byte of a value comes from: (operand, byte), or zero.
 type ByteMap = Vec<Option<(u8, u16)>>;
@@ -210,18 +212,10 @@ struct Found {
 
 /// The cheapest sequence of the target's data-movement instructions computing `input`, if it
 /// only moves bytes and one of at most [`MAX_STEPS`] steps costing less than `below` exists;
-/// proven by z3.
-pub fn search(
-    catalog: &Catalog,
-    all_moves: &Moves,
-    input: &Rc<Expr>,
-    below: f64,
-) -> Result<Option<Compiled>> {
-    let started = Instant::now();
+/// not yet proven.
+pub fn search(catalog: &Catalog, all_moves: &Moves, input: &Expr, below: f64) -> Option<Rc<Node>> {
     let operands = input.vars();
-    let Some(goal) = byte_map(input, &operands) else {
-        return Ok(None);
-    };
+    let goal = byte_map(input, &operands)?;
     // Wider registers than the goal and its operands only widen the search.
     let widest = operands
         .iter()
@@ -268,14 +262,15 @@ pub fn search(
         if best.is_some() {
             break;
         }
+        // One step onto the values so far, backwards from the goal: for each move and each
+        // choice of its other operands among the inputs, the goal fixes what its remaining
+        // operand must be; look that up among every value found so far.
+        if let Some(found) = last_step(&moves, &values, &seen, &inputs, &goal, below) {
+            values.push(found);
+            best = Some(values.len() - 1);
+            break;
+        }
         if round == MAX_STEPS {
-            // The last step: for each move and each choice of its other operands among the
-            // inputs, the goal fixes what its remaining operand must be; look that up among
-            // every value found so far.
-            if let Some(found) = last_step(&moves, &values, &seen, &inputs, &goal, below) {
-                values.push(found);
-                best = Some(values.len() - 1);
-            }
             break;
         }
         let mut added = Vec::new();
@@ -324,37 +319,45 @@ pub fn search(
                 break;
             }
         }
-        best = seen.get(&goal).copied();
+        best = seen
+            .get(&goal)
+            .copied()
+            .or_else(|| low_bytes(&values, &added, &goal));
         frontier = added;
     }
-    let Some(best) = best.filter(|&b| values[b].cost < below) else {
-        return Ok(None);
-    };
-    let root = node(&values, best, &moves, catalog, &operands);
-    let root = match input.ty == values[best].ty {
+    let best = best.filter(|&b| values[b].cost < below)?;
+    let mut root = node(&values, best, &moves, catalog, &operands);
+    let made = values[best].ty;
+    if made.bits() > input.ty.bits() {
+        // The goal is the low lanes of the value (a register's low half is free).
+        root = Rc::new(Node::Lanes {
+            ty: made.with_lanes(input.ty.bits() / made.elem.bits()),
+            offset: 0,
+            arg: root,
+        });
+    }
+    Some(match input.ty == root.ty(catalog) {
         true => root,
         false => Rc::new(Node::Reinterpret {
             ty: input.ty,
             arg: root,
         }),
-    };
-    let select_ms = started.elapsed().as_secs_f64() * 1e3;
-    let proving = Instant::now();
-    // A candidate z3 refutes is not an answer (the byte maps are sampled, not proven).
-    let Ok(proof) = prove_selection(catalog, input, &root) else {
-        return Ok(None);
-    };
-    Ok(Some(Compiled {
-        source: input.to_string(),
-        input: input.clone(),
-        cost: root.cost(catalog),
-        root,
-        program: None,
-        select_ms,
-        validate_ms: proving.elapsed().as_secs_f64() * 1e3,
-        cached: false,
-        proof: Some(proof),
-    }))
+    })
+}
+
+/// The cheapest of the values `added` whose low bytes are `goal`, in whole lanes.
+fn low_bytes(values: &[Found], added: &[usize], goal: &ByteMap) -> Option<usize> {
+    added
+        .iter()
+        .copied()
+        .filter(|&i| {
+            let v = &values[i];
+            let lane = (v.ty.elem.bits() / 8) as usize;
+            v.map.len() > goal.len()
+                && goal.len().is_multiple_of(lane)
+                && v.map[..goal.len()] == goal[..]
+        })
+        .min_by(|&a, &b| values[a].cost.total_cmp(&values[b].cost))
 }
 
 /// The cheapest move computing `goal` from one value found so far (looked up by the map the
@@ -370,7 +373,9 @@ fn last_step(
 ) -> Option<Found> {
     let mut best: Option<Found> = None;
     for (m, mv) in moves.iter().enumerate() {
-        if mv.map.len() != goal.len() {
+        // A wider result holds the goal in its low lanes; its other bytes are free.
+        let lane = (mv.result.elem.bits() / 8).max(1) as usize;
+        if mv.map.len() < goal.len() || !goal.len().is_multiple_of(lane) {
             continue;
         }
         let others: Vec<Option<usize>> = match mv.sizes.len() {
@@ -391,10 +396,15 @@ fn last_step(
                             && values[o].map[*j as usize] == *want
                     }),
                 });
-                let Some(want) = required.into_iter().collect::<Option<ByteMap>>() else {
+                if !fits {
                     continue;
+                }
+                let found = match required.iter().copied().collect::<Option<ByteMap>>() {
+                    Some(want) => seen.get(&want).copied(),
+                    None if values.len() <= MAX_SCANNED => compatible(values, &required),
+                    None => None,
                 };
-                let Some(&u) = seen.get(&want).filter(|_| fits) else {
+                let Some(u) = found else {
                     continue;
                 };
                 let args: Vec<usize> = match (other, unknown) {
@@ -415,6 +425,22 @@ fn last_step(
         }
     }
     best
+}
+
+/// The cheapest value whose bytes are those `required` (where it requires any).
+fn compatible(values: &[Found], required: &[Option<Option<(u8, u16)>>]) -> Option<usize> {
+    values
+        .iter()
+        .enumerate()
+        .filter(|(_, v)| {
+            v.map.len() == required.len()
+                && v.map
+                    .iter()
+                    .zip(required)
+                    .all(|(b, r)| r.is_none_or(|r| r == *b))
+        })
+        .min_by(|(_, a), (_, b)| a.cost.total_cmp(&b.cost))
+        .map(|(i, _)| i)
 }
 
 /// The selection making value `i`.

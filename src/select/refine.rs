@@ -1,0 +1,154 @@
+//! Data movement the rules leave scalarized, replaced by the target's own moves: every
+//! scalarized operator of a selection that only moves bytes (a truncation, a slice of every
+//! other lane, a concatenation) is searched for among sequences of the target's
+//! data-movement instructions ([`super::movement`]) and replaced by the cheapest one found
+//! that costs less than its scalar lanes. The selection is proven afterwards like any other.
+
+use super::catalog::Catalog;
+use super::movement::{only_moves_bytes, search, Moves};
+use super::node::Node;
+use super::prove::prove_selection;
+use crate::ir::{Expr, Op};
+use std::cell::OnceCell;
+use std::collections::HashMap;
+use std::rc::Rc;
+
+/// `root` with its scalarized byte moves replaced where the search finds cheaper ones;
+/// `moves` holds the target's moves, computed when the first is needed.
+pub fn refine(root: &Rc<Node>, catalog: &Catalog, moves: &OnceCell<Moves>) -> Rc<Node> {
+    let mut done = HashMap::new();
+    walk(root, catalog, moves, &mut done)
+}
+
+fn walk(
+    n: &Rc<Node>,
+    catalog: &Catalog,
+    moves: &OnceCell<Moves>,
+    done: &mut HashMap<*const Node, Rc<Node>>,
+) -> Rc<Node> {
+    if let Some(r) = done.get(&Rc::as_ptr(n)) {
+        return r.clone();
+    }
+    let children: Vec<Rc<Node>> = n
+        .children()
+        .iter()
+        .map(|c| walk(c, catalog, moves, done))
+        .collect();
+    let same = children
+        .iter()
+        .zip(n.children())
+        .all(|(a, b)| Rc::ptr_eq(a, b));
+    let mut out = if same {
+        n.clone()
+    } else {
+        Rc::new(n.with_children(children))
+    };
+    if let Some(moved) = moved(&out, catalog, moves) {
+        out = moved;
+    }
+    done.insert(Rc::as_ptr(n), out.clone());
+    out
+}
+
+/// The target's moves computing a scalarized operator over its operands, if cheaper; a
+/// lane-wise one on operands wider than a register in register-sized parts.
+fn moved(n: &Rc<Node>, catalog: &Catalog, moves: &OnceCell<Moves>) -> Option<Rc<Node>> {
+    let Node::Scalar { op, ty, args } = &**n else {
+        return None;
+    };
+    // Operators that move bytes whatever the lanes hold (a shift or a select also may, for
+    // some operands, which byte maps on sampled inputs cannot tell apart).
+    let moves_bytes = matches!(
+        op,
+        Op::Cast(_)
+            | Op::Bitcast(_)
+            | Op::Broadcast(_)
+            | Op::Concat
+            | Op::Slice { .. }
+            | Op::Interleave
+            | Op::Shuffle(_)
+    );
+    if !moves_bytes || !ty.elem.is_int() || args.iter().any(|a| !a.ty(catalog).elem.is_int()) {
+        return None;
+    }
+    let widest = args.iter().map(|a| a.ty(catalog).bits()).max().unwrap_or(0);
+    let parts = widest.div_ceil(catalog.target.register_bits);
+    if parts > 1 {
+        if !op.is_lanewise() || !ty.lanes.is_multiple_of(parts) {
+            return None;
+        }
+        let lanes = ty.lanes / parts;
+        let found = (0..parts)
+            .map(|p| {
+                let part = Rc::new(Node::Scalar {
+                    op: op.clone(),
+                    ty: ty.with_lanes(lanes),
+                    args: args
+                        .iter()
+                        .map(|a| lanes_of(a, catalog, p * lanes, lanes))
+                        .collect(),
+                });
+                moved(&part, catalog, moves)
+            })
+            .collect::<Option<Vec<_>>>()?;
+        return Some(Rc::new(Node::Parts(found)));
+    }
+    let names: Vec<String> = (0..args.len())
+        .map(|i| format!("isadb_operand_{i}"))
+        .collect();
+    let operands = args
+        .iter()
+        .zip(&names)
+        .map(|(a, name)| Rc::new(Expr::var(name, a.ty(catalog))))
+        .collect();
+    let e = Expr::build(op.clone(), operands).ok()?;
+    if !only_moves_bytes(&e) {
+        return None;
+    }
+    let found = search(
+        catalog,
+        moves.get_or_init(|| Moves::of(catalog)),
+        &e,
+        n.own_cost(catalog),
+    )?;
+    // Proven on its own, so that a wrong sequence is dropped here, not the whole selection.
+    prove_selection(catalog, &Rc::new(e), &found).ok()?;
+    let by_name: HashMap<&str, &Rc<Node>> =
+        names.iter().map(String::as_str).zip(args.iter()).collect();
+    Some(substitute(&found, &by_name))
+}
+
+/// `n` with each operand variable replaced by the node it stands for.
+fn substitute(n: &Rc<Node>, by_name: &HashMap<&str, &Rc<Node>>) -> Rc<Node> {
+    if let Node::Input { name, .. } = &**n {
+        if let Some(arg) = by_name.get(name.as_str()) {
+            return (*arg).clone();
+        }
+    }
+    if n.children().is_empty() {
+        return n.clone();
+    }
+    let children = n
+        .children()
+        .iter()
+        .map(|c| substitute(c, by_name))
+        .collect();
+    Rc::new(n.with_children(children))
+}
+
+/// Lanes `[first, first + count)` of `n`.
+fn lanes_of(n: &Rc<Node>, catalog: &Catalog, first: u32, count: u32) -> Rc<Node> {
+    let ty = n.ty(catalog).with_lanes(count);
+    Rc::new(match &**n {
+        Node::Input { name, offset, .. } => Node::Input {
+            name: name.clone(),
+            ty,
+            offset: offset + first,
+        },
+        _ => Node::Lanes {
+            ty,
+            offset: first,
+            arg: n.clone(),
+        },
+    })
+}
