@@ -9,7 +9,7 @@ use super::movement::{self, Moves};
 use super::node::{self, Node};
 use super::program::{Program, Programs};
 use super::prove::{prove_selection, Proof};
-use super::refine::refine;
+use super::refine::{refine, MoveSearch};
 use super::run::{run, run_within, Budget};
 use super::term::Term;
 use crate::database::Database;
@@ -19,7 +19,6 @@ use crate::ir::limits::check_lanes;
 use crate::ir::{Elem, Expr};
 use crate::project::Project;
 use crate::spec::Target;
-use std::cell::OnceCell;
 use std::collections::HashMap;
 use std::rc::Rc;
 use std::time::Instant;
@@ -55,7 +54,7 @@ pub struct Selector {
     pub catalog: Catalog,
     programs: Programs,
     /// The target's data-movement instructions, computed when first needed.
-    moves: OnceCell<Moves>,
+    moves: MoveSearch,
 }
 
 impl Selector {
@@ -69,7 +68,7 @@ impl Selector {
         Selector {
             catalog,
             programs: Programs::default(),
-            moves: OnceCell::new(),
+            moves: MoveSearch::default(),
         }
     }
 
@@ -82,7 +81,7 @@ impl Selector {
 
     /// The target's data-movement instructions.
     pub fn moves(&self) -> &Moves {
-        self.moves.get_or_init(|| Moves::of(&self.catalog))
+        self.moves.moves(&self.catalog)
     }
 
     /// The cheapest sequence of the target's data-movement instructions computing `input`,

@@ -9,13 +9,27 @@ use super::movement::{only_moves_bytes, search, Moves};
 use super::node::Node;
 use super::prove::prove_selection;
 use crate::ir::{Expr, Op};
-use std::cell::OnceCell;
+use std::cell::{OnceCell, RefCell};
 use std::collections::HashMap;
 use std::rc::Rc;
 
-/// `root` with its scalarized byte moves replaced where the search finds cheaper ones;
-/// `moves` holds the target's moves, computed when the first is needed.
-pub fn refine(root: &Rc<Node>, catalog: &Catalog, moves: &OnceCell<Moves>) -> Rc<Node> {
+/// The target's moves, computed when first needed, and the sequences found (or not) for each
+/// operator searched so far: a batch meets the same ones again.
+#[derive(Default)]
+pub struct MoveSearch {
+    moves: OnceCell<Moves>,
+    found: RefCell<HashMap<String, Option<Rc<Node>>>>,
+}
+
+impl MoveSearch {
+    /// The target's data-movement instructions.
+    pub fn moves(&self, catalog: &Catalog) -> &Moves {
+        self.moves.get_or_init(|| Moves::of(catalog))
+    }
+}
+
+/// `root` with its scalarized byte moves replaced where the search finds cheaper ones.
+pub fn refine(root: &Rc<Node>, catalog: &Catalog, moves: &MoveSearch) -> Rc<Node> {
     let mut done = HashMap::new();
     walk(root, catalog, moves, &mut done)
 }
@@ -23,7 +37,7 @@ pub fn refine(root: &Rc<Node>, catalog: &Catalog, moves: &OnceCell<Moves>) -> Rc
 fn walk(
     n: &Rc<Node>,
     catalog: &Catalog,
-    moves: &OnceCell<Moves>,
+    moves: &MoveSearch,
     done: &mut HashMap<*const Node, Rc<Node>>,
 ) -> Rc<Node> {
     if let Some(r) = done.get(&Rc::as_ptr(n)) {
@@ -52,7 +66,7 @@ fn walk(
 
 /// The target's moves computing a scalarized operator over its operands, if cheaper; a
 /// lane-wise one on operands wider than a register in register-sized parts.
-fn moved(n: &Rc<Node>, catalog: &Catalog, moves: &OnceCell<Moves>) -> Option<Rc<Node>> {
+fn moved(n: &Rc<Node>, catalog: &Catalog, moves: &MoveSearch) -> Option<Rc<Node>> {
     let Node::Scalar { op, ty, args } = &**n else {
         return None;
     };
@@ -105,14 +119,20 @@ fn moved(n: &Rc<Node>, catalog: &Catalog, moves: &OnceCell<Moves>) -> Option<Rc<
     if !only_moves_bytes(&e) {
         return None;
     }
-    let found = search(
-        catalog,
-        moves.get_or_init(|| Moves::of(catalog)),
-        &e,
-        n.own_cost(catalog),
-    )?;
-    // Proven on its own, so that a wrong sequence is dropped here, not the whole selection.
-    prove_selection(catalog, &Rc::new(e), &found).ok()?;
+    let below = n.own_cost(catalog);
+    let key = format!("{e} {below}");
+    let known = moves.found.borrow().get(&key).cloned();
+    let found = match known {
+        Some(found) => found,
+        None => {
+            let found = search(catalog, moves.moves(catalog), &e, below)
+                // Proven on its own, so that a wrong sequence is dropped here, not the whole
+                // selection.
+                .filter(|f| prove_selection(catalog, &Rc::new(e.clone()), f).is_ok());
+            moves.found.borrow_mut().insert(key, found.clone());
+            found
+        }
+    }?;
     let by_name: HashMap<&str, &Rc<Node>> =
         names.iter().map(String::as_str).zip(args.iter()).collect();
     Some(substitute(&found, &by_name))
