@@ -418,6 +418,7 @@ impl Pattern {
                 self.check_bound(a)?;
                 self.check_bound(b)
             }
+            Int::Log2(a) => self.check_bound(a),
             _ => Ok(()),
         }
     }
@@ -487,10 +488,35 @@ impl Pattern {
         {
             return Err(format!("unsupported predicate {e}"));
         }
+        if cmp == Cmp::Eq {
+            self.solve_power_of_two(&l, &r);
+            self.solve_power_of_two(&r, &l);
+        }
         self.check_bound(&l)?;
         self.check_bound(&r)?;
         self.conditions.push(Condition::Compare(cmp, l, r));
         Ok(())
+    }
+
+    /// For a predicate `value == 1 << w` whose `w` the left side does not bind (a rule
+    /// `x * c0 => x << c1` when `c0 == 1 << c1`), binds `w` to the logarithm of `value`; the
+    /// predicate is then checked as every other.
+    fn solve_power_of_two(&mut self, value: &Int, power: &Int) {
+        let Int::Bin(IntOp::Shl, one, w) = power else {
+            return;
+        };
+        let (Int::Lit(1), Int::Wildcard(w)) = (&**one, &**w) else {
+            return;
+        };
+        if self.bound_constants.contains(w) || self.check_bound(value).is_err() {
+            return;
+        }
+        self.conditions.push(Condition::Compare(
+            Cmp::Eq,
+            Int::Wildcard(w.clone()),
+            Int::Log2(Box::new(value.clone())),
+        ));
+        self.bound_constants.insert(w.clone());
     }
 
     /// The i64 arithmetic of a constant subexpression.

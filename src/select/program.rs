@@ -175,7 +175,7 @@ impl Programs {
         let lanes: BTreeSet<u32> = in_play.iter().map(|t| t.lanes).collect();
         // The input's constants, each lane width less one (an oversized arithmetic shift
         // becomes one by that much) and each lane width (the odd lanes are the high halves of
-        // lanes twice as wide).
+        // lanes twice as wide), and the logarithm of each power of two.
         let mut constants: BTreeSet<i64> = in_play
             .iter()
             .filter(|t| t.elem.is_int())
@@ -188,6 +188,13 @@ impl Programs {
                 }
             });
         }
+        // The shift that multiplies by a power of two among them (rules solve `c0 == 1 << c1`).
+        let shifts: Vec<i64> = constants
+            .iter()
+            .filter(|&&c| c > 1 && (c as u64).is_power_of_two())
+            .map(|&c| i64::from(c.ilog2()))
+            .collect();
+        constants.extend(shifts);
         let mut skipped = Vec::new();
         let mut lowered = Vec::new();
         for (i, l) in catalog.lowerings.iter().enumerate() {

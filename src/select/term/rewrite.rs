@@ -24,6 +24,8 @@ pub enum Int {
     Hi(String),
     /// i64 arithmetic.
     Bin(IntOp, Box<Int>, Box<Int>),
+    /// The base-2 logarithm, rounded down (no match for values below 1).
+    Log2(Box<Int>),
 }
 
 text_enum! {
@@ -96,6 +98,7 @@ impl fmt::Display for Int {
             Int::Lo(name) => write!(f, "(lo w_{name})"),
             Int::Hi(name) => write!(f, "(hi w_{name})"),
             Int::Bin(op, a, b) => write!(f, "({op} {a} {b})"),
+            Int::Log2(a) => write!(f, "(log2 {a})"),
         }
     }
 }
