@@ -12,7 +12,7 @@ use crate::error::Result;
 use crate::ir::meta::Meta;
 use crate::ir::sexpr::{SExpr, SKind};
 use crate::ir::{Elem, Expr, Macros, Op, Scope, VecType};
-use crate::semantics::{eval, prove_equivalent, Env, Value, Verdict};
+use crate::semantics::{eval, prove_equivalent_by_parts, Env, Value, Verdict};
 use crate::spec::load::Idiom;
 use crate::spec::{Instruction, Operand, SpecSet};
 use rand::rngs::SmallRng;
@@ -435,7 +435,7 @@ fn prove_over_immediates(
         .iter()
         .try_fold(1i128, |n, (_, lo, hi)| n.checked_mul(hi - lo + 1));
     if immediates.is_empty() || cases.is_none_or(|n| n > MAX_IMMEDIATE_CASES) {
-        return prove_equivalent(lhs, rhs, assume, PROOF_TIMEOUT_MS);
+        return prove_equivalent_by_parts(lhs, rhs, assume, PROOF_TIMEOUT_MS);
     }
     let mut combinations: Vec<HashMap<String, Rc<Expr>>> = vec![HashMap::new()];
     for (op, lo, hi) in immediates {
@@ -454,7 +454,7 @@ fn prove_over_immediates(
     let mut ms = 0.0;
     for values in &combinations {
         let (l, r) = (lhs.substitute(values), rhs.substitute(values));
-        match prove_equivalent(&l, &r, None, PROOF_TIMEOUT_MS)? {
+        match prove_equivalent_by_parts(&l, &r, None, PROOF_TIMEOUT_MS)? {
             Verdict::Proven { ms: t, .. } => ms += t,
             Verdict::Unknown { reason, ms: t } => {
                 return Ok(Verdict::Unknown { reason, ms: ms + t })

@@ -7,6 +7,9 @@
 //! - a saturating widening is the plain one of its operand clamped to the range both types
 //!   share (`u64_sat(x_i8)` is `u64(max(x_i8, 0))`);
 //! - a `reduce-add` by one is its operand;
+//! - a signed `reduce-add` is the unsigned one on the same bits (sums wrap alike), and a zero
+//!   extension to a signed type is the one to the unsigned type of its width, reinterpreted
+//!   (`i64(absd(a_u8, b_u8))` summed by eight is x86's `psadbw`);
 //! - `a != b`, `a <= b` and `a >= b` are the negations of `a == b`, `a > b` and `a < b`, and a
 //!   select by a negation is the select by the condition with the arms swapped;
 //! - `a >= b` is `max(a, b) == a` and `a <= b` is `min(a, b) == a` (one instruction where an
@@ -18,7 +21,7 @@
 //! Each is made only where the program `lacks` the operator: it makes it and the target has no
 //! instruction computing it from its operands alone.
 
-use super::term::{lane_value, op, type_name, Condition, Rewrite, Ruleset, Term};
+use super::term::{lane_value, op, reinterpret, type_name, Condition, Rewrite, Ruleset, Term};
 use crate::ir::{Elem, VecType};
 
 /// Whether a program makes an operator at a type (from a type, for a conversion) that the
@@ -68,6 +71,9 @@ pub fn fallbacks(
             .filter(|s| s.lanes == t.lanes)
             .flat_map(|&s| reduce_by_one(s, t)),
     );
+    for &s in types {
+        out.extend(as_unsigned(s, t, own, lacks));
+    }
     if masks && t.elem.is_int() && t.elem.bits() <= 64 {
         out.extend(mask_selects(t, lacks));
     }
@@ -205,6 +211,40 @@ fn reduce_by_one(s: VecType, t: VecType) -> Option<Rewrite> {
             op("ReduceAdd", t, vec![Term::Slot("x")]),
             Term::Slot("x"),
             vec![Condition::TypeOf(Term::Slot("x"), s)],
+        )
+    })
+}
+
+/// The input's signed sum into `t` from `s`, or zero extension from unsigned `s` to signed
+/// `t`, as the unsigned one, reinterpreted.
+fn as_unsigned(s: VecType, t: VecType, own: Own, lacks: Lacks) -> Option<Rewrite> {
+    let x = Term::Slot("x");
+    let (su, tu) = (s.elem.unsigned()?, t.elem.unsigned()?);
+    if !t.elem.is_int() || !t.elem.is_signed() || t.elem.bits() > 64 {
+        return None;
+    }
+    let sum = s.elem == t.elem && s.lanes > t.lanes && s.lanes.is_multiple_of(t.lanes);
+    let zero_extension = s.lanes == t.lanes
+        && s.elem.is_int()
+        && !s.elem.is_signed()
+        && s.elem.bits() < t.elem.bits();
+    let (name, arg) = if sum {
+        ("ReduceAdd", reinterpret(s.with_elem(su), x.clone()))
+    } else if zero_extension {
+        ("Cast", x.clone())
+    } else {
+        return None;
+    };
+    (own(name, t) && lacks(name, t, Some(s))).then(|| {
+        rewrite(
+            format!(
+                "{name} into {} from {} as the unsigned one",
+                type_name(t),
+                type_name(s)
+            ),
+            op(name, t, vec![x.clone()]),
+            reinterpret(t, op(name, t.with_elem(tu), vec![arg])),
+            vec![Condition::TypeOf(x, s)],
         )
     })
 }

@@ -5,7 +5,7 @@ use super::catalog::Catalog;
 use super::node::{input_types, Node};
 use crate::error::{Error, Result};
 use crate::ir::Expr;
-use crate::semantics::{prove_equivalent, Verdict};
+use crate::semantics::{prove_equivalent_by_parts, Verdict};
 use std::rc::Rc;
 
 const VALIDATION_TIMEOUT_MS: u32 = 60_000;
@@ -21,13 +21,16 @@ pub enum Proof {
     SameTree,
 }
 
-/// Proves that `root` computes `input`; a refutation is a bug in a rule or fact.
+/// Proves that `root` computes `input`; a refutation is a bug in a rule or fact. Operands
+/// are proven one by one where the two trees share an operator (a scalarized `compress`
+/// whose mask was selected is proven by its mask alone, where z3 on the whole would have to
+/// reason about the lanes it moves).
 pub fn prove_selection(catalog: &Catalog, input: &Rc<Expr>, root: &Node) -> Result<Proof> {
     let selected = root.to_expr(catalog, &input_types(input))?;
-    if let Some(proof) = by_congruence(input, &selected) {
-        return Ok(proof);
+    if selected == *input {
+        return Ok(Proof::SameTree);
     }
-    match prove_equivalent(input, &selected, None, VALIDATION_TIMEOUT_MS)? {
+    match prove_equivalent_by_parts(input, &selected, None, VALIDATION_TIMEOUT_MS)? {
         Verdict::Proven { .. } => Ok(Proof::Z3),
         Verdict::Counterexample { .. } => Err(Error::data(
             "translation validation",
@@ -41,30 +44,4 @@ pub fn prove_selection(catalog: &Catalog, input: &Rc<Expr>, root: &Node) -> Resu
             format!("z3 could not decide the selection ({reason})"),
         )),
     }
-}
-
-/// The proof that `selected` equals `input` when they are the same tree, or the same operator
-/// over operands each proven equal (so a scalarized `compress` whose mask was selected is
-/// proven by its mask alone, where z3 on the whole would have to reason about the lanes it
-/// moves); None when that does not settle it.
-fn by_congruence(input: &Rc<Expr>, selected: &Rc<Expr>) -> Option<Proof> {
-    if selected == input {
-        return Some(Proof::SameTree);
-    }
-    if selected.op != input.op
-        || selected.ty != input.ty
-        || selected.args.len() != input.args.len()
-        || input.args.is_empty()
-    {
-        return None;
-    }
-    for (a, b) in input.args.iter().zip(&selected.args) {
-        if by_congruence(a, b).is_none() {
-            let proven = prove_equivalent(a, b, None, VALIDATION_TIMEOUT_MS).ok()?;
-            if !matches!(proven, Verdict::Proven { .. }) {
-                return None;
-            }
-        }
-    }
-    Some(Proof::Z3)
 }

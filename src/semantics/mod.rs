@@ -7,7 +7,7 @@ pub mod smt;
 pub mod value;
 
 pub use interp::{eval, Env};
-pub use prove::{prove_equivalent, Verdict};
+pub use prove::{prove_equivalent, prove_equivalent_by_parts, Verdict};
 pub use value::Value;
 
 #[cfg(test)]

@@ -7,9 +7,10 @@ use super::value::Value;
 use crate::error::{Error, Result};
 use crate::ir::forms::elaborate_expression;
 use crate::ir::limits::check_lanes;
-use crate::ir::{Expr, Macros, VecType};
+use crate::ir::{Expr, Macros, Op, VecType};
 use serde::Serialize;
 use std::collections::{HashMap, HashSet};
+use std::rc::Rc;
 use std::time::Instant;
 use z3::ast::{Ast, AstKind, Bool, Dynamic};
 use z3::{FuncDecl, SatResult, Solver};
@@ -86,6 +87,116 @@ pub fn prove_texts(
     let l = elaborate_expression(lhs, "lhs", macros, lanes, &none)?;
     let r = elaborate_expression(rhs, "rhs", macros, lanes, &none)?;
     prove_equivalent(&l, &r, None, timeout_ms)
+}
+
+/// [`prove_equivalent`], first by congruence: the same operator over operands each equal
+/// (the same tree, or proven so, recursively) is equal. Only when that does not settle it is
+/// the whole pair given to z3: a wide reduction of lane-wise differences that z3 cannot decide
+/// whole is proven by its operands at once.
+pub fn prove_equivalent_by_parts(
+    lhs: &Expr,
+    rhs: &Expr,
+    assume: Option<&Expr>,
+    timeout_ms: u32,
+) -> Result<Verdict> {
+    let start = Instant::now();
+    if congruent(lhs, rhs, assume, timeout_ms)? {
+        return Ok(Verdict::Proven {
+            ty: lhs.ty.to_string(),
+            lanes: lhs.ty.lanes,
+            ms: start.elapsed().as_secs_f64() * 1e3,
+        });
+    }
+    prove_equivalent(lhs, rhs, assume, timeout_ms)
+}
+
+/// Whether `lhs` and `rhs` are the same operator over operands each the same tree or proven
+/// equal (a reinterpretation of the operator at the other signedness counts as the same).
+fn congruent(lhs: &Expr, rhs: &Expr, assume: Option<&Expr>, timeout_ms: u32) -> Result<bool> {
+    if let Some(same) = other_signedness(lhs, rhs, assume, timeout_ms)? {
+        return Ok(same);
+    }
+    if let Some(same) = other_signedness(rhs, lhs, assume, timeout_ms)? {
+        return Ok(same);
+    }
+    if lhs.op != rhs.op
+        || lhs.ty != rhs.ty
+        || lhs.args.len() != rhs.args.len()
+        || lhs.args.is_empty()
+    {
+        return Ok(false);
+    }
+    for (a, b) in lhs.args.iter().zip(&rhs.args) {
+        if a == b || congruent(a, b, assume, timeout_ms)? {
+            continue;
+        }
+        if a.ty != b.ty || !prove_equivalent(a, b, assume, timeout_ms)?.is_proven() {
+            return Ok(false);
+        }
+    }
+    Ok(true)
+}
+
+/// When `rhs` reinterprets as `lhs`'s type the same operator at the other signedness, on the
+/// same bits (wrapping arithmetic, bitwise operators, sums, and casts that zero-extend or
+/// truncate): whether their operands, read at `lhs`'s types, are equal. None otherwise.
+fn other_signedness(
+    lhs: &Expr,
+    rhs: &Expr,
+    assume: Option<&Expr>,
+    timeout_ms: u32,
+) -> Result<Option<bool>> {
+    let (Op::Bitcast(elem), [inner]) = (&rhs.op, &rhs.args[..]) else {
+        return Ok(None);
+    };
+    let same_shape = *elem == lhs.ty.elem
+        && inner.ty.lanes == lhs.ty.lanes
+        && inner.ty.elem.is_int()
+        && lhs.ty.elem.is_int()
+        && inner.ty.elem.bits() == lhs.ty.elem.bits()
+        && inner.args.len() == lhs.args.len();
+    if !same_shape {
+        return Ok(None);
+    }
+    let wrapping = matches!(
+        (&lhs.op, &inner.op),
+        (Op::Add, Op::Add)
+            | (Op::Sub, Op::Sub)
+            | (Op::Mul, Op::Mul)
+            | (Op::And, Op::And)
+            | (Op::Or, Op::Or)
+            | (Op::Xor, Op::Xor)
+            | (Op::Neg, Op::Neg)
+            | (Op::Not, Op::Not)
+    ) || matches!((&lhs.op, &inner.op), (Op::ReduceAdd(a), Op::ReduceAdd(b)) if a == b);
+    let same_cast = |a: &Expr, b: &Expr| {
+        let from = a.ty.elem;
+        from == b.ty.elem
+            && from.is_int()
+            && (!from.is_signed() || from.bits() >= lhs.ty.elem.bits())
+    };
+    let cast = matches!((&lhs.op, &inner.op), (Op::Cast(_), Op::Cast(_)))
+        && same_cast(&lhs.args[0], &inner.args[0]);
+    if !wrapping && !cast {
+        return Ok(None);
+    }
+    for (a, b) in lhs.args.iter().zip(&inner.args) {
+        let b = if cast || a.ty == b.ty {
+            b.clone()
+        } else {
+            match Expr::build(Op::Bitcast(a.ty.elem), vec![b.clone()]) {
+                Ok(e) => Rc::new(e),
+                Err(_) => return Ok(Some(false)),
+            }
+        };
+        if **a == *b || congruent(a, &b, assume, timeout_ms)? {
+            continue;
+        }
+        if a.ty != b.ty || !prove_equivalent(a, &b, assume, timeout_ms)?.is_proven() {
+            return Ok(Some(false));
+        }
+    }
+    Ok(Some(true))
 }
 
 /// Proves `lhs == rhs` on every lane for all values of their variables (and, optionally, under
