@@ -31,6 +31,8 @@ const MAX_SCANNED: usize = 5_000;
 
 /// Where each byte of a value comes from: (operand, byte), or zero.
 type ByteMap = Vec<Option<(u8, u16)>>;
+/// What a value must hold: each byte's source, or None where any byte will do.
+type Required = Vec<Option<Option<(u8, u16)>>>;
 
 /// The byte map of `e` over `operands`, if `e` only moves their bytes.
 fn byte_map(e: &Expr, operands: &[(String, VecType)]) -> Option<ByteMap> {
@@ -265,7 +267,13 @@ pub fn search(catalog: &Catalog, all_moves: &Moves, input: &Expr, below: f64) ->
         // One step onto the values so far, backwards from the goal: for each move and each
         // choice of its other operands among the inputs, the goal fixes what its remaining
         // operand must be; look that up among every value found so far.
-        if let Some(found) = last_step(&moves, &values, &seen, &inputs, &goal, below) {
+        // Its other operand: an input, or once there are few values, any of them.
+        let partners: Vec<usize> = if values.len() <= MAX_SCANNED {
+            (0..values.len()).collect()
+        } else {
+            inputs.clone()
+        };
+        if let Some(found) = last_step(&moves, &values, &seen, &partners, &goal, below) {
             values.push(found);
             best = Some(values.len() - 1);
             break;
@@ -360,14 +368,14 @@ fn low_bytes(values: &[Found], added: &[usize], goal: &ByteMap) -> Option<usize>
         .min_by(|&a, &b| values[a].cost.total_cmp(&values[b].cost))
 }
 
-/// The cheapest move computing `goal` from one value found so far (looked up by the map the
-/// goal requires of it, when the move reads all of it) and, for a move of two operands, one of
-/// `inputs`.
+/// The cheapest move computing `goal` from one value found so far (the goal fixes what the
+/// move reads of it: looked up by that map, or where some of its bytes are free, the cheapest
+/// value that fits) and, for a move of two operands, one of `partners`.
 fn last_step(
     moves: &[&Move],
     values: &[Found],
     seen: &HashMap<ByteMap, usize>,
-    inputs: &[usize],
+    partners: &[usize],
     goal: &ByteMap,
     below: f64,
 ) -> Option<Found> {
@@ -378,35 +386,37 @@ fn last_step(
         if mv.map.len() < goal.len() || !goal.len().is_multiple_of(lane) {
             continue;
         }
-        let others: Vec<Option<usize>> = match mv.sizes.len() {
-            1 => vec![None],
-            _ => inputs.iter().map(|&i| Some(i)).collect(),
-        };
         for unknown in 0..mv.sizes.len() {
-            for &other in &others {
-                let mut required: Vec<Option<Option<(u8, u16)>>> = vec![None; mv.sizes[unknown]];
-                let fits = mv.map.iter().zip(goal).all(|(b, want)| match b {
-                    None => want.is_none(),
-                    Some((k, j)) if *k as usize == unknown => {
-                        let slot = &mut required[*j as usize];
-                        slot.get_or_insert(*want) == want
+            let Some(required) = required_of(mv, unknown, goal) else {
+                continue;
+            };
+            let found = match required.iter().copied().collect::<Option<ByteMap>>() {
+                Some(want) => seen.get(&want).copied(),
+                None if values.len() <= MAX_SCANNED => compatible(values, &required),
+                None => None,
+            };
+            let Some(u) = found else {
+                continue;
+            };
+            // The other operand must hold the goal's bytes where the move reads it.
+            let fits = |o: usize| {
+                mv.map.iter().zip(goal).all(|(b, want)| match b {
+                    Some((k, j)) if *k as usize != unknown => {
+                        let v = &values[o].map;
+                        v.len() == mv.sizes[*k as usize] && v[*j as usize] == *want
                     }
-                    Some((k, j)) => other.is_some_and(|o| {
-                        values[o].map.len() == mv.sizes[*k as usize]
-                            && values[o].map[*j as usize] == *want
-                    }),
-                });
-                if !fits {
-                    continue;
-                }
-                let found = match required.iter().copied().collect::<Option<ByteMap>>() {
-                    Some(want) => seen.get(&want).copied(),
-                    None if values.len() <= MAX_SCANNED => compatible(values, &required),
-                    None => None,
-                };
-                let Some(u) = found else {
-                    continue;
-                };
+                    _ => true,
+                })
+            };
+            let others: Vec<Option<usize>> = match mv.sizes.len() {
+                1 => vec![None],
+                _ => partners
+                    .iter()
+                    .filter(|&&o| fits(o))
+                    .map(|&o| Some(o))
+                    .collect(),
+            };
+            for other in others {
                 let args: Vec<usize> = match (other, unknown) {
                     (None, _) => vec![u],
                     (Some(o), 0) => vec![u, o],
@@ -427,8 +437,28 @@ fn last_step(
     best
 }
 
+/// What operand `unknown` of `mv` must hold for the move to compute `goal` (None where the
+/// goal does not read a byte), or None when no operand can: the move puts a zero where the
+/// goal has a byte, or needs one byte in two places.
+fn required_of(mv: &Move, unknown: usize, goal: &ByteMap) -> Option<Required> {
+    let mut required: Required = vec![None; mv.sizes[unknown]];
+    for (b, want) in mv.map.iter().zip(goal) {
+        match b {
+            None if want.is_some() => return None,
+            Some((k, j)) if *k as usize == unknown => {
+                let slot = &mut required[*j as usize];
+                if *slot.get_or_insert(*want) != *want {
+                    return None;
+                }
+            }
+            _ => {}
+        }
+    }
+    Some(required)
+}
+
 /// The cheapest value whose bytes are those `required` (where it requires any).
-fn compatible(values: &[Found], required: &[Option<Option<(u8, u16)>>]) -> Option<usize> {
+fn compatible(values: &[Found], required: &Required) -> Option<usize> {
     values
         .iter()
         .enumerate()

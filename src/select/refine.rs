@@ -65,7 +65,8 @@ fn walk(
 }
 
 /// The target's moves computing a scalarized operator over its operands, if cheaper; a
-/// lane-wise one on operands wider than a register in register-sized parts.
+/// lane-wise one on operands wider than a register in register-sized parts, another with a
+/// result wider than a register one register of the result at a time.
 fn moved(n: &Rc<Node>, catalog: &Catalog, moves: &MoveSearch) -> Option<Rc<Node>> {
     let Node::Scalar { op, ty, args } = &**n else {
         return None;
@@ -85,10 +86,11 @@ fn moved(n: &Rc<Node>, catalog: &Catalog, moves: &MoveSearch) -> Option<Rc<Node>
     if !moves_bytes || !ty.elem.is_int() || args.iter().any(|a| !a.ty(catalog).elem.is_int()) {
         return None;
     }
+    let register = catalog.target.register_bits;
     let widest = args.iter().map(|a| a.ty(catalog).bits()).max().unwrap_or(0);
-    let parts = widest.div_ceil(catalog.target.register_bits);
-    if parts > 1 {
-        if !op.is_lanewise() || !ty.lanes.is_multiple_of(parts) {
+    let parts = widest.div_ceil(register);
+    if parts > 1 && op.is_lanewise() {
+        if !ty.lanes.is_multiple_of(parts) {
             return None;
         }
         let lanes = ty.lanes / parts;
@@ -115,27 +117,67 @@ fn moved(n: &Rc<Node>, catalog: &Catalog, moves: &MoveSearch) -> Option<Rc<Node>
         .zip(&names)
         .map(|(a, name)| Rc::new(Expr::var(name, a.ty(catalog))))
         .collect();
-    let e = Expr::build(op.clone(), operands).ok()?;
-    if !only_moves_bytes(&e) {
+    let e = Rc::new(Expr::build(op.clone(), operands).ok()?);
+    // A result wider than a register: each register of it on its own.
+    let chunk = register / ty.elem.bits();
+    let chunks = if ty.bits() > register && chunk > 0 && ty.lanes.is_multiple_of(chunk) {
+        ty.lanes / chunk
+    } else {
+        1
+    };
+    let below = n.own_cost(catalog) / chunks as f64;
+    let found = (0..chunks)
+        .map(|c| {
+            let goal = match chunks {
+                1 => e.clone(),
+                _ => Rc::new(
+                    Expr::build(
+                        Op::Slice {
+                            start: c * chunk,
+                            stride: 1,
+                            lanes: chunk,
+                        },
+                        vec![e.clone()],
+                    )
+                    .ok()?,
+                ),
+            };
+            searched(&goal, below, catalog, moves)
+        })
+        .collect::<Option<Vec<_>>>()?;
+    let by_name: HashMap<&str, &Rc<Node>> =
+        names.iter().map(String::as_str).zip(args.iter()).collect();
+    let mut found: Vec<Rc<Node>> = found.iter().map(|f| substitute(f, &by_name)).collect();
+    Some(match found.len() {
+        1 => found.remove(0),
+        _ => Rc::new(Node::Parts(found)),
+    })
+}
+
+/// The target's moves computing `goal` (over operand variables) for less than `below`, proven;
+/// searched once per selector.
+fn searched(
+    goal: &Rc<Expr>,
+    below: f64,
+    catalog: &Catalog,
+    moves: &MoveSearch,
+) -> Option<Rc<Node>> {
+    if !only_moves_bytes(goal) {
         return None;
     }
-    let below = n.own_cost(catalog);
-    let key = format!("{e} {below}");
+    let key = format!("{goal} {below}");
     let known = moves.found.borrow().get(&key).cloned();
-    let found = match known {
+    match known {
         Some(found) => found,
         None => {
-            let found = search(catalog, moves.moves(catalog), &e, below)
+            let found = search(catalog, moves.moves(catalog), goal, below)
                 // Proven on its own, so that a wrong sequence is dropped here, not the whole
                 // selection.
-                .filter(|f| prove_selection(catalog, &Rc::new(e.clone()), f).is_ok());
+                .filter(|f| prove_selection(catalog, goal, f).is_ok());
             moves.found.borrow_mut().insert(key, found.clone());
             found
         }
-    }?;
-    let by_name: HashMap<&str, &Rc<Node>> =
-        names.iter().map(String::as_str).zip(args.iter()).collect();
-    Some(substitute(&found, &by_name))
+    }
 }
 
 /// `n` with each operand variable replaced by the node it stands for.
