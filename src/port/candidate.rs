@@ -122,8 +122,9 @@ impl Reader<'_> {
                 let arg = self.node(x)?;
                 let ty = arg.ty(self.catalog);
                 let (first, count) = (int(first)?, int(count)?);
-                if count < 1 || first < 0 || first + count > i128::from(ty.lanes) {
-                    return Err(s.err(format!("lanes {first}..{} of a {ty}", first + count)));
+                let end = first.checked_add(count).unwrap_or(i128::MAX);
+                if count < 1 || first < 0 || end > i128::from(ty.lanes) {
+                    return Err(s.err(format!("lanes {first}..{end} of a {ty}")));
                 }
                 let (offset, lanes) = (first as u32, count as u32);
                 Ok(Rc::new(match &*arg {
@@ -237,7 +238,10 @@ impl Reader<'_> {
 /// Whether `v` is a value of integer lanes of `elem`, read as signed or unsigned.
 fn fits(elem: Elem, v: i128) -> bool {
     let bits = elem.bits();
-    elem.is_int() && v >= -(1i128 << (bits - 1)) && v < (1i128 << bits)
+    let (Some(low), Some(high)) = (1i128.checked_shl(bits - 1), 1i128.checked_shl(bits)) else {
+        return elem.is_int();
+    };
+    elem.is_int() && v >= -low && (high < 0 || v < high)
 }
 
 fn int(s: &SExpr) -> Result<i128> {

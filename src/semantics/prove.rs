@@ -127,10 +127,7 @@ fn congruent(lhs: &Expr, rhs: &Expr, assume: Option<&Expr>, timeout_ms: u32) -> 
         return Ok(false);
     }
     for (a, b) in lhs.args.iter().zip(&rhs.args) {
-        if a == b || congruent(a, b, assume, timeout_ms)? {
-            continue;
-        }
-        if a.ty != b.ty || !prove_equivalent(a, b, assume, timeout_ms)?.is_proven() {
+        if !operands_equal(a, b, assume, timeout_ms)? {
             return Ok(false);
         }
     }
@@ -189,14 +186,18 @@ fn other_signedness(
                 Err(_) => return Ok(Some(false)),
             }
         };
-        if **a == *b || congruent(a, &b, assume, timeout_ms)? {
-            continue;
-        }
-        if a.ty != b.ty || !prove_equivalent(a, &b, assume, timeout_ms)?.is_proven() {
+        if !operands_equal(a, &b, assume, timeout_ms)? {
             return Ok(Some(false));
         }
     }
     Ok(Some(true))
+}
+
+/// Whether two operands are the same tree, congruent, or proven equal by z3.
+fn operands_equal(a: &Expr, b: &Expr, assume: Option<&Expr>, timeout_ms: u32) -> Result<bool> {
+    Ok(a == b
+        || congruent(a, b, assume, timeout_ms)?
+        || (a.ty == b.ty && prove_equivalent(a, b, assume, timeout_ms)?.is_proven()))
 }
 
 /// Proves `lhs == rhs` on every lane for all values of their variables (and, optionally, under
