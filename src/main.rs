@@ -5,8 +5,8 @@ use isadb::cli::bench::Suite;
 use isadb::cli::compile::Emit;
 use isadb::cli::{self, choice, Output};
 use isadb::{
-    CostModel, Elem, Home, Isa, KernelTarget, Shard, SynthOptions, Target, ValidateOptions,
-    VerifyOptions,
+    CostModel, Elem, Home, Isa, KernelTarget, RuleSet, Shard, SynthOptions, Target,
+    ValidateOptions, VerifyOptions,
 };
 use isadb::{MAX_JOBS, MAX_RUNS, MAX_TERM_SIZE};
 use std::io::IsTerminal;
@@ -118,7 +118,16 @@ enum Command {
         /// Compile the C, run it on this many random inputs and compare with the spec.
         #[arg(long, value_name = "ITERATIONS", value_parser = cli::count(MAX_RUNS, "iterations"))]
         run: Option<usize>,
-        /// Choose Isaria's alpha and beta by a sweep on the small kernels and record them.
+        /// The kernel rules: given (specs/dsp/, hand-written or imported from Diospyros) or
+        /// synthesized (`isadb synth --dialect dsp`).
+        #[arg(long, value_parser = choice::<RuleSet>(), default_value = "given")]
+        rules: RuleSet,
+        /// Search from the spec alone, without the structured vectorization: what the rules
+        /// find by themselves.
+        #[arg(long)]
+        no_seed: bool,
+        /// Choose Isaria's alpha and beta for --rules by a sweep on the small kernels and record
+        /// them.
         #[arg(long, conflicts_with_all = ["file", "emit", "run"])]
         tune: bool,
     },
@@ -266,6 +275,10 @@ enum Command {
         /// Search nothing: tell which hand-written rules the stored synthesized rules derive.
         #[arg(long)]
         rederive: bool,
+        /// Synthesize the kernel rules of this dialect instead (dsp: Isaria's search over the
+        /// float DSP dialect, lane-generalized, proven over the reals), and tune their phases.
+        #[arg(long, value_parser = ["dsp"], conflicts_with_all = ["shard", "out", "types", "targets", "rederive"])]
+        dialect: Option<String>,
     },
     /// Check instruction semantics against real execution: compile each intrinsic into a C harness, run it
     /// (natively or under qemu) and compare every result lane with the interpreter. Exit 1 on a mismatch.
@@ -371,7 +384,9 @@ fn main() -> ExitCode {
             only,
             ..
         } => cli::bench::kernels(&ctx, only.as_deref()),
-        Command::Kernel { tune: true, .. } => cli::kernel::tune(&ctx),
+        Command::Kernel {
+            tune: true, rules, ..
+        } => cli::kernel::tune(&ctx, rules),
         Command::Kernel {
             file,
             target,
@@ -379,6 +394,8 @@ fn main() -> ExitCode {
             timeout,
             emit,
             run,
+            rules,
+            no_seed,
             tune: false,
         } => cli::kernel::kernel(
             &ctx,
@@ -389,6 +406,8 @@ fn main() -> ExitCode {
                 timeout_s: timeout,
                 emit,
                 run,
+                rules,
+                seed: !no_seed,
             },
         ),
         Command::Prove {
@@ -480,6 +499,11 @@ fn main() -> ExitCode {
         ),
         Command::Synth { rederive: true, .. } => cli::synth::rederive(&ctx),
         Command::Synth {
+            dialect: Some(_),
+            force,
+            ..
+        } => cli::synth::dialect(&ctx, force),
+        Command::Synth {
             max_size,
             lower_size,
             shard,
@@ -489,6 +513,7 @@ fn main() -> ExitCode {
             types,
             targets,
             rederive: false,
+            dialect: None,
         } => {
             let defaults = SynthOptions::default();
             cli::synth::synth(

@@ -264,3 +264,94 @@ fn bad_input_is_one_line_and_exit_2() {
         assert!(e.contains(want), "{e} lacks {want}");
     }
 }
+
+/// The synthesized dialect rules of a `rules.csv`, as `LHS => RHS [status]`.
+fn synthesized_dialect_rules(rules_csv: &std::path::Path) -> Vec<String> {
+    let text = std::fs::read_to_string(rules_csv).unwrap();
+    let mut rules: Vec<String> = text
+        .lines()
+        .filter(|l| l.contains(",dsp,synthesized,"))
+        .map(|l| {
+            let f: Vec<&str> = l.split(',').skip(2).collect();
+            format!("{} => {} [{}]", f[0], f[1], f[8])
+        })
+        .collect();
+    rules.sort();
+    rules
+}
+
+#[test]
+fn synthesized_dialect_rules_are_found_again_proven_and_compile_kernels_alone() {
+    let home = project();
+    let mm = home.path().join("mm.sexp");
+    std::fs::write(&mm, MAT_MUL_2X2).unwrap();
+    // The committed synthesized rules alone vectorize mat-mul 2x2 to Diospyros's cost, proven.
+    let o = isadb(
+        home.path(),
+        &[
+            "--json",
+            "kernel",
+            mm.to_str().unwrap(),
+            "--cost-model",
+            "diospyros",
+            "--rules",
+            "synthesized",
+        ],
+    );
+    assert!(o.status.success(), "{}", stderr(&o));
+    let j = json(&o);
+    assert!(
+        (j["costs"]["diospyros"].as_f64().unwrap() - 2.052).abs() < 1e-6,
+        "{j}"
+    );
+    assert_eq!(j["proof"]["outputs"], 4, "{j}");
+    let o = isadb(
+        home.path(),
+        &[
+            "kernel",
+            mm.to_str().unwrap(),
+            "--rules",
+            "synthesized",
+            "--emit",
+            "egglog",
+        ],
+    );
+    let text = String::from_utf8_lossy(&o.stdout);
+    assert!(
+        text.contains("(synthesized)") && !text.contains("(imported)"),
+        "{text}"
+    );
+
+    // A fresh search finds the same rules; every one proven, none with a bare wildcard as its
+    // left side; the vectorizing, fusing and lane-shaping rules among them.
+    let committed = synthesized_dialect_rules(&common::root().join("rules.db/rules.csv"));
+    let o = isadb(
+        home.path(),
+        &["--json", "synth", "--dialect", "dsp", "--force"],
+    );
+    assert!(o.status.success(), "{}", stderr(&o));
+    let j = json(&o);
+    assert!(j["proven"].as_u64().unwrap() > 100, "{j}");
+    let found = synthesized_dialect_rules(&home.path().join("rules.db/rules.csv"));
+    assert_eq!(found, committed);
+    for rule in [
+        "(Vec (+ a b) ...) => (VecAdd (Vec a ...) (Vec b ...))",
+        "(VecAdd a (VecMul b c)) => (VecMAC a b c)",
+        "0 => (+ 0 0)",
+        "(+ a 0) => a",
+        "(VecAdd a b) => (VecAdd b a)",
+    ] {
+        let rule = format!("{rule} [proven]");
+        assert!(found.contains(&rule), "{rule} not found among {found:#?}");
+    }
+    assert!(found.iter().all(|r| r.ends_with("[proven]")), "{found:#?}");
+    assert!(!found
+        .iter()
+        .any(|r| r.starts_with(|c: char| c.is_ascii_lowercase())));
+    let o = isadb(home.path(), &["synth", "--dialect", "dsp"]);
+    assert!(
+        String::from_utf8_lossy(&o.stdout).contains("unchanged"),
+        "{}",
+        stderr(&o)
+    );
+}

@@ -5,7 +5,7 @@
 use super::compile::Emit;
 use super::{print_out, text_choice, Context, Outcome};
 use crate::error::{Error, Result};
-use crate::kernel::{CostModel, KernelTarget};
+use crate::kernel::{CostModel, KernelTarget, RuleSet};
 use std::path::Path;
 use std::time::Duration;
 
@@ -19,6 +19,10 @@ pub struct Options {
     pub emit: Option<Emit>,
     /// Iterations of random inputs to run the C on.
     pub run: Option<usize>,
+    /// The kernel rules compiled with.
+    pub rules: RuleSet,
+    /// Start from the structured vectorization as well as from the spec.
+    pub seed: bool,
 }
 
 /// `kernel FILE`: compiles, proves and prints the report (and the C or egglog asked for); exit
@@ -33,11 +37,11 @@ pub fn kernel(ctx: &Context, file: &Path, target: KernelTarget, o: Options) -> R
     let options = crate::kernel::Options {
         model: o.cost_model,
         timeout: Duration::from_secs_f64(o.timeout_s),
-        seed: true,
+        seed: o.seed,
         run: o.run,
         keep_egglog: o.emit == Some(Emit::Egglog),
     };
-    let report = crate::kernel::compile_file(&ctx.project, file, target, &options)?;
+    let report = crate::kernel::compile_file(&ctx.project, file, target, o.rules, &options)?;
     match o.emit {
         Some(Emit::C) => print_out(&report.c)?,
         Some(Emit::Egglog) => print_out(report.egglog.as_deref().unwrap_or(""))?,
@@ -50,8 +54,8 @@ pub fn kernel(ctx: &Context, file: &Path, target: KernelTarget, o: Options) -> R
 }
 
 /// `kernel --tune`.
-pub fn tune(ctx: &Context) -> Result<Outcome> {
-    let t = crate::kernel::tune::tune(&ctx.project)?;
+pub fn tune(ctx: &Context, rules: RuleSet) -> Result<Outcome> {
+    let t = crate::kernel::tune::tune(&ctx.project, rules)?;
     ctx.print(&t, || {
         format!(
             "alpha {} beta {} ({} candidate pairs on {}): total diospyros cost {:.3}, {:.1} s\n",
@@ -70,3 +74,5 @@ pub fn tune(ctx: &Context) -> Result<Outcome> {
 text_choice!(CostModel, "cost model");
 
 text_choice!(KernelTarget, "kernel target");
+
+text_choice!(RuleSet, "rule set");

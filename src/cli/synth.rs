@@ -82,6 +82,45 @@ pub fn synth(ctx: &Context, options: Options) -> Result<Outcome> {
     Ok(Outcome::negative_if(r.refuted > 0))
 }
 
+/// `isadb synth --dialect dsp`: the kernel rules synthesized, stored and tuned.
+pub fn dialect(ctx: &Context, force: bool) -> Result<Outcome> {
+    let options = crate::kernel::synth::Options {
+        force,
+        ..Default::default()
+    };
+    let r =
+        crate::kernel::synth::synthesize(&ctx.project, &options, std::io::stderr().is_terminal())?;
+    ctx.print(&r, || {
+        let phases: Vec<String> = r.by_phase.iter().map(|(k, n)| format!("{k}: {n}")).collect();
+        let tuning = match (r.alpha, r.beta) {
+            (Some(a), Some(b)) => format!("alpha {a}, beta {b}"),
+            _ => "not tuned".into(),
+        };
+        if r.unchanged {
+            format!(
+                "dialect dsp: unchanged since the stored run (--force searches again); rules by phase: {}; {tuning}\n",
+                phases.join(", ")
+            )
+        } else {
+            format!(
+                "dialect dsp: {} terms, {} candidates: {} derived, {} proven, {} refuted, {} unknown; searched in {:.1} s\n\
+                 rules by phase: {}; {tuning}; {:.1} s with the tuning\n",
+                r.terms,
+                r.candidates,
+                r.derived,
+                r.proven,
+                r.refuted,
+                r.unknown,
+                r.search_ms / 1000.0,
+                phases.join(", "),
+                r.wall_ms / 1000.0
+            )
+        }
+    })?;
+    ctx.note_writes();
+    Ok(Outcome::Success)
+}
+
 /// `isadb synth --rederive`: which hand-written rules the proven synthesized rules derive.
 pub fn rederive(ctx: &Context) -> Result<Outcome> {
     let r = crate::synth::rederive_hand_rules(&ctx.project)?;

@@ -6,7 +6,7 @@ use rusqlite::Connection;
 use crate::error::{Error, Result};
 
 /// The migrations in order; migration `i` (0-based) brings the schema to version `i + 1`.
-const MIGRATIONS: [(&str, &str); 11] = [
+const MIGRATIONS: [(&str, &str); 12] = [
     ("0001_core", include_str!("../../schemas/0001_core.sql")),
     ("0002_rules", include_str!("../../schemas/0002_rules.sql")),
     (
@@ -41,6 +41,10 @@ const MIGRATIONS: [(&str, &str); 11] = [
     (
         "0012_port_results",
         include_str!("../../schemas/0012_port_results.sql"),
+    ),
+    (
+        "0013_kernel_rule_sets",
+        include_str!("../../schemas/0013_kernel_rule_sets.sql"),
     ),
 ];
 

@@ -10,6 +10,7 @@
 use super::compile::Options;
 use super::cost::Model;
 use super::family::{self, Kernel};
+use super::store::RuleSet;
 use super::{compile_file, KernelTarget, Report};
 use crate::error::{Error, Result};
 use crate::project::Project;
@@ -384,7 +385,7 @@ pub fn run(project: &Project, only: Option<&str>) -> Result<BenchReport> {
             run: None,
             keep_egglog: false,
         };
-        let avx2 = compile_file(project, &c_file, KernelTarget::Avx2, &opts)?;
+        let avx2 = compile_file(project, &c_file, KernelTarget::Avx2, RuleSet::Given, &opts)?;
         let (checked, ns_isadb, ns_native, ns_novec, ns_eigen) = time_kernel(&k, &avx2, eigen)
             .unwrap_or_else(|e| {
                 eprintln!("isadb bench kernels: {}: not timed: {e}", k.name);

@@ -2,11 +2,14 @@
 //! form), the database's proven rules in their tuned phases (tuned first when the database has
 //! no tuning yet), then [`compile`].
 
+use super::c;
 use super::compile::{compile, Options};
+use super::phase::Phase;
 use super::read::{read_list, Lifted};
 use super::report::Report;
+use super::rule::KernelRule;
+use super::store::{self, RuleSet};
 use super::target::{KernelTarget, Target};
-use super::{c, store};
 use crate::error::{Error, Result};
 use crate::project::Project;
 use std::path::Path;
@@ -23,30 +26,41 @@ pub fn lift(path: &Path) -> Result<Lifted> {
     lifted.within_limits(&shown)
 }
 
-/// `isadb kernel FILE`: the database's proven rules in their tuned phases (tuning first if
-/// there is no tuning yet), the kernel lifted and compiled for the named target.
+/// `isadb kernel FILE`: the proven rules of a set in their tuned phases (the set tuned first if
+/// it has no tuning yet), the kernel lifted and compiled for the named target.
 pub fn compile_file(
     project: &Project,
     path: &Path,
     target: KernelTarget,
+    set: RuleSet,
     opts: &Options,
 ) -> Result<Report> {
-    let mut db = project.open()?;
-    let target = Target::load(&db, target)?;
     let lifted = lift(path)?;
-    if store::tuning(&db)?.is_none() {
+    let rules = phased_rules(project, set)?;
+    let db = project.open()?;
+    compile(lifted, &Target::load(&db, target)?, &rules, opts)
+}
+
+/// The proven rules of a set in their phases, the set tuned first if it has no tuning yet.
+pub fn phased_rules(project: &Project, set: RuleSet) -> Result<Vec<(KernelRule, Phase)>> {
+    let mut db = project.open()?;
+    if store::tuning(&db, set)?.is_none() {
         drop(db);
-        eprintln!("isadb: no alpha/beta recorded yet: tuning them on the small kernels first");
-        super::tune::tune(project)?;
+        eprintln!(
+            "isadb: no alpha/beta recorded yet for the {} rules: tuning them on the small kernels first",
+            set.as_str()
+        );
+        super::tune::tune(project, set)?;
         db = project.open()?;
     }
-    let tuning = store::tuning(&db)?;
+    let tuning = store::tuning(&db, RuleSet::Given)?;
     store::sync(&mut db, &project.specs, tuning)?;
-    let rules = store::phased_rules(&db)?;
+    let rules = store::phased_rules(&db, set)?;
     if rules.is_empty() {
-        return Err(Error::Usage(
-            "no proven kernel rules: run `isadb verify-rules` first".into(),
-        ));
+        return Err(Error::Usage(format!(
+            "no proven {} kernel rules: run `isadb verify-rules` first",
+            set.as_str()
+        )));
     }
-    compile(lifted, &target, &rules, opts)
+    Ok(rules)
 }

@@ -8,7 +8,8 @@
 //! [`extract`] picks the cheapest program under a [`cost`] model) -> [`validate`] (the result
 //! proven equal to the spec over the reals) -> [`lower`] (C for the [`target`]) -> [`run`]
 //! (compiled and compared with the spec on random inputs). [`family`] generates the benchmark
-//! kernels and [`bench`] measures them; [`verify`] proves the rules.
+//! kernels and [`bench`] measures them; [`verify`] proves the rules; [`synth`] synthesizes them
+//! as Isaria does.
 
 pub mod bench;
 pub mod c;
@@ -27,6 +28,7 @@ pub mod run;
 pub mod saturate;
 pub mod seed;
 pub mod store;
+pub mod synth;
 pub mod target;
 pub mod term;
 pub mod tune;
@@ -37,4 +39,5 @@ pub use compile::Options;
 pub use cost::Model as CostModel;
 pub use file::compile_file;
 pub use report::Report;
+pub use store::RuleSet;
 pub use target::KernelTarget;

@@ -27,12 +27,13 @@ pub fn constructor(op: Op) -> &'static str {
     }
 }
 
-/// Datatypes: scalars `S`, vectors `V` of `width` lanes, output lists `L`.
+/// Datatypes: scalars `S`, vectors `V` of `width` lanes, output lists `L`. `VecVar` is an opaque
+/// vector: a rule's vector wildcard when rule synthesis asks what the rules derive.
 pub fn declarations(width: usize) -> String {
     let lanes = vec!["S"; width].join(" ");
     format!(
         "(datatype S (Num i64) (Get i64 i64) (Add S S) (Sub S S) (Mul S S) (Div S S) (Neg S) (Sqrt S) (Sgn S))\n\
-         (datatype V (Vec {lanes}) (VecAdd V V) (VecMinus V V) (VecMul V V) (VecDiv V V) (VecMAC V V V) (VecNeg V) (VecSqrt V) (VecSgn V))\n\
+         (datatype V (Vec {lanes}) (VecVar i64) (VecAdd V V) (VecMinus V V) (VecMul V V) (VecDiv V V) (VecMAC V V V) (VecNeg V) (VecSqrt V) (VecSgn V))\n\
          (datatype L (LNil) (Concat V L))\n"
     )
 }
@@ -60,13 +61,22 @@ pub fn rules(rules: &[(KernelRule, Phase)], width: usize) -> String {
         writeln!(out, "(ruleset {})", p.name()).expect("string write");
     }
     for (r, phase) in rules {
-        let (mut l, mut rr) = (String::new(), String::new());
-        term_text(&instantiate(&r.lhs, width), &mut l);
-        term_text(&instantiate(&r.rhs, width), &mut rr);
-        writeln!(out, "; {} ({})", r.name, r.provenance).expect("string write");
-        writeln!(out, "(rewrite {l} {rr} :ruleset {})", phase.name()).expect("string write");
+        out.push_str(&rewrite(r, *phase, width));
     }
     out
+}
+
+/// One rule's rewrite into its phase's ruleset at `width`, after a comment naming it.
+pub fn rewrite(r: &KernelRule, phase: Phase, width: usize) -> String {
+    let (mut l, mut rr) = (String::new(), String::new());
+    term_text(&instantiate(&r.lhs, width), &mut l);
+    term_text(&instantiate(&r.rhs, width), &mut rr);
+    format!(
+        "; {} ({})\n(rewrite {l} {rr} :ruleset {})\n",
+        r.name,
+        r.provenance,
+        phase.name()
+    )
 }
 
 /// `let` bindings for the terms rooted at `roots` (each distinct node once); returns the text

@@ -10,6 +10,14 @@ use std::collections::HashMap;
 use std::fmt::Write;
 use std::time::{Duration, Instant};
 
+/// A phase stops once the e-graph has grown this many times over its size when the phase
+/// began (and past [`GROWTH_FLOOR`]): a lane's forms multiply across the lanes of a `Vec`, so
+/// the next iteration's matches of a packing rule could exhaust memory before any limit is
+/// checked again. The given rules grow an e-graph at most four times.
+pub const GROWTH: usize = 8;
+/// The e-graph size below which [`GROWTH`] does not stop a phase.
+pub const GROWTH_FLOOR: usize = 500;
+
 /// Limits on one phase.
 #[derive(Clone, Copy, Debug)]
 pub struct Limits {
@@ -135,6 +143,9 @@ impl Session {
     pub fn run(&mut self, phase: Phase, limits: Limits) -> Result<PhaseRun> {
         let start = Instant::now();
         let mut iterations = 0;
+        let nodes = limits
+            .nodes
+            .min((GROWTH * self.egraph.num_tuples()).max(GROWTH_FLOOR));
         let stop = loop {
             if iterations >= limits.iterations {
                 break "iteration limit";
@@ -150,7 +161,7 @@ impl Session {
             if !report.updated {
                 break "saturated";
             }
-            if self.egraph.num_tuples() > limits.nodes {
+            if self.egraph.num_tuples() > nodes {
                 break "node limit";
             }
         };

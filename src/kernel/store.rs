@@ -1,7 +1,7 @@
 //! The kernel rules in the database: `specs/dsp/*.rules` synced into the `rules` table (target
 //! `dsp`, kind and phase from Isaria's assignment under the tuned alpha and beta, verification
-//! kept while a rule's hash is unchanged), the proven rules read back by phase, and the
-//! `kernel_tuning` rows.
+//! kept while a rule's hash is unchanged) beside the rules `isadb synth --dialect dsp` stored,
+//! the proven rules of a [`RuleSet`] read back by phase, and the `kernel_tuning` rows of each set.
 
 use super::phase::{assign, cost_point, Phase};
 use super::rule::{self, KernelRule};
@@ -9,11 +9,34 @@ use crate::database::Database;
 use crate::error::{Error, Result};
 use crate::ir::sexpr::read_one;
 use crate::spec::hash_text;
+use crate::words::text_enum;
 use rusqlite::{params, OptionalExtension};
 use std::path::Path;
 
 /// The `target` column of the kernel rules.
 pub const RULES_TARGET: &str = "dsp";
+
+text_enum! {
+    /// Which kernel rules a compilation uses: those of `specs/dsp/` (hand-written, or imported
+    /// from Diospyros), or those rule synthesis found. Each set has its own alpha and beta.
+    pub enum RuleSet("rule set") {
+        /// The rules of `specs/dsp/`.
+        Given = "given",
+        /// The rules `isadb synth --dialect dsp` found.
+        Synthesized = "synthesized",
+    }
+}
+
+impl RuleSet {
+    /// The SQL condition on a `rules` row of the set.
+    fn condition(&self) -> String {
+        let op = match self {
+            RuleSet::Given => "<>",
+            RuleSet::Synthesized => "=",
+        };
+        format!("target = '{RULES_TARGET}' AND provenance {op} 'synthesized'")
+    }
+}
 
 /// Isaria's phase boundaries in force.
 #[derive(Clone, Copy, Debug, PartialEq)]
@@ -34,13 +57,13 @@ pub fn rules_hash(rules: &[KernelRule]) -> String {
     hash_text(&rules.iter().map(rule_hash).collect::<Vec<_>>().join(" "))
 }
 
-/// The newest tuning, if any.
-pub fn tuning(db: &Database) -> Result<Option<Tuning>> {
+/// The newest tuning of a rule set, if any.
+pub fn tuning(db: &Database, set: RuleSet) -> Result<Option<Tuning>> {
     Ok(db
         .conn()
         .query_row(
-            "SELECT alpha, beta FROM kernel_tuning ORDER BY id DESC LIMIT 1",
-            [],
+            "SELECT alpha, beta FROM kernel_tuning WHERE rule_set = ?1 ORDER BY id DESC LIMIT 1",
+            [set.as_str()],
             |r| {
                 Ok(Tuning {
                     alpha: r.get(0)?,
@@ -51,9 +74,11 @@ pub fn tuning(db: &Database) -> Result<Option<Tuning>> {
         .optional()?)
 }
 
-/// Records a tuning.
+/// Records a tuning of a rule set.
+#[allow(clippy::too_many_arguments)]
 pub fn record_tuning(
     db: &mut Database,
+    set: RuleSet,
     t: Tuning,
     score: f64,
     candidates: usize,
@@ -62,23 +87,38 @@ pub fn record_tuning(
 ) -> Result<()> {
     db.transaction(|tx| {
         tx.execute(
-            "INSERT INTO kernel_tuning(alpha, beta, cost_model, score, candidates, kernels, rules_hash, tuned_at)
-             VALUES (?1, ?2, 'diospyros', ?3, ?4, ?5, ?6, ?7)",
-            params![t.alpha, t.beta, score, candidates as i64, kernels, rules_hash, crate::clock::now()],
+            "INSERT INTO kernel_tuning(alpha, beta, cost_model, score, candidates, kernels, rules_hash, tuned_at, rule_set)
+             VALUES (?1, ?2, 'diospyros', ?3, ?4, ?5, ?6, ?7, ?8)",
+            params![t.alpha, t.beta, score, candidates as i64, kernels, rules_hash, crate::clock::now(), set.as_str()],
         )?;
         Ok(())
     })
 }
 
+/// The kind and phase column values of a rule under a tuning (kind `expand` and no phase until
+/// the rule's set is tuned).
+fn kind_and_phase(r: &KernelRule, tuning: Option<Tuning>) -> (&'static str, Option<i64>) {
+    match tuning {
+        Some(t) => {
+            let p = assign(cost_point(r), t.alpha, t.beta);
+            (p.name(), Some(p.number()))
+        }
+        None => ("expand", None),
+    }
+}
+
 /// Writes the rules files into the `rules` table: new and changed rules unverified, kinds and
 /// phases from `tuning` (rules without one get kind `expand` and no phase until tuned), rules
-/// gone from the files deleted.
+/// gone from the files deleted. Synthesized rules are left as they are.
 pub fn sync(db: &mut Database, specs: &Path, tuning: Option<Tuning>) -> Result<Vec<KernelRule>> {
     let rules = rule::load(specs)?;
     db.transaction(|tx| {
         let stored: Vec<(String, String)> = {
-            let mut stmt = tx.prepare("SELECT name, rule_hash FROM rules WHERE target = ?1")?;
-            let rows = stmt.query_map([RULES_TARGET], |r| Ok((r.get(0)?, r.get(1)?)))?;
+            let mut stmt = tx.prepare(&format!(
+                "SELECT name, rule_hash FROM rules WHERE {}",
+                RuleSet::Given.condition()
+            ))?;
+            let rows = stmt.query_map([], |r| Ok((r.get(0)?, r.get(1)?)))?;
             rows.collect::<rusqlite::Result<_>>()?
         };
         for (name, hash) in &stored {
@@ -88,13 +128,7 @@ pub fn sync(db: &mut Database, specs: &Path, tuning: Option<Tuning>) -> Result<V
             }
         }
         for r in &rules {
-            let (kind, phase) = match tuning {
-                Some(t) => {
-                    let p = assign(cost_point(r), t.alpha, t.beta);
-                    (p.name(), Some(p.number()))
-                }
-                None => ("expand", None),
-            };
+            let (kind, phase) = kind_and_phase(r, tuning);
             tx.execute(
                 "INSERT INTO rules(name, lhs, rhs, kind, phase, target, provenance, rule_hash)
                  VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8)
@@ -117,33 +151,68 @@ pub fn sync(db: &mut Database, specs: &Path, tuning: Option<Tuning>) -> Result<V
     Ok(rules)
 }
 
-/// The proven kernel rules with their phases, read back from the table (not the files): a rule
-/// that is not proven is never used.
-pub fn phased_rules(db: &Database) -> Result<Vec<(KernelRule, Phase)>> {
+/// Gives the stored rules of a set their kinds and phases under a tuning.
+pub fn apply_tuning(db: &mut Database, set: RuleSet, tuning: Tuning) -> Result<()> {
+    let rules = set_rules(db, set, false)?;
+    db.transaction(|tx| {
+        for r in &rules {
+            let (kind, phase) = kind_and_phase(r, Some(tuning));
+            tx.execute(
+                "UPDATE rules SET kind = ?2, phase = ?3 WHERE name = ?1",
+                params![r.name, kind, phase],
+            )?;
+        }
+        Ok(())
+    })
+}
+
+/// The rules of a set read back from the table (the proven ones, or all).
+pub fn set_rules(db: &Database, set: RuleSet, proven_only: bool) -> Result<Vec<KernelRule>> {
+    let only = if proven_only {
+        " AND status = 'proven'"
+    } else {
+        ""
+    };
+    Ok(stored(db, set, only)?.into_iter().map(|(r, _)| r).collect())
+}
+
+/// The rows of a set meeting a further SQL condition, with their kind column, parsed.
+fn stored(db: &Database, set: RuleSet, and: &str) -> Result<Vec<(KernelRule, String)>> {
     let rows = db.text_rows(&format!(
-        "SELECT name, lhs, rhs, kind, provenance FROM rules
-         WHERE target = '{RULES_TARGET}' AND status = 'proven' AND phase IS NOT NULL ORDER BY id"
+        "SELECT name, lhs, rhs, kind, provenance FROM rules WHERE {}{and} ORDER BY id",
+        set.condition(),
     ))?;
     let mut out = Vec::new();
     for row in rows {
         let bad = |m: String| Error::data("rules", format!("kernel rule {}: {m}", row[0]));
-        let lhs =
-            rule::pattern(&read_one(&row[1], "rules table").map_err(|e| bad(e.to_string()))?)?;
-        let rhs =
-            rule::pattern(&read_one(&row[2], "rules table").map_err(|e| bad(e.to_string()))?)?;
-        let phase = Phase::from_name(&row[3]).ok_or_else(|| bad(format!("kind {}", row[3])))?;
+        let side = |text: &str| -> Result<_> {
+            rule::pattern(&read_one(text, "rules table").map_err(|e| bad(e.to_string()))?)
+        };
         out.push((
             KernelRule {
                 name: row[0].clone(),
-                lhs,
-                rhs,
+                lhs: side(&row[1])?,
+                rhs: side(&row[2])?,
                 lhs_text: row[1].clone(),
                 rhs_text: row[2].clone(),
                 provenance: row[4].clone(),
                 loc: Default::default(),
             },
-            phase,
+            row[3].clone(),
         ));
+    }
+    Ok(out)
+}
+
+/// The proven kernel rules of a set with their phases, read back from the table (not the
+/// files): a rule that is not proven, or not yet given a phase, is never used.
+pub fn phased_rules(db: &Database, set: RuleSet) -> Result<Vec<(KernelRule, Phase)>> {
+    let mut out = Vec::new();
+    for (rule, kind) in stored(db, set, " AND status = 'proven' AND phase IS NOT NULL")? {
+        let phase = Phase::from_name(&kind).ok_or_else(|| {
+            Error::data("rules", format!("kernel rule {}: kind {kind}", rule.name))
+        })?;
+        out.push((rule, phase));
     }
     Ok(out)
 }

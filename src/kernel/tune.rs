@@ -2,13 +2,14 @@
 //! that assigns the proven rules to phases differently is tried on the small kernels (mat-mul
 //! 2x2, 2d-conv 3x3 by 2x2, q-prod) for the DSP, searching from the spec alone (no seed); the pair
 //! with the lowest total cost in the `diospyros` model (then the fastest) is recorded in the
-//! database's `kernel_tuning` table.
+//! database's `kernel_tuning` table. Each rule set is tuned on its own; a set with more
+//! distinct assignments than [`MAX_PAIRS`] (a synthesized one) tries that many, evenly spaced.
 
 use super::compile::{compile, Options};
 use super::cost::Model;
 use super::family;
 use super::phase::{assign, candidates, cost_point};
-use super::store::{self, Tuning};
+use super::store::{self, RuleSet, Tuning};
 use super::target::{KernelTarget, Target};
 use crate::error::{Error, Result};
 use crate::project::Project;
@@ -25,28 +26,25 @@ pub struct TuneReport {
     pub ms: f64,
 }
 
-pub fn tune(project: &Project) -> Result<TuneReport> {
+/// The most (alpha, beta) pairs a sweep tries.
+pub const MAX_PAIRS: usize = 80;
+
+pub fn tune(project: &Project, set: RuleSet) -> Result<TuneReport> {
     let start = Instant::now();
     let mut db = project.open()?;
-    let current = store::tuning(&db)?;
-    let rules = store::sync(&mut db, &project.specs, current)?;
+    let current = store::tuning(&db, RuleSet::Given)?;
+    store::sync(&mut db, &project.specs, current)?;
     // Every proven rule, whatever phase it has now: the sweep reassigns them.
-    let proven: Vec<String> = db
-        .text_rows(&format!(
-            "SELECT name FROM rules WHERE target = '{}' AND status = 'proven'",
-            store::RULES_TARGET
-        ))?
-        .into_iter()
-        .map(|r| r[0].clone())
-        .collect();
-    let rules: Vec<_> = rules
-        .into_iter()
-        .filter(|r| proven.contains(&r.name))
-        .collect();
+    let rules = store::set_rules(&db, set, true)?;
     if rules.is_empty() {
-        return Err(Error::Usage(
-            "no proven kernel rules: run `isadb verify-rules` first".into(),
-        ));
+        return Err(Error::Usage(format!(
+            "no proven {} kernel rules: run `isadb {}` first",
+            set.as_str(),
+            match set {
+                RuleSet::Given => "verify-rules",
+                RuleSet::Synthesized => "synth --dialect dsp",
+            }
+        )));
     }
     let target = Target::load(&db, KernelTarget::Dsp)?;
     let kernels = [
@@ -65,7 +63,9 @@ pub fn tune(project: &Project) -> Result<TuneReport> {
         run: None,
         keep_egglog: false,
     };
-    let pairs = candidates(&rules);
+    let all = candidates(&rules);
+    let step = all.len().div_ceil(MAX_PAIRS).max(1);
+    let pairs: Vec<(f64, f64)> = all.into_iter().step_by(step).collect();
     let mut best: Option<(f64, f64, Tuning)> = None;
     for &(alpha, beta) in &pairs {
         let phased: Vec<_> = rules
@@ -90,13 +90,17 @@ pub fn tune(project: &Project) -> Result<TuneReport> {
     let names: Vec<String> = kernels.iter().map(|k| k.name.clone()).collect();
     store::record_tuning(
         &mut db,
+        set,
         chosen,
         score,
         pairs.len(),
         &names.join(" "),
         &store::rules_hash(&rules),
     )?;
-    store::sync(&mut db, &project.specs, Some(chosen))?;
+    match set {
+        RuleSet::Given => drop(store::sync(&mut db, &project.specs, Some(chosen))?),
+        RuleSet::Synthesized => store::apply_tuning(&mut db, set, chosen)?,
+    }
     db.export_tables(&project.tables, &["kernel_tuning", "rules"])?;
     Ok(TuneReport {
         alpha: chosen.alpha,

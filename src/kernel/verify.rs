@@ -6,7 +6,7 @@
 //! `rules.db/rules.csv`; one [`Report`] covers both sets.
 
 use super::rule::{instantiate, KernelRule, Term};
-use super::store::{self, rule_hash, RULES_TARGET};
+use super::store::{self, rule_hash, RuleSet, RULES_TARGET};
 use super::term::{Dag, Id, Op};
 use super::validate::{lanes, prove_pairs};
 use crate::error::{Error, Result};
@@ -147,8 +147,9 @@ fn verify_kernel_rules(project: &Project, options: &Options) -> Result<rules_ver
     let started = Instant::now();
     let started_at = crate::clock::now();
     let mut db = project.open()?;
-    let tuning = store::tuning(&db)?;
-    let rules = store::sync(&mut db, &project.specs, tuning)?;
+    let tuning = store::tuning(&db, RuleSet::Given)?;
+    let mut rules = store::sync(&mut db, &project.specs, tuning)?;
+    rules.extend(store::set_rules(&db, RuleSet::Synthesized, false)?);
     let only = options.rule.as_deref();
     let mut verdicts = Vec::new();
     let mut skipped = 0;

@@ -23,10 +23,12 @@ pub fn stored_rules(db: &Database, status: RuleStatus) -> Result<Vec<Rule>> {
 }
 
 /// The synthesized rules (`isadb synth`) stored in the `rules` table, in name order, each parsed
-/// from its rule line: the text its rule hash covers, as for a hand-written rule.
+/// from its rule line: the text its rule hash covers, as for a hand-written rule. The kernel
+/// rules of the DSP dialect (`synth --dialect dsp`) are not rule lines and are left out.
 pub fn synthesized_rules(db: &Database) -> Result<Vec<Rule>> {
     let mut out = Vec::new();
-    for r in rules_where(db, "provenance = 'synthesized' ORDER BY name", [])? {
+    let condition = "provenance = 'synthesized' AND coalesce(target, '') <> 'dsp' ORDER BY name";
+    for r in rules_where(db, condition, [])? {
         let body = rule_body(
             &r.types,
             &r.lhs,
