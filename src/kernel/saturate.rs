@@ -18,6 +18,16 @@ pub const GROWTH: usize = 8;
 /// The e-graph size below which [`GROWTH`] does not stop a phase.
 pub const GROWTH_FLOOR: usize = 500;
 
+/// A phase stops before an iteration in which a rule over the lanes of a `Vec` could match more
+/// often than this: the product of its lanes' e-class sizes, summed over the `Vec`s. egglog
+/// collects every match of a rule before any cap applies, so the product is what memory pays.
+pub const LANE_MATCH_LIMIT: f64 = 500_000.0;
+
+/// The scalar constructors (a `Vec`'s lanes are their e-classes).
+const SCALAR_CONSTRUCTORS: [&str; 9] = [
+    "Num", "Get", "Add", "Sub", "Mul", "Div", "Neg", "Sqrt", "Sgn",
+];
+
 /// Limits on one phase.
 #[derive(Clone, Copy, Debug)]
 pub struct Limits {
@@ -34,7 +44,7 @@ pub struct PhaseRun {
     /// E-graph size (tuples in every table) after the phase.
     pub nodes: usize,
     pub ms: f64,
-    /// "saturated", "node limit", "iteration limit" or "time limit".
+    /// "saturated", "node limit", "lane match limit", "iteration limit" or "time limit".
     pub stop: &'static str,
 }
 
@@ -153,6 +163,9 @@ impl Session {
             if Instant::now() >= limits.deadline {
                 break "time limit";
             }
+            if iterations > 0 && self.lane_matches()? > LANE_MATCH_LIMIT {
+                break "lane match limit";
+            }
             let report = self
                 .egraph
                 .step_rules_with_scheduler(self.scheduler, phase.name())
@@ -178,6 +191,35 @@ impl Session {
             ms: start.elapsed().as_secs_f64() * 1000.0,
             stop,
         })
+    }
+
+    /// How often a rule over a `Vec`'s lanes could match: for each `Vec`, the product of its
+    /// lanes' e-class sizes.
+    fn lane_matches(&mut self) -> Result<f64> {
+        let mut class_size: HashMap<egglog::Value, f64> = HashMap::new();
+        let egglog_error = |e: egglog::Error| Error::data("egglog", e.to_string());
+        for name in SCALAR_CONSTRUCTORS {
+            self.egraph
+                .constructor_enodes(name, |e| {
+                    if !e.subsumed {
+                        *class_size.entry(e.eclass).or_insert(0.0) += 1.0;
+                    }
+                })
+                .map_err(egglog_error)?;
+        }
+        let mut total = 0.0;
+        self.egraph
+            .constructor_enodes("Vec", |e| {
+                if !e.subsumed {
+                    total += e
+                        .children
+                        .iter()
+                        .map(|c| class_size.get(c).copied().unwrap_or(1.0))
+                        .product::<f64>();
+                }
+            })
+            .map_err(egglog_error)?;
+        Ok(total)
     }
 
     /// Reads the e-graph back, with the e-classes of the named `let` bindings as roots.

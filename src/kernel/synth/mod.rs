@@ -6,8 +6,8 @@
 //! so far do not derive it ([`derive`], an egglog run), and z3 proves the equality over the reals
 //! at 2 and 4 lanes. The rules are stored in the `rules` table (target `dsp`, provenance
 //! `synthesized`, the run, the search parameters and the costs behind their phase) and Isaria's
-//! alpha and beta are tuned for them as a set of their own; `isadb kernel --rules synthesized`
-//! compiles with them alone.
+//! alpha and beta are swept for them as a set of their own (`kernel::tune`); `isadb kernel
+//! --rules synthesized` compiles with them alone.
 
 pub mod derive;
 pub mod enumerate;
@@ -288,7 +288,7 @@ pub fn synthesize(project: &Project, opts: &Options, progress: bool) -> Result<R
         let kept = search(opts, &mut report, progress)?;
         report.search_ms = started.elapsed().as_secs_f64() * 1000.0;
         store(project, opts, &hash, &started_at, &kept, &report)?;
-        inherit_tuning(project)?;
+        super::tune::tune(project, RuleSet::Synthesized)?;
     }
     let db = project.open()?;
     report.by_phase = db
@@ -304,32 +304,6 @@ pub fn synthesize(project: &Project, opts: &Options, progress: bool) -> Result<R
     }
     report.wall_ms = started.elapsed().as_secs_f64() * 1000.0;
     Ok(report)
-}
-
-/// Gives the synthesized rules the phases of the given rules' alpha and beta (Isaria's
-/// boundaries belong to the cost model, which both sets share), recorded as the synthesized
-/// set's tuning until `isadb kernel --tune --rules synthesized` sweeps its own: a sweep over
-/// synthesized rules can try assignments whose e-graphs exhaust memory.
-fn inherit_tuning(project: &Project) -> Result<()> {
-    let mut db = project.open()?;
-    let t = super::store::tuning(&db, RuleSet::Given)?.ok_or_else(|| {
-        Error::Usage(
-            "the given kernel rules have no alpha and beta yet: run `isadb kernel --tune` first"
-                .into(),
-        )
-    })?;
-    let rules = super::store::set_rules(&db, RuleSet::Synthesized, true)?;
-    super::store::record_tuning(
-        &mut db,
-        RuleSet::Synthesized,
-        t,
-        0.0,
-        0,
-        "inherited from the given rules",
-        &super::store::rules_hash(&rules),
-    )?;
-    super::store::apply_tuning(&mut db, RuleSet::Synthesized, t)?;
-    db.export_tables(&project.tables, &["rules", "kernel_tuning"])
 }
 
 /// Replaces the stored synthesized dialect rules with the run's, with the run's rows; one
