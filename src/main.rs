@@ -277,7 +277,7 @@ enum Command {
         rederive: bool,
         /// Synthesize the kernel rules of this dialect instead (dsp: Isaria's search over the
         /// float DSP dialect, lane-generalized, proven over the reals), and tune their phases.
-        #[arg(long, value_parser = ["dsp"], conflicts_with_all = ["shard", "out", "types", "targets", "rederive"])]
+        #[arg(long, value_parser = ["dsp"], conflicts_with_all = ["max_size", "lower_size", "jobs", "shard", "out", "types", "targets", "rederive"])]
         dialect: Option<String>,
     },
     /// Check instruction semantics against real execution: compile each intrinsic into a C harness, run it
