@@ -38,6 +38,10 @@ const fn c(name: &'static str, params: usize, args: usize) -> Constructor {
     Constructor { name, params, args }
 }
 
+/// The extraction cost `prelude.egg` gives every operator of [`CONSTRUCTORS`]: a term holding
+/// one is not yet lowered into instructions.
+pub const OPERATOR_COST: u64 = 1_000_000;
+
 /// Every operator constructor besides `Var` and `Const`, as `prelude.egg` declares them.
 pub const CONSTRUCTORS: [Constructor; 38] = [
     c("Add", 0, 2),
@@ -454,7 +458,10 @@ mod tests {
                 .chain(std::iter::repeat_n("Expr", c.args))
                 .collect::<Vec<_>>()
                 .join(" ");
-            let declared = format!("(constructor {} ({sig}) Expr :cost 1000000)", c.name);
+            let declared = format!(
+                "(constructor {} ({sig}) Expr :cost {OPERATOR_COST})",
+                c.name
+            );
             assert!(prelude.contains(&declared), "{declared}");
             let vars: Vec<String> = (0..c.params + c.args).map(|i| format!("x{i}")).collect();
             let typed = format!(
@@ -464,7 +471,8 @@ mod tests {
             );
             assert!(analysis.contains(&typed), "{typed}");
         }
-        assert_eq!(prelude.matches(":cost 1000000").count(), CONSTRUCTORS.len());
+        let cost = format!(":cost {OPERATOR_COST}");
+        assert_eq!(prelude.matches(&cost).count(), CONSTRUCTORS.len());
     }
 
     #[test]
