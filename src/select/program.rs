@@ -23,8 +23,11 @@ use std::collections::{BTreeMap, BTreeSet, HashMap};
 use std::fmt;
 use std::rc::Rc;
 
-/// Extraction costs are instruction costs times this (egglog costs are integers).
-pub const COST_SCALE: f64 = 10.0;
+/// Extraction costs are instruction costs times this (egglog costs are integers), plus one
+/// per instruction: of two sequences of equal cost the one of fewer instructions is extracted
+/// (`uaba` rather than `uabd` and `add`), and fewer than a hundred extra instructions never
+/// outweigh a cost.
+pub const COST_SCALE: f64 = 100.0;
 
 /// A generated program and what went into it.
 pub struct Program {
@@ -393,7 +396,7 @@ impl Programs {
                 commands.push(Command::Instruction {
                     name,
                     operands: ins.operands.len(),
-                    cost: ((ins.cost * COST_SCALE).round() as u64).max(1),
+                    cost: (ins.cost * COST_SCALE).round() as u64 + 1,
                 });
             }
         }

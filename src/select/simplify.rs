@@ -1,14 +1,16 @@
 //! Identities folded out of instantiated instruction patterns, so a pattern reads the way the
 //! input writes the same computation: a multiplier of one disappears, a slice of every lane is
-//! its operand, a concatenation of one operand is that operand, and a half of a pair built from
-//! two registers is that register.
+//! its operand, a concatenation of one operand is that operand, a conversion to the type its
+//! operand already has is that operand, and a half of a pair built from two registers is that
+//! register.
 
 use crate::ir::{Expr, Op};
 use crate::semantics::{eval, Env};
 use std::rc::Rc;
 
-/// `e` with `x * 1` and `1 * x` replaced by `x`, a slice of all of `x`'s lanes by `x`, and the
-/// low or high half of a concatenation of two equal halves replaced by that half.
+/// `e` with `x * 1` and `1 * x` replaced by `x`, a slice of all of `x`'s lanes by `x`, a cast
+/// of `x` to `x`'s own type by `x`, and the low or high half of a concatenation of two equal
+/// halves replaced by that half.
 pub fn simplify(e: &Rc<Expr>) -> Rc<Expr> {
     let args: Vec<Rc<Expr>> = e.args.iter().map(simplify).collect();
     let rebuilt = || {
@@ -48,6 +50,9 @@ pub fn simplify(e: &Rc<Expr>) -> Rc<Expr> {
             }
             rebuilt()
         }
+        // A conversion to its operand's own type is the operand (`uaba`'s cast of an absolute
+        // difference that is already u16 once written as the input writes it).
+        Op::Cast(_) | Op::SatCast(_) | Op::Bitcast(_) if args[0].ty == e.ty => args[0].clone(),
         // A concatenation of one operand (a 128-bit block of x86's per-block forms) is it.
         Op::Concat if args.len() == 1 => args[0].clone(),
         _ => rebuilt(),
@@ -95,5 +100,16 @@ mod tests {
         let sum = Rc::new(Expr::build(Op::Add, vec![slice(0), scaled]).unwrap());
         let expected = Expr::build(Op::Add, vec![lo, hi]).unwrap();
         assert_eq!(*simplify(&sum), expected);
+    }
+
+    #[test]
+    fn a_conversion_to_the_operands_own_type_folds_away_and_others_stay() {
+        let x = var("x", 4);
+        let same = Rc::new(Expr::build(Op::Cast(Elem::I16), vec![x.clone()]).unwrap());
+        assert_eq!(simplify(&same), x);
+        let wider = Rc::new(Expr::build(Op::Cast(Elem::I32), vec![x.clone()]).unwrap());
+        assert_eq!(simplify(&wider), wider);
+        let saturated = Rc::new(Expr::build(Op::SatCast(Elem::I16), vec![x.clone()]).unwrap());
+        assert_eq!(simplify(&saturated), x);
     }
 }
