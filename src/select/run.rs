@@ -120,7 +120,7 @@ fn best_terms(
         .map(|(_, value)| {
             let mut dag = egglog::TermDag::default();
             let (cost, term) = extractor.extract_best(egraph, &mut dag, *value)?;
-            Some((cost as u64, dag.to_string(term)))
+            Some((cost, dag.to_string(term)))
         })
         .collect())
 }
