@@ -23,10 +23,8 @@ use std::collections::{BTreeMap, BTreeSet, HashMap};
 use std::fmt;
 use std::rc::Rc;
 
-/// Extraction costs are instruction costs times this (egglog costs are integers), plus one
-/// per instruction: of two sequences of equal cost the one of fewer instructions is extracted
-/// (`uaba` rather than `uabd` and `add`), and fewer than a hundred extra instructions never
-/// outweigh a cost.
+/// Extraction costs are instruction costs times this (egglog costs are integers), plus one per
+/// instruction: at equal cost the sequence of fewer instructions wins (`ssra`, not `sshr` + `add`).
 pub const COST_SCALE: f64 = 100.0;
 
 /// A generated program and what went into it.
