@@ -1,7 +1,8 @@
 //! Rewrites sound by construction that move work to the other signedness or to a saturating
 //! conversion, where a target has the instruction only there (x86 has left shifts, compares
 //! and packs of one signedness only):
-//! - a left shift of a signed lane by a constant in range is the unsigned one on the same bits;
+//! - a left shift of a signed lane (by a constant in range, or by a per-lane amount) is the
+//!   unsigned one on the same bits;
 //! - an unsigned comparison is the signed one of its operands with the sign bit flipped;
 //! - a truncation to an unsigned type is a saturating conversion of the value masked to that
 //!   type's range (the saturation then changes nothing), from the signed source type;
@@ -59,6 +60,15 @@ pub fn signedness_rewrites(t: VecType, wanted: Wanted) -> Vec<Rewrite> {
                 Condition::Compare(Cmp::Ge, Int::Slot("c"), Int::Lit(0)),
                 Condition::Compare(Cmp::Lt, Int::Slot("c"), Int::Lit(bits as i128)),
             ],
+        });
+        // By a per-lane amount (read as unsigned at either type): x86's vpsllv.
+        let y = Term::Slot("y");
+        out.push(Rewrite {
+            ruleset: Ruleset::Lower,
+            source: format!("a {name} left shift is the {} one", type_name(u)),
+            lhs: op("Shl", t, vec![x.clone(), y.clone()]),
+            rhs: reinterpret(t, op("Shl", u, vec![reinterpret(u, x), reinterpret(u, y)])),
+            conditions: vec![],
         });
     }
     if let Some(s) = t.elem.signed().filter(|_| !t.elem.is_signed()) {

@@ -1,7 +1,7 @@
 //! Identities folded out of instantiated instruction patterns, so a pattern reads the way the
 //! input writes the same computation: a multiplier of one disappears, a slice of every lane is
 //! its operand, a concatenation of one operand is that operand, a conversion to the type its
-//! operand already has is that operand, and a half of a pair built from two registers is that
+//! operand already has is that operand, bits read as another type and back are the bits, and a half of a pair built from two registers is that
 //! register.
 
 use crate::ir::{Expr, Op};
@@ -53,6 +53,11 @@ pub fn simplify(e: &Rc<Expr>) -> Rc<Expr> {
         // A conversion to its operand's own type is the operand (`uaba`'s cast of an absolute
         // difference that is already u16 once written as the input writes it).
         Op::Cast(_) | Op::SatCast(_) | Op::Bitcast(_) if args[0].ty == e.ty => args[0].clone(),
+        // Bits read as another type and back are the operand (NEON's `-count` as an unsigned
+        // amount, read as the shifted lanes' type).
+        Op::Bitcast(_) if matches!(args[0].op, Op::Bitcast(_)) && args[0].args[0].ty == e.ty => {
+            args[0].args[0].clone()
+        }
         // A concatenation of one operand (a 128-bit block of x86's per-block forms) is it.
         Op::Concat if args.len() == 1 => args[0].clone(),
         _ => rebuilt(),

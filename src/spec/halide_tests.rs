@@ -210,3 +210,24 @@ fn mixing_element_types_is_a_type_error() {
     );
     assert!(elab_err("a_u8 * 300").contains("literal 300 does not fit in u8"));
 }
+
+#[test]
+fn shifts_by_a_value_reverse_for_negative_amounts_as_halide_shifts() {
+    let user = |text: &str| {
+        let declared = Default::default();
+        crate::ir::forms::elaborate_expression(text, "expression", &macros(), 1, &declared)
+            .unwrap_or_else(|e| panic!("{text}: {e}"))
+    };
+    let shl = user("x_i8 << y_i8");
+    assert_eq!(run(&shl, &[("x_i8", 100), ("y_i8", -2)]), 25);
+    assert_eq!(run(&shl, &[("x_i8", -100), ("y_i8", -2)]), -25);
+    assert_eq!(run(&shl, &[("x_i8", 3), ("y_i8", 2)]), 12);
+    let shr = user("x_i16 >> y_i16");
+    assert_eq!(run(&shr, &[("x_i16", 3), ("y_i16", -4)]), 48);
+    assert_eq!(run(&shr, &[("x_i16", -64), ("y_i16", 3)]), -8);
+    // The amount takes the shifted lanes' width and keeps its signedness.
+    let mixed = user("x_u8 << y_i16");
+    assert_eq!(run(&mixed, &[("x_u8", 200), ("y_i16", -1)]), 100);
+    // Rule sides keep the IR's shift, whose amount is unsigned.
+    assert_eq!(run(&elab("x_u8 >> y_u8", 1), &[("x_u8", 200), ("y_u8", 9)]), 0);
+}

@@ -1,11 +1,13 @@
 //! Halide's operators and functions as IR s-expressions: literal folding, division and
 //! remainder by powers of two as shifts and masks (by other constants as `divide-by` and
-//! `remainder-by`), casts, `clamp`, Halide's unsigned `abs`, and
+//! `remainder-by`), shifts by a value (Halide's signed amounts), casts, `clamp`, Halide's
+//! unsigned `abs`, and
 //! any other call passed through by name (idioms).
 
 use crate::error::{Error, Location, Result};
 use crate::ir::sexpr::{SExpr, SKind};
 use crate::ir::types::Elem;
+use super::Shifts;
 
 /// A symbol at `loc`.
 pub(super) fn sym(name: &str, loc: &Location) -> SExpr {
@@ -48,6 +50,7 @@ pub(super) fn combine(
     name: &str,
     lhs: SExpr,
     rhs: SExpr,
+    shifts: Shifts,
     loc: &Location,
 ) -> Result<SExpr> {
     if let (Some(a), Some(b)) = (as_int(&lhs), as_int(&rhs)) {
@@ -88,6 +91,11 @@ pub(super) fn combine(
                 ),
             )),
         };
+    }
+    if shifts == Shifts::Halide && matches!(op, "<<" | ">>") && as_int(&rhs).is_none() {
+        // A shift by a value: Halide's meaning (prelude's `halide-shl`, `halide-shr`).
+        let head = if op == "<<" { "halide-shl" } else { "halide-shr" };
+        return Ok(list(head, vec![lhs, rhs], loc));
     }
     Ok(list(name, vec![lhs, rhs], loc))
 }

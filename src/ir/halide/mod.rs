@@ -30,10 +30,27 @@ use parse::Parser;
 use std::collections::HashMap;
 use std::rc::Rc;
 
-/// Reads one Halide-style expression; `source` names the text in error locations.
+/// What `x << y` and `x >> y` mean when `y` is not a constant.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Shifts {
+    /// Halide's: `y` takes `x`'s lane width keeping its signedness, and a negative `y` shifts
+    /// the other way (prelude's `halide-shl`, `halide-shr`). Expressions users type.
+    Halide,
+    /// The IR's `shl` and `shr` (the amount read as unsigned): rule files and synthesized
+    /// rules, which are written over the IR.
+    Ir,
+}
+
+/// Reads one Halide-style expression as a user types it (Halide's shifts); `source` names the
+/// text in error locations.
 pub fn parse_halide(text: &str, source: &str) -> Result<SExpr> {
+    parse_halide_with(text, source, Shifts::Halide)
+}
+
+/// Reads one Halide-style expression with the given meaning of shifts by a value.
+pub fn parse_halide_with(text: &str, source: &str, shifts: Shifts) -> Result<SExpr> {
     let toks = lex(text, source)?;
-    let mut p = Parser::new(toks);
+    let mut p = Parser::new(toks, shifts);
     let e = p.expr()?;
     let t = p.peek();
     if t.tok != Tok::Eof {
@@ -49,8 +66,10 @@ pub fn parse_halide(text: &str, source: &str) -> Result<SExpr> {
 /// of `reduce_add(k, e)` have `k` times the lanes of its result, so in
 /// `acc_u32 + reduce_add(4, u32(a_u8) * u32(b_u8))` `acc_u32` has `lanes` lanes and `a_u8`,
 /// `b_u8` have `4 * lanes`.
+/// Shifts by a value are the IR's (`Shifts::Ir`): this reads rule sides.
 pub fn elaborate_halide(text: &str, source: &str, macros: &Macros, lanes: u32) -> Result<Rc<Expr>> {
-    elaborate_parsed(&parse_halide(text, source)?, macros, lanes, &HashMap::new())
+    let parsed = parse_halide_with(text, source, Shifts::Ir)?;
+    elaborate_parsed(&parsed, macros, lanes, &HashMap::new())
 }
 
 /// Elaborates a parsed Halide-style expression as [`elaborate_halide`] does, with variables

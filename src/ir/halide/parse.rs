@@ -4,6 +4,7 @@
 
 use super::lex::{Tok, Token};
 use super::lower::{as_int, call, combine, int, list, sym};
+use super::Shifts;
 use crate::error::{Error, Location, Result};
 use crate::ir::limits::TreeBudget;
 use crate::ir::sexpr::SExpr;
@@ -26,14 +27,16 @@ pub(super) struct Parser {
     toks: Vec<Token>,
     pos: usize,
     budget: TreeBudget,
+    shifts: Shifts,
 }
 
 impl Parser {
-    pub(super) fn new(toks: Vec<Token>) -> Parser {
+    pub(super) fn new(toks: Vec<Token>, shifts: Shifts) -> Parser {
         Parser {
             toks,
             pos: 0,
             budget: TreeBudget::default(),
+            shifts,
         }
     }
 
@@ -75,7 +78,7 @@ impl Parser {
             chain += 1;
             self.next();
             let rhs = self.binary(level + 1)?;
-            lhs = combine(op, name, lhs, rhs, &loc)?;
+            lhs = combine(op, name, lhs, rhs, self.shifts, &loc)?;
         }
     }
 

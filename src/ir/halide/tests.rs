@@ -150,3 +150,12 @@ fn errors_point_at_the_problem() {
     let sum = vec!["a_u8"; 300].join(" + ");
     assert!(err(&sum).ends_with("expression nested more than 256 deep (isadb's limit)"));
 }
+
+#[test]
+fn shifts_by_a_value_have_halides_meaning_for_users_and_the_irs_in_rules() {
+    assert_eq!(sx("a_i8 << b_i8"), "(halide-shl a_i8 b_i8)");
+    assert_eq!(sx("a_u16 >> b_i16"), "(halide-shr a_u16 b_i16)");
+    assert_eq!(sx("a_u16 >> 3"), "(shr a_u16 3)");
+    let rule_side = parse_halide_with("a_i8 << b_i8", "rule", Shifts::Ir).unwrap();
+    assert_eq!(rule_side.to_string(), "(shl a_i8 b_i8)");
+}
