@@ -117,12 +117,12 @@ impl<'a> Matcher<'a> {
         for assignment in assignments(sources, params.len()) {
             let types: Vec<VecType> = assignment.iter().map(|s| source_type(scaled, *s)).collect();
             for meta in meta_combinations(idiom) {
-                let Some(template) = self.template(idiom, &meta, &types) else {
+                let Some(template) = self
+                    .template(idiom, &meta, &types)
+                    .and_then(|t| read_as(&t, scaled.result))
+                else {
                     continue;
                 };
-                if template.ty != scaled.result {
-                    continue;
-                }
                 let fixed = fixed_operands(scaled, &assignment);
                 let zeroed = fixed.iter().filter(|(i, _)| {
                     let op = &scaled.operands[*i];
@@ -208,19 +208,38 @@ impl<'a> Matcher<'a> {
             .iter()
             .filter_map(|m| self.template(idiom, m, &types))
             .collect();
+        let readable: Vec<Rc<Expr>> = templates
+            .iter()
+            .filter_map(|t| read_as(t, ins.result))
+            .collect();
         if templates.is_empty() {
             return Ok(true);
         }
         let envs = fingerprint_envs(ins, &mut SmallRng::seed_from_u64(FULL_WIDTH_SEED));
         let fixed = fixed_operands(ins, &full);
         let params = idiom.operand_params();
-        for template in templates.iter().filter(|t| t.ty == ins.result) {
+        for template in &readable {
             if fingerprint_matches(ins, template, &params, &full, &fixed, &envs)? {
                 return Ok(true);
             }
         }
         Ok(false)
     }
+}
+
+/// The idiom's value as an instruction's result of type `result`: itself, or its bits when the
+/// two differ only in signedness (`sabd`'s i8 lanes hold `absd`'s u8 difference), for the
+/// lowering reinterprets the result for free.
+pub fn read_as(template: &Rc<Expr>, result: VecType) -> Option<Rc<Expr>> {
+    if template.ty == result {
+        return Some(template.clone());
+    }
+    let (t, r) = (template.ty.elem, result.elem);
+    let other_signedness = t.is_int() && r.is_int() && t.bits() == r.bits();
+    (template.ty.lanes == result.lanes && other_signedness)
+        .then(|| Expr::build(Op::Bitcast(r), vec![template.clone()]).ok())
+        .flatten()
+        .map(Rc::new)
 }
 
 /// The idiom instantiated over variables named by its parameters (operands of `types`, meta

@@ -10,6 +10,6 @@ pub mod refresh;
 pub mod store;
 
 pub use fact::{Constant, Fact, OperandBinding};
-pub use matcher::{instantiate_idiom, Matcher};
+pub use matcher::{instantiate_idiom, read_as, Matcher};
 pub use refresh::refresh;
 pub use store::proven_facts;

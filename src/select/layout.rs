@@ -7,6 +7,7 @@
 use super::encode::ground;
 use super::term::{Command, Term};
 use crate::ir::{Expr, Op, VecType};
+use crate::spec::Target;
 use std::collections::BTreeSet;
 use std::rc::Rc;
 
@@ -255,18 +256,24 @@ pub fn padded(term: Term) -> Term {
 }
 
 /// The inputs (`whole`: type and name) and parts of inputs (`parts`: type, name, offset, the
-/// input's lanes) two registers wide, each with its two register-wide parts: (type, the input
-/// or part, its halves).
+/// input's lanes) two registers wide, each with its two register-wide parts, and the inputs one
+/// register wide whose halves a target splits into (NEON's `addp` of a register's two
+/// halves): (type, the input or part, its halves).
 pub fn register_halves(
     parts: &BTreeSet<(VecType, String, i64, u32)>,
     whole: &BTreeSet<(VecType, String)>,
-    register_bits: u32,
+    target: &Target,
 ) -> Vec<(VecType, Term, Vec<Term>)> {
+    let (register_bits, min_split_bits) = (target.register_bits, target.min_split_bits);
+    let splits = |ty: &VecType, whole: bool| {
+        ty.bits() == 2 * register_bits
+            || (whole && ty.bits() == register_bits && register_bits / 2 >= min_split_bits)
+    };
     parts
         .iter()
         .map(|(ty, name, offset, _)| (*ty, name, Some(*offset)))
         .chain(whole.iter().map(|(ty, name)| (*ty, name, None)))
-        .filter(|(ty, ..)| ty.bits() == 2 * register_bits && ty.lanes.is_multiple_of(2))
+        .filter(|(ty, _, offset)| splits(ty, offset.is_none()) && ty.lanes.is_multiple_of(2))
         .map(|(ty, name, offset)| {
             let half = ty.with_lanes(ty.lanes / 2);
             let part = |ty, offset| Term::Part {

@@ -3,7 +3,7 @@
 //! Program generation turns them into rewrites of the lower ruleset.
 
 use super::simplify::simplify;
-use crate::idioms::{instantiate_idiom, Constant, Fact, OperandBinding};
+use crate::idioms::{instantiate_idiom, read_as, Constant, Fact, OperandBinding};
 use crate::ir::{Expr, Op, VecType};
 use crate::spec::{Instruction, SpecSet};
 use std::collections::HashMap;
@@ -81,9 +81,8 @@ pub fn fact_lowering(
         }
     }
     let template = instantiate_idiom(&specs.macros, idiom, &fact.meta.values(), &types)?;
-    if template.ty != ins.result {
-        return None;
-    }
+    // A result of the other signedness is reinterpreted by the rewrite.
+    read_as(&template, ins.result)?;
     let args = entries
         .iter()
         .zip(&ins.operands)

@@ -282,7 +282,7 @@ impl Programs {
             .flat_map(|input| input.vars())
             .map(|(n, t)| (t, n))
             .collect();
-        let part_halves = layout::register_halves(&parts, &whole_inputs, target.register_bits);
+        let part_halves = layout::register_halves(&parts, &whole_inputs, &target);
         // A narrow part an operator other than a cast reads is also the low lanes of a register
         // (casts widen parts by `part_widenings`).
         let mut operands = BTreeSet::new();

@@ -2,7 +2,7 @@
 //! conversion, where a target has the instruction only there (x86 has left shifts, compares
 //! and packs of one signedness only):
 //! - a left shift of a signed lane (by a constant in range, or by a per-lane amount) is the
-//!   unsigned one on the same bits;
+//!   unsigned one on the same bits, and bit counts are the same at either signedness;
 //! - an unsigned comparison is the signed one of its operands with the sign bit flipped;
 //! - a truncation to an unsigned type is a saturating conversion of the value masked to that
 //!   type's range (the saturation then changes nothing), from the signed source type;
@@ -26,7 +26,7 @@ fn constant(ty: VecType, value: Int) -> Term {
 /// conversion).
 pub type Wanted<'a> = &'a dyn Fn(&'static str, VecType, Option<VecType>) -> bool;
 
-/// The rewrites of one integer type `t`: its left shifts and comparisons.
+/// The rewrites of one integer type `t`: its left shifts, bit counts and comparisons.
 pub fn signedness_rewrites(t: VecType, wanted: Wanted) -> Vec<Rewrite> {
     let mut out = Vec::new();
     let x = Term::Slot("x");
@@ -67,7 +67,32 @@ pub fn signedness_rewrites(t: VecType, wanted: Wanted) -> Vec<Rewrite> {
             ruleset: Ruleset::Lower,
             source: format!("a {name} left shift is the {} one", type_name(u)),
             lhs: op("Shl", t, vec![x.clone(), y.clone()]),
-            rhs: reinterpret(t, op("Shl", u, vec![reinterpret(u, x), reinterpret(u, y)])),
+            rhs: reinterpret(
+                t,
+                op("Shl", u, vec![reinterpret(u, x.clone()), reinterpret(u, y)]),
+            ),
+            conditions: vec![],
+        });
+    }
+    // Bit counts read only the bits: the same at the other signedness (HVX counts Vh lanes,
+    // AVX-512 `lzcnt_epi32` epi32 ones).
+    let other = if t.elem.is_signed() {
+        t.elem.unsigned()
+    } else {
+        t.elem.signed()
+    };
+    for count in ["Popcount", "Clz"]
+        .into_iter()
+        .filter(|c| wanted(c, t, None))
+    {
+        let Some(o) = other.map(|e| t.with_elem(e)) else {
+            break;
+        };
+        out.push(Rewrite {
+            ruleset: Ruleset::Lower,
+            source: format!("{count} of {name} is {count} of {}", type_name(o)),
+            lhs: op(count, t, vec![x.clone()]),
+            rhs: reinterpret(t, op(count, o, vec![reinterpret(o, x.clone())])),
             conditions: vec![],
         });
     }

@@ -8,7 +8,7 @@ use super::reshape::reshaping;
 use super::shifts::{oversized_shifts, shifts_by_other_means};
 use super::signedness::{compare_through, conversion_rewrites, signedness_rewrites, Wanted};
 use super::term::{
-    fits_i64, lane_value, op, type_name, Cmp, Condition, Int, Rewrite, Ruleset, Term,
+    fits_i64, lane_value, op, reinterpret, type_name, Cmp, Condition, Int, Rewrite, Ruleset, Term,
 };
 use crate::ir::{Elem, VecType};
 use crate::spec::Target;
@@ -243,6 +243,41 @@ fn wide_multiply(t: VecType) -> Vec<Rewrite> {
     }]
 }
 
+/// A product of values of type `n` widened to `t` (lanes twice as wide) multiplies the even
+/// lanes of the widened values' bits, read as `n` lanes, where each value is: x86's pmuludq
+/// and pmuldq multiply the even 32-bit lanes of 64-bit lanes.
+fn widened_product(t: VecType, n: VecType) -> Option<Rewrite> {
+    let widening = t.lanes == n.lanes && t.elem.bits() == 2 * n.elem.bits();
+    if !widening || !t.elem.is_int() || !n.elem.is_int() {
+        return None;
+    }
+    let widened = |slot| op("Cast", t, vec![Term::Slot(slot)]);
+    let evens = |slot| {
+        let bits = reinterpret(n.with_lanes(2 * n.lanes), widened(slot));
+        let lanes = Term::Op {
+            name: "Slice",
+            ty: n,
+            params: vec![0, 2],
+            args: vec![bits],
+        };
+        op("Cast", t, vec![lanes])
+    };
+    Some(Rewrite {
+        ruleset: Ruleset::Lower,
+        source: format!(
+            "a product of {} widened to {} is one of the even lanes of their bits",
+            type_name(n),
+            type_name(t)
+        ),
+        lhs: op("Mul", t, vec![widened("a"), widened("b")]),
+        rhs: op("Mul", t, vec![evens("a"), evens("b")]),
+        conditions: vec![
+            Condition::TypeOf(Term::Slot("a"), n),
+            Condition::TypeOf(Term::Slot("b"), n),
+        ],
+    })
+}
+
 /// Rewrites sound by construction, for `types` (in the order of their names): a conversion of a
 /// concatenation is the concatenation of the converted halves, a constant is the widening cast
 /// of the same value at a narrower type (so `u16(b_u8) * 2` is a widening multiply), and a
@@ -251,7 +286,8 @@ fn wide_multiply(t: VecType) -> Vec<Rewrite> {
 /// through its [`cast_midpoint`]; operators that move lanes ([`reshaping`]); a narrowing of less than a register is the low half of the
 /// narrowing of the input concatenated with itself (NEON's `xtn` of a 64-bit result); the
 /// comparisons and selects of [`comparison_and_select_rewrites`]; 8-bit multiplies at 16
-/// bits ([`wide_multiply`]); the shifts, comparisons and conversions of `signedness.rs`
+/// bits ([`wide_multiply`]); products of widened values by their even lanes
+/// ([`widened_product`], where the program wants the multiply); the shifts, comparisons and conversions of `signedness.rs`
 /// that the program `wanted`; and the operators the program `lacks` by others
 /// ([`fallbacks`]; `masks`: comparisons make masks on the target; `own`: the input's own
 /// operators).
@@ -300,6 +336,9 @@ pub fn generated(
         out.extend(shifts_by_other_means(t));
         out.extend(comparison_and_select_rewrites(t));
         out.extend(wide_multiply(t));
+        if !lane_layout && wanted("Mul", t, None) {
+            out.extend(types.iter().filter_map(|&n| widened_product(t, n)));
+        }
         out.extend(signedness_rewrites(t, wanted));
         out.extend(fallbacks(t, types, masks, own, lacks));
     }

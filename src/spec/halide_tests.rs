@@ -229,5 +229,8 @@ fn shifts_by_a_value_reverse_for_negative_amounts_as_halide_shifts() {
     let mixed = user("x_u8 << y_i16");
     assert_eq!(run(&mixed, &[("x_u8", 200), ("y_i16", -1)]), 100);
     // Rule sides keep the IR's shift, whose amount is unsigned.
-    assert_eq!(run(&elab("x_u8 >> y_u8", 1), &[("x_u8", 200), ("y_u8", 9)]), 0);
+    assert_eq!(
+        run(&elab("x_u8 >> y_u8", 1), &[("x_u8", 200), ("y_u8", 9)]),
+        0
+    );
 }

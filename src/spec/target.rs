@@ -46,6 +46,7 @@ pub const TARGETS: [Target; 4] = [
             "avx512bw",
             "avx512vl",
             "avx512dq",
+            "avx512cd",
             "avx512vnni",
             "avx512vbmi",
         ],

@@ -4,10 +4,10 @@
 //! unsigned `abs`, and
 //! any other call passed through by name (idioms).
 
+use super::Shifts;
 use crate::error::{Error, Location, Result};
 use crate::ir::sexpr::{SExpr, SKind};
 use crate::ir::types::Elem;
-use super::Shifts;
 
 /// A symbol at `loc`.
 pub(super) fn sym(name: &str, loc: &Location) -> SExpr {
@@ -94,7 +94,11 @@ pub(super) fn combine(
     }
     if shifts == Shifts::Halide && matches!(op, "<<" | ">>") && as_int(&rhs).is_none() {
         // A shift by a value: Halide's meaning (prelude's `halide-shl`, `halide-shr`).
-        let head = if op == "<<" { "halide-shl" } else { "halide-shr" };
+        let head = if op == "<<" {
+            "halide-shl"
+        } else {
+            "halide-shr"
+        };
         return Ok(list(head, vec![lhs, rhs], loc));
     }
     Ok(list(name, vec![lhs, rhs], loc))
