@@ -402,7 +402,7 @@ impl Programs {
         commands.extend(
             named
                 .iter()
-                .filter(|t| t.elem.is_int() && t.elem.bits() <= 32)
+                .filter(|t| t.elem.is_int() && t.elem.bits() <= 64)
                 .map(|t| Command::Range(*t)),
         );
         commands.push(Command::Fixed(include_str!("bounds.egg")));
