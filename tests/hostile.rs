@@ -161,6 +161,11 @@ fn probes_exit_with_the_documented_code_and_one_line() {
             "type error: add needs operands of one type",
         ),
         probe(
+            &["compile", "--target", "neon", "x_f32 << y_i32", "--no-cache"],
+            2,
+            "expression:1:7: shifts need integer lanes, got f32 and i32",
+        ),
+        probe(
             &["db", "import", "/nonexistent-isadb-dir"],
             2,
             "no such directory",

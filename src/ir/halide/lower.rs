@@ -92,14 +92,24 @@ pub(super) fn combine(
             )),
         };
     }
-    if shifts == Shifts::Halide && matches!(op, "<<" | ">>") && as_int(&rhs).is_none() {
-        // A shift by a value: Halide's meaning (prelude's `halide-shl`, `halide-shr`).
-        let head = if op == "<<" {
-            "halide-shl"
-        } else {
-            "halide-shr"
-        };
-        return Ok(list(head, vec![lhs, rhs], loc));
+    if shifts == Shifts::Halide && matches!(op, "<<" | ">>") {
+        match as_int(&rhs) {
+            // A shift by a value: Halide's meaning (prelude's `halide-shl`, `halide-shr`).
+            None => {
+                let head = if op == "<<" {
+                    "halide-shl"
+                } else {
+                    "halide-shr"
+                };
+                return Ok(list(head, vec![lhs, rhs], loc));
+            }
+            // By a negative constant: the other way.
+            Some(k) if k < 0 => {
+                let other = if op == "<<" { "shr" } else { "shl" };
+                return Ok(list(other, vec![lhs, int(-k, &rhs.loc)], loc));
+            }
+            Some(_) => {}
+        }
     }
     Ok(list(name, vec![lhs, rhs], loc))
 }

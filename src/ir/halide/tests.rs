@@ -159,3 +159,9 @@ fn shifts_by_a_value_have_halides_meaning_for_users_and_the_irs_in_rules() {
     let rule_side = parse_halide_with("a_i8 << b_i8", "rule", Shifts::Ir).unwrap();
     assert_eq!(rule_side.to_string(), "(shl a_i8 b_i8)");
 }
+
+#[test]
+fn shifts_by_a_negative_constant_go_the_other_way() {
+    assert_eq!(sx("a_i8 << -2"), "(shr a_i8 2)");
+    assert_eq!(sx("a_u16 >> -1"), "(shl a_u16 1)");
+}
