@@ -76,9 +76,22 @@ pub fn verify_rule(rule: &Rule, macros: &Macros, timeout_ms: u32) -> Result<Rule
     for t in rule_types(rule) {
         let tname = t.map_or_else(String::new, |t| t.name().to_string());
         for lanes in lane_counts(rule, t, macros)? {
-            let inst = elaborate(rule, t, lanes, macros)?;
-            let verdict =
-                prove_equivalent(&inst.lhs, &inst.rhs, inst.predicate.as_deref(), timeout_ms)?;
+            let prove = || -> Result<Verdict> {
+                let inst = elaborate(rule, t, lanes, macros)?;
+                prove_equivalent(&inst.lhs, &inst.rhs, inst.predicate.as_deref(), timeout_ms)
+            };
+            // z3 that cannot decide is asked once more on a new thread, whose context is new:
+            // how long it takes depends on what its context saw before (a shipped rule that
+            // proves in seconds was once left unknown after 40 s on a busy thread).
+            let verdict = match prove()? {
+                Verdict::Unknown { .. } => std::thread::scope(|scope| {
+                    scope
+                        .spawn(prove)
+                        .join()
+                        .map_err(|_| Error::Tool("a proof thread panicked".into()))?
+                })?,
+                decided => decided,
+            };
             match verdict {
                 Verdict::Proven { ms, .. } => {
                     v.solver_ms += ms;
