@@ -234,3 +234,14 @@ fn shifts_by_a_value_reverse_for_negative_amounts_as_halide_shifts() {
         0
     );
 }
+
+#[test]
+fn a_chain_of_shifts_by_values_elaborates_each_operand_once() {
+    // The macros read the shifted value twice; bound once, 40 shifts stay a chain (expanded
+    // textually, the tree doubled at every level: 2^40 nodes).
+    let chain = (0..40).fold("x_i8".to_string(), |e, _| format!("({e} << y_i8)"));
+    let declared = Default::default();
+    let e = crate::ir::forms::elaborate_expression(&chain, "expression", &macros(), 1, &declared)
+        .unwrap();
+    assert_eq!(e.ty.to_string(), "i8");
+}

@@ -2,6 +2,7 @@
 //! evaluates meta expressions, gives integer literals the type of their sibling operands.
 
 mod divide;
+mod halide_shift;
 mod literal;
 mod meta_eval;
 
@@ -461,17 +462,7 @@ impl<'m> Scope<'m> {
             _ => {
                 if let Some(m) = self.macros.map.get(head) {
                     if matches!(head, "halide-shl" | "halide-shr") {
-                        // Halide's shifts by a value: integer lanes, said where they are used.
-                        let types = args
-                            .iter()
-                            .map(|a| self.expr(a).map(|e| e.ty))
-                            .collect::<Result<Vec<_>>>()?;
-                        if types.iter().any(|t| !t.elem.is_int()) {
-                            let shown: Vec<String> = types.iter().map(|t| t.to_string()).collect();
-                            let msg =
-                                format!("shifts need integer lanes, got {}", shown.join(" and "));
-                            return Err(s.err(msg));
-                        }
+                        return self.halide_shift(head, args, s);
                     }
                     if self.depth >= MAX_EXPANSION_DEPTH {
                         return Err(s.err(format!(
