@@ -31,6 +31,7 @@ pub mod compile;
 pub mod corpus;
 pub mod emit_c;
 pub mod encode;
+pub mod extract;
 pub mod fallback;
 pub mod layout;
 pub mod lowering;

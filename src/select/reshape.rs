@@ -109,15 +109,18 @@ fn even_and_odd_by_halves(t: VecType, s: VecType) -> Vec<Rewrite> {
 
 /// A lane-wise operator at `t`, at most half a register, on the low lanes of values of type
 /// `whole`: the low lanes of the operator on the whole values (no lane of the result depends on
-/// the others).
+/// the others). Likewise on the high lanes of values twice as wide, so that an operation on the
+/// high half of a register shares the register-wide one made for the low half.
 fn low_lanes(t: VecType, whole: VecType) -> Vec<Rewrite> {
     if t.elem == Elem::Bool {
         return vec![];
     }
-    let low = |ty, arg| Term::Lanes {
-        ty,
-        offset: 0,
-        arg: Box::new(arg),
+    let lanes_at = |offset: i64| {
+        move |ty, arg| Term::Lanes {
+            ty,
+            offset,
+            arg: Box::new(arg),
+        }
     };
     let (a, b) = (Term::Slot("a"), Term::Slot("b"));
     let c = Term::Const {
@@ -130,32 +133,51 @@ fn low_lanes(t: VecType, whole: VecType) -> Vec<Rewrite> {
     };
     let mut out = Vec::new();
     let name = type_name(t);
-    for operator in [
-        "Add", "Sub", "Mul", "And", "Or", "Xor", "Min", "Max", "Shl", "Shr",
-    ] {
-        out.push(Rewrite {
-            ruleset: Ruleset::Lower,
-            source: format!(
-                "{operator} of the low lanes of {} at {name}",
-                type_name(whole)
-            ),
-            lhs: op(operator, t, vec![low(t, a.clone()), low(t, b.clone())]),
-            rhs: low(t, op(operator, whole, vec![a.clone(), b.clone()])),
-            conditions: vec![
-                Condition::TypeOf(a.clone(), whole),
-                Condition::TypeOf(b.clone(), whole),
-            ],
-        });
-        out.push(Rewrite {
-            ruleset: Ruleset::Lower,
-            source: format!(
-                "{operator} of the low lanes of a {} and a constant at {name}",
-                type_name(whole)
-            ),
-            lhs: op(operator, t, vec![low(t, a.clone()), c.clone()]),
-            rhs: low(t, op(operator, whole, vec![a.clone(), whole_c.clone()])),
-            conditions: vec![Condition::TypeOf(a.clone(), whole)],
-        });
+    let mut offsets = vec![(0, "low")];
+    if whole.lanes == 2 * t.lanes {
+        offsets.push((i64::from(t.lanes), "high"));
+    }
+    for (offset, which) in offsets {
+        let low = lanes_at(offset);
+        for operator in [
+            "Add", "Sub", "Mul", "And", "Or", "Xor", "Min", "Max", "Shl", "Shr",
+        ] {
+            out.push(Rewrite {
+                ruleset: Ruleset::Lower,
+                source: format!(
+                    "{operator} of the {which} lanes of {} at {name}",
+                    type_name(whole)
+                ),
+                lhs: op(operator, t, vec![low(t, a.clone()), low(t, b.clone())]),
+                rhs: low(t, op(operator, whole, vec![a.clone(), b.clone()])),
+                conditions: vec![
+                    Condition::TypeOf(a.clone(), whole),
+                    Condition::TypeOf(b.clone(), whole),
+                ],
+            });
+            out.push(Rewrite {
+                ruleset: Ruleset::Lower,
+                source: format!(
+                    "{operator} of the {which} lanes of a {} and a constant at {name}",
+                    type_name(whole)
+                ),
+                lhs: op(operator, t, vec![low(t, a.clone()), c.clone()]),
+                rhs: low(t, op(operator, whole, vec![a.clone(), whole_c.clone()])),
+                conditions: vec![Condition::TypeOf(a.clone(), whole)],
+            });
+        }
+        for operator in ["Neg", "Not", "Abs"] {
+            out.push(Rewrite {
+                ruleset: Ruleset::Lower,
+                source: format!(
+                    "{operator} of the {which} lanes of a {} at {name}",
+                    type_name(whole)
+                ),
+                lhs: op(operator, t, vec![low(t, a.clone())]),
+                rhs: low(t, op(operator, whole, vec![a.clone()])),
+                conditions: vec![Condition::TypeOf(a.clone(), whole)],
+            });
+        }
     }
     // A broadcast of one lane: the low lanes (as a slice, the form instruction patterns read
     // them in: `vpmovsxwd` of them) of its broadcast to a register.
@@ -174,18 +196,6 @@ fn low_lanes(t: VecType, whole: VecType) -> Vec<Rewrite> {
         },
         conditions: vec![Condition::TypeOf(a.clone(), t.with_lanes(1))],
     });
-    for operator in ["Neg", "Not", "Abs"] {
-        out.push(Rewrite {
-            ruleset: Ruleset::Lower,
-            source: format!(
-                "{operator} of the low lanes of a {} at {name}",
-                type_name(whole)
-            ),
-            lhs: op(operator, t, vec![low(t, a.clone())]),
-            rhs: low(t, op(operator, whole, vec![a.clone()])),
-            conditions: vec![Condition::TypeOf(a.clone(), whole)],
-        });
-    }
     out
 }
 

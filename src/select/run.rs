@@ -12,6 +12,7 @@
 //! in [`PATIENCE`] iterations: lowering keeps growing the e-graph (about 1.5x per iteration)
 //! long after the cheapest sequence is in it.
 
+use super::extract::Graph;
 use super::program::Program;
 use super::term::OPERATOR_COST;
 use crate::error::{Error, Result};
@@ -85,14 +86,25 @@ pub fn run_within(program: &Program, budget: Budget) -> Result<Vec<String>> {
 }
 
 /// The cheapest term of each root, as text, from one computation of the e-graph's costs
-/// (egglog's `extract` computes them again for every root).
+/// (egglog's `extract` computes them again for every root). Where the term chosen with shared
+/// sub-terms counted once ([`Graph::extract`]) costs less as a DAG than the tree extraction's,
+/// it is taken instead.
 fn extract_all(egraph: &mut egglog::EGraph, roots: &[egglog::ast::Expr]) -> Result<Vec<String>> {
-    best_terms(egraph, roots)?
-        .into_iter()
-        .map(|best| {
-            let (_, text) =
+    let trees = best_terms(egraph, roots)?;
+    let graph = Graph::read(egraph);
+    roots
+        .iter()
+        .zip(trees)
+        .map(|(root, best)| {
+            let (_, tree) =
                 best.ok_or_else(|| Error::data("egglog", "a root has no term to extract"))?;
-            Ok(text)
+            let (_, value) = egraph.eval_expr(root).map_err(egglog_error)?;
+            Ok(
+                match (graph.extract(egraph, value), graph.dag_cost(&tree)) {
+                    (Some((dag, text)), Some(tree_dag)) if dag < tree_dag => text,
+                    _ => tree,
+                },
+            )
         })
         .collect()
 }

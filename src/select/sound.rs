@@ -76,45 +76,50 @@ pub fn part_widenings(
         if !s.elem.is_int() || s.bits() >= register_bits || 2 * s.lanes > *var_lanes {
             continue;
         }
-        let (whole_at, half) = if offset + 2 * n <= *var_lanes as i64 {
-            (*offset, 0)
-        } else if *offset >= n {
-            (offset - n, n)
-        } else {
-            continue;
-        };
+        // The part is the low half of the register starting at it, or the high half of the one
+        // ending with it: both, where both fit, so a widening already made can be shared.
+        let mut wholes = Vec::new();
+        if offset + 2 * n <= *var_lanes as i64 {
+            wholes.push((*offset, 0));
+        }
+        if *offset >= n {
+            wholes.push((offset - n, n));
+        }
         let part = |ty: VecType, offset| Term::Part {
             ty,
             name: name.clone(),
             offset,
         };
-        for bits in [16, 32, 64] {
-            for signed in [false, true] {
-                let Some(elem) = Elem::int(bits, signed).filter(|_| bits > s.elem.bits()) else {
-                    continue;
-                };
-                let (t, t2) = (s.with_elem(elem), s.with_elem(elem).with_lanes(2 * s.lanes));
-                if t2.bits() > register_bits {
-                    continue;
+        for (whole_at, half) in wholes {
+            for bits in [16, 32, 64] {
+                for signed in [false, true] {
+                    let Some(elem) = Elem::int(bits, signed).filter(|_| bits > s.elem.bits())
+                    else {
+                        continue;
+                    };
+                    let (t, t2) = (s.with_elem(elem), s.with_elem(elem).with_lanes(2 * s.lanes));
+                    if t2.bits() > register_bits {
+                        continue;
+                    }
+                    out.push(Rewrite {
+                        ruleset: Ruleset::Lower,
+                        source: format!(
+                            "{name}[{offset}..] to {} is half of a whole register's",
+                            type_name(t)
+                        ),
+                        lhs: op("Cast", t, vec![part(*s, *offset)]),
+                        rhs: Term::Lanes {
+                            ty: t,
+                            offset: half,
+                            arg: Box::new(op(
+                                "Cast",
+                                t2,
+                                vec![part(s.with_lanes(2 * s.lanes), whole_at)],
+                            )),
+                        },
+                        conditions: vec![],
+                    });
                 }
-                out.push(Rewrite {
-                    ruleset: Ruleset::Lower,
-                    source: format!(
-                        "{name}[{offset}..] to {} is half of a whole register's",
-                        type_name(t)
-                    ),
-                    lhs: op("Cast", t, vec![part(*s, *offset)]),
-                    rhs: Term::Lanes {
-                        ty: t,
-                        offset: half,
-                        arg: Box::new(op(
-                            "Cast",
-                            t2,
-                            vec![part(s.with_lanes(2 * s.lanes), whole_at)],
-                        )),
-                    },
-                    conditions: vec![],
-                });
             }
         }
     }

@@ -1,0 +1,384 @@
+//! Extraction that counts a shared sub-term once, as the emitted program computes it.
+//!
+//! egglog's extractor minimizes each root's cost as a tree: a sub-term used twice is paid
+//! twice, so between two choices of equal tree cost it cannot prefer the one that reuses a
+//! value already computed (`u32(v1_u8)` on NEON widened lanes 4..8 from `v1_u8[4..12]` again
+//! instead of taking the high half of the `uxtl` it had: 7 instructions where 6 do). Here each
+//! root is extracted again top-down: every e-class takes the e-node whose cost *added* to what
+//! is already chosen is lowest, looking a few levels ahead through e-classes not yet chosen
+//! (beyond that, their tree cost). The caller keeps the result only where its cost as a DAG
+//! is below the tree term's ([`dag_cost`]).
+
+use egglog::extract::{CostModel, TreeAdditiveCostModel};
+use egglog::{EGraph, Value};
+use std::cell::RefCell;
+use std::collections::{HashMap, HashSet, VecDeque};
+
+/// How many levels of e-classes not yet chosen an e-node's added cost looks through.
+const LOOK_AHEAD: usize = 3;
+
+/// The most e-classes one root's choice may visit (dead ends undone included) before it gives
+/// up and the tree extraction stands.
+const MAX_VISITS: usize = 100_000;
+
+/// An operand of an e-node: an e-class (by its index), or a primitive value of a sort.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+enum Operand {
+    Class(usize),
+    Literal(Value, Primitive),
+}
+
+/// The primitive sorts of the selection's constructors.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+enum Primitive {
+    Int,
+    Text,
+}
+
+/// One e-node: its constructor (an index into [`Graph::heads`]), operands, e-class and own cost
+/// (its primitives' included, as egglog's tree cost counts them).
+#[derive(Debug, Clone, PartialEq, Eq, Hash)]
+struct ENode {
+    head: usize,
+    operands: Vec<Operand>,
+    class: usize,
+    cost: u64,
+}
+
+impl ENode {
+    fn classes(&self) -> impl Iterator<Item = usize> + '_ {
+        self.operands.iter().filter_map(|o| match o {
+            Operand::Class(c) => Some(*c),
+            Operand::Literal(..) => None,
+        })
+    }
+}
+
+/// The e-graph's e-nodes of sort `Expr`, their e-classes numbered densely, with each class's
+/// cheapest tree cost.
+pub struct Graph {
+    /// The e-class of each e-graph value.
+    index: HashMap<Value, usize>,
+    nodes: Vec<ENode>,
+    /// The e-nodes of each e-class.
+    members: Vec<Vec<usize>>,
+    /// Each e-class's cheapest cost as a tree (`u64::MAX` where it has no finite term).
+    tree: Vec<u64>,
+    /// The constructors, with their e-node cost (the same for all their e-nodes).
+    heads: Vec<(String, u64)>,
+}
+
+impl Graph {
+    /// Reads every constructor of sort `Expr` from the e-graph.
+    pub fn read(egraph: &EGraph) -> Graph {
+        let model = TreeAdditiveCostModel::default();
+        let mut index: HashMap<Value, usize> = HashMap::new();
+        let class_of = |v: Value, index: &mut HashMap<Value, usize>| {
+            let next = index.len();
+            *index.entry(v).or_insert(next)
+        };
+        let mut nodes = Vec::new();
+        let mut heads = Vec::new();
+        for (name, function) in egraph.functions_iter() {
+            let ty = function.func_type();
+            if ty.output.name() != "Expr" || function.is_hidden() {
+                continue;
+            }
+            let head = heads.len();
+            let mut head_cost = None;
+            // Functions that are not constructors (analyses) are refused here, and skipped.
+            _ = egraph.constructor_enodes(name, |enode| {
+                if enode.subsumed {
+                    return;
+                }
+                let mut cost = model.enode_cost(egraph, function, &enode);
+                let mut operands = Vec::with_capacity(enode.children.len());
+                for (value, sort) in enode.children.iter().zip(&ty.input) {
+                    if sort.is_eq_sort() {
+                        operands.push(Operand::Class(class_of(*value, &mut index)));
+                    } else {
+                        cost += model.base_value_cost(egraph, sort, *value);
+                        let primitive = match sort.name() {
+                            "i64" => Primitive::Int,
+                            _ => Primitive::Text,
+                        };
+                        operands.push(Operand::Literal(*value, primitive));
+                    }
+                }
+                head_cost = Some(cost);
+                let class = class_of(enode.eclass, &mut index);
+                nodes.push(ENode {
+                    head,
+                    operands,
+                    class,
+                    cost,
+                });
+            });
+            if let Some(cost) = head_cost {
+                heads.push((name.clone(), cost));
+            }
+        }
+        let mut members = vec![Vec::new(); index.len()];
+        for (i, node) in nodes.iter().enumerate() {
+            members[node.class].push(i);
+        }
+        let tree = tree_costs(&nodes, index.len());
+        Graph {
+            index,
+            nodes,
+            members,
+            tree,
+            heads,
+        }
+    }
+
+    /// The term of `root` chosen top-down with shared sub-terms counted once, as egglog
+    /// prints terms, with its cost as a DAG; `None` where no term is found.
+    pub fn extract(&self, egraph: &EGraph, root: Value) -> Option<(u64, String)> {
+        let mut chooser = Chooser {
+            graph: self,
+            chosen: HashMap::new(),
+            open: HashSet::new(),
+            memo: RefCell::new(HashMap::new()),
+            visits: 0,
+        };
+        let root = *self.index.get(&root)?;
+        chooser.choose(root)?;
+        let cost = chooser.chosen.values().map(|&n| self.nodes[n].cost).sum();
+        Some((cost, chooser.print(egraph, root)))
+    }
+
+    /// The cost of an extracted term (egglog's text) as a DAG: each distinct sub-term once,
+    /// each at its e-node's cost. `None` for a head the e-graph does not have.
+    pub fn dag_cost(&self, term: &str) -> Option<u64> {
+        let costs: HashMap<&str, u64> = self.heads.iter().map(|(h, c)| (h.as_str(), *c)).collect();
+        let mut seen = HashSet::new();
+        let mut total = 0;
+        let mut stack = vec![term.trim()];
+        while let Some(t) = stack.pop() {
+            let Some(inner) = t.strip_prefix('(').and_then(|t| t.strip_suffix(')')) else {
+                continue;
+            };
+            if !seen.insert(t) {
+                continue;
+            }
+            let parts = split_operands(inner);
+            total += costs.get(parts.first()?)?;
+            stack.extend(parts.into_iter().skip(1));
+        }
+        Some(total)
+    }
+}
+
+/// The top-down choice for one root.
+struct Chooser<'g> {
+    graph: &'g Graph,
+    /// The e-node chosen for each e-class chosen so far.
+    chosen: HashMap<usize, usize>,
+    /// E-classes being chosen (ancestors of the current one): choosing them below would
+    /// make a cycle.
+    open: HashSet<usize>,
+    /// Added costs of e-classes by look-ahead depth, while `chosen` and `open` stay as they are.
+    memo: RefCell<HashMap<(usize, usize), Option<u64>>>,
+    /// E-classes visited so far, against [`MAX_VISITS`].
+    visits: usize,
+}
+
+impl Chooser<'_> {
+    fn choose(&mut self, class: usize) -> Option<()> {
+        if self.chosen.contains_key(&class) {
+            return Some(());
+        }
+        self.visits += 1;
+        if self.visits > MAX_VISITS {
+            return None;
+        }
+        self.open.insert(class);
+        self.memo.borrow_mut().clear();
+        let graph = self.graph;
+        let mut candidates: Vec<(u64, usize)> = graph.members[class]
+            .iter()
+            .filter(|&&n| graph.nodes[n].classes().all(|c| !self.open.contains(&c)))
+            .filter_map(|&n| Some((self.added_node(n, LOOK_AHEAD)?, n)))
+            .collect();
+        candidates.sort_unstable();
+        for (_, node) in candidates {
+            let before: HashSet<usize> = self.chosen.keys().copied().collect();
+            if graph.nodes[node]
+                .classes()
+                .all(|c| self.choose(c).is_some())
+            {
+                self.open.remove(&class);
+                self.chosen.insert(class, node);
+                return Some(());
+            }
+            // A dead end below: undo what this candidate chose.
+            self.chosen.retain(|k, _| before.contains(k));
+        }
+        self.open.remove(&class);
+        None
+    }
+
+    /// The cost `class` adds to what is chosen, looking `depth` levels ahead.
+    fn added_class(&self, class: usize, depth: usize) -> Option<u64> {
+        if self.chosen.contains_key(&class) {
+            return Some(0);
+        }
+        if self.open.contains(&class) {
+            return None;
+        }
+        if depth == 0 {
+            return Some(self.graph.tree[class]).filter(|&c| c != u64::MAX);
+        }
+        if let Some(known) = self.memo.borrow().get(&(class, depth)) {
+            return *known;
+        }
+        let added = self.graph.members[class]
+            .iter()
+            .filter_map(|&n| self.added_node(n, depth - 1))
+            .min();
+        self.memo.borrow_mut().insert((class, depth), added);
+        added
+    }
+
+    fn added_node(&self, node: usize, depth: usize) -> Option<u64> {
+        let node = &self.graph.nodes[node];
+        let distinct: HashSet<usize> = node.classes().collect();
+        let mut cost = node.cost;
+        for c in distinct {
+            cost = cost.saturating_add(self.added_class(c, depth)?);
+        }
+        Some(cost)
+    }
+
+    fn print(&self, egraph: &EGraph, class: usize) -> String {
+        let node = &self.graph.nodes[self.chosen[&class]];
+        let mut text = format!("({}", self.graph.heads[node.head].0);
+        for operand in &node.operands {
+            text.push(' ');
+            match *operand {
+                Operand::Class(c) => text.push_str(&self.print(egraph, c)),
+                Operand::Literal(v, Primitive::Int) => {
+                    text.push_str(&egraph.value_to_base::<i64>(v).to_string())
+                }
+                Operand::Literal(v, Primitive::Text) => {
+                    let s = egraph.value_to_base::<egglog::sort::S>(v);
+                    text.push_str(&format!("\"{}\"", s.0));
+                }
+            }
+        }
+        text.push(')');
+        text
+    }
+}
+
+/// Each e-class's cheapest cost as a tree: a worklist from the e-nodes without operand
+/// classes, each class's improvement re-costing the e-nodes that read it.
+fn tree_costs(nodes: &[ENode], classes: usize) -> Vec<u64> {
+    let mut readers = vec![Vec::new(); classes];
+    for (i, node) in nodes.iter().enumerate() {
+        for c in node.classes() {
+            readers[c].push(i);
+        }
+    }
+    let mut tree = vec![u64::MAX; classes];
+    let mut work: VecDeque<usize> = (0..nodes.len())
+        .filter(|&i| nodes[i].classes().next().is_none())
+        .collect();
+    while let Some(i) = work.pop_front() {
+        let node = &nodes[i];
+        let cost = node.classes().try_fold(node.cost, |sum, c| {
+            Some(tree[c])
+                .filter(|&x| x != u64::MAX)
+                .map(|x| sum.saturating_add(x))
+        });
+        if let Some(cost) = cost.filter(|&c| c < tree[node.class]) {
+            tree[node.class] = cost;
+            work.extend(readers[node.class].iter().copied());
+        }
+    }
+    tree
+}
+
+/// The head and operands of a term's inside (`Add "t" (Var "a") (Const "t" 1)`), split at the
+/// top level.
+fn split_operands(inner: &str) -> Vec<&str> {
+    let mut parts = Vec::new();
+    let (mut depth, mut start, mut quoted) = (0usize, None, false);
+    for (i, ch) in inner.char_indices() {
+        match ch {
+            '"' => {
+                quoted = !quoted;
+                start.get_or_insert(i);
+            }
+            _ if quoted => {}
+            '(' => {
+                depth += 1;
+                start.get_or_insert(i);
+            }
+            ')' => depth -= 1,
+            c if c.is_whitespace() && depth == 0 => {
+                if let Some(s) = start.take() {
+                    parts.push(&inner[s..i]);
+                }
+            }
+            _ => {
+                start.get_or_insert(i);
+            }
+        }
+    }
+    if let Some(s) = start {
+        parts.push(&inner[s..]);
+    }
+    parts
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// `(Pair (F A) y)` where `y` is `(H A)` or `(H2 B)`: the tree extraction takes `H2 B`
+    /// (5 against 6), the DAG one `H A` (A is already paid for).
+    const PROGRAM: &str = "
+        (datatype Expr)
+        (constructor A () Expr :cost 5)
+        (constructor B () Expr :cost 4)
+        (constructor F (Expr) Expr :cost 1)
+        (constructor H (Expr) Expr :cost 1)
+        (constructor H2 (Expr) Expr :cost 1)
+        (constructor Pair (Expr Expr) Expr :cost 0)
+        (let y (H (A)))
+        (union y (H2 (B)))
+        (let root (Pair (F (A)) y))";
+
+    #[test]
+    fn a_shared_sub_term_is_paid_once() {
+        let mut egraph = EGraph::default();
+        egraph.parse_and_run_program(None, PROGRAM).unwrap();
+        let root: egglog::ast::Expr = egraph
+            .parse_program(None, "(extract root)")
+            .ok()
+            .and_then(|c| match c.into_iter().next() {
+                Some(egglog::ast::Command::Extract(_, e, _)) => Some(e),
+                _ => None,
+            })
+            .unwrap();
+        let (_, value) = egraph.eval_expr(&root).unwrap();
+        let graph = Graph::read(&egraph);
+        assert_eq!(
+            graph.extract(&egraph, value),
+            Some((7, "(Pair (F (A)) (H (A)))".to_string()))
+        );
+        assert_eq!(graph.dag_cost("(Pair (F (A)) (H2 (B)))"), Some(11));
+        assert_eq!(graph.dag_cost("(Pair (F (A)) (H (A)))"), Some(7));
+        assert_eq!(graph.dag_cost("(Nope)"), None);
+    }
+
+    #[test]
+    fn operands_split_at_the_top_level_with_strings_whole() {
+        assert_eq!(
+            split_operands(r#"Add "u8 x16" (Var "a" "b c") 3"#),
+            vec!["Add", r#""u8 x16""#, r#"(Var "a" "b c")"#, "3"]
+        );
+    }
+}
