@@ -166,6 +166,11 @@ fn probes_exit_with_the_documented_code_and_one_line() {
             "expression:1:7: shifts need integer lanes, got f32 and i32",
         ),
         probe(
+            &["compile", "--target", "neon", "reduce_max(0, v1_i8)", "--no-cache"],
+            2,
+            "1:12: reduce_max reduces groups of k >= 1 adjacent lanes, got k = 0",
+        ),
+        probe(
             &["db", "import", "/nonexistent-isadb-dir"],
             2,
             "no such directory",

@@ -1,6 +1,6 @@
 //! Halide-style expressions elaborated against the prelude and the FPIR idioms of `specs/` and
 //! evaluated by the interpreter: rounding averages, Q15 multiplies, narrowing divisions,
-//! `reduce_add` operand lanes, Halide's division and `abs`, idioms called by name, type errors.
+//! `reduce_add` operand lanes, `reduce_max` and `reduce_min`, Halide's division and `abs`, idioms called by name, type errors.
 
 use super::load::load_forms;
 use super::SpecSet;
@@ -138,7 +138,7 @@ fn reduce_add_operands_are_wider() {
     let msg = elab_err("u16(a_u8) + reduce_add(2, u16(a_u8))");
     assert_eq!(
         msg,
-        "expression:1:31: type error: 'a_u8' has 16 lanes here but 8 at 1:5 (operands of reduce_add(k, e) have k times the lanes of its result)"
+        "expression:1:31: type error: 'a_u8' has 16 lanes here but 8 at 1:5 (operands of reduce_add(k, e), reduce_max and reduce_min have k times the lanes of its result)"
     );
 }
 
@@ -244,4 +244,41 @@ fn a_chain_of_shifts_by_values_elaborates_each_operand_once() {
     let e = crate::ir::forms::elaborate_expression(&chain, "expression", &macros(), 1, &declared)
         .unwrap();
     assert_eq!(e.ty.to_string(), "i8");
+}
+
+#[test]
+fn reduce_max_and_min_take_the_extreme_of_each_group_of_k_lanes() {
+    // Results of 2 lanes (k * 2 input lanes) and of 1 lane (all lanes at once, by halves).
+    for (k, lanes) in [
+        (1, 2),
+        (2, 2),
+        (3, 2),
+        (4, 2),
+        (6, 2),
+        (8, 2),
+        (8, 1),
+        (5, 1),
+    ] {
+        let input: Vec<i128> = (0..k * lanes).map(|i| (i * 37 + 11) % 256 - 128).collect();
+        for (name, pick) in [
+            ("reduce_max", i128::max as fn(i128, i128) -> i128),
+            ("reduce_min", i128::min),
+        ] {
+            let e = elab(&format!("{name}({k}, v_i8)"), lanes as u32);
+            let result = VecType::parse(&format!("<{lanes} x i8>")).unwrap();
+            assert_eq!(e.ty, result, "{name}({k})");
+            let ty = VecType::parse(&format!("<{} x i8>", k * lanes)).unwrap();
+            let mut env = Env::new();
+            let bits = input.iter().map(|&v| (v as i8 as u8) as u128).collect();
+            env.insert("v_i8".into(), Value::new(ty, bits));
+            let got: Vec<i128> = (0..lanes as usize)
+                .map(|i| eval(&e, &env).unwrap().int(i))
+                .collect();
+            let want: Vec<i128> = input
+                .chunks(k as usize)
+                .map(|g| g.iter().copied().reduce(pick).unwrap())
+                .collect();
+            assert_eq!(got, want, "{name}({k}, v_i8) at {lanes} lanes");
+        }
+    }
 }

@@ -177,9 +177,16 @@ pub(super) fn call(name: &str, args: Vec<SExpr>, loc: &Location) -> Result<SExpr
     match name {
         "min" | "max" | "absd" => arity(2)?,
         "select" => arity(3)?,
-        "reduce_add" => {
+        "reduce_add" | "reduce_max" | "reduce_min" => {
             arity(2)?;
-            return Ok(list("reduce-add", args, loc));
+            if let SKind::Int(k) = args[0].kind {
+                if k < 1 {
+                    let msg =
+                        format!("{name} reduces groups of k >= 1 adjacent lanes, got k = {k}");
+                    return Err(Error::parse(&args[0].loc, msg));
+                }
+            }
+            return Ok(list(&name.replace('_', "-"), args, loc));
         }
         "clamp" => {
             arity(3)?;

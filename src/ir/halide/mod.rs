@@ -10,7 +10,7 @@
 //!   `(divide-by e c)` / `(remainder-by e c)`, multiplications by a magic number once `e`'s type
 //!   is known (`elaborate/divide.rs`). Literal subexpressions are folded first, so
 //!   `e / (1 << 15)` works.
-//! * `min max abs select absd reduce_add clamp`, the casts, and any other call `f(x, ...)`, which
+//! * `min max abs select absd reduce_add reduce_max reduce_min clamp`, the casts, and any other call `f(x, ...)`, which
 //!   becomes `(f x ...)` so idioms (`widening_add`, `rounding_mul_shr`, ...) are callable by name.
 
 mod lex;
@@ -100,7 +100,8 @@ fn type_suffix(name: &str) -> Option<Elem> {
     name.rsplit_once('_').and_then(|(_, t)| Elem::parse(t))
 }
 
-/// The lane count of every typed variable: `lanes` outside `reduce-add`, times k inside one.
+/// The lane count of every typed variable: `lanes` outside a reduction (`reduce-add`,
+/// `reduce-max`, `reduce-min`), times k inside one.
 fn var_lanes(
     s: &SExpr,
     lanes: u64,
@@ -116,7 +117,7 @@ fn var_lanes(
                 Some((n, at)) if *n != lanes => Err(Error::ty(
                     &s.loc,
                     format!(
-                        "'{name}' has {lanes} lanes here but {n} at {}:{} (operands of reduce_add(k, e) have k times the lanes of its result)",
+                        "'{name}' has {lanes} lanes here but {n} at {}:{} (operands of reduce_add(k, e), reduce_max and reduce_min have k times the lanes of its result)",
                         at.line, at.col
                     ),
                 )),
@@ -128,7 +129,9 @@ fn var_lanes(
             }
         }
         SKind::List(items) => {
-            if let (Some("reduce-add"), [_, k, x]) = (s.head(), items.as_slice()) {
+            if let (Some("reduce-add" | "reduce-max" | "reduce-min"), [_, k, x]) =
+                (s.head(), items.as_slice())
+            {
                 if let SKind::Int(k) = k.kind {
                     if k > 0 && k <= u32::MAX as i128 {
                         return var_lanes(x, lanes.saturating_mul(k as u64), declared, out);
