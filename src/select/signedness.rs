@@ -1,8 +1,9 @@
 //! Rewrites sound by construction that move work to the other signedness or to a saturating
 //! conversion, where a target has the instruction only there (x86 has left shifts, compares
 //! and packs of one signedness only):
-//! - a left shift of a signed lane (by a constant in range, or by a per-lane amount) is the
-//!   unsigned one on the same bits, and bit counts are the same at either signedness;
+//! - a left shift (by a constant in range, or by a per-lane amount) is the one at the other
+//!   signedness on the same bits (x86 shifts unsigned lanes, HVX's `vasl` signed ones), and bit
+//!   counts are the same at either signedness;
 //! - an unsigned comparison is the signed one of its operands with the sign bit flipped;
 //! - a truncation to an unsigned type is a saturating conversion of the value masked to that
 //!   type's range (the saturation then changes nothing), from the signed source type;
@@ -35,11 +36,12 @@ pub fn signedness_rewrites(t: VecType, wanted: Wanted) -> Vec<Rewrite> {
         return out;
     }
     let name = type_name(t);
-    if let Some(u) = t
-        .elem
-        .unsigned()
-        .filter(|_| t.elem.is_signed() && wanted("Shl", t, None))
-    {
+    let other = if t.elem.is_signed() {
+        t.elem.unsigned()
+    } else {
+        t.elem.signed()
+    };
+    if let Some(u) = other.filter(|_| wanted("Shl", t, None)) {
         let u = t.with_elem(u);
         out.push(Rewrite {
             ruleset: Ruleset::Lower,
@@ -76,11 +78,6 @@ pub fn signedness_rewrites(t: VecType, wanted: Wanted) -> Vec<Rewrite> {
     }
     // Bit counts read only the bits: the same at the other signedness (HVX counts Vh lanes,
     // AVX-512 `lzcnt_epi32` epi32 ones).
-    let other = if t.elem.is_signed() {
-        t.elem.unsigned()
-    } else {
-        t.elem.signed()
-    };
     for count in ["Popcount", "Clz"]
         .into_iter()
         .filter(|c| wanted(c, t, None))
