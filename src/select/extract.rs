@@ -81,7 +81,12 @@ impl Graph {
         let mut heads = Vec::new();
         for (name, function) in egraph.functions_iter() {
             let ty = function.func_type();
-            if ty.output.name() != "Expr" || function.is_hidden() {
+            // Only constructors of `Expr` whose primitive operands print as below.
+            let printable = ty
+                .input
+                .iter()
+                .all(|s| s.is_eq_sort() || matches!(s.name(), "i64" | "String"));
+            if ty.output.name() != "Expr" || function.is_hidden() || !printable {
                 continue;
             }
             let head = heads.len();
@@ -98,9 +103,10 @@ impl Graph {
                         operands.push(Operand::Class(class_of(*value, &mut index)));
                     } else {
                         cost += model.base_value_cost(egraph, sort, *value);
-                        let primitive = match sort.name() {
-                            "i64" => Primitive::Int,
-                            _ => Primitive::Text,
+                        let primitive = if sort.name() == "i64" {
+                            Primitive::Int
+                        } else {
+                            Primitive::Text
                         };
                         operands.push(Operand::Literal(*value, primitive));
                     }

@@ -30,7 +30,7 @@ pub fn reshaping(
         out.extend(even_and_odd_by_halves(t, s));
     }
     if 2 * t.bits() <= register_bits {
-        out.extend(low_lanes(t, t.with_lanes(2 * t.lanes)));
+        out.extend(lane_wise_on_part(t, t.with_lanes(2 * t.lanes)));
         if !lane_layout {
             for &s in types
                 .iter()
@@ -38,7 +38,7 @@ pub fn reshaping(
             {
                 out.extend(low_lanes_as_slice(t, s));
                 if s.lanes > 2 * t.lanes && s.bits() <= register_bits {
-                    out.extend(low_lanes(t, s));
+                    out.extend(lane_wise_on_part(t, s));
                 }
             }
         }
@@ -111,7 +111,7 @@ fn even_and_odd_by_halves(t: VecType, s: VecType) -> Vec<Rewrite> {
 /// `whole`: the low lanes of the operator on the whole values (no lane of the result depends on
 /// the others). Likewise on the high lanes of values twice as wide, so that an operation on the
 /// high half of a register shares the register-wide one made for the low half.
-fn low_lanes(t: VecType, whole: VecType) -> Vec<Rewrite> {
+fn lane_wise_on_part(t: VecType, whole: VecType) -> Vec<Rewrite> {
     if t.elem == Elem::Bool {
         return vec![];
     }
@@ -138,7 +138,7 @@ fn low_lanes(t: VecType, whole: VecType) -> Vec<Rewrite> {
         offsets.push((i64::from(t.lanes), "high"));
     }
     for (offset, which) in offsets {
-        let low = lanes_at(offset);
+        let part = lanes_at(offset);
         for operator in [
             "Add", "Sub", "Mul", "And", "Or", "Xor", "Min", "Max", "Shl", "Shr",
         ] {
@@ -148,8 +148,8 @@ fn low_lanes(t: VecType, whole: VecType) -> Vec<Rewrite> {
                     "{operator} of the {which} lanes of {} at {name}",
                     type_name(whole)
                 ),
-                lhs: op(operator, t, vec![low(t, a.clone()), low(t, b.clone())]),
-                rhs: low(t, op(operator, whole, vec![a.clone(), b.clone()])),
+                lhs: op(operator, t, vec![part(t, a.clone()), part(t, b.clone())]),
+                rhs: part(t, op(operator, whole, vec![a.clone(), b.clone()])),
                 conditions: vec![
                     Condition::TypeOf(a.clone(), whole),
                     Condition::TypeOf(b.clone(), whole),
@@ -161,8 +161,8 @@ fn low_lanes(t: VecType, whole: VecType) -> Vec<Rewrite> {
                     "{operator} of the {which} lanes of a {} and a constant at {name}",
                     type_name(whole)
                 ),
-                lhs: op(operator, t, vec![low(t, a.clone()), c.clone()]),
-                rhs: low(t, op(operator, whole, vec![a.clone(), whole_c.clone()])),
+                lhs: op(operator, t, vec![part(t, a.clone()), c.clone()]),
+                rhs: part(t, op(operator, whole, vec![a.clone(), whole_c.clone()])),
                 conditions: vec![Condition::TypeOf(a.clone(), whole)],
             });
         }
@@ -173,8 +173,8 @@ fn low_lanes(t: VecType, whole: VecType) -> Vec<Rewrite> {
                     "{operator} of the {which} lanes of a {} at {name}",
                     type_name(whole)
                 ),
-                lhs: op(operator, t, vec![low(t, a.clone())]),
-                rhs: low(t, op(operator, whole, vec![a.clone()])),
+                lhs: op(operator, t, vec![part(t, a.clone())]),
+                rhs: part(t, op(operator, whole, vec![a.clone()])),
                 conditions: vec![Condition::TypeOf(a.clone(), whole)],
             });
         }

@@ -41,21 +41,21 @@ pub fn signedness_rewrites(t: VecType, wanted: Wanted) -> Vec<Rewrite> {
     } else {
         t.elem.signed()
     };
-    if let Some(u) = other.filter(|_| wanted("Shl", t, None)) {
-        let u = t.with_elem(u);
+    if let Some(o) = other.filter(|_| wanted("Shl", t, None)) {
+        let o = t.with_elem(o);
         out.push(Rewrite {
             ruleset: Ruleset::Lower,
             source: format!(
                 "a {name} left shift by a constant is the {} one",
-                type_name(u)
+                type_name(o)
             ),
             lhs: op("Shl", t, vec![x.clone(), constant(t, Int::Slot("c"))]),
             rhs: reinterpret(
                 t,
                 op(
                     "Shl",
-                    u,
-                    vec![reinterpret(u, x.clone()), constant(u, Int::Slot("c"))],
+                    o,
+                    vec![reinterpret(o, x.clone()), constant(o, Int::Slot("c"))],
                 ),
             ),
             conditions: vec![
@@ -67,11 +67,11 @@ pub fn signedness_rewrites(t: VecType, wanted: Wanted) -> Vec<Rewrite> {
         let y = Term::Slot("y");
         out.push(Rewrite {
             ruleset: Ruleset::Lower,
-            source: format!("a {name} left shift is the {} one", type_name(u)),
+            source: format!("a {name} left shift is the {} one", type_name(o)),
             lhs: op("Shl", t, vec![x.clone(), y.clone()]),
             rhs: reinterpret(
                 t,
-                op("Shl", u, vec![reinterpret(u, x.clone()), reinterpret(u, y)]),
+                op("Shl", o, vec![reinterpret(o, x.clone()), reinterpret(o, y)]),
             ),
             conditions: vec![],
         });
