@@ -241,6 +241,8 @@ impl Emitter<'_> {
             }
             // Only read lane by lane (`lane_array`), and passed to instructions as such.
             Node::Nonzero { arg, .. } => self.value(arg)?,
+            // The predicate register holds a flag per byte already.
+            Node::Spread { arg, .. } => self.value(arg)?,
             Node::Reinterpret { ty, arg } => {
                 let v = self.value(arg)?;
                 let t = self.fresh();

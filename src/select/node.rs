@@ -28,6 +28,9 @@ pub enum Node {
     Reinterpret { ty: VecType, arg: Rc<Node> },
     /// Bool lanes: where the lanes of a mask (whole-lane ones or zeros) are not zero.
     Nonzero { ty: VecType, arg: Rc<Node> },
+    /// Bool lanes each repeated over the bytes of its lane: the same predicate register read
+    /// at bytes (HVX's Q).
+    Spread { ty: VecType, arg: Rc<Node> },
     /// The result computed in consecutive parts (or a register pair assembled from two).
     Parts(Vec<Rc<Node>>),
     /// Lanes `[offset, offset + ty.lanes)` of a computed value: one register of a pair, or
@@ -106,6 +109,10 @@ fn node(t: &Term, index: &HashMap<String, usize>, catalog: &Catalog) -> Result<R
             ty: *ty,
             arg: node(arg, index, catalog)?,
         },
+        Term::Spread { ty, arg } => Node::Spread {
+            ty: *ty,
+            arg: node(arg, index, catalog)?,
+        },
         Term::Const {
             ty,
             value: Int::Lit(v),
@@ -159,6 +166,7 @@ impl Node {
             | Node::Const { ty, .. }
             | Node::Reinterpret { ty, .. }
             | Node::Nonzero { ty, .. }
+            | Node::Spread { ty, .. }
             | Node::Lanes { ty, .. }
             | Node::Scalar { ty, .. } => *ty,
             Node::Instr { index, .. } => catalog.instructions[*index].result,
@@ -176,9 +184,10 @@ impl Node {
             Node::Input { .. } | Node::Const { .. } => &[],
             Node::Instr { args, .. } | Node::Scalar { args, .. } => args,
             Node::Parts(parts) => parts,
-            Node::Reinterpret { arg, .. } | Node::Nonzero { arg, .. } | Node::Lanes { arg, .. } => {
-                std::slice::from_ref(arg)
-            }
+            Node::Reinterpret { arg, .. }
+            | Node::Nonzero { arg, .. }
+            | Node::Spread { arg, .. }
+            | Node::Lanes { arg, .. } => std::slice::from_ref(arg),
         }
     }
 
@@ -202,6 +211,10 @@ impl Node {
                 arg: one(),
             },
             Node::Nonzero { ty, .. } => Node::Nonzero {
+                ty: *ty,
+                arg: one(),
+            },
+            Node::Spread { ty, .. } => Node::Spread {
                 ty: *ty,
                 arg: one(),
             },
@@ -265,9 +278,10 @@ impl Node {
                         .map(|a| a.add_cost(catalog, computed))
                         .sum::<f64>()
             }
-            Node::Reinterpret { arg, .. } | Node::Nonzero { arg, .. } | Node::Lanes { arg, .. } => {
-                arg.add_cost(catalog, computed)
-            }
+            Node::Reinterpret { arg, .. }
+            | Node::Nonzero { arg, .. }
+            | Node::Spread { arg, .. }
+            | Node::Lanes { arg, .. } => arg.add_cost(catalog, computed),
             Node::Parts(parts) => parts.iter().map(|p| p.add_cost(catalog, computed)).sum(),
         }
     }
@@ -339,6 +353,16 @@ impl Node {
                 Expr::build(Op::Cast(Elem::Bool), vec![arg.to_expr(catalog, inputs)?])
                     .map_err(wrong)?,
             ),
+            Node::Spread { ty, arg } => {
+                let arg = arg.to_expr(catalog, inputs)?;
+                let from = arg.ty.lanes;
+                if from == 0 || !ty.lanes.is_multiple_of(from) {
+                    return Err(wrong(format!("{} cannot spread over {ty}", arg.ty)));
+                }
+                let repeat = ty.lanes / from;
+                let lanes = (0..ty.lanes).map(|l| l / repeat).collect();
+                Rc::new(Expr::build(Op::Shuffle(lanes), vec![arg]).map_err(wrong)?)
+            }
             Node::Parts(parts) => {
                 let args = parts
                     .iter()

@@ -31,12 +31,19 @@ pub fn reshaping(
     }
     if 2 * t.bits() <= register_bits {
         out.extend(lane_wise_on_part(t, t.with_lanes(2 * t.lanes)));
-        if !lane_layout {
+        if lane_layout {
+            // The halves of a register (HVX's `vshuff` interleaves them, read as slices).
+            let whole = t.with_lanes(2 * t.lanes);
+            if types.contains(&whole) {
+                out.extend(lanes_as_slice(t, whole, 0));
+                out.extend(lanes_as_slice(t, whole, t.lanes as i64));
+            }
+        } else {
             for &s in types
                 .iter()
                 .filter(|s| s.elem == t.elem && s.lanes > t.lanes)
             {
-                out.extend(low_lanes_as_slice(t, s));
+                out.extend(lanes_as_slice(t, s, 0));
                 if s.lanes > 2 * t.lanes && s.bits() <= register_bits {
                     out.extend(lane_wise_on_part(t, s));
                 }
@@ -46,23 +53,23 @@ pub fn reshaping(
     out
 }
 
-/// The low lanes of a value of type `s` as `t`, read as lanes (what lane-wise operators on
-/// them become) and as a slice (what instruction patterns read) alike.
-fn low_lanes_as_slice(t: VecType, s: VecType) -> [Rewrite; 2] {
+/// The lanes of a value of type `s` from `offset` as `t`, read as lanes (what lane-wise
+/// operators on them become) and as a slice (what instruction patterns read) alike.
+fn lanes_as_slice(t: VecType, s: VecType, offset: i64) -> [Rewrite; 2] {
     let x = Term::Slot("x");
     let lanes = Term::Lanes {
         ty: t,
-        offset: 0,
+        offset,
         arg: Box::new(x.clone()),
     };
     let slice = Term::Op {
         name: "Slice",
         ty: t,
-        params: vec![0, 1],
+        params: vec![offset, 1],
         args: vec![x.clone()],
     };
     let source = format!(
-        "the low {} of a {} as lanes or a slice",
+        "the {} from lane {offset} of a {} as lanes or a slice",
         type_name(t),
         type_name(s)
     );

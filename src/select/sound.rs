@@ -1,7 +1,8 @@
 //! Rewrites sound by construction, generated for the types in play rather than proven rules:
 //! conversions by halves, constants as casts of narrower ones, casts as reinterpretations and
 //! through their twins and midpoints, widenings of parts of inputs, comparisons swapped or at
-//! the other signedness, and selects at the other signedness or as bitwise selects by a mask.
+//! the other signedness, and selects at the other signedness, as bitwise selects by a mask or
+//! as selects of bytes.
 
 use super::fallback::{fallbacks, Lacks, Own};
 use super::reshape::reshaping;
@@ -220,6 +221,39 @@ fn comparison_and_select_rewrites(t: VecType) -> Vec<Rewrite> {
     out
 }
 
+/// A select of lanes wider than a byte, on a target whose predicates hold a flag per byte: the
+/// select of the same bytes by the predicate read at bytes (HVX's `vmux` after a `vcmp` of
+/// halfwords or words, whose flags cover every byte of a lane).
+fn select_of_bytes(t: VecType) -> Option<Rewrite> {
+    let bits = t.elem.bits();
+    if !t.elem.is_int() || bits <= 8 {
+        return None;
+    }
+    let bytes = VecType::new(t.bits() / 8, Elem::U8);
+    let (c, x, y) = (Term::Slot("c"), Term::Slot("x"), Term::Slot("y"));
+    let spread = Term::Spread {
+        ty: bytes.with_elem(Elem::Bool),
+        arg: Box::new(c.clone()),
+    };
+    Some(Rewrite {
+        ruleset: Ruleset::Lower,
+        source: format!(
+            "a {} select is one of its bytes by the predicate's byte flags",
+            type_name(t)
+        ),
+        lhs: op("Select", t, vec![c, x.clone(), y.clone()]),
+        rhs: reinterpret(
+            t,
+            op(
+                "Select",
+                bytes,
+                vec![spread, reinterpret(bytes, x), reinterpret(bytes, y)],
+            ),
+        ),
+        conditions: vec![],
+    })
+}
+
 /// An 8-bit multiply is the low byte of the 16-bit multiply of its operands widened (the low
 /// bits of a product depend only on the low bits of its factors): x86 has no 8-bit multiply
 /// but `vpmovzxbw`, `vpmullw` and a pack.
@@ -340,6 +374,9 @@ pub fn generated(
         out.extend(oversized_shifts(t));
         out.extend(shifts_by_other_means(t));
         out.extend(comparison_and_select_rewrites(t));
+        if target.byte_predicates {
+            out.extend(select_of_bytes(t));
+        }
         out.extend(wide_multiply(t));
         if !lane_layout && wanted("Mul", t, None) {
             out.extend(types.iter().filter_map(|&n| widened_product(t, n)));

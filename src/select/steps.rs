@@ -68,7 +68,7 @@ fn operand_text(
             }
         }
         Node::Const { value, ty } => format!("splat({value}) {ty}"),
-        Node::Reinterpret { ty, arg } => {
+        Node::Reinterpret { ty, arg } | Node::Spread { ty, arg } => {
             format!("({ty}) {}", operand_text(arg, catalog, full, steps, seen))
         }
         Node::Nonzero { arg, .. } => {

@@ -20,6 +20,9 @@ pub struct Target {
     /// Widening instructions deal their pairs and narrowing ones interleave, and a value of
     /// half a register is stored from a whole one: selection reasons about lane layout.
     pub lane_layout: bool,
+    /// A predicate register holds a flag per byte, and a compare of wider lanes sets the flags
+    /// of all of a lane's bytes (HVX's Q): a select of wider lanes is a select of bytes.
+    pub byte_predicates: bool,
 }
 
 /// Every target.
@@ -31,6 +34,7 @@ pub const TARGETS: [Target; 4] = [
         register_bits: 256,
         min_split_bits: 128,
         lane_layout: false,
+        byte_predicates: false,
     },
     Target {
         name: "x86-avx512",
@@ -53,6 +57,7 @@ pub const TARGETS: [Target; 4] = [
         register_bits: 512,
         min_split_bits: 128,
         lane_layout: false,
+        byte_predicates: false,
     },
     Target {
         name: "neon",
@@ -61,6 +66,7 @@ pub const TARGETS: [Target; 4] = [
         register_bits: 128,
         min_split_bits: 64,
         lane_layout: false,
+        byte_predicates: false,
     },
     Target {
         name: "hvx",
@@ -69,6 +75,7 @@ pub const TARGETS: [Target; 4] = [
         register_bits: 1024,
         min_split_bits: 1024,
         lane_layout: true,
+        byte_predicates: true,
     },
 ];
 

@@ -154,6 +154,10 @@ pub enum Term {
     /// the mask read as they are (targets whose comparisons make masks, not predicates):
     /// `(Nonzero "boolx16" m)`.
     Nonzero { ty: VecType, arg: Box<Term> },
+    /// Bool lanes each repeated over the bytes of its lane, a predicate register read at bytes
+    /// (targets whose predicates hold a flag per byte, HVX's Q: a compare of halfwords sets
+    /// both bytes' flags): `(Spread "boolx128" q)` of a `boolx64` q.
+    Spread { ty: VecType, arg: Box<Term> },
     /// A register pair assembled from two registers: `(Pair "u16x128" lo hi)`.
     Pair {
         ty: VecType,
@@ -200,6 +204,7 @@ impl Term {
             Term::Const { ty, .. } => Some(("Const", *ty)),
             Term::Reinterpret { ty, .. } => Some(("Reinterpret", *ty)),
             Term::Nonzero { ty, .. } => Some(("Nonzero", *ty)),
+            Term::Spread { ty, .. } => Some(("Spread", *ty)),
             Term::Pair { ty, .. } => Some(("Pair", *ty)),
             Term::Lanes { ty, .. } => Some(("Lanes", *ty)),
             _ => None,
@@ -242,6 +247,7 @@ impl Term {
             Term::Op { args, .. } | Term::Instr { args, .. } => args.iter().collect(),
             Term::Reinterpret { arg, .. }
             | Term::Nonzero { arg, .. }
+            | Term::Spread { arg, .. }
             | Term::Lanes { arg, .. }
             | Term::Out(arg) => vec![arg],
             Term::Pair { lo, hi, .. } | Term::OutPair(lo, hi) => vec![lo, hi],
@@ -309,6 +315,13 @@ fn term(s: &SExpr) -> Result<Term> {
         "Nonzero" => {
             arity(2)?;
             Term::Nonzero {
+                ty: ty_at(1)?,
+                arg: arg(2)?,
+            }
+        }
+        "Spread" => {
+            arity(2)?;
+            Term::Spread {
                 ty: ty_at(1)?,
                 arg: arg(2)?,
             }
@@ -383,6 +396,7 @@ impl fmt::Display for Term {
                 write!(f, "(Reinterpret \"{}\" {arg})", type_name(*ty))
             }
             Term::Nonzero { ty, arg } => write!(f, "(Nonzero \"{}\" {arg})", type_name(*ty)),
+            Term::Spread { ty, arg } => write!(f, "(Spread \"{}\" {arg})", type_name(*ty)),
             Term::Pair { ty, lo, hi } => write!(f, "(Pair \"{}\" {lo} {hi})", type_name(*ty)),
             Term::Lanes { ty, offset, arg } => {
                 write!(f, "(Lanes \"{}\" {offset} {arg})", type_name(*ty))
