@@ -254,8 +254,8 @@ pub fn prove_equivalent(
     // instruction lane (extracts of concatenations and of bitwise operations fold away).
     // z3 is asked the query as written, and the simplified one when that is unknown: each
     // form is the faster for some instructions. A query over bit-vectors alone is bit-blasted
-    // first, or after a short turn of the core where it multiplies wide lanes
-    // ([`bit_blasted`], [`multiplies_wide`], [`CORE_PROBE_MS`]).
+    // first, or after the core's turn on the query as written where it multiplies wide
+    // factors ([`bit_blasted`], [`multiplies_wide`]).
     let mut result = SatResult::Unsat;
     let mut blasted_model = None;
     let mut answered = HashSet::new();
@@ -281,9 +281,8 @@ pub fn prove_equivalent(
                 (Attempt::Simplified, timeout_ms),
             ],
             Some(true) => &[
-                (Attempt::Written, CORE_PROBE_MS.min(timeout_ms)),
-                (Attempt::BitBlasted, timeout_ms),
                 (Attempt::Written, timeout_ms),
+                (Attempt::BitBlasted, timeout_ms),
                 (Attempt::Simplified, timeout_ms),
             ],
         };
@@ -354,18 +353,12 @@ enum Attempt {
     BitBlasted,
 }
 
-/// The SMT core's first budget on a query that multiplies wide lanes, before bit-blasting:
-/// it decides most of them at once (AVX-512's `x_u32 / 3` in 40 ms, where bit-blasting takes
-/// over a minute), and a zero-extended product (NEON's `umull` chain for
-/// `i32(x_u8) * i32(y_u8)`: 40 s by the core, 30 ms bit-blasted) is not kept waiting.
-const CORE_PROBE_MS: u32 = 2_000;
-
 /// `query` alone (under `assume`) on z3's solver for bit-vector logic, which simplifies and
 /// bit-blasts it: selects of bytes and saturating chains that the incremental SMT core takes
 /// minutes over prove in milliseconds (NEON's `umull` chain for `i32(x_u8) * i32(y_u8)`:
-/// 39 s by the core, 29 ms bit-blasted), but not multipliers of 32 bits or more, which SAT
-/// solving takes apart bit by bit (AVX-512's `x_u32 % 7`: 50 s by the core, not in 60 s
-/// bit-blasted). With a model when the query holds.
+/// 39 s by the core, 29 ms bit-blasted), but not products of wide factors, which SAT solving
+/// takes apart bit by bit (AVX-512's `x_u32 % 7`: 50 s by the core, not in 60 s bit-blasted;
+/// `x_u32 / 3`: 40 ms by the core). With a model when the query is satisfiable.
 fn bit_blasted(query: &Bool, assume: &[Bool], timeout_ms: u32) -> (SatResult, Option<z3::Model>) {
     let Some(solver) = Solver::new_for_logic("QF_BV") else {
         return (SatResult::Unknown, None);
@@ -383,8 +376,9 @@ fn bit_blasted(query: &Bool, assume: &[Bool], timeout_ms: u32) -> (SatResult, Op
     }
 }
 
-/// Whether `query` multiplies bit-vectors of 32 bits or more (by other than -1: z3's simplifier
-/// writes a negation as a product by -1).
+/// Whether `query` multiplies two factors of more than 16 significant bits each (a product of
+/// extended bytes or halfwords bit-blasts at once, a 64-bit product by a magic number does not;
+/// z3's simplifier writes a negation as a product by -1, which does not count).
 fn multiplies_wide(query: &Bool) -> bool {
     let minus_one = |v: &Dynamic| {
         v.as_bv().is_some_and(|bv| {
@@ -398,16 +392,38 @@ fn multiplies_wide(query: &Bool) -> bool {
         if !seen.insert(node.clone()) {
             continue;
         }
-        if node.kind() == AstKind::App
-            && node.decl().name() == "bvmul"
-            && node.as_bv().is_some_and(|bv| bv.get_size() >= 32)
-            && !node.children().iter().any(minus_one)
-        {
-            return true;
+        if node.kind() == AstKind::App && node.decl().name() == "bvmul" {
+            let factors = node.children();
+            let wide = factors.iter().filter(|f| significant_bits(f) > 16).count();
+            if wide >= 2 && !factors.iter().any(minus_one) {
+                return true;
+            }
         }
         stack.extend(node.children());
     }
     false
+}
+
+/// The bits of a bit-vector term that are not a zero or sign extension: a numeral's up to its
+/// highest set bit, an extension's or zero-padded concatenation's of what it extends.
+fn significant_bits(v: &Dynamic) -> u32 {
+    let Some(bv) = v.as_bv() else {
+        return 0;
+    };
+    if let Some(n) = bv.as_u64() {
+        return 64 - n.leading_zeros();
+    }
+    if v.kind() != AstKind::App {
+        return bv.get_size();
+    }
+    let parts = v.children();
+    match v.decl().name().as_str() {
+        "sign_extend" | "zero_extend" => parts.first().map_or(bv.get_size(), significant_bits),
+        "concat" if parts.len() == 2 && parts[0].as_bv().and_then(|b| b.as_u64()) == Some(0) => {
+            significant_bits(&parts[1])
+        }
+        _ => bv.get_size(),
+    }
 }
 
 /// The model's value of one lane as raw bits (reals are rounded to the nearest f32).
