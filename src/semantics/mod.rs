@@ -1,5 +1,6 @@
 //! Semantics, twice: a concrete interpreter and a z3 encoding that agree lane for lane.
 
+mod attempt;
 pub mod interp;
 pub mod prove;
 pub mod sample;

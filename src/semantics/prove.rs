@@ -1,6 +1,7 @@
 //! Equivalence proofs: z3 answers proven, a counterexample with concrete lane values, or unknown
 //! (timeout) with the time spent. Counterexamples are replayed on the interpreter.
 
+use super::attempt::{attempts, bit_blasted, products_abstracted, Attempt};
 use super::interp::{self, Env};
 use super::smt::{lane_bits_of, Encoder, Lane};
 use super::value::Value;
@@ -254,8 +255,7 @@ pub fn prove_equivalent(
     // instruction lane (extracts of concatenations and of bitwise operations fold away).
     // z3 is asked the query as written, and the simplified one when that is unknown: each
     // form is the faster for some instructions. A query over bit-vectors alone is bit-blasted
-    // first, or after the core's turn on the query as written where it multiplies wide
-    // factors ([`bit_blasted`], [`multiplies_wide`]).
+    // as well ([`attempts`] gives the order).
     let mut result = SatResult::Unsat;
     let mut blasted_model = None;
     let mut answered = HashSet::new();
@@ -270,24 +270,9 @@ pub fn prove_equivalent(
             solver.set_params(&params);
             solver.check_assumptions(std::slice::from_ref(query))
         };
-        let attempts: &[(Attempt, u32)] = match bit_vectors.then(|| multiplies_wide(&simplified)) {
-            None => &[
-                (Attempt::Written, timeout_ms),
-                (Attempt::Simplified, timeout_ms),
-            ],
-            Some(false) => &[
-                (Attempt::BitBlasted, timeout_ms),
-                (Attempt::Written, timeout_ms),
-                (Attempt::Simplified, timeout_ms),
-            ],
-            Some(true) => &[
-                (Attempt::Written, timeout_ms),
-                (Attempt::BitBlasted, timeout_ms),
-                (Attempt::Simplified, timeout_ms),
-            ],
-        };
+        let attempts = attempts(bit_vectors, &simplified, timeout_ms);
         result = SatResult::Unknown;
-        for (attempt, ms) in attempts {
+        for (attempt, ms) in &attempts {
             result = match attempt {
                 Attempt::Written => core(d, *ms),
                 Attempt::Simplified => core(&simplified, *ms),
@@ -296,6 +281,13 @@ pub fn prove_equivalent(
                     blasted_model = model;
                     result
                 }
+                // Only a proof counts: a model of the abstraction need not be one of the query.
+                Attempt::ProductsAbstracted => match products_abstracted(&simplified)
+                    .map(|q| bit_blasted(&q, &assume_lanes, *ms))
+                {
+                    Some((SatResult::Unsat, _)) => SatResult::Unsat,
+                    _ => SatResult::Unknown,
+                },
             };
             if result != SatResult::Unknown {
                 break;
@@ -341,89 +333,6 @@ pub fn prove_equivalent(
             counterexample(lhs, rhs, &types, &env, ms)?
         }
     })
-}
-
-/// One way of asking z3 a lane's query.
-enum Attempt {
-    /// The incremental SMT core, on the query as written.
-    Written,
-    /// The incremental SMT core, on the query simplified.
-    Simplified,
-    /// The bit-blasting solver ([`bit_blasted`]).
-    BitBlasted,
-}
-
-/// `query` alone (under `assume`) on z3's solver for bit-vector logic, which simplifies and
-/// bit-blasts it: selects of bytes and saturating chains that the incremental SMT core takes
-/// minutes over prove in milliseconds (NEON's `umull` chain for `i32(x_u8) * i32(y_u8)`:
-/// 39 s by the core, 29 ms bit-blasted), but not products of wide factors, which SAT solving
-/// takes apart bit by bit (AVX-512's `x_u32 % 7`: 50 s by the core, not in 60 s bit-blasted;
-/// `x_u32 / 3`: 40 ms by the core). With a model when the query is satisfiable.
-fn bit_blasted(query: &Bool, assume: &[Bool], timeout_ms: u32) -> (SatResult, Option<z3::Model>) {
-    let Some(solver) = Solver::new_for_logic("QF_BV") else {
-        return (SatResult::Unknown, None);
-    };
-    let mut params = z3::Params::new();
-    params.set_u32("timeout", timeout_ms);
-    solver.set_params(&params);
-    for a in assume {
-        solver.assert(a);
-    }
-    solver.assert(query);
-    match solver.check() {
-        SatResult::Sat => (SatResult::Sat, solver.get_model()),
-        other => (other, None),
-    }
-}
-
-/// Whether `query` multiplies two factors of more than 16 significant bits each (a product of
-/// extended bytes or halfwords bit-blasts at once, a 64-bit product by a magic number does not;
-/// z3's simplifier writes a negation as a product by -1, which does not count).
-fn multiplies_wide(query: &Bool) -> bool {
-    let minus_one = |v: &Dynamic| {
-        v.as_bv().is_some_and(|bv| {
-            let w = bv.get_size();
-            w <= 64 && bv.as_u64() == Some(u64::MAX >> (64 - w))
-        })
-    };
-    let mut seen = HashSet::new();
-    let mut stack = vec![Dynamic::from_ast(query)];
-    while let Some(node) = stack.pop() {
-        if !seen.insert(node.clone()) {
-            continue;
-        }
-        if node.kind() == AstKind::App && node.decl().name() == "bvmul" {
-            let factors = node.children();
-            let wide = factors.iter().filter(|f| significant_bits(f) > 16).count();
-            if wide >= 2 && !factors.iter().any(minus_one) {
-                return true;
-            }
-        }
-        stack.extend(node.children());
-    }
-    false
-}
-
-/// The bits of a bit-vector term that are not a zero or sign extension: a numeral's up to its
-/// highest set bit, an extension's or zero-padded concatenation's of what it extends.
-fn significant_bits(v: &Dynamic) -> u32 {
-    let Some(bv) = v.as_bv() else {
-        return 0;
-    };
-    if let Some(n) = bv.as_u64() {
-        return 64 - n.leading_zeros();
-    }
-    if v.kind() != AstKind::App {
-        return bv.get_size();
-    }
-    let parts = v.children();
-    match v.decl().name().as_str() {
-        "sign_extend" | "zero_extend" => parts.first().map_or(bv.get_size(), significant_bits),
-        "concat" if parts.len() == 2 && parts[0].as_bv().and_then(|b| b.as_u64()) == Some(0) => {
-            significant_bits(&parts[1])
-        }
-        _ => bv.get_size(),
-    }
 }
 
 /// The model's value of one lane as raw bits (reals are rounded to the nearest f32).
@@ -517,6 +426,30 @@ mod tests {
         let verdict = prove_equivalent(&lanes, &of_bytes(wrong), None, DEFAULT_TIMEOUT_MS);
         let Verdict::Counterexample { lhs, rhs, .. } = verdict.unwrap() else {
             panic!("a wrong byte flag was not refuted");
+        };
+        assert_ne!(lhs, rhs);
+    }
+
+    /// AVX-512's selection for `x_u32 / 7` takes the high half of the same 64-bit product by
+    /// the magic number as the input does, and truncates it by a clamp (`vpmaxsq` at 0, then the
+    /// saturating `vpmovusqd`) instead of a cast. With the shared product abstracted it is
+    /// proven in milliseconds (46 s, or not within a minute, by the core); with a clamp that
+    /// cuts real values it is refuted.
+    #[test]
+    fn a_product_both_sides_compute_is_abstracted_and_a_wrong_clamp_refuted() {
+        let macros = crate::ir::Macros::default();
+        let with_clamp = |limit: &str| {
+            let high = "(shr (mul (cast u64 x_u32) 613566757) 32)";
+            format!(
+                "(let hi (cast u32 (min (cast u64 (max (cast i64 {high}) 0)) {limit})) \
+                 (shr (add hi (shr (sub x_u32 hi) 1)) 2))"
+            )
+        };
+        let verdict = prove_texts("x_u32 / 7", &with_clamp("4294967295"), &macros, 4, 5_000);
+        assert!(verdict.unwrap().is_proven());
+        let verdict = prove_texts("x_u32 / 7", &with_clamp("100000"), &macros, 4, 5_000);
+        let Verdict::Counterexample { lhs, rhs, .. } = verdict.unwrap() else {
+            panic!("a clamp below the quotient's range was not refuted");
         };
         assert_ne!(lhs, rhs);
     }

@@ -1,0 +1,173 @@
+//! Ways of asking z3 one lane's query, and which to try first: the incremental SMT core on the
+//! query as written or simplified, the bit-blasting solver, and the bit-blasting solver with the
+//! products both sides compute abstracted.
+
+use std::collections::HashSet;
+use z3::ast::{Ast, AstKind, Bool, Dynamic};
+use z3::{FuncDecl, SatResult, Solver};
+
+/// The attempts for one lane's `simplified` query, in order, each with its budget. A query over
+/// bit-vectors alone (`bit_vectors`) is bit-blasted first, or, where it multiplies wide factors
+/// ([`multiplies_wide`]), first with its shared products abstracted and then by the core on the
+/// query as written before the bit-blaster.
+pub fn attempts(bit_vectors: bool, simplified: &Bool, timeout_ms: u32) -> Vec<(Attempt, u32)> {
+    match bit_vectors.then(|| multiplies_wide(simplified)) {
+        None => vec![
+            (Attempt::Written, timeout_ms),
+            (Attempt::Simplified, timeout_ms),
+        ],
+        Some(false) => vec![
+            (Attempt::BitBlasted, timeout_ms),
+            (Attempt::Written, timeout_ms),
+            (Attempt::Simplified, timeout_ms),
+        ],
+        Some(true) => vec![
+            (Attempt::ProductsAbstracted, timeout_ms / 4),
+            (Attempt::Written, timeout_ms),
+            (Attempt::BitBlasted, timeout_ms),
+            (Attempt::Simplified, timeout_ms),
+        ],
+    }
+}
+
+/// One way of asking z3 a lane's query.
+pub enum Attempt {
+    /// The incremental SMT core, on the query as written.
+    Written,
+    /// The incremental SMT core, on the query simplified.
+    Simplified,
+    /// The bit-blasting solver ([`bit_blasted`]).
+    BitBlasted,
+    /// The bit-blasting solver on the query with its wide products as unknowns
+    /// ([`products_abstracted`]); a proof only.
+    ProductsAbstracted,
+}
+
+/// `query` alone (under `assume`) on z3's solver for bit-vector logic, which simplifies and
+/// bit-blasts it: selects of bytes and saturating chains that the incremental SMT core takes
+/// minutes over prove in milliseconds (NEON's `umull` chain for `i32(x_u8) * i32(y_u8)`:
+/// 39 s by the core, 29 ms bit-blasted), but not products of wide factors, which SAT solving
+/// takes apart bit by bit (AVX-512's `x_u32 % 7`: 50 s by the core, not in 60 s bit-blasted;
+/// `x_u32 / 3`: 40 ms by the core). With a model when the query is satisfiable.
+pub fn bit_blasted(
+    query: &Bool,
+    assume: &[Bool],
+    timeout_ms: u32,
+) -> (SatResult, Option<z3::Model>) {
+    let Some(solver) = Solver::new_for_logic("QF_BV") else {
+        return (SatResult::Unknown, None);
+    };
+    let mut params = z3::Params::new();
+    params.set_u32("timeout", timeout_ms);
+    solver.set_params(&params);
+    for a in assume {
+        solver.assert(a);
+    }
+    solver.assert(query);
+    match solver.check() {
+        SatResult::Sat => (SatResult::Sat, solver.get_model()),
+        other => (other, None),
+    }
+}
+
+/// `query`, a disequality of two terms, with each wide product ([`is_wide_product`]) that both
+/// terms compute replaced by a fresh unknown of its width. What holds for every value of the
+/// unknowns holds for the products' values, so a proof of the abstraction proves the query. A
+/// selection mostly computes the product its input computes, in other instructions: AVX-512's
+/// `x_u32 % 7` takes the high half of the same 64-bit product by the magic number, truncated by
+/// a clamp instead of a cast. z3's simplifier writes both products as one term, and the rest is
+/// bit-level rearrangement that bit-blasts at once (46 s by the core before). `None` when no
+/// product is shared.
+pub fn products_abstracted(query: &Bool) -> Option<Bool> {
+    let sides = match query.decl().name().as_str() {
+        "not" => query.children()[0].clone(),
+        _ => return None,
+    };
+    let [lhs, rhs] = <[Dynamic; 2]>::try_from(sides.children()).ok()?;
+    let products = |term: &Dynamic| {
+        let mut seen = HashSet::new();
+        let mut found = Vec::new();
+        let mut stack = vec![term.clone()];
+        while let Some(node) = stack.pop() {
+            if !seen.insert(node.clone()) {
+                continue;
+            }
+            if is_wide_product(&node) {
+                found.push(node.clone());
+            }
+            stack.extend(node.children());
+        }
+        found
+    };
+    let on_the_right: HashSet<Dynamic> = products(&rhs).into_iter().collect();
+    let shared: Vec<Dynamic> = products(&lhs)
+        .into_iter()
+        .filter(|p| on_the_right.contains(p))
+        .collect();
+    if shared.is_empty() {
+        return None;
+    }
+    let unknowns: Vec<Dynamic> = shared
+        .iter()
+        .enumerate()
+        .map(|(k, p)| FuncDecl::new(format!("product{k}"), &[], &p.get_sort()).apply(&[]))
+        .collect();
+    let pairs: Vec<(&Dynamic, &Dynamic)> = shared.iter().zip(&unknowns).collect();
+    Some(query.substitute(&pairs))
+}
+
+/// Whether `node` multiplies two factors of more than 16 significant bits each (a product of
+/// extended bytes or halfwords bit-blasts at once, a 64-bit product by a magic number does not;
+/// z3's simplifier writes a negation as a product by -1, which does not count).
+fn is_wide_product(node: &Dynamic) -> bool {
+    let minus_one = |v: &Dynamic| {
+        v.as_bv().is_some_and(|bv| {
+            let w = bv.get_size();
+            w <= 64 && bv.as_u64() == Some(u64::MAX >> (64 - w))
+        })
+    };
+    if node.kind() != AstKind::App || node.decl().name() != "bvmul" {
+        return false;
+    }
+    let factors = node.children();
+    let wide = factors.iter().filter(|f| significant_bits(f) > 16).count();
+    wide >= 2 && !factors.iter().any(minus_one)
+}
+
+/// Whether `query` has a wide product ([`is_wide_product`]).
+fn multiplies_wide(query: &Bool) -> bool {
+    let mut seen = HashSet::new();
+    let mut stack = vec![Dynamic::from_ast(query)];
+    while let Some(node) = stack.pop() {
+        if !seen.insert(node.clone()) {
+            continue;
+        }
+        if is_wide_product(&node) {
+            return true;
+        }
+        stack.extend(node.children());
+    }
+    false
+}
+
+/// The bits of a bit-vector term that are not a zero or sign extension: a numeral's up to its
+/// highest set bit, an extension's or zero-padded concatenation's of what it extends.
+fn significant_bits(v: &Dynamic) -> u32 {
+    let Some(bv) = v.as_bv() else {
+        return 0;
+    };
+    if let Some(n) = bv.as_u64() {
+        return 64 - n.leading_zeros();
+    }
+    if v.kind() != AstKind::App {
+        return bv.get_size();
+    }
+    let parts = v.children();
+    match v.decl().name().as_str() {
+        "sign_extend" | "zero_extend" => parts.first().map_or(bv.get_size(), significant_bits),
+        "concat" if parts.len() == 2 && parts[0].as_bv().and_then(|b| b.as_u64()) == Some(0) => {
+            significant_bits(&parts[1])
+        }
+        _ => bv.get_size(),
+    }
+}
