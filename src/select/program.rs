@@ -189,11 +189,17 @@ impl Programs {
                 }
             });
         }
-        // The shift that multiplies by a power of two among them (rules solve `c0 == 1 << c1`).
+        // Powers of two's logarithms (rules solve `c0 == 1 << c1`), counts less one (rounding).
         let shifts: Vec<i64> = constants
             .iter()
             .filter(|&&c| c > 1 && (c as u64).is_power_of_two())
             .map(|&c| i64::from(c.ilog2()))
+            .chain(
+                constants
+                    .iter()
+                    .filter(|&&c| (2..=64).contains(&c))
+                    .map(|c| c - 1),
+            )
             .collect();
         constants.extend(shifts);
         let mut skipped = Vec::new();

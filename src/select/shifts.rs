@@ -1,7 +1,9 @@
 //! Shifts by a constant as the target can do them: by at least the lane width (folded as the
 //! IR defines them), at a lane width without a shift instruction (through a wider one), and
-//! arithmetic right shifts without an instruction (through a logical one).
+//! arithmetic right shifts without an instruction (through a logical one); rounding right shifts
+//! without the wider type.
 
+use super::fallback::Own;
 use super::term::{op, reinterpret, type_name, Cmp, Condition, Int, IntOp, Rewrite, Ruleset, Term};
 use crate::ir::{Elem, VecType};
 
@@ -130,4 +132,58 @@ pub fn shifts_by_other_means(t: VecType) -> Vec<Rewrite> {
         shift("Shr", bin(IntOp::Shr, lane, c.clone()));
     }
     out
+}
+
+/// A rounding right shift by a constant `c` (from 1 to the width less one) computed at `w`,
+/// twice as wide, and narrowed back (where the input narrows to `t`): at `t` itself,
+/// the shift plus the last bit shifted out (`(x >> c) + ((x >> (c - 1)) & 1)`, at either
+/// signedness). HVX has no 64-bit lanes; x86 has no rounding shifts.
+pub fn rounding_shift_without_widening(t: VecType, w: VecType, own: Own) -> Option<Rewrite> {
+    let bits = t.elem.bits() as i128;
+    let same_kind = t.elem.is_int() && w.elem.is_signed() == t.elem.is_signed();
+    if !same_kind || w.lanes != t.lanes || w.elem.bits() as i128 != 2 * bits {
+        return None;
+    }
+    if !own("Cast", t) {
+        return None;
+    }
+    let (x, c, bias) = (Term::Slot("x"), Int::Slot("c"), Int::Slot("bias"));
+    let bin = |o, a: Int, b: Int| Int::Bin(o, Box::new(a), Box::new(b));
+    let constant = |ty, value| Term::Const { ty, value };
+    let widened = op("Cast", w, vec![x.clone()]);
+    let biased = op("Add", w, vec![widened, constant(w, bias.clone())]);
+    let lhs = op(
+        "Cast",
+        t,
+        vec![op("Shr", w, vec![biased, constant(w, c.clone())])],
+    );
+    let shifted = |by: Int| op("Shr", t, vec![x.clone(), constant(t, by)]);
+    let last_out = op(
+        "And",
+        t,
+        vec![
+            shifted(bin(IntOp::Sub, c.clone(), Int::Lit(1))),
+            constant(t, Int::Lit(1)),
+        ],
+    );
+    Some(Rewrite {
+        ruleset: Ruleset::Lower,
+        source: format!(
+            "{} rounding shift right without {}",
+            type_name(t),
+            type_name(w)
+        ),
+        lhs,
+        rhs: op("Add", t, vec![shifted(c.clone()), last_out]),
+        conditions: vec![
+            Condition::TypeOf(x, t),
+            Condition::Compare(Cmp::Ge, c.clone(), Int::Lit(1)),
+            Condition::Compare(Cmp::Lt, c.clone(), Int::Lit(bits)),
+            Condition::Compare(
+                Cmp::Eq,
+                bias,
+                bin(IntOp::Shl, Int::Lit(1), bin(IntOp::Sub, c, Int::Lit(1))),
+            ),
+        ],
+    })
 }

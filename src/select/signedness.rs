@@ -5,6 +5,8 @@
 //!   signedness on the same bits (x86 shifts unsigned lanes, HVX's `vasl` signed ones), and bit
 //!   counts are the same at either signedness;
 //! - an unsigned comparison is the signed one of its operands with the sign bit flipped;
+//! - a conversion is the one to the other signedness of its result on the same bits, and a
+//!   truncation the one from the other signedness of its source;
 //! - a truncation to an unsigned type is a saturating conversion of the value masked to that
 //!   type's range (the saturation then changes nothing), from the signed source type;
 //! - a saturating conversion of an unsigned value to a type with a smaller maximum is the
@@ -128,8 +130,9 @@ pub fn compare_through(
     }
 }
 
-/// The rewrites of a conversion from `s` to `t` (same lanes): truncation through a saturating
-/// conversion, and saturation of unsigned values through a minimum.
+/// The rewrites of a conversion from `s` to `t` (same lanes): at the other signedness of the
+/// result (and of the source, for a truncation), truncation through a saturating conversion,
+/// and saturation of unsigned values through a minimum.
 pub fn conversion_rewrites(s: VecType, t: VecType, wanted: Wanted) -> Vec<Rewrite> {
     let mut out = Vec::new();
     if !s.elem.is_int() || !t.elem.is_int() || s.lanes != t.lanes || s.elem.bits() > 64 {
@@ -138,6 +141,40 @@ pub fn conversion_rewrites(s: VecType, t: VecType, wanted: Wanted) -> Vec<Rewrit
     let x = Term::Slot("x");
     let (sn, tn) = (type_name(s), type_name(t));
     let t_max = t.elem.max_value();
+    let other = |v: VecType| {
+        let e = if v.elem.is_signed() {
+            v.elem.unsigned()
+        } else {
+            v.elem.signed()
+        };
+        e.map(|e| v.with_elem(e))
+    };
+    if s.elem.bits() != t.elem.bits() && wanted("Cast", t, Some(s)) {
+        // The bits of a conversion depend on the source's signedness only, and those of a
+        // truncation on neither: x86 narrows and widens at one signedness of the result
+        // (vpmovqd is i64 to i32), HVX's packs read one signedness of the source.
+        if let Some(t_other) = other(t) {
+            out.push(Rewrite {
+                ruleset: Ruleset::Lower,
+                source: format!(
+                    "{sn} to {tn} is the conversion to {} on the same bits",
+                    type_name(t_other)
+                ),
+                lhs: op("Cast", t, vec![x.clone()]),
+                rhs: reinterpret(t, op("Cast", t_other, vec![x.clone()])),
+                conditions: vec![Condition::TypeOf(x.clone(), s)],
+            });
+        }
+        if let Some(s_other) = other(s).filter(|_| s.elem.bits() > t.elem.bits()) {
+            out.push(Rewrite {
+                ruleset: Ruleset::Lower,
+                source: format!("{sn} to {tn} truncates the bits of {}", type_name(s_other)),
+                lhs: op("Cast", t, vec![x.clone()]),
+                rhs: op("Cast", t, vec![reinterpret(s_other, x.clone())]),
+                conditions: vec![Condition::TypeOf(x.clone(), s)],
+            });
+        }
+    }
     if s.elem.bits() > t.elem.bits() && !t.elem.is_signed() && wanted("Cast", t, Some(s)) {
         let Some(signed) = Elem::int(s.elem.bits(), true).map(|e| s.with_elem(e)) else {
             return out;

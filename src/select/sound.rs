@@ -5,8 +5,10 @@
 //! as selects of bytes.
 
 use super::fallback::{fallbacks, Lacks, Own};
+use super::products::{high_half_by_even_and_odd, wide_multiply, widened_product};
 use super::reshape::reshaping;
-use super::shifts::{oversized_shifts, shifts_by_other_means};
+use super::saturating::saturating_sums;
+use super::shifts::{oversized_shifts, rounding_shift_without_widening, shifts_by_other_means};
 use super::signedness::{compare_through, conversion_rewrites, signedness_rewrites, Wanted};
 use super::term::{
     fits_i64, lane_value, op, reinterpret, type_name, Cmp, Condition, Int, Rewrite, Ruleset, Term,
@@ -254,82 +256,22 @@ fn select_of_bytes(t: VecType) -> Option<Rewrite> {
     })
 }
 
-/// An 8-bit multiply is the low byte of the 16-bit multiply of its operands widened (the low
-/// bits of a product depend only on the low bits of its factors): x86 has no 8-bit multiply
-/// but `vpmovzxbw`, `vpmullw` and a pack.
-fn wide_multiply(t: VecType) -> Vec<Rewrite> {
-    let wide = match t.elem {
-        Elem::U8 => Elem::U16,
-        Elem::I8 => Elem::I16,
-        _ => return vec![],
-    };
-    let w = VecType::new(t.lanes, wide);
-    let widened = |slot| op("Cast", w, vec![Term::Slot(slot)]);
-    vec![Rewrite {
-        ruleset: Ruleset::Lower,
-        source: format!(
-            "{} multiply as the low half of a {} one",
-            type_name(t),
-            type_name(w)
-        ),
-        lhs: op("Mul", t, vec![Term::Slot("a"), Term::Slot("b")]),
-        rhs: op(
-            "Cast",
-            t,
-            vec![op("Mul", w, vec![widened("a"), widened("b")])],
-        ),
-        conditions: vec![],
-    }]
-}
-
-/// A product of values of type `n` widened to `t` (lanes twice as wide) multiplies the even
-/// lanes of the widened values' bits, read as `n` lanes, where each value is: x86's pmuludq
-/// and pmuldq multiply the even 32-bit lanes of 64-bit lanes.
-fn widened_product(t: VecType, n: VecType) -> Option<Rewrite> {
-    let widening = t.lanes == n.lanes && t.elem.bits() == 2 * n.elem.bits();
-    if !widening || !t.elem.is_int() || !n.elem.is_int() {
-        return None;
-    }
-    let widened = |slot| op("Cast", t, vec![Term::Slot(slot)]);
-    let evens = |slot| {
-        let bits = reinterpret(n.with_lanes(2 * n.lanes), widened(slot));
-        let lanes = Term::Op {
-            name: "Slice",
-            ty: n,
-            params: vec![0, 2],
-            args: vec![bits],
-        };
-        op("Cast", t, vec![lanes])
-    };
-    Some(Rewrite {
-        ruleset: Ruleset::Lower,
-        source: format!(
-            "a product of {} widened to {} is one of the even lanes of their bits",
-            type_name(n),
-            type_name(t)
-        ),
-        lhs: op("Mul", t, vec![widened("a"), widened("b")]),
-        rhs: op("Mul", t, vec![evens("a"), evens("b")]),
-        conditions: vec![
-            Condition::TypeOf(Term::Slot("a"), n),
-            Condition::TypeOf(Term::Slot("b"), n),
-        ],
-    })
-}
-
 /// Rewrites sound by construction, for `types` (in the order of their names): a conversion of a
 /// concatenation is the concatenation of the converted halves, a constant is the widening cast
 /// of the same value at a narrower type (so `u16(b_u8) * 2` is a widening multiply), and a
 /// cast between types of one width is a free reinterpretation of the bits, as is a widening
 /// cast next to its [`cast_twin`], and a cast more than doubling or halving the width goes
-/// through its [`cast_midpoint`]; operators that move lanes ([`reshaping`]); a narrowing of less than a register is the low half of the
-/// narrowing of the input concatenated with itself (NEON's `xtn` of a 64-bit result); the
-/// comparisons and selects of [`comparison_and_select_rewrites`]; 8-bit multiplies at 16
-/// bits ([`wide_multiply`]); products of widened values by their even lanes
-/// ([`widened_product`], where the program wants the multiply); the shifts, comparisons and conversions of `signedness.rs`
-/// that the program `wanted`; and the operators the program `lacks` by others
-/// ([`fallbacks`]; `masks`: comparisons make masks on the target; `own`: the input's own
-/// operators).
+/// through its [`cast_midpoint`]; operators that move lanes ([`reshaping`]); a narrowing of
+/// less than a register is the low half of the narrowing of the input concatenated with itself
+/// (NEON's `xtn` of a 64-bit result); the comparisons and selects of
+/// [`comparison_and_select_rewrites`]; 8-bit multiplies at 16 bits ([`wide_multiply`]);
+/// products of widened values by their even lanes ([`widened_product`]) and their high halves
+/// by the even and odd lanes apart ([`high_half_by_even_and_odd`]), where the program wants
+/// the multiply; the shifts, comparisons and conversions of `signedness.rs` that the program
+/// `wanted`; saturating sums and rounding shifts without the wide type ([`saturating_sums`],
+/// [`rounding_shift_without_widening`]); and the operators the program `lacks` by others
+/// ([`fallbacks`]; `masks`: comparisons make masks on the
+/// target; `own`: the input's own operators).
 pub fn generated(
     types: &[VecType],
     target: &Target,
@@ -380,9 +322,16 @@ pub fn generated(
         out.extend(wide_multiply(t));
         if !lane_layout && wanted("Mul", t, None) {
             out.extend(types.iter().filter_map(|&n| widened_product(t, n)));
+            for &h in types {
+                out.extend(high_half_by_even_and_odd(h, t));
+            }
         }
         out.extend(signedness_rewrites(t, wanted));
         out.extend(fallbacks(t, types, masks, own, lacks));
+        for &w in types {
+            out.extend(saturating_sums(t, w, own));
+            out.extend(rounding_shift_without_widening(t, w, own));
+        }
     }
     for &t in types {
         for &s in types {

@@ -1,0 +1,189 @@
+//! Products, rewritten sound by construction: an 8-bit multiply as the low byte of a 16-bit
+//! one, a product of widened values by their even lanes, and the high half of widened products
+//! from the products of the even and odd lanes apart.
+
+use super::term::{op, reinterpret, type_name, Cmp, Condition, Int, IntOp, Rewrite, Ruleset, Term};
+use crate::ir::{Elem, VecType};
+
+/// An 8-bit multiply is the low byte of the 16-bit multiply of its operands widened (the low
+/// bits of a product depend only on the low bits of its factors): x86 has no 8-bit multiply
+/// but `vpmovzxbw`, `vpmullw` and a pack.
+pub fn wide_multiply(t: VecType) -> Vec<Rewrite> {
+    let wide = match t.elem {
+        Elem::U8 => Elem::U16,
+        Elem::I8 => Elem::I16,
+        _ => return vec![],
+    };
+    let w = VecType::new(t.lanes, wide);
+    let widened = |slot| op("Cast", w, vec![Term::Slot(slot)]);
+    vec![Rewrite {
+        ruleset: Ruleset::Lower,
+        source: format!(
+            "{} multiply as the low half of a {} one",
+            type_name(t),
+            type_name(w)
+        ),
+        lhs: op("Mul", t, vec![Term::Slot("a"), Term::Slot("b")]),
+        rhs: op(
+            "Cast",
+            t,
+            vec![op("Mul", w, vec![widened("a"), widened("b")])],
+        ),
+        conditions: vec![],
+    }]
+}
+
+/// A product of values of type `n` widened to `t` (lanes twice as wide) multiplies the even
+/// lanes of the widened values' bits, read as `n` lanes, where each value is: x86's pmuludq
+/// and pmuldq multiply the even 32-bit lanes of 64-bit lanes.
+pub fn widened_product(t: VecType, n: VecType) -> Option<Rewrite> {
+    let widening = t.lanes == n.lanes && t.elem.bits() == 2 * n.elem.bits();
+    if !widening || !t.elem.is_int() || !n.elem.is_int() {
+        return None;
+    }
+    let widened = |slot| op("Cast", t, vec![Term::Slot(slot)]);
+    let evens = |slot| {
+        let bits = reinterpret(n.with_lanes(2 * n.lanes), widened(slot));
+        let lanes = Term::Op {
+            name: "Slice",
+            ty: n,
+            params: vec![0, 2],
+            args: vec![bits],
+        };
+        op("Cast", t, vec![lanes])
+    };
+    Some(Rewrite {
+        ruleset: Ruleset::Lower,
+        source: format!(
+            "a product of {} widened to {} is one of the even lanes of their bits",
+            type_name(n),
+            type_name(t)
+        ),
+        lhs: op("Mul", t, vec![widened("a"), widened("b")]),
+        rhs: op("Mul", t, vec![evens("a"), evens("b")]),
+        conditions: vec![
+            Condition::TypeOf(Term::Slot("a"), n),
+            Condition::TypeOf(Term::Slot("b"), n),
+        ],
+    })
+}
+
+/// The high half (`t`) of products of values widened to `w` (twice their width), shifted right
+/// by `c` of at least their width, from two products of half as many lanes: the even lanes'
+/// products, and the odd lanes' moved down to the even ones (each 2-lane pair read as one lane
+/// of `w`, shifted right by the width). Read as lanes of `w`, the result takes the high half of
+/// each even product shifted down, and the high half of each odd product where it is, then the
+/// rest of the shift (`c` minus the width). x86's pmuludq and pmuldq multiply the even 32-bit
+/// lanes of 64-bit lanes; taking every product whole widens each half of the operands first
+/// (AVX-512's vpmullq costs more than two vpmuludq).
+pub fn high_half_by_even_and_odd(t: VecType, w: VecType) -> Vec<Rewrite> {
+    let bits = t.elem.bits();
+    let paired = w.lanes == t.lanes && t.lanes >= 2 && t.lanes.is_multiple_of(2);
+    // 64-bit products only: a target has a whole 16- or 32-bit multiply (x86's pmulhw and
+    // pmulld), and the extraction's tree costs can take the even and odd products of 16-bit
+    // lanes for cheaper than they are (AVX2's `x_u16 / 3`: 30 -> 41).
+    if !t.elem.is_int() || !w.elem.is_int() || w.elem.bits() != 64 || bits != 32 || !paired {
+        return vec![];
+    }
+    let (Some(n), Some(unsigned), Some(signed)) = (
+        Elem::int(bits, w.elem.is_signed()).map(|e| t.with_elem(e)),
+        Elem::int(2 * bits, false),
+        Elem::int(2 * bits, true),
+    ) else {
+        return vec![];
+    };
+    let pairs = |e: Elem| VecType::new(t.lanes / 2, e);
+    let (uw, sw, hw) = (pairs(unsigned), pairs(signed), pairs(w.elem));
+    let product = |a: Term, b: Term, w: VecType| {
+        op(
+            "Mul",
+            w,
+            vec![op("Cast", w, vec![a]), op("Cast", w, vec![b])],
+        )
+    };
+    let shifted =
+        |name, v: Term, ty: VecType, by: Int| op(name, ty, vec![v, Term::Const { ty, value: by }]);
+    let width = Int::Lit(bits as i128);
+    let evens = |v: Term| Term::Op {
+        name: "Slice",
+        ty: t.with_elem(n.elem).with_lanes(t.lanes / 2),
+        params: vec![0, 2],
+        args: vec![v],
+    };
+    let odds_down = |slot| {
+        let down = shifted("Shr", reinterpret(uw, Term::Slot(slot)), uw, width.clone());
+        evens(reinterpret(n, down))
+    };
+    let even = product(evens(Term::Slot("a")), evens(Term::Slot("b")), hw);
+    let odd = product(odds_down("a"), odds_down("b"), hw);
+    let high_of_even = shifted("Shr", reinterpret(uw, even), uw, width.clone());
+    let high_of_odd = reinterpret(
+        uw,
+        shifted("And", reinterpret(sw, odd), sw, Int::Lit(-(1i128 << bits))),
+    );
+    let joined = reinterpret(n, op("Or", uw, vec![high_of_even, high_of_odd]));
+    let source = format!(
+        "the high half of {} products from {} products of the even and odd lanes",
+        type_name(w),
+        type_name(hw)
+    );
+    let high_half = |by: Int| {
+        op(
+            "Cast",
+            t,
+            vec![shifted(
+                "Shr",
+                product(Term::Slot("a"), Term::Slot("b"), w),
+                w,
+                by,
+            )],
+        )
+    };
+    let as_t = |v: Term| if n == t { v } else { reinterpret(t, v) };
+    let operands = vec![
+        Condition::TypeOf(Term::Slot("a"), n),
+        Condition::TypeOf(Term::Slot("b"), n),
+    ];
+    let c = Int::Slot("c");
+    let rest = Int::Bin(IntOp::Sub, Box::new(c.clone()), Box::new(width.clone()));
+    let beyond = [
+        Condition::Compare(Cmp::Gt, c.clone(), width.clone()),
+        Condition::Compare(Cmp::Lt, c.clone(), Int::Lit(2 * bits as i128)),
+    ];
+    // The odd lanes of a constant moved down: its lanes' value (it is the same in every lane).
+    let v = Int::Slot("v");
+    let lane_mask = Int::Lit((1i128 << bits) - 1);
+    let splat_read_wide = reinterpret(
+        uw,
+        Term::Const {
+            ty: n,
+            value: v.clone(),
+        },
+    );
+    vec![
+        Rewrite {
+            ruleset: Ruleset::Lower,
+            source: source.clone(),
+            lhs: high_half(width.clone()),
+            rhs: as_t(joined.clone()),
+            conditions: operands.clone(),
+        },
+        Rewrite {
+            ruleset: Ruleset::Lower,
+            source: format!("{source}, shifted further"),
+            lhs: high_half(c),
+            rhs: as_t(shifted("Shr", joined, n, rest)),
+            conditions: operands.into_iter().chain(beyond).collect(),
+        },
+        Rewrite {
+            ruleset: Ruleset::Lower,
+            source: format!("the odd lanes of a {} constant, moved down", type_name(n)),
+            lhs: shifted("Shr", splat_read_wide, uw, width),
+            rhs: Term::Const {
+                ty: uw,
+                value: Int::Bin(IntOp::And, Box::new(v), Box::new(lane_mask)),
+            },
+            conditions: vec![],
+        },
+    ]
+}

@@ -1,0 +1,165 @@
+//! Saturating sums, differences and left shifts without the wider type, sound by construction (AVX2 cannot
+//! narrow 64-bit lanes with saturation, HVX has none, and none of the targets has 128-bit ones):
+//! - unsigned: `x + y` saturated is `min(x, !y) + y` (`!y` is the headroom above `y`), and
+//!   `x - y` saturated is `max(x, y) - y`;
+//! - signed: the wrapped result where it did not overflow, else the extreme of `x`'s sign
+//!   (`(x >> (bits - 1)) ^ max`). A sum overflowed where both operands' signs differ from the
+//!   result's (`((x ^ r) & (y ^ r)) < 0`), a difference where the operands' signs differ and
+//!   the result's differs from `x`'s (`((x ^ y) & (x ^ r)) < 0`);
+//! - a left shift by `c` in range: the shifted value where shifting it back gives `x`, else
+//!   the maximum (unsigned) or the extreme of `x`'s sign.
+
+use super::fallback::Own;
+use super::term::{lane_value, op, type_name, Cmp, Condition, Int, Rewrite, Ruleset, Term};
+use crate::ir::{Elem, VecType};
+
+/// A lane value as the constant of type `ty`.
+fn constant(ty: VecType, value: i128) -> Term {
+    Term::constant(ty, lane_value(ty.elem, (value as u128) & ty.elem.mask()))
+}
+
+/// The saturating sum, difference and left shift of values of type `t` computed at `w` (twice
+/// as wide, the same lanes) and narrowed to `t` with saturation, where the input narrows to `t`
+/// so.
+pub fn saturating_sums(t: VecType, w: VecType, own: Own) -> Vec<Rewrite> {
+    let bits = t.elem.bits();
+    let fits = t.elem.is_int() && w.elem.is_int() && bits <= 64 && w.lanes == t.lanes;
+    if !fits || w.elem.bits() != 2 * bits || !own("SatCast", t) {
+        return vec![];
+    }
+    let (x, y) = (Term::Slot("x"), Term::Slot("y"));
+    let widened = |v: &Term| op("Cast", w, vec![v.clone()]);
+    let wide = |name| op(name, w, vec![widened(&x), widened(&y)]);
+    let narrow = |name| op(name, t, vec![x.clone(), y.clone()]);
+    let max = constant(t, t.elem.max_value());
+    let mut out = Vec::new();
+    // A left shift by c in range saturates where shifting back does not give x.
+    let c = Int::Slot("c");
+    let shifted = op(
+        "Shl",
+        t,
+        vec![
+            x.clone(),
+            Term::Const {
+                ty: t,
+                value: c.clone(),
+            },
+        ],
+    );
+    let kept = op(
+        "Eq",
+        t.with_elem(Elem::Bool),
+        vec![
+            op(
+                "Shr",
+                t,
+                vec![
+                    shifted.clone(),
+                    Term::Const {
+                        ty: t,
+                        value: c.clone(),
+                    },
+                ],
+            ),
+            x.clone(),
+        ],
+    );
+    let extreme = if t.elem.is_signed() {
+        op(
+            "Xor",
+            t,
+            vec![
+                op("Shr", t, vec![x.clone(), constant(t, bits as i128 - 1)]),
+                max.clone(),
+            ],
+        )
+    } else {
+        max.clone()
+    };
+    if w.elem.is_signed() == t.elem.is_signed() {
+        out.push(Rewrite {
+            ruleset: Ruleset::Lower,
+            source: format!(
+                "{} saturating left shift without {}",
+                type_name(t),
+                type_name(w)
+            ),
+            lhs: op(
+                "SatCast",
+                t,
+                vec![op(
+                    "Shl",
+                    w,
+                    vec![
+                        widened(&x),
+                        Term::Const {
+                            ty: w,
+                            value: c.clone(),
+                        },
+                    ],
+                )],
+            ),
+            rhs: op("Select", t, vec![kept, shifted, extreme.clone()]),
+            conditions: vec![
+                Condition::TypeOf(x.clone(), t),
+                Condition::Compare(Cmp::Ge, c.clone(), Int::Lit(0)),
+                Condition::Compare(Cmp::Lt, c, Int::Lit(bits as i128)),
+            ],
+        });
+    }
+    let mut push = |what: &str, lhs, rhs| {
+        out.push(Rewrite {
+            ruleset: Ruleset::Lower,
+            source: format!(
+                "{} saturating {what} without {}",
+                type_name(t),
+                type_name(w)
+            ),
+            lhs: op("SatCast", t, vec![lhs]),
+            rhs,
+            conditions: vec![
+                Condition::TypeOf(x.clone(), t),
+                Condition::TypeOf(y.clone(), t),
+            ],
+        })
+    };
+    if !t.elem.is_signed() {
+        if !w.elem.is_signed() {
+            let headroom = op("Xor", t, vec![y.clone(), max]);
+            let sum = op(
+                "Add",
+                t,
+                vec![op("Min", t, vec![x.clone(), headroom]), y.clone()],
+            );
+            push("sum", wide("Add"), sum);
+        } else {
+            let difference = op("Sub", t, vec![narrow("Max"), y.clone()]);
+            push("difference", wide("Sub"), difference);
+        }
+        return out;
+    }
+    if !w.elem.is_signed() {
+        return out;
+    }
+    let bools = t.with_elem(Elem::Bool);
+    let xor = |a: Term, b: Term| op("Xor", t, vec![a, b]);
+    let negative = |v: Term| op("Lt", bools, vec![v, constant(t, 0)]);
+    for (what, name) in [("sum", "Add"), ("difference", "Sub")] {
+        let r = narrow(name);
+        let overflowed = match name {
+            "Add" => op(
+                "And",
+                t,
+                vec![xor(x.clone(), r.clone()), xor(y.clone(), r.clone())],
+            ),
+            _ => op(
+                "And",
+                t,
+                vec![xor(x.clone(), y.clone()), xor(x.clone(), r.clone())],
+            ),
+        };
+        let rhs = op("Select", t, vec![negative(overflowed), extreme.clone(), r]);
+        push(what, wide(name), rhs);
+    }
+    out
+}
