@@ -12,10 +12,10 @@ use super::catalog::{instruction_constructor, Catalog};
 use super::encode::{constructor, ground, lane_broadcast_facts};
 use super::layout;
 use super::reach::{reach, Step};
-use super::rewrites::{lowering_rewrites, rule_rewrite, takes_constants};
+use super::rewrites::{constants_in_play, lowering_rewrites, rule_rewrite, takes_constants};
 use super::sound::{cast_midpoint, cast_twin, generated, part_widenings};
 use super::split::splits;
-use super::term::{lane_value, op, type_name, Command, Rewrite, Ruleset, Term};
+use super::term::{op, type_name, Command, Rewrite, Ruleset, Term};
 use crate::ir::{Elem, Expr, Op, VecType};
 use crate::rules::load::rule_types;
 use crate::rules::Rule;
@@ -174,34 +174,7 @@ impl Programs {
             in_play.extend(halves);
         }
         let lanes: BTreeSet<u32> = in_play.iter().map(|t| t.lanes).collect();
-        // The input's constants, each lane width less one (an oversized arithmetic shift
-        // becomes one by that much) and each lane width (the odd lanes are the high halves of
-        // lanes twice as wide), and the logarithm of each power of two.
-        let mut constants: BTreeSet<i64> = in_play
-            .iter()
-            .filter(|t| t.elem.is_int())
-            .flat_map(|t| [t.elem.bits() as i64 - 1, t.elem.bits() as i64])
-            .collect();
-        for input in inputs {
-            input.walk(&mut |n| {
-                if let Op::Const(v) = &n.op {
-                    constants.extend(v.iter().map(|b| lane_value(n.ty.elem, *b)));
-                }
-            });
-        }
-        // Powers of two's logarithms (rules solve `c0 == 1 << c1`), counts less one (rounding).
-        let shifts: Vec<i64> = constants
-            .iter()
-            .filter(|&&c| c > 1 && (c as u64).is_power_of_two())
-            .map(|&c| i64::from(c.ilog2()))
-            .chain(
-                constants
-                    .iter()
-                    .filter(|&&c| (2..=64).contains(&c))
-                    .map(|c| c - 1),
-            )
-            .collect();
-        constants.extend(shifts);
+        let constants = constants_in_play(&in_play, inputs);
         let mut skipped = Vec::new();
         let mut lowered = Vec::new();
         for (i, l) in catalog.lowerings.iter().enumerate() {
@@ -369,7 +342,8 @@ impl Programs {
                     }
             };
             let own = |name: &'static str, ty: VecType| nodes.contains(&(name, ty));
-            let extra = generated(&named, &target, masks, &own, &wanted, &lacks);
+            let has = |n: &'static str, s: Elem, t: Elem| direct.contains(&(n, s, t));
+            let extra = generated(&named, &target, masks, &own, &wanted, &lacks, &has);
             let before = made.len();
             for r in &extra {
                 r.rhs.typed_heads(&mut |n, t| _ = made.insert((n, t)));

@@ -7,7 +7,7 @@ use super::encode::Pattern;
 use super::lowering::{Arg, Lowering};
 use super::simplify::simplify;
 use super::term::{lane_bits, lane_value, Rewrite, Ruleset, Term};
-use crate::ir::{Elem, Expr, VecType};
+use crate::ir::{Elem, Expr, Op, VecType};
 use crate::rules::load::elaborate;
 use crate::rules::Rule;
 use crate::spec::{Instruction, Operand};
@@ -259,4 +259,35 @@ fn lowering_rewrite(
         },
         conditions: p.conditions,
     })
+}
+
+/// The constants scalar operands take: the inputs' constants, each lane width in play less one
+/// (an oversized arithmetic shift becomes one by that much) and each lane width (the odd lanes
+/// are the high halves of lanes twice as wide), the logarithm of each power of two (rules solve
+/// `c0 == 1 << c1`), and one less than each shift count (a rounding shift by `c` reads bit
+/// `c - 1`).
+pub fn constants_in_play(in_play: &BTreeSet<VecType>, inputs: &[Rc<Expr>]) -> BTreeSet<i64> {
+    let mut constants: BTreeSet<i64> = in_play
+        .iter()
+        .filter(|t| t.elem.is_int())
+        .flat_map(|t| [t.elem.bits() as i64 - 1, t.elem.bits() as i64])
+        .collect();
+    for input in inputs {
+        input.walk(&mut |n| {
+            if let Op::Const(v) = &n.op {
+                constants.extend(v.iter().map(|b| lane_value(n.ty.elem, *b)));
+            }
+        });
+    }
+    let logarithms = constants
+        .iter()
+        .filter(|&&c| c > 1 && (c as u64).is_power_of_two())
+        .map(|&c| i64::from(c.ilog2()));
+    let counts_less_one = constants
+        .iter()
+        .filter(|&&c| (2..=64).contains(&c))
+        .map(|c| c - 1);
+    let more: Vec<i64> = logarithms.chain(counts_less_one).collect();
+    constants.extend(more);
+    constants
 }

@@ -9,7 +9,9 @@ use super::products::{high_half_by_even_and_odd, wide_multiply, widened_product}
 use super::reshape::reshaping;
 use super::saturating::saturating_sums;
 use super::shifts::{oversized_shifts, rounding_shift_without_widening, shifts_by_other_means};
-use super::signedness::{compare_through, conversion_rewrites, signedness_rewrites, Wanted};
+use super::signedness::{
+    compare_through, conversion_rewrites, signedness_rewrites, Direct, Wanted,
+};
 use super::term::{
     fits_i64, lane_value, op, reinterpret, type_name, Cmp, Condition, Int, Rewrite, Ruleset, Term,
 };
@@ -271,7 +273,7 @@ fn select_of_bytes(t: VecType) -> Option<Rewrite> {
 /// `wanted`; saturating sums and rounding shifts without the wide type ([`saturating_sums`],
 /// [`rounding_shift_without_widening`]); and the operators the program `lacks` by others
 /// ([`fallbacks`]; `masks`: comparisons make masks on the
-/// target; `own`: the input's own operators).
+/// target; `own`: the input's own operators; `direct`: the target's instructions).
 pub fn generated(
     types: &[VecType],
     target: &Target,
@@ -279,6 +281,7 @@ pub fn generated(
     own: Own,
     wanted: Wanted,
     lacks: Lacks,
+    direct: Direct,
 ) -> Vec<Rewrite> {
     let (register_bits, lane_layout) = (target.register_bits, target.lane_layout);
     let mut out = Vec::new();
@@ -329,8 +332,8 @@ pub fn generated(
         out.extend(signedness_rewrites(t, wanted));
         out.extend(fallbacks(t, types, masks, own, lacks));
         for &w in types {
-            out.extend(saturating_sums(t, w, own));
-            out.extend(rounding_shift_without_widening(t, w, own));
+            out.extend(saturating_sums(t, w, own, lacks));
+            out.extend(rounding_shift_without_widening(t, w, own, lacks));
         }
     }
     for &t in types {
@@ -338,7 +341,7 @@ pub fn generated(
             if !t.elem.is_int() || !s.elem.is_int() || s.lanes != t.lanes {
                 continue;
             }
-            out.extend(conversion_rewrites(s, t, wanted));
+            out.extend(conversion_rewrites(s, t, wanted, direct));
             let (tn, sn) = (type_name(t), type_name(s));
             let c = |ty| Term::Const {
                 ty,

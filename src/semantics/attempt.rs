@@ -107,13 +107,19 @@ pub fn products_abstracted(query: &Bool) -> Option<Bool> {
     if shared.is_empty() {
         return None;
     }
-    let unknowns: Vec<Dynamic> = shared
+    Some(replaced_by_unknowns(query, &shared, "product"))
+}
+
+/// `query` with each of `terms` replaced by a fresh unknown of its sort, named `prefix` and
+/// its position.
+pub fn replaced_by_unknowns<T: Ast>(query: &T, terms: &[Dynamic], prefix: &str) -> T {
+    let unknowns: Vec<Dynamic> = terms
         .iter()
         .enumerate()
-        .map(|(k, p)| FuncDecl::new(format!("product{k}"), &[], &p.get_sort()).apply(&[]))
+        .map(|(k, t)| FuncDecl::new(format!("{prefix}{k}"), &[], &t.get_sort()).apply(&[]))
         .collect();
-    let pairs: Vec<(&Dynamic, &Dynamic)> = shared.iter().zip(&unknowns).collect();
-    Some(query.substitute(&pairs))
+    let pairs: Vec<(&Dynamic, &Dynamic)> = terms.iter().zip(&unknowns).collect();
+    query.substitute(&pairs)
 }
 
 /// Whether `node` multiplies two factors of more than 16 significant bits each (a product of

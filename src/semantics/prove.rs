@@ -1,7 +1,7 @@
 //! Equivalence proofs: z3 answers proven, a counterexample with concrete lane values, or unknown
 //! (timeout) with the time spent. Counterexamples are replayed on the interpreter.
 
-use super::attempt::{attempts, bit_blasted, products_abstracted, Attempt};
+use super::attempt::{attempts, bit_blasted, products_abstracted, replaced_by_unknowns, Attempt};
 use super::interp::{self, Env};
 use super::smt::{lane_bits_of, Encoder, Lane};
 use super::value::Value;
@@ -14,7 +14,7 @@ use std::collections::{HashMap, HashSet};
 use std::rc::Rc;
 use std::time::Instant;
 use z3::ast::{Ast, AstKind, Bool, Dynamic};
-use z3::{FuncDecl, SatResult, Solver};
+use z3::{SatResult, Solver};
 
 /// What z3 says about `lhs == rhs`.
 #[allow(missing_docs)]
@@ -62,13 +62,7 @@ fn renamed_apart(query: &Bool) -> Dynamic {
         }
         stack.extend(node.children().into_iter().rev());
     }
-    let renamed: Vec<Dynamic> = inputs
-        .iter()
-        .enumerate()
-        .map(|(k, v)| FuncDecl::new(format!("renamed{k}"), &[], &v.get_sort()).apply(&[]))
-        .collect();
-    let pairs: Vec<(&Dynamic, &Dynamic)> = inputs.iter().zip(&renamed).collect();
-    Dynamic::from_ast(query).substitute(&pairs)
+    replaced_by_unknowns(&Dynamic::from_ast(query), &inputs, "renamed")
 }
 
 /// Default solver budget per proof.
