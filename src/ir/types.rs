@@ -112,6 +112,15 @@ impl Elem {
             .flatten()
     }
 
+    /// The integer of the same width at the other signedness.
+    pub fn other_signedness(self) -> Option<Elem> {
+        if self.is_signed() {
+            self.unsigned()
+        } else {
+            self.signed()
+        }
+    }
+
     /// Bit mask of the lane width.
     pub fn mask(self) -> u128 {
         if self.bits() >= 128 {

@@ -32,7 +32,7 @@ pub type Lacks<'a> = &'a dyn Fn(&'static str, VecType, Option<VecType>) -> bool;
 pub type Own<'a> = &'a dyn Fn(&'static str, VecType) -> bool;
 
 /// A lane value as the constant of type `ty`.
-fn constant(ty: VecType, value: i128) -> Term {
+pub fn constant(ty: VecType, value: i128) -> Term {
     Term::constant(ty, lane_value(ty.elem, (value as u128) & ty.elem.mask()))
 }
 

@@ -213,14 +213,7 @@ pub fn signedness_variants(l: &Lowering) -> Option<Lowering> {
     if !moves || !matches!(l.pattern.op, Op::Broadcast(_) | Op::Interleave | Op::Concat) {
         return None;
     }
-    let other = |t: VecType| {
-        let e = if t.elem.is_signed() {
-            t.elem.unsigned()
-        } else {
-            t.elem.signed()
-        }?;
-        Some(t.with_elem(e))
-    };
+    let other = |t: VecType| Some(t.with_elem(t.elem.other_signedness()?));
     Some(Lowering {
         pattern: with_var_types(&l.pattern, &other)?,
         source: format!("{} at the other signedness", l.source),

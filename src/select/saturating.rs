@@ -1,5 +1,6 @@
-//! Saturating sums, differences and left shifts without the wider type, sound by construction (AVX2 cannot
-//! narrow 64-bit lanes with saturation, HVX has none, and none of the targets has 128-bit ones):
+//! Saturating sums, differences and left shifts without the wider type, sound by construction
+//! (AVX2 cannot narrow 64-bit lanes with saturation, HVX has none, and no target has 128-bit
+//! lanes):
 //! - unsigned: `x + y` saturated is `min(x, !y) + y` (`!y` is the headroom above `y`), and
 //!   `x - y` saturated is `max(x, y) - y`;
 //! - signed: the wrapped result where it did not overflow, else the extreme of `x`'s sign
@@ -9,14 +10,9 @@
 //! - a left shift by `c` in range: the shifted value where shifting it back gives `x`, else
 //!   the maximum (unsigned) or the extreme of `x`'s sign.
 
-use super::fallback::{Lacks, Own};
-use super::term::{lane_value, op, type_name, Cmp, Condition, Int, Rewrite, Ruleset, Term};
+use super::fallback::{constant, Lacks, Own};
+use super::term::{op, type_name, Cmp, Condition, Int, Rewrite, Ruleset, Term};
 use crate::ir::{Elem, VecType};
-
-/// A lane value as the constant of type `ty`.
-fn constant(ty: VecType, value: i128) -> Term {
-    Term::constant(ty, lane_value(ty.elem, (value as u128) & ty.elem.mask()))
-}
 
 /// Whether a rewrite that narrows `w` to `t` by `conversion` without `w` is worth making: where
 /// the input narrows so and either the target cannot (AVX2's 64-bit lanes with saturation, HVX's

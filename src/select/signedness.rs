@@ -41,11 +41,7 @@ pub fn signedness_rewrites(t: VecType, wanted: Wanted) -> Vec<Rewrite> {
         return out;
     }
     let name = type_name(t);
-    let other = if t.elem.is_signed() {
-        t.elem.unsigned()
-    } else {
-        t.elem.signed()
-    };
+    let other = t.elem.other_signedness();
     if let Some(o) = other.filter(|_| wanted("Shl", t, None)) {
         let o = t.with_elem(o);
         out.push(Rewrite {
@@ -144,14 +140,7 @@ pub fn conversion_rewrites(s: VecType, t: VecType, wanted: Wanted, direct: Direc
     let x = Term::Slot("x");
     let (sn, tn) = (type_name(s), type_name(t));
     let t_max = t.elem.max_value();
-    let other = |v: VecType| {
-        let e = if v.elem.is_signed() {
-            v.elem.unsigned()
-        } else {
-            v.elem.signed()
-        };
-        e.map(|e| v.with_elem(e))
-    };
+    let other = |v: VecType| v.elem.other_signedness().map(|e| v.with_elem(e));
     if s.elem.bits() > t.elem.bits() && wanted("Cast", t, Some(s)) {
         // The bits of a truncation depend on neither signedness: x86 narrows at one signedness
         // (vpmovqd is i64 to i32). (Widenings at the other signedness are `sound.rs`'s twins.)

@@ -137,13 +137,7 @@ pub fn part_widenings(
 /// select by a mask of all-ones lanes where the condition holds (NEON's `vbsl` of a `vceq`,
 /// AVX2's and/andnot/or of a `cmpeq`), the mask at either signedness as comparisons make it.
 fn comparison_and_select_rewrites(t: VecType) -> Vec<Rewrite> {
-    let Some(twin) = (if t.elem.is_signed() {
-        t.elem.unsigned()
-    } else {
-        t.elem.signed()
-    })
-    .filter(|_| t.elem.is_int())
-    .map(|e| t.with_elem(e)) else {
+    let Some(twin) = t.elem.other_signedness().map(|e| t.with_elem(e)) else {
         return vec![];
     };
     let (c, x, y) = (Term::Slot("c"), Term::Slot("x"), Term::Slot("y"));
