@@ -6,6 +6,7 @@ use super::lowering::{
     bitwise_variants, fact_lowering, semantics_lowering, signedness_variants, Lowering,
 };
 use super::permute::permutation_lowerings;
+use super::ranged::ranged_variants;
 use crate::database::{Database, Filter};
 use crate::error::Result;
 use crate::idioms::proven_facts;
@@ -71,6 +72,7 @@ impl Catalog {
             if let Some(l) = semantics_lowering(ins, i, target.register_bits) {
                 lowerings.extend(bitwise_variants(&l));
                 lowerings.extend(signedness_variants(&l));
+                lowerings.extend(ranged_variants(&l));
                 lowerings.push(l);
             }
             lowerings.extend(permutation_lowerings(ins, i));

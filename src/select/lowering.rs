@@ -39,6 +39,16 @@ pub struct Lowering {
     pub args: Vec<Arg>,
     /// Where it came from, for `--emit egglog`.
     pub source: String,
+    /// Ranges its wildcards must lie in (see `ranged.rs`); none for most.
+    pub bounds: Vec<Bound>,
+}
+
+/// A wildcard's lanes lie in `lo..=hi`, by the e-graph's bounds analysis.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Bound {
+    pub wildcard: String,
+    pub lo: i128,
+    pub hi: i128,
 }
 
 pub fn fact_lowering(
@@ -98,6 +108,7 @@ pub fn fact_lowering(
         pattern: template.substitute(&renames),
         args,
         source: format!("fact: {} implements {}", ins.name, idiom.name),
+        bounds: Vec::new(),
     })
 }
 
@@ -152,6 +163,7 @@ pub fn semantics_lowering(ins: &Instruction, index: usize, register_bits: u32) -
         pattern,
         args,
         source: format!("semantics of {}", ins.name),
+        bounds: Vec::new(),
     })
 }
 

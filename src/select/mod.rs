@@ -41,6 +41,7 @@ pub mod permute;
 pub mod products;
 pub mod program;
 pub mod prove;
+pub mod ranged;
 pub mod reach;
 pub mod refine;
 pub mod report;

@@ -140,6 +140,7 @@ fn lowering(
                 Permutation::Deal => "deal",
             }
         ),
+        bounds: Vec::new(),
     }
 }
 

@@ -13,6 +13,7 @@ use super::encode::{constructor, ground, lane_broadcast_facts};
 use super::layout;
 use super::reach::{reach, Step};
 use super::rewrites::{constants_in_play, lowering_rewrites, rule_rewrite, takes_constants};
+use super::shifts::{per_lane_shift_types, per_lane_shifts};
 use super::sound::{cast_midpoint, cast_twin, generated, part_widenings};
 use super::split::splits;
 use super::term::{op, type_name, Command, Rewrite, Ruleset, Term};
@@ -289,6 +290,12 @@ impl Programs {
         }
         // Every type a rewrite can make, for the generated rewrites and the type ranges.
         let mut types = in_play.clone();
+        let mut shifting = BTreeSet::new();
+        let halves = split_list.iter().flat_map(|(_, lo, hi)| [lo, hi]);
+        for e in inputs.iter().chain(halves).chain(&doubled) {
+            per_lane_shift_types(e, &mut shifting);
+        }
+        types.extend(&shifting);
         loop {
             let before = types.len();
             for r in &rewrites {
@@ -343,7 +350,8 @@ impl Programs {
             };
             let own = |name: &'static str, ty: VecType| nodes.contains(&(name, ty));
             let has = |n: &'static str, s: Elem, t: Elem| direct.contains(&(n, s, t));
-            let extra = generated(&named, &target, masks, &own, &wanted, &lacks, &has);
+            let mut extra = generated(&named, &target, masks, &own, &wanted, &lacks, &has);
+            extra.extend(shifting.iter().flat_map(|t| per_lane_shifts(*t, &wanted)));
             let before = made.len();
             for r in &extra {
                 r.rhs.typed_heads(&mut |n, t| _ = made.insert((n, t)));

@@ -6,7 +6,7 @@ use super::catalog::{instruction_constructor, Catalog};
 use super::encode::Pattern;
 use super::lowering::{Arg, Lowering};
 use super::simplify::simplify;
-use super::term::{lane_bits, lane_value, Rewrite, Ruleset, Term};
+use super::term::{lane_bits, lane_value, Cmp, Condition, Int, Rewrite, Ruleset, Term};
 use crate::ir::{Elem, Expr, Op, VecType};
 use crate::rules::load::elaborate;
 use crate::rules::Rule;
@@ -190,6 +190,12 @@ fn lowering_rewrite(
     let mut p = Pattern::default();
     let lhs = p.lhs(&pattern)?;
     p.finish_lhs()?;
+    for b in &l.bounds {
+        p.conditions.extend([
+            Condition::Compare(Cmp::Ge, Int::Lo(b.wildcard.clone()), Int::Lit(b.lo)),
+            Condition::Compare(Cmp::Le, Int::Hi(b.wildcard.clone()), Int::Lit(b.hi)),
+        ]);
+    }
     let bound = |name: &str, ty: VecType| -> Result<Term, String> {
         match p.wildcards.get(name) {
             None => Err(format!("operand {name} is not in the pattern")),

@@ -1,12 +1,14 @@
 //! Shifts by a constant as the target can do them: by at least the lane width (folded as the
 //! IR defines them), at a lane width without a shift instruction (through a wider one), and
 //! arithmetic right shifts without an instruction (through a logical one); rounding right shifts
-//! without the wider type.
+//! without the wider type; shifts by per-lane counts with the counts clamped to the lane width.
 
 use super::fallback::{Lacks, Own};
 use super::saturating::worth_it;
+use super::signedness::Wanted;
 use super::term::{op, reinterpret, type_name, Cmp, Condition, Int, IntOp, Rewrite, Ruleset, Term};
-use crate::ir::{Elem, VecType};
+use crate::ir::{Elem, Expr, Op, VecType};
+use std::collections::BTreeSet;
 
 /// Shifts by a constant of at least the lane width, as the IR defines them: a left or a
 /// logical right shift is zero, an arithmetic right shift is one by the width less one (the
@@ -192,4 +194,262 @@ pub fn rounding_shift_without_widening(
             ),
         ],
     })
+}
+
+/// Shifts by per-lane counts with the counts clamped to the lane width, which changes no lane
+/// (a shift by the width or more is zero, or the sign), so that instructions reading only a
+/// count's low bits take them (NEON's `ushl` reads the low byte, signed; see `ranged.rs`): a
+/// shift by a count of at least zero, and Halide's shift by a signed count (a right shift where
+/// it is negative), whose count is clamped to minus the width and the width.
+fn clamped_shift_counts(t: VecType, wanted: Wanted) -> Vec<Rewrite> {
+    if !t.elem.is_int() || t.elem.bits() > 64 {
+        return vec![];
+    }
+    let bits = t.elem.bits() as i128;
+    let (a, b) = (Term::Wildcard("a".into()), Term::Wildcard("b".into()));
+    let name = type_name(t);
+    let mut out = Vec::new();
+    let from_zero = |least: i128| {
+        vec![
+            Condition::Compare(Cmp::Ge, Int::Lo("b".into()), Int::Lit(0)),
+            Condition::Compare(Cmp::Ge, Int::Hi("b".into()), Int::Lit(least)),
+            Condition::Compare(Cmp::Lt, Int::Lo("b".into()), Int::Hi("b".into())),
+        ]
+    };
+    for shift in ["Shl", "Shr"].into_iter().filter(|s| wanted(s, t, None)) {
+        // Counts of either signedness (`x_i32 >> y_u32` reads `y` as `i32`).
+        for u in [Some(t.elem), t.elem.other_signedness()]
+            .into_iter()
+            .flatten()
+        {
+            let u = t.with_elem(u);
+            let at_t = |v: Term| if u == t { v } else { reinterpret(t, v) };
+            let clamped = op("Min", u, vec![b.clone(), Term::constant(u, bits as i64)]);
+            let mut conditions = from_zero(bits + 1);
+            if u != t {
+                conditions.insert(0, Condition::TypeOf(b.clone(), u));
+            }
+            out.push(Rewrite {
+                ruleset: Ruleset::Lower,
+                source: format!(
+                    "a {name} {shift} by {} counts from 0 up, clamped to {bits}",
+                    type_name(u)
+                ),
+                lhs: op(shift, t, vec![a.clone(), at_t(b.clone())]),
+                rhs: op(shift, t, vec![a.clone(), at_t(clamped)]),
+                conditions,
+            });
+        }
+        // Counts up to the width less one, for instructions that read fewer bits (HVX's
+        // `vasl` reads five of a 16-bit count, signed): an arithmetic shift by the width is
+        // one by the width less one, other shifts by the width are zero.
+        let below = op(
+            "Min",
+            t,
+            vec![b.clone(), Term::constant(t, bits as i64 - 1)],
+        );
+        let shifted = op(shift, t, vec![a.clone(), below]);
+        let rhs = if shift == "Shr" && t.elem.is_signed() {
+            shifted
+        } else {
+            let in_range = op(
+                "Lt",
+                t.with_elem(Elem::Bool),
+                vec![b.clone(), Term::constant(t, bits as i64)],
+            );
+            op("Select", t, vec![in_range, shifted, Term::constant(t, 0)])
+        };
+        out.push(Rewrite {
+            ruleset: Ruleset::Lower,
+            source: format!("a {name} {shift} by counts from 0 up, below {bits}"),
+            lhs: op(shift, t, vec![a.clone(), b.clone()]),
+            rhs,
+            conditions: from_zero(bits),
+        });
+    }
+    if !(wanted("Shl", t, None) && wanted("Shr", t, None)) {
+        return out;
+    }
+    // Halide's `a << y` for a signed `y` at `a`'s width: `select(y < 0, a >> -y, a << y)`, the
+    // counts reinterpreted as `a`'s type where it is unsigned.
+    let Some(s) = t.elem.signed().map(|e| t.with_elem(e)) else {
+        return out;
+    };
+    let at_t = |v: Term| if s == t { v } else { reinterpret(t, v) };
+    let halide = |y: &Term| {
+        op(
+            "Select",
+            t,
+            vec![
+                op(
+                    "Lt",
+                    t.with_elem(Elem::Bool),
+                    vec![y.clone(), Term::constant(s, 0)],
+                ),
+                op(
+                    "Shr",
+                    t,
+                    vec![a.clone(), at_t(op("Neg", s, vec![y.clone()]))],
+                ),
+                op("Shl", t, vec![a.clone(), at_t(y.clone())]),
+            ],
+        )
+    };
+    // A right shift by counts from 0 to the width (not one constant) is Halide's left shift
+    // by their negation (at 0 both shift by nothing): NEON shifts right by negative counts.
+    let at_s = |v: Term| if s == t { v } else { reinterpret(s, v) };
+    out.push(Rewrite {
+        ruleset: Ruleset::Lower,
+        source: format!(
+            "a {name} right shift by counts 0..{bits} as a left shift by their negation"
+        ),
+        lhs: op("Shr", t, vec![a.clone(), b.clone()]),
+        rhs: halide(&op("Neg", s, vec![at_s(b.clone())])),
+        conditions: vec![
+            Condition::Compare(Cmp::Ge, Int::Lo("b".into()), Int::Lit(0)),
+            Condition::Compare(Cmp::Le, Int::Hi("b".into()), Int::Lit(bits)),
+            Condition::Compare(Cmp::Lt, Int::Lo("b".into()), Int::Hi("b".into())),
+        ],
+    });
+    // Halide's `a >> y` is `a << -y`: the negation is clamped (the bounds are `y`'s, as the
+    // negation of the type's minimum wraps to itself, a right shift).
+    let negated = |y: Term| op("Neg", s, vec![y]);
+    let clamp = |y: Term| {
+        op(
+            "Max",
+            s,
+            vec![
+                op("Min", s, vec![y, Term::constant(s, bits as i64)]),
+                Term::constant(s, -bits as i64),
+            ],
+        )
+    };
+    let bounds = [
+        (Int::Lo("b".into()), Cmp::Lt, -bits),
+        (Int::Hi("b".into()), Cmp::Gt, bits),
+    ];
+    // Within -width..width, the arms' counts from 0 up (each arm is taken only where its
+    // count is): HVX shifts by counts from 0 to the width less one.
+    let arms = op(
+        "Select",
+        t,
+        vec![
+            op(
+                "Lt",
+                t.with_elem(Elem::Bool),
+                vec![b.clone(), Term::constant(s, 0)],
+            ),
+            op(
+                "Shr",
+                t,
+                vec![
+                    a.clone(),
+                    at_t(negated(op("Min", s, vec![b.clone(), Term::constant(s, 0)]))),
+                ],
+            ),
+            op(
+                "Shl",
+                t,
+                vec![
+                    a.clone(),
+                    at_t(op("Max", s, vec![b.clone(), Term::constant(s, 0)])),
+                ],
+            ),
+        ],
+    );
+    out.push(Rewrite {
+        ruleset: Ruleset::Lower,
+        source: format!("Halide's {name} shift by signed counts, each arm's count from 0 up"),
+        lhs: halide(&b),
+        rhs: arms,
+        conditions: vec![
+            Condition::Compare(Cmp::Lt, Int::Lo("b".into()), Int::Lit(0)),
+            Condition::Compare(Cmp::Ge, Int::Lo("b".into()), Int::Lit(-bits)),
+            Condition::Compare(Cmp::Le, Int::Hi("b".into()), Int::Lit(bits)),
+        ],
+    });
+    for (side, cmp, limit) in bounds {
+        for (lhs, rhs, which) in [
+            (halide(&b), halide(&clamp(b.clone())), "left"),
+            (
+                halide(&negated(b.clone())),
+                halide(&clamp(negated(b.clone()))),
+                "right",
+            ),
+        ] {
+            out.push(Rewrite {
+                ruleset: Ruleset::Lower,
+                source: format!(
+                    "Halide's {name} {which} shift by signed counts, clamped to -{bits}..{bits}"
+                ),
+                lhs,
+                rhs,
+                conditions: vec![Condition::Compare(cmp, side.clone(), Int::Lit(limit))],
+            });
+        }
+    }
+    out
+}
+
+/// The types of the shifts by per-lane counts in `e` (counts computed from a variable), at both
+/// signednesses, and the types [`widened_shifts`] makes of them: the rewrites of
+/// [`per_lane_shifts`] are made at these types only.
+pub fn per_lane_shift_types(e: &Expr, types: &mut BTreeSet<VecType>) {
+    e.walk(&mut |n| {
+        let mut variable = false;
+        if matches!(n.op, Op::Shl | Op::Shr) {
+            n.args[1].walk(&mut |c| variable |= matches!(c.op, Op::Var(_)));
+        }
+        if variable {
+            let mut t = Some(n.ty);
+            while let Some(at) = t {
+                types.insert(at);
+                types.extend(at.elem.other_signedness().map(|o| at.with_elem(o)));
+                t = widened(at);
+            }
+        }
+    });
+}
+
+/// Shifts by per-lane counts at `t`: their counts clamped, and at 8 and 16 bits through wider
+/// lanes.
+pub fn per_lane_shifts(t: VecType, wanted: Wanted) -> Vec<Rewrite> {
+    let mut out = clamped_shift_counts(t, wanted);
+    out.extend(widened_shifts(t, wanted));
+    out
+}
+
+/// A type of 8- or 16-bit lanes with the lanes at twice the bits.
+fn widened(t: VecType) -> Option<VecType> {
+    let w = t
+        .elem
+        .wide()
+        .filter(|_| t.elem.is_int() && t.elem.bits() <= 16)?;
+    Some(t.with_elem(w))
+}
+
+/// Shifts by per-lane counts at 8 and 16 bits, which x86 before AVX-512 lacks, as the shifts
+/// of the lanes widened to twice the bits, truncated: a count of the width or more leaves zero
+/// or the sign either way (a count read as signed and extended stays that large).
+fn widened_shifts(t: VecType, wanted: Wanted) -> Vec<Rewrite> {
+    let Some(w) = widened(t) else {
+        return vec![];
+    };
+    let (a, b) = (Term::Wildcard("a".into()), Term::Wildcard("b".into()));
+    let at_w = |x: &Term| op("Cast", w, vec![x.clone()]);
+    ["Shl", "Shr"]
+        .into_iter()
+        .filter(|s| wanted(s, t, None))
+        .map(|shift| Rewrite {
+            ruleset: Ruleset::Lower,
+            source: format!("a {} {shift} by counts, at {}", type_name(t), type_name(w)),
+            lhs: op(shift, t, vec![a.clone(), b.clone()]),
+            rhs: op("Cast", t, vec![op(shift, w, vec![at_w(&a), at_w(&b)])]),
+            conditions: vec![Condition::Compare(
+                Cmp::Lt,
+                Int::Lo("b".into()),
+                Int::Hi("b".into()),
+            )],
+        })
+        .collect()
 }
