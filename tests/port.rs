@@ -14,7 +14,30 @@ fn an_x86_intrinsic_ports_to_neon_and_back_proven_and_run() {
     // 32-bit lanes is two NEON instructions, alignr is ext, a one-lane blend is ins, a byte
     // shift left is ext with zeros.
     // A NEON lane broadcast is a broadcast of a load of that lane on x86.
-    let cases: [(&[&str], &[&str]); 9] = [
+    // SSE's horizontal sum is addp (pairwise sums, the rewrite joining even and odd lanes);
+    // its horizontal difference uzp1, uzp2 and sub; psadbw sums bytes by uaddlp; vpsrav's
+    // counts, read unsigned, are clamped and negated for sshl.
+    let cases: [(&[&str], &[&str]); 13] = [
+        (&["_mm_hadd_epi16", "--target", "neon"], &["vpaddq_s16"]),
+        (
+            &["_mm_hsub_epi16", "--target", "neon"],
+            &["vuzp1q_s16", "vuzp2q_s16", "vsubq_s16"],
+        ),
+        (
+            &["_mm_sad_epu8", "--target", "neon"],
+            &[
+                "vmaxq_u8",
+                "vminq_u8",
+                "vsubq_u8",
+                "vpaddlq_u8",
+                "vpaddlq_u16",
+                "vpaddlq_u32",
+            ],
+        ),
+        (
+            &["_mm_srav_epi32", "--target", "neon"],
+            &["vminq_u32", "vnegq_s32", "vshlq_s32"],
+        ),
         (&["_mm_avg_epu8", "--target", "neon"], &["vrhaddq_u8"]),
         (
             &["vmulq_laneq_s16", "--target", "x86-avx2", "--imm", "6"],

@@ -4,7 +4,8 @@
 //! a broadcast of a vector is its concatenation with itself; the even (odd) lanes of a vector
 //! are the low (high) halves of its lanes read at twice the width; a pairwise sum is the sum
 //! of the even and the odd lanes; a lane-wise operator on the low lanes of registers is the low
-//! lanes of it on the registers.
+//! lanes of it on the registers; sums of groups of widened lanes are sums of widened pairwise
+//! sums.
 
 use super::term::{op, reinterpret, type_name, Condition, Int, Rewrite, Ruleset, Term};
 use crate::ir::{Elem, VecType};
@@ -24,6 +25,7 @@ pub fn reshaping(
     }
     let s = t.with_lanes(2 * t.lanes);
     out.extend(pairwise_sum(t, s));
+    out.extend(types.iter().filter_map(|&x| widening_sums_by_pairs(t, x)));
     // Targets with a lane layout (HVX) take even and odd lanes by their own deals.
     if !lane_layout {
         out.extend(even_and_odd(t, s));
@@ -95,23 +97,33 @@ fn even_and_odd_by_halves(t: VecType, s: VecType) -> Vec<Rewrite> {
         params: vec![start, 2],
         args: vec![arg],
     };
-    [0, 1]
-        .into_iter()
-        .map(|start| Rewrite {
-            ruleset: Ruleset::Lower,
-            source: format!(
-                "lanes {start} mod 2 of a {} concatenation, by halves",
-                type_name(s)
-            ),
-            lhs: lanes(t, start, op("Concat", s, vec![a.clone(), b.clone()])),
-            rhs: op(
-                "Concat",
-                t,
-                vec![lanes(half, start, a.clone()), lanes(half, start, b.clone())],
-            ),
-            conditions: vec![Condition::TypeOf(a.clone(), t)],
-        })
-        .collect()
+    let mut out = Vec::new();
+    for start in [0, 1] {
+        let whole = lanes(t, start, op("Concat", s, vec![a.clone(), b.clone()]));
+        let by_halves = op(
+            "Concat",
+            t,
+            vec![lanes(half, start, a.clone()), lanes(half, start, b.clone())],
+        );
+        let source = format!(
+            "lanes {start} mod 2 of a {} concatenation, by halves",
+            type_name(s)
+        );
+        // Both ways: x86's `phaddw` reads the halves, NEON's `addp` the concatenation.
+        for (lhs, rhs, source) in [
+            (whole.clone(), by_halves.clone(), source.clone()),
+            (by_halves, whole, format!("{source}, joined")),
+        ] {
+            out.push(Rewrite {
+                ruleset: Ruleset::Lower,
+                source,
+                lhs,
+                rhs,
+                conditions: vec![Condition::TypeOf(a.clone(), t)],
+            });
+        }
+    }
+    out
 }
 
 /// A lane-wise operator at `t`, at most half a register, on the low lanes of values of type
@@ -338,10 +350,10 @@ fn even_and_odd(t: VecType, s: VecType) -> Vec<Rewrite> {
         .collect()
 }
 
-/// The sums of adjacent pairs of lanes of `s`: the even lanes plus the odd ones.
-fn pairwise_sum(t: VecType, s: VecType) -> Option<Rewrite> {
+/// The sums of adjacent pairs of lanes of `s`: the even lanes plus the odd ones, both ways.
+fn pairwise_sum(t: VecType, s: VecType) -> Vec<Rewrite> {
     if t.elem == Elem::Bool {
-        return None;
+        return vec![];
     }
     let lanes = |start| Term::Op {
         name: "Slice",
@@ -349,11 +361,59 @@ fn pairwise_sum(t: VecType, s: VecType) -> Option<Rewrite> {
         params: vec![start, 2],
         args: vec![x()],
     };
+    let sums = op("ReduceAdd", t, vec![x()]);
+    let halves = op("Add", t, vec![lanes(0), lanes(1)]);
+    let source = format!("pairwise sums of {} as even plus odd lanes", type_name(s));
+    [
+        (sums.clone(), halves.clone(), source.clone()),
+        (halves, sums, format!("{source}, joined")),
+    ]
+    .into_iter()
+    .map(|(lhs, rhs, source)| Rewrite {
+        ruleset: Ruleset::Lower,
+        source,
+        lhs,
+        rhs,
+        conditions: vec![Condition::TypeOf(x(), s)],
+    })
+    .collect()
+}
+
+/// The sums into `t` of groups of `x`'s lanes widened (`reduce_add(8, u64(x_u8))`, SSE's
+/// `psadbw`) as the sums of half as many groups of adjacent pairs summed at twice `x`'s bits
+/// (NEON's `uaddlp`): a pair's sum cannot overflow twice the bits, and either way the result is
+/// the total modulo `t`'s width. So `uaddlp`, `uaddlp`, `uaddlp` sum groups of eight bytes.
+fn widening_sums_by_pairs(t: VecType, x: VecType) -> Option<Rewrite> {
+    let pair = x.elem.wide().filter(|w| {
+        t.elem.is_int() && x.elem.is_int() && w.bits() < t.elem.bits() && w.bits() <= 32
+    })?;
+    let k = x.lanes / t.lanes;
+    if !x.lanes.is_multiple_of(t.lanes) || k < 2 || !k.is_multiple_of(2) {
+        return None;
+    }
+    let pairs = VecType::new(x.lanes / 2, pair);
+    let summed = op(
+        "ReduceAdd",
+        pairs,
+        vec![op("Cast", x.with_elem(pair), vec![Term::Slot("x")])],
+    );
     Some(Rewrite {
         ruleset: Ruleset::Lower,
-        source: format!("pairwise sums of {} as even plus odd lanes", type_name(s)),
-        lhs: op("ReduceAdd", t, vec![x()]),
-        rhs: op("Add", t, vec![lanes(0), lanes(1)]),
-        conditions: vec![Condition::TypeOf(x(), s)],
+        source: format!(
+            "sums of {k} lanes of {} widened, by pairs at {}",
+            type_name(x),
+            type_name(pairs)
+        ),
+        lhs: op(
+            "ReduceAdd",
+            t,
+            vec![op("Cast", t.with_lanes(x.lanes), vec![Term::Slot("x")])],
+        ),
+        rhs: op(
+            "ReduceAdd",
+            t,
+            vec![op("Cast", t.with_lanes(pairs.lanes), vec![summed])],
+        ),
+        conditions: vec![Condition::TypeOf(Term::Slot("x"), x)],
     })
 }

@@ -240,6 +240,27 @@ fn clamped_shift_counts(t: VecType, wanted: Wanted) -> Vec<Rewrite> {
                 conditions,
             });
         }
+        // Counts of a signed type are read unsigned (x86's `vpsrav` of `epi32` counts): clamped
+        // at the unsigned type.
+        if let Some(u) = t.elem.unsigned().filter(|_| t.elem.is_signed()) {
+            let u = t.with_elem(u);
+            let clamped = op(
+                "Min",
+                u,
+                vec![reinterpret(u, b.clone()), Term::constant(u, bits as i64)],
+            );
+            out.push(Rewrite {
+                ruleset: Ruleset::Lower,
+                source: format!("a {name} {shift} by counts read unsigned, clamped to {bits}"),
+                lhs: op(shift, t, vec![a.clone(), b.clone()]),
+                rhs: op(shift, t, vec![a.clone(), reinterpret(t, clamped)]),
+                conditions: vec![Condition::Compare(
+                    Cmp::Lt,
+                    Int::Lo("b".into()),
+                    Int::Lit(0),
+                )],
+            });
+        }
         // Counts up to the width less one, for instructions that read fewer bits (HVX's
         // `vasl` reads five of a 16-bit count, signed): an arithmetic shift by the width is
         // one by the width less one, other shifts by the width are zero.
