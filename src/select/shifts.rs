@@ -297,7 +297,8 @@ fn clamped_shift_counts(t: VecType, wanted: Wanted) -> Vec<Rewrite> {
         return out;
     };
     let at_t = |v: Term| if s == t { v } else { reinterpret(t, v) };
-    let halide = |y: &Term| {
+    // `select(y < 0, a >> -right, a << left)`: Halide's shift when both counts are `y`.
+    let by_sign = |y: &Term, right: Term, left: Term| {
         op(
             "Select",
             t,
@@ -307,15 +308,12 @@ fn clamped_shift_counts(t: VecType, wanted: Wanted) -> Vec<Rewrite> {
                     t.with_elem(Elem::Bool),
                     vec![y.clone(), Term::constant(s, 0)],
                 ),
-                op(
-                    "Shr",
-                    t,
-                    vec![a.clone(), at_t(op("Neg", s, vec![y.clone()]))],
-                ),
-                op("Shl", t, vec![a.clone(), at_t(y.clone())]),
+                op("Shr", t, vec![a.clone(), at_t(op("Neg", s, vec![right]))]),
+                op("Shl", t, vec![a.clone(), at_t(left)]),
             ],
         )
     };
+    let halide = |y: &Term| by_sign(y, y.clone(), y.clone());
     // A right shift by counts from 0 to the width (not one constant) is Halide's left shift
     // by their negation (at 0 both shift by nothing): NEON shifts right by negative counts.
     let at_s = |v: Term| if s == t { v } else { reinterpret(s, v) };
@@ -351,32 +349,10 @@ fn clamped_shift_counts(t: VecType, wanted: Wanted) -> Vec<Rewrite> {
     ];
     // Within -width..width, the arms' counts from 0 up (each arm is taken only where its
     // count is): HVX shifts by counts from 0 to the width less one.
-    let arms = op(
-        "Select",
-        t,
-        vec![
-            op(
-                "Lt",
-                t.with_elem(Elem::Bool),
-                vec![b.clone(), Term::constant(s, 0)],
-            ),
-            op(
-                "Shr",
-                t,
-                vec![
-                    a.clone(),
-                    at_t(negated(op("Min", s, vec![b.clone(), Term::constant(s, 0)]))),
-                ],
-            ),
-            op(
-                "Shl",
-                t,
-                vec![
-                    a.clone(),
-                    at_t(op("Max", s, vec![b.clone(), Term::constant(s, 0)])),
-                ],
-            ),
-        ],
+    let arms = by_sign(
+        &b,
+        op("Min", s, vec![b.clone(), Term::constant(s, 0)]),
+        op("Max", s, vec![b.clone(), Term::constant(s, 0)]),
     );
     out.push(Rewrite {
         ruleset: Ruleset::Lower,
