@@ -10,7 +10,8 @@
 
 use super::lowering::{Bound, Lowering};
 use super::simplify::simplify;
-use crate::ir::{print::sign_extend, Elem, Expr, Op};
+use crate::ir::{Elem, Expr, Op};
+use crate::semantics::value::as_int;
 use std::rc::Rc;
 
 /// A range of lane values, inclusive.
@@ -117,12 +118,7 @@ fn constant_value(e: &Expr) -> Option<i128> {
     if !lanes.iter().all(|l| *l == first) || !e.ty.elem.is_int() {
         return None;
     }
-    let bits = e.ty.elem.bits();
-    Some(if e.ty.elem.is_signed() {
-        sign_extend(first, bits)
-    } else {
-        first as i128
-    })
+    Some(as_int(e.ty.elem, first))
 }
 
 /// `e` with what `wildcard` in `range` decides folded, and the range of `e`'s lanes where
@@ -256,7 +252,8 @@ mod tests {
     }
 
     /// NEON's `sshl` on counts its low byte holds is Halide's shift by a signed count, and on
-    /// counts from zero up a left shift; a count range the byte does not hold folds nothing.
+    /// counts from zero up a left shift; a select by a count compared with a constant is, from
+    /// the constant up, its other arm.
     #[test]
     fn a_shift_reading_the_low_byte_of_its_count_is_a_plain_shift_on_counts_that_byte_holds() {
         let sshl = lowering(

@@ -199,8 +199,10 @@ pub fn rounding_shift_without_widening(
 /// Shifts by per-lane counts with the counts clamped to the lane width, which changes no lane
 /// (a shift by the width or more is zero, or the sign), so that instructions reading only a
 /// count's low bits take them (NEON's `ushl` reads the low byte, signed; see `ranged.rs`): a
-/// shift by a count of at least zero, and Halide's shift by a signed count (a right shift where
-/// it is negative), whose count is clamped to minus the width and the width.
+/// shift by a count of at least zero (also below the width, zero selected beyond, for HVX), a
+/// signed type's counts read unsigned, a right shift as a left shift by negated counts, and
+/// Halide's shift by a signed count (a right shift where it is negative), whose count is
+/// clamped to minus the width and the width or split into each arm's count from 0 up.
 fn clamped_shift_counts(t: VecType, wanted: Wanted) -> Vec<Rewrite> {
     if !t.elem.is_int() || t.elem.bits() > 64 {
         return vec![];
