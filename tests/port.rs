@@ -17,7 +17,20 @@ fn an_x86_intrinsic_ports_to_neon_and_back_proven_and_run() {
     // SSE's horizontal sum is addp (pairwise sums, the rewrite joining even and odd lanes);
     // its horizontal difference uzp1, uzp2 and sub; psadbw sums bytes by uaddlp; vpsrav's
     // counts, read unsigned, are clamped and negated for sshl.
-    let cases: [(&[&str], &[&str]); 13] = [
+    // Synthesized (the rules leave them scalarized): pshufb is tbl on indices masked to keep
+    // the high bit (tbl gives zero for indices past 15, as pshufb does for a set high bit);
+    // pmuludq on one lane is umull of lane 0 by lane 0; HVX widens a register's low half by
+    // vunpack, a 16-byte SSE register being the low lanes of a 128-byte HVX one.
+    let cases: [(&[&str], &[&str]); 16] = [
+        (
+            &["_mm_shuffle_epi8", "--target", "neon"],
+            &["vandq_s8", "vqtbl1q_s8"],
+        ),
+        (&["_mm_mul_su32", "--target", "neon"], &["vmull_n_u32"]),
+        (
+            &["_mm_cvtepi8_epi16", "--target", "hvx"],
+            &["Q6_Wh_vunpack_Vb"],
+        ),
         (&["_mm_hadd_epi16", "--target", "neon"], &["vpaddq_s16"]),
         (
             &["_mm_hsub_epi16", "--target", "neon"],
@@ -90,8 +103,10 @@ fn an_x86_intrinsic_ports_to_neon_and_back_proven_and_run() {
     // against the interpreter of the source instruction's semantics and beside the source
     // instruction itself (natively for x86, under qemu for NEON) on the same inputs.
     // movemask's bool lanes (bits of an int on x86) are written as bytes of 0 or 1.
-    let runs: [(&str, &str, Toolchain, &str); 3] = [
+    let runs: [(&str, &str, Toolchain, &str); 5] = [
         ("_mm_madd_epi16", "neon", Toolchain::Neon, "natively"),
+        ("_mm_shuffle_epi8", "neon", Toolchain::Neon, "natively"),
+        ("_mm_cvtepi8_epi16", "hvx", Toolchain::Hvx, "natively"),
         ("_mm_movemask_epi8", "neon", Toolchain::Neon, "natively"),
         (
             "vqdmulhq_s16",

@@ -96,13 +96,24 @@ pub fn port(ctx: &Context, name: &str, target: Target, options: Options) -> Resu
     print_report(ctx, &report, target, beside.as_ref())
 }
 
-/// The cheapest sequence for `name`'s semantics `input`: selected and proven, then for data
-/// movement the search over the target's own moves where that finds a cheaper one.
+/// The cheapest sequence for `name`'s semantics `input`: selected and proven, then the search
+/// over the target's own moves for data movement where that finds a cheaper one, and
+/// synthesis where selection leaves operators scalarized.
 fn select(selector: &mut Selector, name: &str, input: Rc<Expr>) -> Result<Compiled> {
     let (compiled, _) = selector.select_and_prove(name, input, Instant::now())?;
-    Ok(selector
-        .search_moves(&compiled.input, compiled.cost)?
-        .unwrap_or(compiled))
+    let searched = match selector.search_moves(&compiled.input, compiled.cost)? {
+        None if !compiled.root.scalarized().is_empty() => {
+            selector.search_sequences(&compiled.input, compiled.cost)
+        }
+        found => found,
+    };
+    Ok(match searched {
+        Some(found) => Compiled {
+            source: compiled.source,
+            ..found
+        },
+        None => compiled,
+    })
 }
 
 /// A refuted candidate: the inputs on which it differs from the instruction (exit 1).

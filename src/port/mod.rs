@@ -167,7 +167,8 @@ pub fn port_all(project: &Project, options: &Options, progress: bool) -> Result<
                 });
             }
         }
-        // Data movement the rules leave dear: the cheapest sequence of the target's own.
+        // Data movement the rules leave dear, and what they leave scalarized: the cheapest
+        // sequence of the target's own moves, or one synthesized.
         for &i in block {
             let (Some(row), Ok(text)) = (&mut rows[i], &all[i].text) else {
                 continue;
@@ -181,7 +182,11 @@ pub fn port_all(project: &Project, options: &Options, progress: bool) -> Result<
             } else {
                 row.cost
             };
-            if let Some(better) = selector.search_moves(&input, bound)? {
+            let better = match selector.search_moves(&input, bound)? {
+                None if row.status != Status::Proven => selector.search_sequences(&input, bound),
+                found => found,
+            };
+            if let Some(better) = better {
                 let (steps, _) = steps(&better, &selector.catalog);
                 row.status = Status::Proven;
                 row.instructions = steps.len();

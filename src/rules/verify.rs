@@ -104,6 +104,7 @@ pub fn verify_rule(rule: &Rule, macros: &Macros, timeout_ms: u32) -> Result<Rule
                     lhs,
                     rhs,
                     ms,
+                    ..
                 } => {
                     v.solver_ms += ms;
                     let ins: Vec<String> = inputs

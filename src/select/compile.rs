@@ -11,6 +11,7 @@ use super::program::{Program, Programs};
 use super::prove::{prove_selection, Proof};
 use super::refine::{refine, MoveSearch};
 use super::run::{run, run_within, Budget};
+use super::sequences;
 use super::term::Term;
 use crate::database::Database;
 use crate::error::{Error, Result};
@@ -72,6 +73,12 @@ impl Selector {
         }
     }
 
+    /// Whether selection synthesizes sequences for the operators the rules leave scalarized
+    /// (on by default; [`super::sequences`]). Data movement is searched for either way.
+    pub fn set_synthesis(&mut self, on: bool) {
+        self.moves.synthesize = on;
+    }
+
     /// The selection an extracted term spells, with the data movement it leaves scalarized
     /// replaced by the target's own moves where those are cheaper ([`refine`]).
     pub fn read(&self, extracted: &str) -> Result<Rc<Node>> {
@@ -112,6 +119,26 @@ impl Selector {
             cached: false,
             proof: Some(proof),
         }))
+    }
+
+    /// The cheapest sequence of the target's instructions synthesized for `input` (an
+    /// enumerative CEGIS, [`sequences::search`]) costing less than `below`, proven by z3.
+    pub fn search_sequences(&self, input: &Rc<Expr>, below: f64) -> Option<Compiled> {
+        let started = Instant::now();
+        let catalog = &self.catalog;
+        let (root, prove_ms) =
+            sequences::search(catalog, self.moves.components(catalog), input, below)?;
+        Some(Compiled {
+            source: input.to_string(),
+            input: input.clone(),
+            cost: root.cost(catalog),
+            root,
+            program: None,
+            select_ms: started.elapsed().as_secs_f64() * 1e3 - prove_ms,
+            validate_ms: prove_ms,
+            cached: false,
+            proof: Some(Proof::Z3),
+        })
     }
 
     /// The lane count of the result when none is given: the widest variable (counting the

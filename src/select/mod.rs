@@ -51,6 +51,7 @@ pub mod run;
 pub mod saturating;
 pub mod scalar_c;
 pub mod scalarize;
+pub mod sequences;
 pub mod shifts;
 pub mod signedness;
 pub mod simplify;

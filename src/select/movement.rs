@@ -12,7 +12,7 @@
 //! times.
 
 use super::catalog::Catalog;
-use super::node::Node;
+use super::node::{instruction, Node};
 use crate::ir::{Expr, VecType};
 use crate::semantics::{eval, Env, Value};
 use rand::rngs::SmallRng;
@@ -138,12 +138,7 @@ impl Moves {
 fn moves(catalog: &Catalog) -> Vec<Move> {
     let mut best: HashMap<(Vec<usize>, ByteMap), Move> = HashMap::new();
     for (index, ins) in catalog.instructions.iter().enumerate() {
-        let vectors: Vec<(String, VecType)> = ins
-            .operands
-            .iter()
-            .filter(|o| o.imm.is_none())
-            .map(|o| (o.name.clone(), o.ty))
-            .collect();
+        let vectors = ins.vector_operands();
         if vectors.is_empty() || vectors.len() > 2 {
             continue;
         }
@@ -494,31 +489,19 @@ fn node(
         From::Step(m, args) => {
             let mv = &moves[*m];
             let ins = &catalog.instructions[mv.index];
-            let mut imms = mv.imms.iter();
-            let mut vectors = args.iter();
-            let args = ins
-                .operands
+            let vectors = ins
+                .vector_operands()
                 .iter()
-                .map(|o| match o.imm {
-                    Some(_) => Rc::new(Node::Const {
-                        ty: o.ty,
-                        value: *imms.next().unwrap_or(&0),
-                    }),
-                    None => {
-                        let a = *vectors.next().unwrap_or(&0);
-                        let arg = node(values, a, moves, catalog, operands);
-                        if values[a].ty == o.ty {
-                            arg
-                        } else {
-                            Rc::new(Node::Reinterpret { ty: o.ty, arg })
-                        }
+                .zip(args)
+                .map(|((_, ty), &a)| {
+                    let arg = node(values, a, moves, catalog, operands);
+                    match values[a].ty == *ty {
+                        true => arg,
+                        false => Rc::new(Node::Reinterpret { ty: *ty, arg }),
                     }
                 })
                 .collect();
-            Rc::new(Node::Instr {
-                index: mv.index,
-                args,
-            })
+            instruction(catalog, mv.index, &mv.imms, vectors)
         }
     }
 }

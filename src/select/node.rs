@@ -49,6 +49,30 @@ pub enum Node {
     },
 }
 
+/// Instruction `index` of the catalog at the immediates `imms` over the vector operands
+/// `vectors` (each of the operand's type), in operand order.
+pub fn instruction(
+    catalog: &Catalog,
+    index: usize,
+    imms: &[i64],
+    vectors: Vec<Rc<Node>>,
+) -> Rc<Node> {
+    let mut imms = imms.iter();
+    let mut vectors = vectors.into_iter();
+    let args = catalog.instructions[index]
+        .operands
+        .iter()
+        .filter_map(|o| match o.imm {
+            Some(_) => Some(Rc::new(Node::Const {
+                ty: o.ty,
+                value: *imms.next().unwrap_or(&0),
+            })),
+            None => vectors.next(),
+        })
+        .collect();
+    Rc::new(Node::Instr { index, args })
+}
+
 /// Reads a selected term back as a tree of instructions; an IR operator left in it (no
 /// instruction sequence covers it) becomes a [`Node::Scalar`].
 pub fn read(term: &Term, catalog: &Catalog) -> Result<Rc<Node>> {

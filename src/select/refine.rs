@@ -1,30 +1,50 @@
-//! Data movement the rules leave scalarized, replaced by the target's own moves: every
-//! scalarized operator of a selection that only moves bytes (a truncation, a slice of every
-//! other lane, a concatenation) is searched for among sequences of the target's
-//! data-movement instructions ([`super::movement`]) and replaced by the cheapest one found
-//! that costs less than its scalar lanes. The selection is proven afterwards like any other.
+//! What the rules leave scalarized, replaced by sequences of the target's own instructions:
+//! every scalarized operator of a selection is searched for, among sequences of the target's
+//! data-movement instructions ([`super::movement`]) where it only moves bytes, else among
+//! synthesized sequences of any of its instructions ([`super::sequences`]), and replaced by the
+//! cheapest one found that costs less than its scalar lanes. The selection is proven afterwards
+//! like any other.
 
 use super::catalog::Catalog;
 use super::movement::{only_moves_bytes, search, Moves};
 use super::node::Node;
 use super::prove::prove_selection;
+use super::sequences::{self, Components};
 use crate::ir::{Expr, Op};
 use std::cell::{OnceCell, RefCell};
 use std::collections::HashMap;
 use std::rc::Rc;
 
-/// The target's moves, computed when first needed, and the sequences found (or not) for each
-/// operator searched so far: a batch meets the same ones again.
-#[derive(Default)]
+/// The target's moves and components, computed when first needed, and the sequences found (or
+/// not) for each operator searched so far: a batch meets the same ones again.
 pub struct MoveSearch {
     moves: OnceCell<Moves>,
+    components: OnceCell<Components>,
     found: RefCell<HashMap<String, Option<Rc<Node>>>>,
+    /// Whether operators that do not only move bytes are searched for as well.
+    pub synthesize: bool,
+}
+
+impl Default for MoveSearch {
+    fn default() -> MoveSearch {
+        MoveSearch {
+            moves: OnceCell::new(),
+            components: OnceCell::new(),
+            found: RefCell::default(),
+            synthesize: true,
+        }
+    }
 }
 
 impl MoveSearch {
     /// The target's data-movement instructions.
     pub fn moves(&self, catalog: &Catalog) -> &Moves {
         self.moves.get_or_init(|| Moves::of(catalog))
+    }
+
+    /// The target's instructions as components of synthesized sequences.
+    pub fn components(&self, catalog: &Catalog) -> &Components {
+        self.components.get_or_init(|| Components::of(catalog))
     }
 }
 
@@ -71,19 +91,7 @@ fn moved(n: &Rc<Node>, catalog: &Catalog, moves: &MoveSearch) -> Option<Rc<Node>
     let Node::Scalar { op, ty, args } = &**n else {
         return None;
     };
-    // Operators that move bytes whatever the lanes hold (a shift or a select also may, for
-    // some operands, which byte maps on sampled inputs cannot tell apart).
-    let moves_bytes = matches!(
-        op,
-        Op::Cast(_)
-            | Op::Bitcast(_)
-            | Op::Broadcast(_)
-            | Op::Concat
-            | Op::Slice { .. }
-            | Op::Interleave
-            | Op::Shuffle(_)
-    );
-    if !moves_bytes || !ty.elem.is_int() || args.iter().any(|a| !a.ty(catalog).elem.is_int()) {
+    if args.iter().any(|a| !a.ty(catalog).elem.is_int()) {
         return None;
     }
     let register = catalog.target.register_bits;
@@ -112,11 +120,15 @@ fn moved(n: &Rc<Node>, catalog: &Catalog, moves: &MoveSearch) -> Option<Rc<Node>
     let names: Vec<String> = (0..args.len())
         .map(|i| format!("isadb_operand_{i}"))
         .collect();
+    // Constants stay constants: the search may use them as they are.
     let operands = args
         .iter()
         .zip(&names)
-        .map(|(a, name)| Rc::new(Expr::var(name, a.ty(catalog))))
-        .collect();
+        .map(|(a, name)| match **a {
+            Node::Const { .. } => a.to_expr(catalog, &HashMap::new()).ok(),
+            _ => Some(Rc::new(Expr::var(name, a.ty(catalog)))),
+        })
+        .collect::<Option<Vec<_>>>()?;
     let e = Rc::new(Expr::build(op.clone(), operands).ok()?);
     // A result wider than a register: each register of it on its own.
     let chunk = register / ty.elem.bits();
@@ -147,55 +159,68 @@ fn moved(n: &Rc<Node>, catalog: &Catalog, moves: &MoveSearch) -> Option<Rc<Node>
         .collect::<Option<Vec<_>>>()?;
     let by_name: HashMap<&str, &Rc<Node>> =
         names.iter().map(String::as_str).zip(args.iter()).collect();
-    let mut found: Vec<Rc<Node>> = found.iter().map(|f| substitute(f, &by_name)).collect();
+    let mut found: Vec<Rc<Node>> = found
+        .iter()
+        .map(|f| substitute(f, &by_name, catalog))
+        .collect::<Option<_>>()?;
     Some(match found.len() {
         1 => found.remove(0),
         _ => Rc::new(Node::Parts(found)),
     })
 }
 
-/// The target's moves computing `goal` (over operand variables) for less than `below`, proven;
-/// searched once per selector.
+/// The target's moves or a synthesized sequence computing `goal` (over operand variables) for
+/// less than `below`, proven; searched once per selector.
 fn searched(
     goal: &Rc<Expr>,
     below: f64,
     catalog: &Catalog,
     moves: &MoveSearch,
 ) -> Option<Rc<Node>> {
-    if !only_moves_bytes(goal) {
-        return None;
-    }
     let key = format!("{goal} {below}");
     let known = moves.found.borrow().get(&key).cloned();
     match known {
         Some(found) => found,
         None => {
-            let found = search(catalog, moves.moves(catalog), goal, below)
-                // Proven on its own, so that a wrong sequence is dropped here, not the whole
-                // selection.
-                .filter(|f| prove_selection(catalog, goal, f).is_ok());
+            let found = match only_moves_bytes(goal) {
+                true => search(catalog, moves.moves(catalog), goal, below)
+                    // Proven on its own, so that a wrong sequence is dropped here, not the
+                    // whole selection.
+                    .filter(|f| prove_selection(catalog, goal, f).is_ok()),
+                // Proven by the search.
+                false if moves.synthesize => {
+                    sequences::search(catalog, moves.components(catalog), goal, below)
+                        .map(|(found, _)| found)
+                }
+                false => None,
+            };
             moves.found.borrow_mut().insert(key, found.clone());
             found
         }
     }
 }
 
-/// `n` with each operand variable replaced by the node it stands for.
-fn substitute(n: &Rc<Node>, by_name: &HashMap<&str, &Rc<Node>>) -> Rc<Node> {
-    if let Node::Input { name, .. } = &**n {
+/// `n` with each operand variable replaced by the node it stands for; None where the search
+/// read an operand padded to a register, which a computed operand is not.
+fn substitute(
+    n: &Rc<Node>,
+    by_name: &HashMap<&str, &Rc<Node>>,
+    catalog: &Catalog,
+) -> Option<Rc<Node>> {
+    if let Node::Input { name, ty, .. } = &**n {
         if let Some(arg) = by_name.get(name.as_str()) {
-            return (*arg).clone();
+            return (arg.ty(catalog) == *ty).then(|| (*arg).clone());
         }
     }
     if n.children().is_empty() {
-        return n.clone();
+        return Some(n.clone());
     }
     let children = n
         .children()
         .iter()
-        .map(|c| substitute(c, by_name))
-        .collect();
-    Rc::new(n.with_children(children))
+        .map(|c| substitute(c, by_name, catalog))
+        .collect::<Option<_>>()?;
+    Some(Rc::new(n.with_children(children)))
 }
 
 /// Lanes `[first, first + count)` of `n`.

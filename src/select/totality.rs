@@ -182,6 +182,8 @@ fn coverage(root: &Rc<Node>, direct: bool) -> Coverage {
 
 /// Walks `cells` on `target`: each selected and proven with the stored rules, and selected
 /// again without them to tell direct lowerings from rules. `progress` hears of every cell.
+/// The table asks whether selection is total, not how far synthesis takes a scalarized
+/// operator (seconds per operator, over thousands of cells), so the walk does without it.
 pub fn walk(
     project: &Project,
     target: Target,
@@ -190,6 +192,8 @@ pub fn walk(
 ) -> Result<TargetTable> {
     let mut full = Selector::load(project, target)?;
     let mut bare = Selector::load(project, target)?;
+    full.set_synthesis(false);
+    bare.set_synthesis(false);
     bare.catalog.lift_rules.clear();
     bare.catalog.simplify_rules.clear();
     bare.catalog.lower_rules.clear();

@@ -29,6 +29,9 @@ pub enum Verdict {
         lhs: String,
         rhs: String,
         ms: f64,
+        /// The inputs as values, to run again (a CEGIS loop adds them to its tests).
+        #[serde(skip)]
+        model: Env,
     },
     /// The solver gave up.
     Unknown { reason: String, ms: f64 },
@@ -364,6 +367,7 @@ fn counterexample(
         lhs: lv.to_string(),
         rhs: rv.to_string(),
         ms,
+        model: env.clone(),
     })
 }
 

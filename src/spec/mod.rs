@@ -97,6 +97,15 @@ impl Serialize for Instruction {
 }
 
 impl Instruction {
+    /// Its operands that are vectors (not immediates), by name and type, in order.
+    pub fn vector_operands(&self) -> Vec<(String, VecType)> {
+        self.operands
+            .iter()
+            .filter(|o| o.imm.is_none())
+            .map(|o| (o.name.clone(), o.ty))
+            .collect()
+    }
+
     /// An x86 instruction for tests of the C harnesses: the intrinsic `name` over `operands`,
     /// whose semantics is a variable of the result type.
     #[cfg(test)]
