@@ -115,6 +115,7 @@ pub fn search(
     }
     None
 }
+
 /// The selection making value `i`, typed as the goal.
 fn node(
     values: &[Found],
