@@ -102,27 +102,41 @@ fn an_x86_intrinsic_ports_to_neon_and_back_proven_and_run() {
     // Run on both sides' hardware: the NEON port under qemu, the x86 one natively, each
     // against the interpreter of the source instruction's semantics and beside the source
     // instruction itself (natively for x86, under qemu for NEON) on the same inputs.
-    // movemask's bool lanes (bits of an int on x86) are written as bytes of 0 or 1.
-    let runs: [(&str, &str, Toolchain, &str); 5] = [
-        ("_mm_madd_epi16", "neon", Toolchain::Neon, "natively"),
-        ("_mm_shuffle_epi8", "neon", Toolchain::Neon, "natively"),
-        ("_mm_cvtepi8_epi16", "hvx", Toolchain::Hvx, "natively"),
-        ("_mm_movemask_epi8", "neon", Toolchain::Neon, "natively"),
+    // movemask's bool lanes (bits of an int on x86) are written as bytes of 0 or 1. The C of
+    // the last five needed care: an operand named `i` (the C's loop counter), 128-bit lanes
+    // scalarized, no operand at all, slices of two lanes reinterpreted (no C type of their own),
+    // and flags of scalarized lanes spread over an HVX predicate.
+    let runs: [(&[&str], &str, Toolchain, &str); 10] = [
+        (&["_mm_madd_epi16"], "neon", Toolchain::Neon, "natively"),
+        (&["_mm_shuffle_epi8"], "neon", Toolchain::Neon, "natively"),
+        (&["_mm_cvtepi8_epi16"], "hvx", Toolchain::Hvx, "natively"),
+        (&["_mm_movemask_epi8"], "neon", Toolchain::Neon, "natively"),
         (
-            "vqdmulhq_s16",
+            &["vqdmulhq_s16"],
             "x86-avx2",
             Toolchain::X86,
             "under qemu-aarch64",
         ),
+        (
+            &["_mm_insert_epi16", "--imm", "3"],
+            "neon",
+            Toolchain::Neon,
+            "natively",
+        ),
+        (&["_mm_testz_si128"], "neon", Toolchain::Neon, "natively"),
+        (&["_mm_setzero_si128"], "neon", Toolchain::Neon, "natively"),
+        (&["_mm_minpos_epu16"], "neon", Toolchain::Neon, "natively"),
+        (&["_mm_cmpeq_epi64"], "hvx", Toolchain::Hvx, "natively"),
     ];
-    for (name, target, toolchain, how) in runs {
+    for (source, target, toolchain, how) in runs {
         if !tools(toolchain) || !tools(Toolchain::Neon) {
             continue;
         }
-        let out = isadb(
-            home,
-            &["--json", "port", name, "--target", target, "--run", "20"],
-        );
+        let name = source[0];
+        let mut args = vec!["--json", "port"];
+        args.extend(source);
+        args.extend(["--target", target, "--run", "20"]);
+        let out = isadb(home, &args);
         assert!(
             out.status.success(),
             "{name}: {}",
@@ -142,7 +156,7 @@ fn an_x86_intrinsic_ports_to_neon_and_back_proven_and_run() {
             assert_eq!(beside["verdict"], "equal", "{name}: {beside}");
             assert_eq!(beside["how"], how, "{name}: {beside}");
             assert_eq!(beside["instruction"], name);
-            assert!(beside["lanes"].as_u64().unwrap() >= 20 * 4, "{beside}");
+            assert!(beside["lanes"].as_u64().unwrap() >= 20, "{beside}");
         } else {
             assert_eq!(beside["verdict"], "not_run", "{name}: {beside}");
         }

@@ -6,7 +6,7 @@
 
 use super::catalog::Catalog;
 use super::compile::Compiled;
-use super::emit_c::{function, parameters, result_lane_bytes, result_type, scalar_type};
+use super::emit_c::{c_name, function, parameters, result_lane_bytes, result_type, scalar_type};
 use super::node::Node;
 use crate::error::{Error, Result};
 use crate::ir::limits::MAX_RUN_LANES;
@@ -128,15 +128,16 @@ pub struct Entry {
 impl Entry {
     /// The selection's function over arrays, called once on every iteration's lanes.
     pub fn kernel(compiled: &Compiled, catalog: &Catalog, inputs: &Inputs) -> Result<Entry> {
+        let out_len = compiled.input.ty.lanes as usize * inputs.iterations;
         let args: Vec<String> = inputs
             .values
             .iter()
-            .map(|(name, _, _)| format!("{name}_in"))
+            .map(|(name, _, _)| format!("{}_in", c_name(name)))
+            .chain(["out".to_string(), out_len.to_string()])
             .collect();
-        let out_len = compiled.input.ty.lanes as usize * inputs.iterations;
         Ok(Entry {
             functions: function(compiled, catalog, "kernel")?,
-            call: format!("  kernel({}, out, {out_len});\n", args.join(", ")),
+            call: format!("  kernel({});\n", args.join(", ")),
         })
     }
 }
@@ -169,6 +170,7 @@ pub fn run_entry(
     let mut stdin = Vec::new();
     let mut main = String::from("int harness_main(void) {\n");
     for (name, ty, lanes) in &inputs.values {
+        let name = c_name(name);
         stdin.extend(le_bytes(*ty, lanes));
         let c = scalar_type(ty.elem)?;
         let len = ty.lanes as usize * iterations;

@@ -42,11 +42,13 @@ pub fn parameters(compiled: &Compiled) -> Vec<(String, VecType)> {
 }
 
 /// An input's name in C: itself, unless it is a name the function uses itself (the loop
-/// counter `i`, the length `n`, `out`, a temporary `v1`) or a C keyword, then with `_` after.
+/// counter `i`, the length `n`, `out`, a temporary `v1`; a drop-in's result `r` and its
+/// caller's counter `it`) or a C keyword, then with `_` after.
 pub fn c_name(var: &str) -> String {
-    const TAKEN: [&str; 22] = [
-        "i", "n", "out", "auto", "break", "case", "char", "const", "do", "double", "else", "float",
-        "for", "if", "int", "long", "return", "short", "signed", "unsigned", "void", "while",
+    const TAKEN: [&str; 24] = [
+        "i", "n", "out", "r", "it", "auto", "break", "case", "char", "const", "do", "double",
+        "else", "float", "for", "if", "int", "long", "return", "short", "signed", "unsigned",
+        "void", "while",
     ];
     let temporary = var
         .strip_prefix('v')
@@ -139,6 +141,16 @@ fn mask_lanes(n: &Rc<Node>) -> Option<(&Rc<Node>, u32)> {
     }
 }
 
+/// Whether `n`'s lanes are computed in a lane array (scalarized, or flags of a mask, or those
+/// spread) rather than in a register.
+fn in_lane_array(n: &Rc<Node>) -> bool {
+    match &**n {
+        Node::Scalar { .. } => true,
+        Node::Spread { arg, .. } => in_lane_array(arg),
+        _ => mask_lanes(n).is_some(),
+    }
+}
+
 struct Emitter<'a> {
     catalog: &'a Catalog,
     compiled: &'a Compiled,
@@ -172,11 +184,18 @@ impl Emitter<'_> {
                 let (v, at) = self.place(arg)?;
                 Ok((v, at + offset * ty.elem.bits() / 8))
             }
-            // A constant or an input part with no register type of its width (six lanes of a
-            // result): its lanes in an array.
-            Node::Const { ty, .. } | Node::Input { ty, .. }
-                if ty.lanes > 1 && self.c_type(*ty, None).is_err() =>
+            // The same bytes (a slice reinterpreted may have no C type of its own).
+            Node::Reinterpret { ty, arg }
+                if ty.elem != Elem::Bool && arg.ty(self.catalog).elem != Elem::Bool =>
             {
+                self.place(arg)
+            }
+            // A constant or an input part with no register type of its width (six lanes of a
+            // result), or a scalar constant (a literal has no address): its lanes in an array.
+            Node::Const { ty, .. } if ty.lanes == 1 || self.c_type(*ty, None).is_err() => {
+                Ok((self.lane_array(n)?, 0))
+            }
+            Node::Input { ty, .. } if ty.lanes > 1 && self.c_type(*ty, None).is_err() => {
                 Ok((self.lane_array(n)?, 0))
             }
             _ => Ok((self.value(n)?, 0)),
@@ -243,27 +262,29 @@ impl Emitter<'_> {
             Node::Nonzero { arg, .. } => self.value(arg)?,
             // The predicate register holds a flag per byte already.
             Node::Spread { arg, .. } => self.value(arg)?,
-            Node::Reinterpret { ty, arg } => {
-                let v = self.value(arg)?;
-                let t = self.fresh();
-                let cty = self.c_type(*ty, None)?;
-                writeln!(self.lines, "    {cty} {t}; memcpy(&{t}, &{v}, sizeof {t});")
-                    .expect("string write");
-                t
-            }
+            Node::Reinterpret { ty, arg } => self.copy_of(*ty, arg)?,
             Node::Parts(parts) => {
                 let t = self.fresh();
-                let cty = self.c_type(n.ty(self.catalog), None)?;
-                writeln!(self.lines, "    {cty} {t};").expect("string write");
-                let mut at = String::from("0");
+                // Parts wider than any register (lanes a scalarized operator reads) are bytes.
+                let ty = n.ty(self.catalog);
+                let declaration = match self.c_type(ty, None) {
+                    Ok(cty) => format!("{cty} {t}"),
+                    Err(_) if ty.elem != Elem::Bool => {
+                        format!("unsigned char {t}[{}]", ty.bits() / 8)
+                    }
+                    Err(e) => return Err(e),
+                };
+                writeln!(self.lines, "    {declaration};").expect("string write");
+                let mut at = 0;
                 for p in parts {
-                    let v = self.value(p)?;
+                    let (v, from) = self.place(p)?;
+                    let bytes = p.ty(self.catalog).bits() / 8;
                     writeln!(
                         self.lines,
-                        "    memcpy((char *)&{t} + {at}, &{v}, sizeof {v});"
+                        "    memcpy((char *)&{t} + {at}, (const char *)&{v} + {from}, {bytes});"
                     )
                     .expect("string write");
-                    at = format!("{at} + sizeof {v}");
+                    at += bytes;
                 }
                 t
             }
@@ -277,20 +298,24 @@ impl Emitter<'_> {
                     .push_str(&scalar_c::lanes(op, *ty, &operands, &t)?);
                 t
             }
-            Node::Lanes { ty, .. } => {
-                let (v, at) = self.place(n)?;
-                let t = self.fresh();
-                let cty = self.c_type(*ty, None)?;
-                writeln!(
-                    self.lines,
-                    "    {cty} {t}; memcpy(&{t}, (const char *)&{v} + {at}, sizeof {t});"
-                )
-                .expect("string write");
-                t
-            }
+            Node::Lanes { ty, .. } => self.copy_of(*ty, n)?,
         };
         self.temps.insert(key, v.clone());
         Ok(v)
+    }
+
+    /// A new variable of type `ty` holding the bytes where `n`'s lanes are: a reinterpretation
+    /// or a slice, read in place (a slice may have no C type of its own).
+    fn copy_of(&mut self, ty: VecType, n: &Rc<Node>) -> Result<String> {
+        let (v, at) = self.place(n)?;
+        let t = self.fresh();
+        let cty = self.c_type(ty, None)?;
+        writeln!(
+            self.lines,
+            "    {cty} {t}; memcpy(&{t}, (const char *)&{v} + {at}, sizeof {t});"
+        )
+        .expect("string write");
+        Ok(t)
     }
 
     /// The address of lane `offset` of input `name` in iteration `i / result lanes` (an input
@@ -327,7 +352,7 @@ impl Emitter<'_> {
     /// `c_override`, else the default): a scalarized node's lane array is loaded into a
     /// register, bool lanes in the C type's mask form.
     fn register(&mut self, n: &Rc<Node>, ty: VecType, c_override: Option<&str>) -> Result<String> {
-        if !matches!(**n, Node::Scalar { .. }) && mask_lanes(n).is_none() {
+        if !in_lane_array(n) {
             return self.value(n);
         }
         let lanes = self.lane_array(n)?;
@@ -370,6 +395,16 @@ impl Emitter<'_> {
         let count = ty.lanes;
         match &**n {
             Node::Scalar { .. } => return self.value(n),
+            // A flag per lane of the spread value, repeated.
+            Node::Spread { arg, .. } if in_lane_array(arg) => {
+                let flags = self.lane_array(arg)?;
+                let repeat = count / arg.ty(self.catalog).lanes.max(1);
+                let t = self.fresh();
+                self.line(format!(
+                    "    {elem} {t}[{count}]; for (int l = 0; l < {count}; l++) {t}[l] = {flags}[l / {repeat}];"
+                ));
+                return Ok(t);
+            }
             _ if mask_lanes(n).is_some() => {
                 // A lane is true where any byte of the mask's lane is not zero.
                 let (mask, first) = mask_lanes(n).expect("matched");

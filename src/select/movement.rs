@@ -195,7 +195,11 @@ fn moves(catalog: &Catalog) -> Vec<Move> {
 
 /// How a value of the search is made.
 enum From {
-    Operand(usize),
+    /// Lanes `offset..` of operand `k` (all of them, or a register's or the goal's width).
+    Operand {
+        k: usize,
+        offset: u32,
+    },
     Zero,
     Step(usize, Vec<usize>),
 }
@@ -223,18 +227,36 @@ pub fn search(catalog: &Catalog, all_moves: &Moves, input: &Expr, below: f64) ->
         .iter()
         .filter(|m| m.map.len() <= widest && m.sizes.iter().all(|&n| n <= widest))
         .collect();
-    let mut values: Vec<Found> = operands
-        .iter()
-        .enumerate()
-        .map(|(k, (_, ty))| Found {
-            map: (0..ty.bits() / 8)
-                .map(|j| Some((k as u8, j as u16)))
-                .collect(),
-            ty: *ty,
-            cost: 0.0,
-            from: From::Operand(k),
-        })
-        .collect();
+    // Each operand, and where it is wider than a register, its registers (free to read; a part
+    // of a register is not: it takes a move).
+    let part_bytes = [catalog.target.register_bits / 8];
+    let mut values: Vec<Found> = Vec::new();
+    for (k, (_, ty)) in operands.iter().enumerate() {
+        let bytes = ty.bits() / 8;
+        let lane_bytes = (ty.elem.bits() / 8).max(1);
+        let mut widths = vec![bytes];
+        widths.extend(
+            part_bytes
+                .iter()
+                .filter(|&&w| w < bytes && bytes.is_multiple_of(w) && w.is_multiple_of(lane_bytes)),
+        );
+        widths.dedup();
+        for width in widths {
+            for first in (0..bytes).step_by(width as usize) {
+                values.push(Found {
+                    map: (first..first + width)
+                        .map(|j| Some((k as u8, j as u16)))
+                        .collect(),
+                    ty: ty.with_lanes(width / lane_bytes),
+                    cost: 0.0,
+                    from: From::Operand {
+                        k,
+                        offset: first / lane_bytes,
+                    },
+                });
+            }
+        }
+    }
     // Zeros of every width a move reads, to shift in.
     let mut widths: Vec<usize> = moves.iter().flat_map(|m| m.sizes.clone()).collect();
     widths.sort();
@@ -477,10 +499,10 @@ fn node(
     operands: &[(String, VecType)],
 ) -> Rc<Node> {
     match &values[i].from {
-        From::Operand(k) => Rc::new(Node::Input {
+        From::Operand { k, offset } => Rc::new(Node::Input {
             name: operands[*k].0.clone(),
-            ty: operands[*k].1,
-            offset: 0,
+            ty: values[i].ty,
+            offset: *offset,
         }),
         From::Zero => Rc::new(Node::Const {
             ty: values[i].ty,

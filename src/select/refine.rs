@@ -1,9 +1,9 @@
 //! What the rules leave scalarized, replaced by sequences of the target's own instructions:
 //! every scalarized operator of a selection is searched for, among sequences of the target's
-//! data-movement instructions ([`super::movement`]) where it only moves bytes, else among
-//! synthesized sequences of any of its instructions ([`super::sequences`]), and replaced by the
-//! cheapest one found that costs less than its scalar lanes. The selection is proven afterwards
-//! like any other.
+//! data-movement instructions ([`super::movement`]) where it only moves bytes, and, where that
+//! finds nothing, among synthesized sequences of any of its instructions ([`super::sequences`]),
+//! and replaced by the cheapest one found that costs less than its scalar lanes. The selection is
+//! proven afterwards like any other.
 
 use super::catalog::Catalog;
 use super::movement::{only_moves_bytes, search, Moves};
@@ -77,11 +77,60 @@ fn walk(
     } else {
         Rc::new(n.with_children(children))
     };
-    if let Some(moved) = moved(&out, catalog, moves) {
-        out = moved;
+    // Scalarized slices of a register read as lanes of it (so that the search sees the lanes
+    // of one register together: a minimum of its two halves is a pairwise minimum), else as
+    // refined.
+    let viewed = viewed_slices(n, catalog, moves, done);
+    match viewed.and_then(|v| moved(&v, catalog, moves)) {
+        Some(found) => out = found,
+        None => {
+            if let Some(moved) = moved(&out, catalog, moves) {
+                out = moved;
+            }
+        }
     }
     done.insert(Rc::as_ptr(n), out.clone());
     out
+}
+
+/// `n` with each operand that is a scalarized slice of consecutive lanes of a register
+/// replaced by those lanes of the register (refined); None if it has no such operand.
+fn viewed_slices(
+    n: &Rc<Node>,
+    catalog: &Catalog,
+    moves: &MoveSearch,
+    done: &mut HashMap<*const Node, Rc<Node>>,
+) -> Option<Rc<Node>> {
+    if !matches!(**n, Node::Scalar { .. }) {
+        return None;
+    }
+    let register = catalog.target.register_bits;
+    let mut any = false;
+    let children = n
+        .children()
+        .iter()
+        .map(|c| match &**c {
+            Node::Scalar {
+                op:
+                    Op::Slice {
+                        start,
+                        stride: 1,
+                        lanes,
+                    },
+                ty,
+                args,
+            } if args[0].ty(catalog).bits() <= register => {
+                any = true;
+                Rc::new(Node::Lanes {
+                    ty: ty.with_lanes(*lanes),
+                    offset: *start,
+                    arg: walk(&args[0], catalog, moves, done),
+                })
+            }
+            _ => walk(c, catalog, moves, done),
+        })
+        .collect();
+    any.then(|| Rc::new(n.with_children(children)))
 }
 
 /// The target's moves computing a scalarized operator over its operands, if cheaper; a
@@ -117,18 +166,52 @@ fn moved(n: &Rc<Node>, catalog: &Catalog, moves: &MoveSearch) -> Option<Rc<Node>
             .collect::<Option<Vec<_>>>()?;
         return Some(Rc::new(Node::Parts(found)));
     }
-    let names: Vec<String> = (0..args.len())
-        .map(|i| format!("isadb_operand_{i}"))
+    // Each operand a variable, constants aside (the search may use them as they are); lanes of
+    // a register are lanes of one variable for the register, so that the search sees them
+    // together (the two halves of a pairwise minimum).
+    let mut bases: Vec<Rc<Node>> = Vec::new();
+    let mut operands = Vec::new();
+    for a in args {
+        let (base, first) = match &**a {
+            Node::Const { .. } => {
+                operands.push(a.to_expr(catalog, &HashMap::new()).ok()?);
+                continue;
+            }
+            Node::Lanes { .. } => match register_lanes(a) {
+                (base, first) if base.ty(catalog).bits() <= register => (base, Some(first)),
+                _ => (a.clone(), None),
+            },
+            _ => (a.clone(), None),
+        };
+        let k = match bases
+            .iter()
+            .position(|b| Rc::ptr_eq(b, &base) || **b == *base)
+        {
+            Some(k) => k,
+            None => {
+                bases.push(base.clone());
+                bases.len() - 1
+            }
+        };
+        let var = Rc::new(Expr::var(&format!("isadb_operand_{k}"), base.ty(catalog)));
+        operands.push(match first {
+            None => var,
+            Some(start) => Rc::new(
+                Expr::build(
+                    Op::Slice {
+                        start,
+                        stride: 1,
+                        lanes: a.ty(catalog).lanes,
+                    },
+                    vec![var],
+                )
+                .ok()?,
+            ),
+        });
+    }
+    let names: Vec<String> = (0..bases.len())
+        .map(|k| format!("isadb_operand_{k}"))
         .collect();
-    // Constants stay constants: the search may use them as they are.
-    let operands = args
-        .iter()
-        .zip(&names)
-        .map(|(a, name)| match **a {
-            Node::Const { .. } => a.to_expr(catalog, &HashMap::new()).ok(),
-            _ => Some(Rc::new(Expr::var(name, a.ty(catalog)))),
-        })
-        .collect::<Option<Vec<_>>>()?;
     let e = Rc::new(Expr::build(op.clone(), operands).ok()?);
     // A result wider than a register: each register of it on its own.
     let chunk = register / ty.elem.bits();
@@ -158,7 +241,7 @@ fn moved(n: &Rc<Node>, catalog: &Catalog, moves: &MoveSearch) -> Option<Rc<Node>
         })
         .collect::<Option<Vec<_>>>()?;
     let by_name: HashMap<&str, &Rc<Node>> =
-        names.iter().map(String::as_str).zip(args.iter()).collect();
+        names.iter().map(String::as_str).zip(bases.iter()).collect();
     let mut found: Vec<Rc<Node>> = found
         .iter()
         .map(|f| substitute(f, &by_name, catalog))
@@ -182,17 +265,22 @@ fn searched(
     match known {
         Some(found) => found,
         None => {
-            let found = match only_moves_bytes(goal) {
+            let moved = match only_moves_bytes(goal) {
                 true => search(catalog, moves.moves(catalog), goal, below)
                     // Proven on its own, so that a wrong sequence is dropped here, not the
                     // whole selection.
                     .filter(|f| prove_selection(catalog, goal, f).is_ok()),
-                // Proven by the search.
-                false if moves.synthesize => {
+                false => None,
+            };
+            // Where the moves find nothing (or nothing right), any instructions: proven by the
+            // search.
+            let found = match moved {
+                Some(found) => Some(found),
+                None if moves.synthesize => {
                     sequences::search(catalog, moves.components(catalog), goal, below)
                         .map(|(found, _)| found)
                 }
-                false => None,
+                None => None,
             };
             moves.found.borrow_mut().insert(key, found.clone());
             found
@@ -200,16 +288,24 @@ fn searched(
     }
 }
 
-/// `n` with each operand variable replaced by the node it stands for; None where the search
-/// read an operand padded to a register, which a computed operand is not.
+/// `n` with each operand variable (or lanes of one) replaced by the node it stands for (or its
+/// lanes); None where the search read an operand padded to a register, which a computed operand
+/// is not.
 fn substitute(
     n: &Rc<Node>,
     by_name: &HashMap<&str, &Rc<Node>>,
     catalog: &Catalog,
 ) -> Option<Rc<Node>> {
-    if let Node::Input { name, ty, .. } = &**n {
+    if let Node::Input { name, ty, offset } = &**n {
         if let Some(arg) = by_name.get(name.as_str()) {
-            return (arg.ty(catalog) == *ty).then(|| (*arg).clone());
+            let full = arg.ty(catalog);
+            if full.elem != ty.elem || offset + ty.lanes > full.lanes {
+                return None;
+            }
+            return Some(match full == *ty {
+                true => (*arg).clone(),
+                false => lanes_of(arg, catalog, *offset, ty.lanes),
+            });
         }
     }
     if n.children().is_empty() {
@@ -221,6 +317,17 @@ fn substitute(
         .map(|c| substitute(c, by_name, catalog))
         .collect::<Option<_>>()?;
     Some(Rc::new(n.with_children(children)))
+}
+
+/// The node whose lanes `n` reads (through lanes of lanes), and the first of them.
+fn register_lanes(n: &Rc<Node>) -> (Rc<Node>, u32) {
+    match &**n {
+        Node::Lanes { offset, arg, .. } => {
+            let (base, first) = register_lanes(arg);
+            (base, first + offset)
+        }
+        _ => (n.clone(), 0),
+    }
 }
 
 /// Lanes `[first, first + count)` of `n`.

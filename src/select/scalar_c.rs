@@ -99,8 +99,9 @@ pub fn lane_type(e: Elem) -> Result<&'static str> {
         Elem::I32 => "int32_t",
         Elem::U64 => "uint64_t",
         Elem::I64 => "int64_t",
+        Elem::U128 => "unsigned __int128",
+        Elem::I128 => "__int128",
         Elem::F32 => "float",
-        other => return Err(unsupported(format!("{other} lanes"))),
     })
 }
 
@@ -115,10 +116,10 @@ fn unsigned(e: Elem) -> Result<&'static str> {
 
 /// The unsigned type integer arithmetic on `e` is computed in (never promoted to `int`).
 fn wide(e: Elem) -> &'static str {
-    if e.bits() > 32 {
-        "uint64_t"
-    } else {
-        "uint32_t"
+    match e.bits() {
+        0..=32 => "uint32_t",
+        33..=64 => "uint64_t",
+        _ => "unsigned __int128",
     }
 }
 
@@ -127,12 +128,24 @@ pub fn literal(e: Elem, bits: u128) -> Result<String> {
     Ok(match e {
         Elem::F32 => format!("isadb_f32({:#x}u)", bits as u32),
         Elem::Bool => format!("{}", bits & 1),
+        _ if bits & e.mask() > u64::MAX as u128 => {
+            let bits = bits & e.mask();
+            format!(
+                "({})(((unsigned __int128){:#x}ull << 64) | {:#x}ull)",
+                lane_type(e)?,
+                bits >> 64,
+                bits as u64
+            )
+        }
         _ => format!("({}){:#x}ull", lane_type(e)?, bits & e.mask()),
     })
 }
 
 /// A value of `e` written as a C literal of type `e` (`v` within its range).
 fn int_literal(e: Elem, v: i128) -> Result<String> {
+    if i64::try_from(v).is_err() {
+        return literal(e, v as u128);
+    }
     Ok(if v < 0 {
         format!("({})({v}ll)", lane_type(e)?)
     } else {

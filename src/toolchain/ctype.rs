@@ -211,6 +211,9 @@ fn default_name(target: Toolchain, ty: VecType) -> Result<String, String> {
             Ok(format!("{base}{}x{}_t", ty.elem.bits(), ty.lanes))
         }
         Toolchain::Hvx => match bits {
+            // Lanes packed in a scalar register (Rt) or pair (Rtt).
+            32 => Ok("int".into()),
+            64 => Ok("long long".into()),
             1024 => Ok("HVX_Vector".into()),
             2048 => Ok("HVX_VectorPair".into()),
             _ => Err(no_default()),

@@ -59,6 +59,26 @@ fn holds(v: &Found, goal: &VecType, want: &[Vec<u8>]) -> bool {
         && v.bytes.iter().zip(want).all(|(b, w)| b[..size] == w[..])
 }
 
+/// How many of the goal's lanes `v` holds in its low lanes, summed over the tests: among
+/// values of one cost, those nearer the goal (one of a minimum's operands in each lane) are
+/// tried first.
+fn agrees(v: &Found, goal: &VecType, want: &[Vec<u8>]) -> usize {
+    let size = want[0].len();
+    let lane = (goal.elem.bits() / 8) as usize;
+    if goal.elem == Elem::Bool || lane == 0 || v.bytes[0].len() < size {
+        return 0;
+    }
+    v.bytes
+        .iter()
+        .zip(want)
+        .map(|(b, w)| {
+            (0..size / lane)
+                .filter(|l| b[l * lane..(l + 1) * lane] == w[l * lane..(l + 1) * lane])
+                .count()
+        })
+        .sum()
+}
+
 /// The bottom-up enumeration on `tests`: the values made and the cheapest holding the goal.
 pub(super) fn enumerate(
     components: &[&Component],
@@ -134,9 +154,10 @@ pub(super) fn enumerate(
             break;
         }
         let end = values.len();
+        let agreement: Vec<usize> = values.iter().map(|v| agrees(v, &goal.ty, &want)).collect();
         let mut cursors: Vec<Tuples> = components
             .iter()
-            .map(|comp| Tuples::new(comp, &values, start, end))
+            .map(|comp| Tuples::new(comp, &values, &agreement, start, end))
             .collect();
         // The level's share of the budget, spread over the components that still have tuples
         // until it is spent or every one is done.
@@ -208,7 +229,15 @@ struct Tuples {
 }
 
 impl Tuples {
-    fn new(comp: &Component, values: &[Found], start: usize, end: usize) -> Tuples {
+    /// Each operand's candidates in order of cost, the more of the goal's lanes they hold
+    /// (`agreement`) the earlier among equal costs.
+    fn new(
+        comp: &Component,
+        values: &[Found],
+        agreement: &[usize],
+        start: usize,
+        end: usize,
+    ) -> Tuples {
         let arity = comp.vectors.len();
         let lists: Vec<Vec<Vec<usize>>> = (0..arity)
             .map(|p| {
@@ -220,7 +249,16 @@ impl Tuples {
                             std::cmp::Ordering::Greater => 0..end,
                         };
                         let bytes = (comp.vectors[k].1.bits() / 8) as usize;
-                        range.filter(|&i| fits(&values[i], bytes)).collect()
+                        let mut list: Vec<usize> =
+                            range.filter(|&i| fits(&values[i], bytes)).collect();
+                        list.sort_by(|&a, &b| {
+                            values[a]
+                                .cost
+                                .total_cmp(&values[b].cost)
+                                .then(agreement[b].cmp(&agreement[a]))
+                                .then(a.cmp(&b))
+                        });
+                        list
                     })
                     .collect()
             })
@@ -380,7 +418,7 @@ mod tests {
         let mut values: Vec<Found> = (0..3).map(|_| found(4)).collect();
         values.push(found(2));
         values.extend((0..2).map(|_| found(4)));
-        let mut tuples = Tuples::new(&comp, &values, 3, 6);
+        let mut tuples = Tuples::new(&comp, &values, &[0; 6], 3, 6);
         let mut all = Vec::new();
         while let Some(args) = tuples.next() {
             all.push(args);
