@@ -103,10 +103,11 @@ fn an_x86_intrinsic_ports_to_neon_and_back_proven_and_run() {
     // against the interpreter of the source instruction's semantics and beside the source
     // instruction itself (natively for x86, under qemu for NEON) on the same inputs.
     // movemask's bool lanes (bits of an int on x86) are written as bytes of 0 or 1. The C of
-    // the last five needed care: an operand named `i` (the C's loop counter), 128-bit lanes
-    // scalarized, no operand at all, slices of two lanes reinterpreted (no C type of their own),
-    // and flags of scalarized lanes spread over an HVX predicate.
-    let runs: [(&[&str], &str, Toolchain, &str); 10] = [
+    // the last six needed care: an operand named `i` (the C's loop counter), 128-bit lanes
+    // scalarized (`__int128`, on Hexagon `_BitInt(128)`), no operand at all, slices of two lanes
+    // reinterpreted (no C type of their own), and flags of scalarized lanes spread over an HVX
+    // predicate.
+    let runs: [(&[&str], &str, Toolchain, &str); 11] = [
         (&["_mm_madd_epi16"], "neon", Toolchain::Neon, "natively"),
         (&["_mm_shuffle_epi8"], "neon", Toolchain::Neon, "natively"),
         (&["_mm_cvtepi8_epi16"], "hvx", Toolchain::Hvx, "natively"),
@@ -127,6 +128,7 @@ fn an_x86_intrinsic_ports_to_neon_and_back_proven_and_run() {
         (&["_mm_setzero_si128"], "neon", Toolchain::Neon, "natively"),
         (&["_mm_minpos_epu16"], "neon", Toolchain::Neon, "natively"),
         (&["_mm_cmpeq_epi64"], "hvx", Toolchain::Hvx, "natively"),
+        (&["_mm_testz_si128"], "hvx", Toolchain::Hvx, "natively"),
     ];
     for (source, target, toolchain, how) in runs {
         if !tools(toolchain) || !tools(Toolchain::Neon) {

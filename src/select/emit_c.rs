@@ -4,7 +4,7 @@
 use super::catalog::Catalog;
 use super::compile::Compiled;
 use super::node::{input_types, Node};
-use super::scalar_c::{self, lane_type, literal, HELPERS};
+use super::scalar_c::{self, lane_type, literal, HELPERS, TYPES};
 use super::steps::flatten_parts;
 use super::term::lane_bits;
 use crate::error::{Error, Result};
@@ -99,7 +99,7 @@ pub fn function(compiled: &Compiled, catalog: &Catalog, name: &str) -> Result<St
         }
         lane += ty.lanes;
     }
-    let mut out = String::new();
+    let mut out = String::from(TYPES);
     if !compiled.root.scalarized().is_empty() {
         out.push_str(HELPERS);
     }

@@ -7,6 +7,21 @@
 use crate::error::{Error, Result};
 use crate::ir::{Elem, Op, VecType};
 
+/// The 128-bit lane types, emitted before every function (guarded): gcc's `__int128`, or on
+/// Hexagon, where clang has no `__int128`, its `_BitInt(128)`.
+pub const TYPES: &str = "\
+#ifndef ISADB_TYPES
+#define ISADB_TYPES
+#if defined(__hexagon__)
+typedef unsigned _BitInt(128) isadb_u128;
+typedef signed _BitInt(128) isadb_i128;
+#else
+typedef unsigned __int128 isadb_u128;
+typedef __int128 isadb_i128;
+#endif
+#endif
+";
+
 /// Helpers the lane expressions call, emitted before a function that scalarizes (guarded, so
 /// functions pasted into one header define them once).
 pub const HELPERS: &str = "\
@@ -99,8 +114,8 @@ pub fn lane_type(e: Elem) -> Result<&'static str> {
         Elem::I32 => "int32_t",
         Elem::U64 => "uint64_t",
         Elem::I64 => "int64_t",
-        Elem::U128 => "unsigned __int128",
-        Elem::I128 => "__int128",
+        Elem::U128 => "isadb_u128",
+        Elem::I128 => "isadb_i128",
         Elem::F32 => "float",
     })
 }
@@ -119,7 +134,7 @@ fn wide(e: Elem) -> &'static str {
     match e.bits() {
         0..=32 => "uint32_t",
         33..=64 => "uint64_t",
-        _ => "unsigned __int128",
+        _ => "isadb_u128",
     }
 }
 
@@ -131,7 +146,7 @@ pub fn literal(e: Elem, bits: u128) -> Result<String> {
         _ if bits & e.mask() > u64::MAX as u128 => {
             let bits = bits & e.mask();
             format!(
-                "({})(((unsigned __int128){:#x}ull << 64) | {:#x}ull)",
+                "({})(((isadb_u128){:#x}ull << 64) | {:#x}ull)",
                 lane_type(e)?,
                 bits >> 64,
                 bits as u64
