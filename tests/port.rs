@@ -103,11 +103,11 @@ fn an_x86_intrinsic_ports_to_neon_and_back_proven_and_run() {
     // against the interpreter of the source instruction's semantics and beside the source
     // instruction itself (natively for x86, under qemu for NEON) on the same inputs.
     // movemask's bool lanes (bits of an int on x86) are written as bytes of 0 or 1. The C of
-    // the last six needed care: an operand named `i` (the C's loop counter), 128-bit lanes
+    // the last seven needed care: an operand named `i` (the C's loop counter), 128-bit lanes
     // scalarized (`__int128`, on Hexagon `_BitInt(128)`), no operand at all, slices of two lanes
-    // reinterpreted (no C type of their own), and flags of scalarized lanes spread over an HVX
-    // predicate.
-    let runs: [(&[&str], &str, Toolchain, &str); 11] = [
+    // reinterpreted (no C type of their own), flags of scalarized lanes spread over an HVX
+    // predicate, and bits read as bool lanes and back (a bit reversal scalarized).
+    let runs: [(&[&str], &str, Toolchain, &str); 12] = [
         (&["_mm_madd_epi16"], "neon", Toolchain::Neon, "natively"),
         (&["_mm_shuffle_epi8"], "neon", Toolchain::Neon, "natively"),
         (&["_mm_cvtepi8_epi16"], "hvx", Toolchain::Hvx, "natively"),
@@ -129,6 +129,12 @@ fn an_x86_intrinsic_ports_to_neon_and_back_proven_and_run() {
         (&["_mm_minpos_epu16"], "neon", Toolchain::Neon, "natively"),
         (&["_mm_cmpeq_epi64"], "hvx", Toolchain::Hvx, "natively"),
         (&["_mm_testz_si128"], "hvx", Toolchain::Hvx, "natively"),
+        (
+            &["vrbit_s8"],
+            "x86-avx2",
+            Toolchain::X86,
+            "under qemu-aarch64",
+        ),
     ];
     for (source, target, toolchain, how) in runs {
         if !tools(toolchain) || !tools(Toolchain::Neon) {

@@ -178,15 +178,20 @@ pub fn lanes(op: &Op, ty: VecType, operands: &[(String, VecType)], out: &str) ->
         format!("    {t} {out}[{n}];\n    for (int l = 0; l < {n}; l++) {out}[l] = {expr};\n")
     };
     Ok(match op {
-        Op::Bitcast(_) => {
-            if ty.elem == Elem::Bool || operands[0].1.elem == Elem::Bool {
-                return Err(unsupported("bitcasts of bool lanes".into()));
-            }
-            format!(
+        // The vector's bits in order (lane by lane, low bit first), a bool lane per bit.
+        Op::Bitcast(_) => match (operands[0].1.elem == Elem::Bool, ty.elem == Elem::Bool) {
+            (false, false) => format!(
                 "    {t} {out}[{n}];\n    memcpy({out}, {}, sizeof {out});\n",
                 a(0)
-            )
-        }
+            ),
+            (false, true) => each(format!("(((const uint8_t *){})[l / 8] >> (l % 8)) & 1", a(0))),
+            (true, false) => format!(
+                "    {t} {out}[{n}];\n    memset({out}, 0, sizeof {out});\n    for (int l = 0; l < {}; l++) if ({}[l]) ((uint8_t *){out})[l / 8] |= (uint8_t)(1u << (l % 8));\n",
+                operands[0].1.lanes,
+                a(0)
+            ),
+            (true, true) => each(format!("{}[l]", a(0))),
+        },
         Op::Broadcast(_) => each(format!("{}[l % {}]", a(0), operands[0].1.lanes)),
         Op::Concat => {
             let first = operands[0].1.lanes;
