@@ -195,7 +195,7 @@ fn moves(catalog: &Catalog) -> Vec<Move> {
 
 /// How a value of the search is made.
 enum From {
-    /// Lanes `offset..` of operand `k` (all of them, or a register's or the goal's width).
+    /// Lanes `offset..` of operand `k` (all of them, or one register of a wider operand).
     Operand {
         k: usize,
         offset: u32,
@@ -229,18 +229,16 @@ pub fn search(catalog: &Catalog, all_moves: &Moves, input: &Expr, below: f64) ->
         .collect();
     // Each operand, and where it is wider than a register, its registers (free to read; a part
     // of a register is not: it takes a move).
-    let part_bytes = [catalog.target.register_bits / 8];
+    let register = catalog.target.register_bits / 8;
     let mut values: Vec<Found> = Vec::new();
     for (k, (_, ty)) in operands.iter().enumerate() {
         let bytes = ty.bits() / 8;
         let lane_bytes = (ty.elem.bits() / 8).max(1);
         let mut widths = vec![bytes];
-        widths.extend(
-            part_bytes
-                .iter()
-                .filter(|&&w| w < bytes && bytes.is_multiple_of(w) && w.is_multiple_of(lane_bytes)),
-        );
-        widths.dedup();
+        if register < bytes && bytes.is_multiple_of(register) && register.is_multiple_of(lane_bytes)
+        {
+            widths.push(register);
+        }
         for width in widths {
             for first in (0..bytes).step_by(width as usize) {
                 values.push(Found {

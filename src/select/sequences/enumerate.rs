@@ -432,4 +432,28 @@ mod tests {
         all.dedup();
         assert_eq!((count, all.len()), (5 * 5 * 5 - 3 * 3 * 3, 98));
     }
+
+    /// Among values of one cost, the one holding more of the goal's lanes comes first.
+    #[test]
+    fn values_nearer_the_goal_are_tried_first() {
+        let ty = VecType::new(4, Elem::U8);
+        let comp = Component {
+            index: 0,
+            imms: vec![],
+            semantics: Rc::new(Expr::var("a", ty)),
+            vectors: vec![("a".to_string(), ty)],
+            result: ty,
+            cost: 1.0,
+            ops: BTreeSet::new(),
+            typed_ops: BTreeSet::new(),
+        };
+        let want = vec![vec![1, 2, 3, 4]];
+        let mut values: Vec<Found> = (0..3).map(|_| found(4)).collect();
+        values[2].bytes = vec![vec![1, 2, 9, 9]];
+        let agreement: Vec<usize> = values.iter().map(|v| agrees(v, &ty, &want)).collect();
+        assert_eq!(agreement, [0, 0, 2]);
+        let mut tuples = Tuples::new(&comp, &values, &agreement, 0, 3);
+        assert_eq!(tuples.next(), Some(vec![2]));
+        assert_eq!(tuples.next(), Some(vec![0]));
+    }
 }
