@@ -2,7 +2,10 @@
 //! one, a product of widened values by their even lanes, and the high half of widened products
 //! from the products of the even and odd lanes apart.
 
-use super::term::{op, reinterpret, type_name, Cmp, Condition, Int, IntOp, Rewrite, Ruleset, Term};
+use super::fallback::Lacks;
+use super::term::{
+    fits_i64, op, reinterpret, type_name, Cmp, Condition, Int, IntOp, Rewrite, Ruleset, Term,
+};
 use crate::ir::{Elem, VecType};
 
 /// An 8-bit multiply is the low byte of the 16-bit multiply of its operands widened (the low
@@ -185,5 +188,105 @@ pub fn high_half_by_even_and_odd(t: VecType, w: VecType) -> Vec<Rewrite> {
             },
             conditions: vec![],
         },
+    ]
+}
+
+/// A multiply of 32- or 64-bit lanes the target has no instruction for, from products of
+/// half-width parts: with `x = lo(x) + hi(x) << h`, modulo `2^2h`
+/// `x * y = lo(x) * lo(y) + (lo(x) * hi(y) + hi(x) * lo(y)) << h`, each product of values
+/// within `h` bits: x86's `pmuludq` (a part is the even lane of the bits read as `h`-bit lanes,
+/// of `x >> h` for the high part), NEON's `umull` (a part is a truncation, `xtn` and `shrn`).
+/// And, as Hexagon multiplies words by halfwords, `x * y = x * lo(y) + (x's low half * y's high
+/// half) << h`, where the second product's halves may be read signed (only its low `h` bits
+/// count): `vmpyieo` then `vmpyie` accumulating. Only for operands that may not fit in `h` bits
+/// (their upper bound, a fact of the bounds analysis, is above), so that the products of parts
+/// are not split again.
+pub fn multiply_by_halves(t: VecType, lacks: Lacks) -> Vec<Rewrite> {
+    let bits = t.elem.bits();
+    if !t.elem.is_int() || !matches!(bits, 32 | 64) || !lacks("Mul", t, None) {
+        return vec![];
+    }
+    // No bounds at a type whose values do not all fit in an i64 (u64): without them the parts'
+    // products would be split again (unconditionally at the signed twin, the e-graph of
+    // AVX2's `mul_shr(x_u32, y_u32, 31)` passed its budget).
+    if !fits_i64(t.elem) {
+        return vec![];
+    }
+    let (a, b) = (Term::Wildcard("a".into()), Term::Wildcard("b".into()));
+    let wide = Int::Lit((1i128 << (bits / 2)) - 1);
+    let conditions = vec![
+        Condition::Compare(Cmp::Gt, Int::Hi("a".into()), wide.clone()),
+        Condition::Compare(Cmp::Gt, Int::Hi("b".into()), wide),
+    ];
+    products_of_halves(t, &a, &b)
+        .into_iter()
+        .map(|(rhs, how)| Rewrite {
+            ruleset: Ruleset::Lower,
+            source: format!("a {} multiply from {how}", type_name(t)),
+            lhs: op("Mul", t, vec![a.clone(), b.clone()]),
+            rhs,
+            conditions: conditions.clone(),
+        })
+        .collect()
+}
+
+/// `a * b` at `t` by products of half-width parts, in the three forms of
+/// [`multiply_by_halves`], each with what it multiplies.
+fn products_of_halves(t: VecType, a: &Term, b: &Term) -> Vec<(Term, &'static str)> {
+    let bits = t.elem.bits();
+    let h = bits / 2;
+    let (Some(unsigned), Some(half), Some(signed_half)) = (
+        Elem::int(bits, false),
+        Elem::int(h, false),
+        Elem::int(h, true),
+    ) else {
+        return vec![];
+    };
+    let mul = |a: Term, b: Term| op("Mul", t, vec![a, b]);
+    let by_h = |ty: VecType| Term::Const {
+        ty,
+        value: Int::Lit(h as i128),
+    };
+    let down = |v: &Term| {
+        let u = t.with_elem(unsigned);
+        op("Shr", u, vec![reinterpret(u, v.clone()), by_h(u)])
+    };
+    // Lane `which` of each pair of `e` lanes of `v`'s bits, and the truncation to `half`, each
+    // extended to `t`.
+    let lane = |which: i64, e: Elem, v: Term| {
+        let part = Term::Op {
+            name: "Slice",
+            ty: t.with_elem(e),
+            params: vec![which, 2],
+            args: vec![reinterpret(VecType::new(2 * t.lanes, e), v)],
+        };
+        op("Cast", t, vec![part])
+    };
+    let truncated = |v: Term| op("Cast", t, vec![op("Cast", t.with_elem(half), vec![v])]);
+    let shifted_up = |v: Term| op("Shl", t, vec![v, by_h(t)]);
+    let by_parts = |part: &dyn Fn(Term) -> Term| {
+        let (low, high) = (|v: &Term| part(v.clone()), |v: &Term| part(down(v)));
+        let cross = op("Add", t, vec![mul(low(a), high(b)), mul(high(a), low(b))]);
+        op("Add", t, vec![mul(low(a), low(b)), shifted_up(cross)])
+    };
+    let signed_parts = mul(
+        lane(0, signed_half, a.clone()),
+        lane(1, signed_half, b.clone()),
+    );
+    let by_low_half = op(
+        "Add",
+        t,
+        vec![
+            shifted_up(signed_parts),
+            mul(a.clone(), lane(0, half, b.clone())),
+        ],
+    );
+    vec![
+        (
+            by_parts(&|v| lane(0, half, v)),
+            "products of the even lanes of its halves",
+        ),
+        (by_parts(&truncated), "products of its truncated halves"),
+        (by_low_half, "a product by its low half and one of halves"),
     ]
 }

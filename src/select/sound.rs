@@ -5,7 +5,9 @@
 //! as selects of bytes.
 
 use super::fallback::{fallbacks, Lacks, Own};
-use super::products::{high_half_by_even_and_odd, wide_multiply, widened_product};
+use super::products::{
+    high_half_by_even_and_odd, multiply_by_halves, wide_multiply, widened_product,
+};
 use super::reshape::reshaping;
 use super::saturating::saturating_sums;
 use super::shifts::{oversized_shifts, rounding_shift_without_widening, shifts_by_other_means};
@@ -263,7 +265,8 @@ fn select_of_bytes(t: VecType) -> Option<Rewrite> {
 /// [`comparison_and_select_rewrites`]; 8-bit multiplies at 16 bits ([`wide_multiply`]);
 /// products of widened values by their even lanes ([`widened_product`]) and their high halves
 /// by the even and odd lanes apart ([`high_half_by_even_and_odd`]), where the program wants
-/// the multiply; the shifts, comparisons and conversions of `signedness.rs` that the program
+/// the multiply, and wide multiplies the target lacks by products of halves
+/// ([`multiply_by_halves`]); the shifts, comparisons and conversions of `signedness.rs` that the program
 /// `wanted`; saturating sums and rounding shifts without the wide type ([`saturating_sums`],
 /// [`rounding_shift_without_widening`]); and the operators the program `lacks` by others
 /// ([`fallbacks`]; `masks`: comparisons make masks on the
@@ -317,6 +320,7 @@ pub fn generated(
             out.extend(select_of_bytes(t));
         }
         out.extend(wide_multiply(t));
+        out.extend(multiply_by_halves(t, lacks));
         if !lane_layout && wanted("Mul", t, None) {
             out.extend(types.iter().filter_map(|&n| widened_product(t, n)));
             for &h in types {
