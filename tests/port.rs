@@ -21,7 +21,7 @@ fn an_x86_intrinsic_ports_to_neon_and_back_proven_and_run() {
     // the high bit (tbl gives zero for indices past 15, as pshufb does for a set high bit);
     // pmuludq on one lane is umull of lane 0 by lane 0; HVX widens a register's low half by
     // vunpack, a 16-byte SSE register being the low lanes of a 128-byte HVX one.
-    let cases: [(&[&str], &[&str]); 16] = [
+    let cases: [(&[&str], &[&str]); 17] = [
         (
             &["_mm_shuffle_epi8", "--target", "neon"],
             &["vandq_s8", "vqtbl1q_s8"],
@@ -81,6 +81,11 @@ fn an_x86_intrinsic_ports_to_neon_and_back_proven_and_run() {
             &["_mm_bslli_si128", "--target", "neon", "--imm", "3"],
             &["vextq_s8"],
         ),
+        // HVX has no word multiply: products of halfwords, vmpyieo then vmpyie accumulating.
+        (
+            &["_mm_mullo_epi32", "--target", "hvx"],
+            &["Q6_Vw_vmpyieo_VhVh", "Q6_Vw_vmpyieacc_VwVwVuh"],
+        ),
     ];
     for (args, expected) in cases {
         let mut all = vec!["--json", "port"];
@@ -107,7 +112,7 @@ fn an_x86_intrinsic_ports_to_neon_and_back_proven_and_run() {
     // scalarized (`__int128`, on Hexagon `_BitInt(128)`), no operand at all, slices of two lanes
     // reinterpreted (no C type of their own), flags of scalarized lanes spread over an HVX
     // predicate, and bits read as bool lanes and back (a bit reversal scalarized).
-    let runs: [(&[&str], &str, Toolchain, &str); 12] = [
+    let runs: [(&[&str], &str, Toolchain, &str); 13] = [
         (&["_mm_madd_epi16"], "neon", Toolchain::Neon, "natively"),
         (&["_mm_shuffle_epi8"], "neon", Toolchain::Neon, "natively"),
         (&["_mm_cvtepi8_epi16"], "hvx", Toolchain::Hvx, "natively"),
@@ -129,6 +134,7 @@ fn an_x86_intrinsic_ports_to_neon_and_back_proven_and_run() {
         (&["_mm_minpos_epu16"], "neon", Toolchain::Neon, "natively"),
         (&["_mm_cmpeq_epi64"], "hvx", Toolchain::Hvx, "natively"),
         (&["_mm_testz_si128"], "hvx", Toolchain::Hvx, "natively"),
+        (&["_mm_mullo_epi32"], "hvx", Toolchain::Hvx, "natively"),
         (
             &["vrbit_s8"],
             "x86-avx2",
