@@ -399,22 +399,27 @@ mod tests {
         }
     }
 
+    /// A component of four u8 lanes over `operands` that returns its first.
+    fn first_operand(operands: &[&str]) -> Component {
+        let ty = VecType::new(4, Elem::U8);
+        Component {
+            index: 0,
+            imms: vec![],
+            semantics: Rc::new(Expr::var("a", ty)),
+            vectors: operands.iter().map(|n| (n.to_string(), ty)).collect(),
+            result: ty,
+            cost: 1.0,
+            ops: BTreeSet::new(),
+            typed_ops: BTreeSet::new(),
+        }
+    }
+
     /// Of five values of the operands' width, two made at the last depth, and one too narrow
     /// to be an operand: every tuple of three with one of the two comes once, shell by shell
     /// (the cheapest first), and none other.
     #[test]
     fn each_operand_tuple_with_a_value_of_the_last_depth_comes_once() {
-        let ty = VecType::new(4, Elem::U8);
-        let comp = Component {
-            index: 0,
-            imms: vec![],
-            semantics: Rc::new(Expr::var("a", ty)),
-            vectors: ["a", "b", "c"].map(|n| (n.to_string(), ty)).to_vec(),
-            result: ty,
-            cost: 1.0,
-            ops: BTreeSet::new(),
-            typed_ops: BTreeSet::new(),
-        };
+        let comp = first_operand(&["a", "b", "c"]);
         let mut values: Vec<Found> = (0..3).map(|_| found(4)).collect();
         values.push(found(2));
         values.extend((0..2).map(|_| found(4)));
@@ -437,16 +442,7 @@ mod tests {
     #[test]
     fn values_nearer_the_goal_are_tried_first() {
         let ty = VecType::new(4, Elem::U8);
-        let comp = Component {
-            index: 0,
-            imms: vec![],
-            semantics: Rc::new(Expr::var("a", ty)),
-            vectors: vec![("a".to_string(), ty)],
-            result: ty,
-            cost: 1.0,
-            ops: BTreeSet::new(),
-            typed_ops: BTreeSet::new(),
-        };
+        let comp = first_operand(&["a"]);
         let want = vec![vec![1, 2, 3, 4]];
         let mut values: Vec<Found> = (0..3).map(|_| found(4)).collect();
         values[2].bytes = vec![vec![1, 2, 9, 9]];
