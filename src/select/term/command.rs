@@ -17,7 +17,8 @@ pub enum Command {
         operands: usize,
         cost: u64,
     },
-    /// The integer range of a type's lanes: `(set (tlo "u8x16") 0)`, `(set (thi ...) 255)`.
+    /// The integer range of a type's lanes and their count: `(set (tlo "u8x16") 0)`,
+    /// `(set (thi ...) 255)`, `(set (lanes-of ...) 16)`.
     Range(VecType),
     /// The type of half of a type's lanes, and that half's lane count:
     /// `(set (half-of "u8x16") "u8x8")`, `(set (lanes-of "u8x8") 8)`.
@@ -46,10 +47,13 @@ impl fmt::Display for Command {
                 "(constructor {name} ({}) Expr :cost {cost})",
                 vec!["Expr"; *operands].join(" ")
             ),
-            // Lane values live in i64: u64 and 128-bit types get no range (no bounds facts).
-            Command::Range(ty) if !fits_i64(ty.elem) => Ok(()),
             Command::Range(ty) => {
                 let t = type_name(*ty);
+                writeln!(f, "(set (lanes-of \"{t}\") {})", ty.lanes)?;
+                // Lane values live in i64: u64 and 128-bit types get no range (no bounds facts).
+                if !fits_i64(ty.elem) {
+                    return Ok(());
+                }
                 writeln!(f, "(set (tlo \"{t}\") {})", ty.elem.min_value())?;
                 writeln!(f, "(set (thi \"{t}\") {})", ty.elem.max_value())
             }
