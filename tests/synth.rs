@@ -119,3 +119,40 @@ fn shards_merged_equal_one_run_and_verify_rules_proves_them() {
     let text = String::from_utf8_lossy(&out.stdout).to_string();
     assert!(out.status.success() && text.contains("1 proven"), "{text}");
 }
+
+#[test]
+fn lowering_search_joins_terms_past_its_size_bound() {
+    // AVX2 has no halving add of 16-bit lanes: the terms enumerated up to 5 nodes, joined by an
+    // invertible operator whose other operand's fingerprint is looked up, give Hacker's
+    // Delight's four instructions (9 nodes), proven (searched again: the committed rules hold
+    // them too).
+    let home = project_copy("synth-joined");
+    let args = [
+        "synth",
+        "--force",
+        "--types",
+        "i16",
+        "--targets",
+        "x86-avx2",
+        "--max-size",
+        "2",
+        "--lower-size",
+        "5",
+    ];
+    let out = isadb(&home, &args);
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let rules = synthesized(home.path());
+    for expected in [
+        "halving_add(x_i16, y_i16) | ((x_i16 ^ y_i16) >> 1) + (x_i16 & y_i16) |  | lower | x86 | proven",
+        "rounding_halving_add(x_i16, y_i16) | (x_i16 | y_i16) - ((x_i16 ^ y_i16) >> 1) |  | lower | x86 | proven",
+    ] {
+        assert!(
+            rules.iter().any(|r| r.contains(expected)),
+            "{expected} not in {rules:?}"
+        );
+    }
+}

@@ -8,7 +8,7 @@
 use super::cost::{CostModel, SCALARIZED};
 use super::fingerprint::{fingerprint, Inputs};
 use super::proof::{at_one_lane, prove, Outcome};
-use super::term::{side_text, Term};
+use super::term::{side_text, Head, Term};
 use super::workload::{enumerate, lifting, Grammar};
 use super::{Found, Tally};
 use crate::error::Result;
@@ -75,6 +75,16 @@ impl Coverage<'_> {
     }
 }
 
+/// Joined candidates per goal, smallest first, that are costed (each costing elaborates the
+/// term).
+const JOINED_PER_GOAL: usize = 64;
+
+/// The enumerated terms by type and fingerprint.
+type Prints<'a> = HashMap<(Elem, &'a [u128]), Vec<Rc<Term>>>;
+
+/// How the lowering search joins enumerated terms (part of a piece's key).
+pub const COMPOSITION: &str = "composed by + - ^";
+
 /// Searches the lowerings of one target at one element type.
 pub fn search(
     grammar: &Grammar,
@@ -106,25 +116,28 @@ pub fn search(
     let terms = enumerate(grammar, &|t| coverage.covered(t));
     tally.terms = terms.len();
     let inputs = Inputs::new(&grammar.variables(), None);
-    let mut by_print: HashMap<(Elem, Vec<u128>), Vec<Rc<Term>>> = HashMap::new();
-    for t in &terms {
-        if let Some(fp) = fingerprint(t, macros, &inputs) {
-            by_print.entry((t.elem, fp)).or_default().push(t.clone());
-        }
+    let prints: Vec<(Rc<Term>, Vec<u128>)> = terms
+        .iter()
+        .filter_map(|t| Some((t.clone(), fingerprint(t, macros, &inputs)?)))
+        .collect();
+    let mut by_print: Prints = HashMap::new();
+    for (t, fp) in &prints {
+        by_print.entry((t.elem, fp)).or_default().push(t.clone());
     }
     let mut found = Vec::new();
     for goal in goals {
         let Some(fp) = fingerprint(&goal, macros, &inputs) else {
             continue;
         };
-        let Some(same) = by_print.get(&(goal.elem, fp)) else {
-            continue;
-        };
+        let same = by_print
+            .get(&(goal.elem, &fp[..]))
+            .map_or(&[][..], Vec::as_slice);
         let g = at_one_lane(&goal, macros)?;
         let goal_cost = model.cost(&g).0;
         let goal_vars = goal.vars();
         let mut ranked: Vec<(f64, Rc<Term>, Vec<String>)> = Vec::new();
-        for t in same {
+        let composed = compositions(goal.elem, &fp, &prints, &by_print, &coverage);
+        for t in same.iter().chain(&composed) {
             if t.vars().iter().any(|v| !goal_vars.contains(v)) {
                 continue;
             }
@@ -167,13 +180,73 @@ pub fn search(
     Ok((found, tally))
 }
 
+/// The operators whose second operand follows from the first and the result (wrapping):
+/// `a + b = g` needs `b = g - a`, `a - b = g` needs `b = a - g`, `b - a = g` needs `b = g + a`,
+/// `a ^ b = g` needs `b = g ^ a`.
+const INVERTIBLE: [(&str, bool); 4] = [("+", false), ("-", false), ("-", true), ("^", false)];
+
+/// Two enumerated terms joined by one invertible operator into a term with the goal's
+/// fingerprint (Hydride's sequences past the size bound, met in the middle): for each first
+/// operand `a`, the fingerprint the other operand needs is computed from the goal's and looked
+/// up, so sequences of twice the enumerated size are reached without enumerating them. Per
+/// first operand and operator, the smallest matching term; the smallest [`JOINED_PER_GOAL`].
+fn compositions(
+    elem: Elem,
+    goal: &[u128],
+    prints: &[(Rc<Term>, Vec<u128>)],
+    by_print: &Prints,
+    coverage: &Coverage,
+) -> Vec<Rc<Term>> {
+    let mask = elem.mask();
+    let (x, y) = (Term::var("a", elem), Term::var("b", elem));
+    let mut out = Vec::new();
+    for (op, swapped) in INVERTIBLE {
+        if !coverage.covered(&Term::node(
+            Head::Binary(op),
+            elem,
+            vec![x.clone(), y.clone()],
+        )) {
+            continue;
+        }
+        for (a, fa) in prints.iter().filter(|(a, _)| a.elem == elem) {
+            let need: Vec<u128> = goal
+                .iter()
+                .zip(fa)
+                .map(|(g, a)| {
+                    mask & match (op, swapped) {
+                        ("+", _) => g.wrapping_sub(*a),
+                        ("-", false) => a.wrapping_sub(*g),
+                        ("-", true) => g.wrapping_add(*a),
+                        _ => g ^ a,
+                    }
+                })
+                .collect();
+            let Some(b) = by_print
+                .get(&(elem, &need[..]))
+                .and_then(|bs| bs.iter().min_by_key(|b| b.size()))
+            else {
+                continue;
+            };
+            let args = if swapped {
+                vec![b.clone(), a.clone()]
+            } else {
+                vec![a.clone(), b.clone()]
+            };
+            out.push(Term::node(Head::Binary(op), elem, args));
+        }
+    }
+    out.sort_by_key(|t| t.size());
+    out.truncate(JOINED_PER_GOAL);
+    out
+}
+
 /// Whether a goal's operands are x, then y (or a literal): one operator on independent inputs.
 fn distinct_operands(t: &Term) -> bool {
     let names: Vec<String> = t
         .args
         .iter()
         .filter_map(|a| match &a.head {
-            super::term::Head::Var(n) => Some(n.clone()),
+            Head::Var(n) => Some(n.clone()),
             _ => None,
         })
         .collect();

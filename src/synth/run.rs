@@ -120,7 +120,8 @@ impl Piece {
 
     fn params(&self) -> String {
         match self {
-            Piece::Lift(g) | Piece::Lower { grammar: g, .. } => g.describe(),
+            Piece::Lift(g) => g.describe(),
+            Piece::Lower { grammar: g, .. } => format!("{} {}", g.describe(), lower::COMPOSITION),
         }
     }
 }
