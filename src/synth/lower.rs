@@ -2,7 +2,8 @@
 //! goals are the single operators and idioms the target's instructions do not cover (the
 //! cost model scalarizes them); the grammar is pruned to the nodes the target does cover (each
 //! one instruction, reinterpreting casts free), enumerated up to a size bound; a term with the
-//! goal's fingerprint is a candidate, the cheapest proven one at one lane wins, and the kept
+//! goal's fingerprint is a candidate, as is one of two enumerated terms joined by an invertible
+//! operator (met in the middle, see [`Join`]); the cheapest proven one at one lane wins, and the kept
 //! rule is proven again at 4 lanes and one full register by `verify_rule`.
 
 use super::cost::{CostModel, SCALARIZED};
@@ -180,10 +181,48 @@ pub fn search(
     Ok((found, tally))
 }
 
-/// The operators whose second operand follows from the first and the result (wrapping):
-/// `a + b = g` needs `b = g - a`, `a - b = g` needs `b = a - g`, `b - a = g` needs `b = g + a`,
-/// `a ^ b = g` needs `b = g ^ a`.
-const INVERTIBLE: [(&str, bool); 4] = [("+", false), ("-", false), ("-", true), ("^", false)];
+/// An operator whose other operand follows from one operand and the result (wrapping).
+#[derive(Clone, Copy)]
+enum Join {
+    /// `a + b = g`: `b = g - a`.
+    Add,
+    /// `a - b = g`: `b = a - g`.
+    Sub,
+    /// `b - a = g`: `b = g + a`.
+    SubFrom,
+    /// `a ^ b = g`: `b = g ^ a`.
+    Xor,
+}
+
+impl Join {
+    const ALL: [Join; 4] = [Join::Add, Join::Sub, Join::SubFrom, Join::Xor];
+
+    fn operator(self) -> &'static str {
+        match self {
+            Join::Add => "+",
+            Join::Sub | Join::SubFrom => "-",
+            Join::Xor => "^",
+        }
+    }
+
+    /// The other operand's lane, from the goal's lane `g` and the known operand's `a`.
+    fn other(self, g: u128, a: u128) -> u128 {
+        match self {
+            Join::Add => g.wrapping_sub(a),
+            Join::Sub => a.wrapping_sub(g),
+            Join::SubFrom => g.wrapping_add(a),
+            Join::Xor => g ^ a,
+        }
+    }
+
+    fn node(self, elem: Elem, a: Rc<Term>, b: Rc<Term>) -> Rc<Term> {
+        let args = match self {
+            Join::SubFrom => vec![b, a],
+            _ => vec![a, b],
+        };
+        Term::node(Head::Binary(self.operator()), elem, args)
+    }
+}
 
 /// Two enumerated terms joined by one invertible operator into a term with the goal's
 /// fingerprint (Hydride's sequences past the size bound, met in the middle): for each first
@@ -200,39 +239,22 @@ fn compositions(
     let mask = elem.mask();
     let (x, y) = (Term::var("a", elem), Term::var("b", elem));
     let mut out = Vec::new();
-    for (op, swapped) in INVERTIBLE {
-        if !coverage.covered(&Term::node(
-            Head::Binary(op),
-            elem,
-            vec![x.clone(), y.clone()],
-        )) {
+    for join in Join::ALL {
+        if !coverage.covered(&join.node(elem, x.clone(), y.clone())) {
             continue;
         }
         for (a, fa) in prints.iter().filter(|(a, _)| a.elem == elem) {
             let need: Vec<u128> = goal
                 .iter()
                 .zip(fa)
-                .map(|(g, a)| {
-                    mask & match (op, swapped) {
-                        ("+", _) => g.wrapping_sub(*a),
-                        ("-", false) => a.wrapping_sub(*g),
-                        ("-", true) => g.wrapping_add(*a),
-                        _ => g ^ a,
-                    }
-                })
+                .map(|(g, a)| mask & join.other(*g, *a))
                 .collect();
-            let Some(b) = by_print
+            if let Some(b) = by_print
                 .get(&(elem, &need[..]))
                 .and_then(|bs| bs.iter().min_by_key(|b| b.size()))
-            else {
-                continue;
-            };
-            let args = if swapped {
-                vec![b.clone(), a.clone()]
-            } else {
-                vec![a.clone(), b.clone()]
-            };
-            out.push(Term::node(Head::Binary(op), elem, args));
+            {
+                out.push(join.node(elem, a.clone(), b.clone()));
+            }
         }
     }
     out.sort_by_key(|t| t.size());
