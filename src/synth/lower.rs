@@ -84,7 +84,7 @@ const JOINED_PER_GOAL: usize = 64;
 type Prints<'a> = HashMap<(Elem, &'a [u128]), Vec<Rc<Term>>>;
 
 /// How the lowering search joins enumerated terms (part of a piece's key).
-pub const COMPOSITION: &str = "composed by + - ^";
+pub const COMPOSITION: &str = "composed by + - ^ over the goal's variables";
 
 /// Searches the lowerings of one target at one element type.
 pub fn search(
@@ -137,7 +137,7 @@ pub fn search(
         let goal_cost = model.cost(&g).0;
         let goal_vars = goal.vars();
         let mut ranked: Vec<(f64, Rc<Term>, Vec<String>)> = Vec::new();
-        let composed = compositions(goal.elem, &fp, &prints, &by_print, &coverage);
+        let composed = compositions(&goal, &fp, &prints, &by_print, &coverage);
         for t in same.iter().chain(&composed) {
             if t.vars().iter().any(|v| !goal_vars.contains(v)) {
                 continue;
@@ -228,30 +228,38 @@ impl Join {
 /// fingerprint (Hydride's sequences past the size bound, met in the middle): for each first
 /// operand `a`, the fingerprint the other operand needs is computed from the goal's and looked
 /// up, so sequences of twice the enumerated size are reached without enumerating them. Per
-/// first operand and operator, the smallest matching term; the smallest [`JOINED_PER_GOAL`].
+/// first operand and operator, the smallest matching term; the smallest [`JOINED_PER_GOAL`]; both
+/// operands over the goal's variables only.
 fn compositions(
-    elem: Elem,
-    goal: &[u128],
+    goal: &Term,
+    goal_print: &[u128],
     prints: &[(Rc<Term>, Vec<u128>)],
     by_print: &Prints,
     coverage: &Coverage,
 ) -> Vec<Rc<Term>> {
+    let elem = goal.elem;
     let mask = elem.mask();
+    // Only terms over the goal's variables join (others would take the cap's places).
+    let goal_vars = goal.vars();
+    let over_goal = |t: &Term| t.vars().iter().all(|v| goal_vars.contains(v));
     let (x, y) = (Term::var("a", elem), Term::var("b", elem));
     let mut out = Vec::new();
     for join in Join::ALL {
         if !coverage.covered(&join.node(elem, x.clone(), y.clone())) {
             continue;
         }
-        for (a, fa) in prints.iter().filter(|(a, _)| a.elem == elem) {
-            let need: Vec<u128> = goal
+        for (a, fa) in prints
+            .iter()
+            .filter(|(a, _)| a.elem == elem && over_goal(a))
+        {
+            let need: Vec<u128> = goal_print
                 .iter()
                 .zip(fa)
                 .map(|(g, a)| mask & join.other(*g, *a))
                 .collect();
             if let Some(b) = by_print
                 .get(&(elem, &need[..]))
-                .and_then(|bs| bs.iter().min_by_key(|b| b.size()))
+                .and_then(|bs| bs.iter().filter(|b| over_goal(b)).min_by_key(|b| b.size()))
             {
                 out.push(join.node(elem, a.clone(), b.clone()));
             }
