@@ -21,7 +21,7 @@ fn an_x86_intrinsic_ports_to_neon_and_back_proven_and_run() {
     // the high bit (tbl gives zero for indices past 15, as pshufb does for a set high bit);
     // pmuludq on one lane is umull of lane 0 by lane 0; HVX widens a register's low half by
     // vunpack, a 16-byte SSE register being the low lanes of a 128-byte HVX one.
-    let cases: [(&[&str], &[&str]); 17] = [
+    let cases: [(&[&str], &[&str]); 20] = [
         (
             &["_mm_shuffle_epi8", "--target", "neon"],
             &["vandq_s8", "vqtbl1q_s8"],
@@ -38,13 +38,22 @@ fn an_x86_intrinsic_ports_to_neon_and_back_proven_and_run() {
         ),
         (
             &["_mm_sad_epu8", "--target", "neon"],
+            &["vabdq_u8", "vpaddlq_u8", "vpaddlq_u16", "vpaddlq_u32"],
+        ),
+        // u8 x i8 products fit 16 bits: i32(a_u8) goes through i16 as i32(b_i8) does.
+        (
+            &["_mm_maddubs_epi16", "--target", "neon"],
             &[
-                "vmaxq_u8",
-                "vminq_u8",
-                "vsubq_u8",
-                "vpaddlq_u8",
-                "vpaddlq_u16",
-                "vpaddlq_u32",
+                "vmovl_s8",
+                "vmovl_u8",
+                "vmulq_s16",
+                "vpaddlq_s16",
+                "vqmovn_s32",
+                "vmovl_s8",
+                "vmovl_u8",
+                "vmulq_s16",
+                "vpaddlq_s16",
+                "vqmovn_s32",
             ],
         ),
         (
@@ -60,6 +69,11 @@ fn an_x86_intrinsic_ports_to_neon_and_back_proven_and_run() {
         (
             &["_mm_slli_epi16", "--target", "neon", "--imm", "3"],
             &["vshlq_n_u16"],
+        ),
+        // An AVX2 register is two of NEON's: the immediate, folded lane by lane, splits too.
+        (
+            &["_mm256_slli_epi16", "--target", "neon", "--imm", "3"],
+            &["vshlq_n_u16", "vshlq_n_u16"],
         ),
         (
             &["_mm_packs_epi32", "--target", "neon"],
@@ -80,6 +94,12 @@ fn an_x86_intrinsic_ports_to_neon_and_back_proven_and_run() {
         (
             &["_mm_bslli_si128", "--target", "neon", "--imm", "3"],
             &["vextq_s8"],
+        ),
+        // vmpy of unsigned by signed bytes leaves the pair dealt: even products in the low
+        // register, odd ones in the high; their saturating sum is pmaddubsw.
+        (
+            &["_mm_maddubs_epi16", "--target", "hvx"],
+            &["Q6_Wh_vmpy_VubVb", "Q6_Vh_vadd_VhVh_sat"],
         ),
         // HVX has no word multiply: products of halfwords, vmpyieo then vmpyie accumulating.
         (
@@ -108,11 +128,12 @@ fn an_x86_intrinsic_ports_to_neon_and_back_proven_and_run() {
     // against the interpreter of the source instruction's semantics and beside the source
     // instruction itself (natively for x86, under qemu for NEON) on the same inputs.
     // movemask's bool lanes (bits of an int on x86) are written as bytes of 0 or 1. The C of
-    // the last seven needed care: an operand named `i` (the C's loop counter), 128-bit lanes
+    // the last eight needed care: an operand named `i` (the C's loop counter), 128-bit lanes
     // scalarized (`__int128`, on Hexagon `_BitInt(128)`), no operand at all, slices of two lanes
     // reinterpreted (no C type of their own), flags of scalarized lanes spread over an HVX
-    // predicate, and bits read as bool lanes and back (a bit reversal scalarized).
-    let runs: [(&[&str], &str, Toolchain, &str); 13] = [
+    // predicate, bits read as bool lanes and back (a bit reversal scalarized), and a rounding
+    // constant wider than an e-graph lane.
+    let runs: [(&[&str], &str, Toolchain, &str); 15] = [
         (&["_mm_madd_epi16"], "neon", Toolchain::Neon, "natively"),
         (&["_mm_shuffle_epi8"], "neon", Toolchain::Neon, "natively"),
         (&["_mm_cvtepi8_epi16"], "hvx", Toolchain::Hvx, "natively"),
@@ -135,8 +156,16 @@ fn an_x86_intrinsic_ports_to_neon_and_back_proven_and_run() {
         (&["_mm_cmpeq_epi64"], "hvx", Toolchain::Hvx, "natively"),
         (&["_mm_testz_si128"], "hvx", Toolchain::Hvx, "natively"),
         (&["_mm_mullo_epi32"], "hvx", Toolchain::Hvx, "natively"),
+        (&["_mm_maddubs_epi16"], "hvx", Toolchain::Hvx, "natively"),
         (
             &["vrbit_s8"],
+            "x86-avx2",
+            Toolchain::X86,
+            "under qemu-aarch64",
+        ),
+        // Rounding by 2^63 in 128-bit lanes: a constant wider than an e-graph lane.
+        (
+            &["vrsraq_n_u64", "--imm", "64"],
             "x86-avx2",
             Toolchain::X86,
             "under qemu-aarch64",

@@ -37,6 +37,7 @@ pub mod layout;
 pub mod lowering;
 pub mod movement;
 pub mod node;
+pub mod pattern;
 pub mod permute;
 pub mod products;
 pub mod program;

@@ -14,7 +14,7 @@ use super::layout;
 use super::reach::{reach, Step};
 use super::rewrites::{constants_in_play, lowering_rewrites, rule_rewrite, takes_constants};
 use super::shifts::{per_lane_shift_types, per_lane_shifts};
-use super::sound::{cast_midpoint, cast_twin, generated, part_widenings};
+use super::sound::{cast_midpoints, cast_twin, generated, part_widenings};
 use super::split::splits;
 use super::term::{op, type_name, Command, Rewrite, Ruleset, Term};
 use crate::ir::{Elem, Expr, Op, VecType};
@@ -312,13 +312,11 @@ impl Programs {
                 .iter()
                 .flat_map(|s| types.iter().map(move |t| (*s, *t)))
                 .flat_map(|(s, t)| {
-                    [
-                        cast_twin(s, t),
-                        cast_midpoint(s, t, false),
-                        cast_midpoint(s, t, true),
-                    ]
+                    let mut via = cast_midpoints(s, t, false);
+                    via.extend(cast_midpoints(s, t, true));
+                    via.extend(cast_twin(s, t));
+                    via
                 })
-                .flatten()
                 .collect();
             types.extend(via);
             if types.len() == before {

@@ -3,8 +3,8 @@
 //! construction are in `sound.rs`).
 
 use super::catalog::{instruction_constructor, Catalog};
-use super::encode::Pattern;
 use super::lowering::{Arg, Lowering};
+use super::pattern::Pattern;
 use super::simplify::simplify;
 use super::term::{lane_bits, lane_value, Cmp, Condition, Int, Rewrite, Ruleset, Term};
 use crate::ir::{Elem, Expr, Op, VecType};
@@ -36,8 +36,18 @@ pub fn rule_rewrite(
             t.map_or(String::new(), |t| format!("at T={t} it "))
         ));
     }
+    // A left side that converts to its operand's own type (`UT(max(x, y) - min(x, y))` at an
+    // unsigned T) matches without the conversion, which is not a node of the e-graph; one that
+    // is then a bare variable would match everything, and the rule says nothing at that type.
+    let written = match (&inst.lhs.op, inst.lhs.args.first()) {
+        (Op::Cast(_) | Op::SatCast(_), Some(x)) if x.ty == inst.lhs.ty => x.clone(),
+        _ => inst.lhs.clone(),
+    };
+    if matches!(written.op, Op::Var(_)) {
+        return Ok(None);
+    }
     let mut p = Pattern::default();
-    let lhs = p.lhs(&inst.lhs)?;
+    let lhs = p.lhs(&written)?;
     p.finish_lhs()?;
     if let Some(pred) = &inst.predicate {
         p.predicate(pred)?;

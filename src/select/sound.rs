@@ -36,42 +36,49 @@ pub fn cast_twin(s: VecType, t: VecType) -> Option<VecType> {
     .map(|e| t.with_elem(e))
 }
 
-/// The type halfway along a cast from `s` to `t` that more than doubles or halves the lane
+/// The types halfway along a cast from `s` to `t` that more than doubles or halves the lane
 /// width: an extension goes through the source's signedness at twice its width (`i32(x_u8)`
-/// is `i32(u16(x_u8))`), a truncation through the target's at half the source's width, a
-/// saturating narrowing through the source's (whose range holds the target's where the source
-/// can reach it: `i8_sat(x_i32)` is `i8_sat(i16_sat(x_i32))`, `u8_sat(x_u32)` `u8_sat(u16_sat(x_u32))`);
-/// a saturating narrowing that changes the signedness and does not more than halve the width
-/// goes through the target's signedness at the source's width, whose range holds the target's
-/// (clamping to a range and then to one inside it is clamping to the inner one:
-/// `i8_sat(x_u16)` is `i8_sat(i16_sat(x_u16))`).
-pub fn cast_midpoint(s: VecType, t: VecType, saturating: bool) -> Option<VecType> {
+/// is `i32(u16(x_u8))`) and, from unsigned to signed, also through the signed type of that
+/// width, which holds every value of the source (`i32(x_u8)` is `i32(i16(x_u8))`, so a product
+/// with `i32(y_i8)` is one of two widened i16 values); a truncation through the target's at
+/// half the source's width, a saturating narrowing through the source's (whose range holds the
+/// target's where the source can reach it: `i8_sat(x_i32)` is `i8_sat(i16_sat(x_i32))`,
+/// `u8_sat(x_u32)` `u8_sat(u16_sat(x_u32))`); a saturating narrowing that changes the
+/// signedness and does not more than halve the width goes through the target's signedness at
+/// the source's width, whose range holds the target's (clamping to a range and then to one
+/// inside it is clamping to the inner one: `i8_sat(x_u16)` is `i8_sat(i16_sat(x_u16))`).
+pub fn cast_midpoints(s: VecType, t: VecType, saturating: bool) -> Vec<VecType> {
     if !s.elem.is_int() || !t.elem.is_int() || s.lanes != t.lanes {
-        return None;
+        return vec![];
     }
     let (sb, tb) = (s.elem.bits(), t.elem.bits());
-    let mid = if tb > 2 * sb {
-        Elem::int(2 * sb, s.elem.is_signed())
+    let mids = if tb > 2 * sb {
+        let signed_too = !s.elem.is_signed() && t.elem.is_signed();
+        vec![
+            Elem::int(2 * sb, s.elem.is_signed()),
+            Elem::int(2 * sb, true).filter(|_| signed_too),
+        ]
     } else if sb > 2 * tb {
-        Elem::int(
+        vec![Elem::int(
             sb / 2,
             if saturating {
                 s.elem.is_signed()
             } else {
                 t.elem.is_signed()
             },
-        )
+        )]
     } else if saturating && sb > tb && s.elem.is_signed() != t.elem.is_signed() {
-        Elem::int(sb, t.elem.is_signed())
+        vec![Elem::int(sb, t.elem.is_signed())]
     } else {
-        None
+        vec![]
     };
-    mid.map(|e| t.with_elem(e))
+    mids.into_iter().flatten().map(|e| t.with_elem(e)).collect()
 }
 
 /// A widening cast of a part of an input narrower than a register is half of the same cast of
 /// the part twice as long (the half at its offset), so the instructions that widen a whole
-/// register apply: on NEON `u16(x_u8[4..8])` is the high half of `uxtl` of `x_u8[0..8]`.
+/// register into one register or a pair apply: on NEON `u16(x_u8[4..8])` is the high half of
+/// `uxtl` of `x_u8[0..8]`, on HVX `i16(x_i8[0..64])` the low register of `vunpack`'s pair.
 /// `parts` are the input's parts with the lane count of their variable.
 pub fn part_widenings(
     parts: &BTreeSet<(VecType, String, i64, u32)>,
@@ -105,7 +112,10 @@ pub fn part_widenings(
                         continue;
                     };
                     let (t, t2) = (s.with_elem(elem), s.with_elem(elem).with_lanes(2 * s.lanes));
-                    if t2.bits() > register_bits {
+                    // Into a pair of registers only by doubling (HVX's `vunpack`); wider
+                    // extensions go through their midpoints.
+                    let pair = t2.bits() > register_bits;
+                    if t2.bits() > 2 * register_bits || pair && bits != 2 * s.elem.bits() {
                         continue;
                     }
                     out.push(Rewrite {
@@ -259,7 +269,7 @@ fn select_of_bytes(t: VecType) -> Option<Rewrite> {
 /// of the same value at a narrower type (so `u16(b_u8) * 2` is a widening multiply), and a
 /// cast between types of one width is a free reinterpretation of the bits, as is a widening
 /// cast next to its [`cast_twin`], and a cast more than doubling or halving the width goes
-/// through its [`cast_midpoint`]; operators that move lanes ([`reshaping`]); a narrowing of
+/// through its [`cast_midpoints`]; operators that move lanes ([`reshaping`]); a narrowing of
 /// less than a register is the low half of the narrowing of the input concatenated with itself
 /// (NEON's `xtn` of a 64-bit result); the comparisons and selects of
 /// [`comparison_and_select_rewrites`]; 8-bit multiplies at 16 bits ([`wide_multiply`]);
@@ -346,20 +356,19 @@ pub fn generated(
                 value: Int::Slot("c"),
             };
             for conversion in ["Cast", "SatCast"] {
-                let Some(mid) = cast_midpoint(s, t, conversion == "SatCast") else {
-                    continue;
-                };
-                out.push(Rewrite {
-                    ruleset: Ruleset::Lower,
-                    source: format!("{sn} to {tn} through {}", type_name(mid)),
-                    lhs: op(conversion, t, vec![Term::Slot("x")]),
-                    rhs: op(
-                        conversion,
-                        t,
-                        vec![op(conversion, mid, vec![Term::Slot("x")])],
-                    ),
-                    conditions: vec![Condition::TypeOf(Term::Slot("x"), s)],
-                });
+                for mid in cast_midpoints(s, t, conversion == "SatCast") {
+                    out.push(Rewrite {
+                        ruleset: Ruleset::Lower,
+                        source: format!("{sn} to {tn} through {}", type_name(mid)),
+                        lhs: op(conversion, t, vec![Term::Slot("x")]),
+                        rhs: op(
+                            conversion,
+                            t,
+                            vec![op(conversion, mid, vec![Term::Slot("x")])],
+                        ),
+                        conditions: vec![Condition::TypeOf(Term::Slot("x"), s)],
+                    });
+                }
             }
             // A narrowing of less than a register: the low half of narrowing it twice over.
             let (s2, t2) = (s.with_lanes(2 * s.lanes), t.with_lanes(2 * t.lanes));

@@ -37,6 +37,14 @@ fn half_of(e: &Rc<Expr>, start_lane: u32) -> Option<Rc<Expr>> {
             args: vec![e.clone()],
         })),
         Op::Const(v) if v.len() == 1 => Some(Rc::new(Expr::constant(ty, v.clone()))),
+        // A constant written lane by lane (an immediate folded into a shift's count): its lanes.
+        Op::Const(v) if v.len() == e.ty.lanes as usize => {
+            let at = start_lane as usize;
+            Some(Rc::new(Expr::constant(
+                ty,
+                v[at..at + lanes as usize].to_vec(),
+            )))
+        }
         Op::Slice {
             start, stride: 1, ..
         } if matches!(e.args[0].op, Op::Var(_)) => Some(Rc::new(Expr {
@@ -68,6 +76,10 @@ fn half_of(e: &Rc<Expr>, start_lane: u32) -> Option<Rc<Expr>> {
             };
             Some(Rc::new(Expr::build(op, vec![arg]).ok()?))
         }
+        // A half of one value in every lane (a shift's count) is that value in half the lanes.
+        Op::Broadcast(_) if e.args[0].ty.lanes == 1 => Some(Rc::new(
+            Expr::build(Op::Broadcast(lanes), e.args.clone()).ok()?,
+        )),
         Op::ReduceAdd(k) => {
             let arg = half_of(&e.args[0], start_lane * k)?;
             Some(Rc::new(Expr::build(Op::ReduceAdd(*k), vec![arg]).ok()?))
