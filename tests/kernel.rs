@@ -141,7 +141,8 @@ fn emits_the_egglog_that_ran_and_c_with_intrinsics() {
         "(run expand",
         "(run compile",
         "(run optimize",
-        "(union t",
+        "(set (Root 0) t",
+        "(union (Root 0) (Root 1))",
     ] {
         assert!(text.contains(needle), "{needle} missing from:\n{text}");
     }
@@ -172,6 +173,30 @@ fn emits_the_egglog_that_ran_and_c_with_intrinsics() {
     );
     let c = String::from_utf8_lossy(&o.stdout);
     assert!(c.contains("vfmaq_f32") || c.contains("vmulq_f32"), "{c}");
+    // q-prod's vectors mix lanes of its four arrays and literals: on AVX2 they are loads,
+    // broadcasts and permutes blended together, never an element inserted lane by lane.
+    let q = home.path().join("q-prod.c");
+    std::fs::write(&q, family::q_prod().c).unwrap();
+    let o = isadb(
+        home.path(),
+        &[
+            "kernel",
+            q.to_str().unwrap(),
+            "--target",
+            "x86-avx2",
+            "--emit",
+            "c",
+        ],
+    );
+    let c = String::from_utf8_lossy(&o.stdout);
+    assert!(o.status.success() && c.contains("_mm256_blend_ps("), "{c}");
+    let inserts: Vec<&str> = c
+        .split("_mm256_setr_ps(")
+        .skip(1)
+        .map(|args| &args[..args.find(')').unwrap_or(args.len())])
+        .filter(|args| args.contains('['))
+        .collect();
+    assert!(inserts.is_empty(), "lanes inserted one by one: {inserts:?}");
 }
 
 #[test]

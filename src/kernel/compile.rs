@@ -5,7 +5,7 @@
 use super::cost::{tree_cost, Model};
 use super::extract::{build, choose};
 use super::phase::Phase;
-use super::program::{bindings, declarations, rules as rules_text};
+use super::program::{declarations, rules as rules_text, terms};
 use super::read::Lifted;
 use super::report::{Costs, Report, Round};
 use super::rule::KernelRule;
@@ -53,12 +53,9 @@ fn round(
 ) -> Result<(Id, Vec<PhaseRun>)> {
     let mut roots = vec![start];
     roots.extend(also);
-    let (mut lets, names) = bindings(dag, &roots, target.width, "t");
-    if names.len() > 1 {
-        lets.push_str(&format!("(union {} {})\n", names[0], names[1]));
-    }
+    let terms = terms(dag, &roots, target.width);
     session.push();
-    session.exec(&lets)?;
+    session.insert(&terms, "t")?;
     let mut runs = Vec::new();
     for (k, &p) in phases.iter().enumerate() {
         let limits = Limits {
@@ -68,7 +65,7 @@ fn round(
         };
         runs.push(session.run(p, limits)?);
     }
-    let g = session.read(&names[..1])?;
+    let g = session.read(1)?;
     session.pop()?;
     let choice = choose(&g, model, target);
     let best = build(&g, &choice, g.roots[0], dag)?;

@@ -11,6 +11,8 @@ use crate::error::{Error, Result};
 use std::collections::HashMap;
 use std::fmt::Write;
 
+mod gather;
+
 /// The C of a kernel and what it costs on the target.
 pub struct Lowered {
     /// `void kernel(const float *A, ..., float *out)` with its helpers.
@@ -187,6 +189,8 @@ struct Emitter<'a> {
     body: String,
     statements: usize,
     names: HashMap<Id, String>,
+    /// AVX2's masked loads bound so far (each is read once and permuted as often as needed).
+    masked_loads: HashMap<String, String>,
 }
 
 impl Emitter<'_> {
@@ -302,176 +306,6 @@ impl Emitter<'_> {
         self.names.insert(id, name);
         Ok(())
     }
-
-    /// A `Vec`: lanes from loads of the inputs (contiguous, broadcast or permuted within a
-    /// window; masked where the window passes the array's end), constants, or inserted scalars.
-    /// Lanes no output depends on (`live` clear) may hold anything.
-    /// Returns the expression instead of binding it when it is a plain load or broadcast.
-    fn gather(&mut self, name: &str, id: Id, lanes: &[Id]) -> Option<String> {
-        let w = self.target.width;
-        let live = self.live.get(&id).copied().unwrap_or(u32::MAX);
-        let Some(s) = self.simd() else {
-            self.stmt(format!("float {name}[{w}];"));
-            for (k, &l) in lanes.iter().enumerate() {
-                let e = self.scalar(l);
-                self.stmt(format!("{name}[{k}] = {e};"));
-            }
-            return None;
-        };
-        let is_live = |k: usize| live & (1 << k) != 0;
-        // The lanes that matter, as reads (array, index) or other values.
-        let reads: Vec<Option<(u32, u32)>> = lanes
-            .iter()
-            .enumerate()
-            .map(|(k, &l)| match self.dag.op(l) {
-                Op::Get(a, i) if is_live(k) => Some((a, i)),
-                _ => None,
-            })
-            .collect();
-        let zero = |k: usize| is_live(k) && self.dag.op(lanes[k]) == Op::Num(0);
-        let others = |k: usize| is_live(k) && reads[k].is_none() && !zero(k);
-        let first = (0..w).find(|&k| is_live(k)).unwrap_or(0);
-        if (0..w).all(|k| !is_live(k) || lanes[k] == lanes[first]) {
-            let x = self.scalar(lanes[first]);
-            return Some(fill(s.splat, &[("x", &x)]));
-        }
-        let array = reads.iter().flatten().map(|r| r.0).next();
-        let one_array = array.is_some()
-            && reads.iter().flatten().all(|r| Some(r.0) == array)
-            && !(0..w).any(others);
-        if !one_array || s.ty == "float32x4_t" && self.contiguous(&reads).is_none_or(|st| st < 0) {
-            let value = self.set_lanes(s, lanes, live);
-            self.stmt(format!("const {} {name} = {value};", s.ty));
-            return None;
-        }
-        let a = array.expect("one array");
-        let len = self.lengths[a as usize] as i64;
-        let idx: Vec<Option<u32>> = reads.iter().map(|r| r.map(|r| r.1)).collect();
-        let lo = idx.iter().flatten().min().copied().unwrap_or(0) as i64;
-        let hi = idx.iter().flatten().max().copied().unwrap_or(0) as i64;
-        let base = c_name(self.dag, a);
-        let zeros: Vec<usize> = (0..w).filter(|&k| zero(k)).collect();
-        let loaded = match self.contiguous(&reads) {
-            Some(start) if start >= 0 => self.load(s, &base, start, len),
-            _ if hi - lo < w as i64 => {
-                let v = self.load(s, &base, lo, len);
-                let sel: Vec<String> = idx
-                    .iter()
-                    .map(|i| i.map_or(0, |i| i as i64 - lo).to_string())
-                    .collect();
-                if s.ty == "__m256" {
-                    format!(
-                        "_mm256_permutevar8x32_ps({v}, _mm256_setr_epi32({}))",
-                        sel.join(", ")
-                    )
-                } else {
-                    format!(
-                        "_mm512_permutexvar_ps(_mm512_setr_epi32({}), {v})",
-                        sel.join(", ")
-                    )
-                }
-            }
-            _ => {
-                let value = self.set_lanes(s, lanes, live);
-                self.stmt(format!("const {} {name} = {value};", s.ty));
-                return None;
-            }
-        };
-        let value = if zeros.is_empty() {
-            loaded
-        } else {
-            self.zero_lanes(s, &loaded, &zeros)
-        };
-        if zeros.is_empty()
-            && self.contiguous(&reads).is_some_and(|st| st >= 0)
-            && value.starts_with(s.load.split('(').next().unwrap_or(""))
-        {
-            return Some(value);
-        }
-        self.stmt(format!("const {} {name} = {value};", s.ty));
-        None
-    }
-
-    /// The start of a contiguous run the live reads form (lane k reads start + k), if they do.
-    fn contiguous(&self, reads: &[Option<(u32, u32)>]) -> Option<i64> {
-        let k0 = reads.iter().position(|x| x.is_some())?;
-        let start = reads[k0]?.1 as i64 - k0 as i64;
-        reads
-            .iter()
-            .enumerate()
-            .all(|(k, r)| r.is_none_or(|r| r.1 as i64 == start + k as i64))
-            .then_some(start)
-    }
-
-    /// A vector load of `base[start..start + w]`, masked to the array's `len` elements on x86
-    /// (masked-off lanes read nothing and are zero); NEON reads a zero-padded copy instead. (A
-    /// partial store goes through a local buffer on AVX2: `vmaskmovps` stores are microcoded on
-    /// AMD cores.)
-    fn load(&mut self, s: &Simd, base: &str, start: i64, len: i64) -> String {
-        let w = self.target.width as i64;
-        if start + w <= len {
-            return fill(s.load, &[("p", &format!("{base} + {start}"))]);
-        }
-        let valid = (len - start).clamp(0, w);
-        match s.ty {
-            "__m256" => {
-                let m: Vec<&str> = (0..w).map(|k| if k < valid { "-1" } else { "0" }).collect();
-                format!(
-                    "_mm256_maskload_ps({base} + {start}, _mm256_setr_epi32({}))",
-                    m.join(", ")
-                )
-            }
-            "__m512" => format!(
-                "_mm512_maskz_loadu_ps({:#x}, {base} + {start})",
-                (1u32 << valid) - 1
-            ),
-            _ => {
-                let a = self
-                    .dag
-                    .arrays()
-                    .iter()
-                    .position(|n| n == base)
-                    .unwrap_or(0);
-                self.overrun[a] = true;
-                fill(s.load, &[("p", &format!("{base}_ + {start}"))])
-            }
-        }
-    }
-
-    /// Every lane set from its scalar (lane inserts); lanes that are not live are zero.
-    fn set_lanes(&self, s: &Simd, lanes: &[Id], live: u32) -> String {
-        let vals: Vec<String> = lanes
-            .iter()
-            .enumerate()
-            .map(|(k, &l)| {
-                if live & (1 << k) != 0 {
-                    self.scalar(l)
-                } else {
-                    "0.0f".into()
-                }
-            })
-            .collect();
-        match s.ty {
-            "__m256" => format!("_mm256_setr_ps({})", vals.join(", ")),
-            "__m512" => format!("_mm512_setr_ps({})", vals.join(", ")),
-            _ => format!("(float32x4_t){{{}}}", vals.join(", ")),
-        }
-    }
-
-    /// `v` with the given lanes zeroed.
-    fn zero_lanes(&self, s: &Simd, v: &str, zeros: &[usize]) -> String {
-        let mask: u32 = zeros.iter().map(|k| 1u32 << k).sum();
-        match s.ty {
-            "__m256" => format!("_mm256_blend_ps({v}, _mm256_setzero_ps(), {mask})"),
-            "__m512" => format!("_mm512_maskz_mov_ps({}, {v})", !mask & 0xffff),
-            _ => {
-                let keep: Vec<String> = (0..4)
-                    .map(|k| if zeros.contains(&k) { "0u" } else { "~0u" }.to_string())
-                    .collect();
-                format!("vreinterpretq_f32_u32(vandq_u32(vreinterpretq_u32_f32({v}), (uint32x4_t){{{}}}))", keep.join(", "))
-            }
-        }
-    }
 }
 
 /// The kernel as C: `void kernel(const float *IN..., float *out)` storing `outputs` floats.
@@ -502,6 +336,7 @@ pub fn lower(dag: &Dag, program: Id, outputs: usize, target: &Target) -> Result<
         body: String::new(),
         statements: 0,
         names: HashMap::new(),
+        masked_loads: HashMap::new(),
     };
     let w = target.width;
     for id in dag.reachable(&[program]) {

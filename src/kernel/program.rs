@@ -1,7 +1,7 @@
 //! The egglog program of one compilation, generated from the database: the dialect's datatypes
 //! at the target's vector width, one ruleset per phase holding that phase's proven rules
-//! instantiated at the width, and the program being compiled as `let` bindings (shared
-//! sub-terms bound once). The kernel's outputs enter as Diospyros's partition of its `List`: a
+//! instantiated at the width, and the program being compiled as e-nodes (each distinct node
+//! once), added through egglog's API and recorded as `let` bindings. The kernel's outputs enter as Diospyros's partition of its `List`: a
 //! chain of `Concat`s of `Vec`s of `width` outputs, the last padded with zeros.
 
 use super::phase::Phase;
@@ -34,7 +34,8 @@ pub fn declarations(width: usize) -> String {
     format!(
         "(datatype S (Num i64) (Get i64 i64) (Add S S) (Sub S S) (Mul S S) (Div S S) (Neg S) (Sqrt S) (Sgn S))\n\
          (datatype V (Vec {lanes}) (VecVar i64) (VecAdd V V) (VecMinus V V) (VecMul V V) (VecDiv V V) (VecMAC V V V) (VecNeg V) (VecSqrt V) (VecSgn V))\n\
-         (datatype L (LNil) (Concat V L))\n"
+         (datatype L (LNil) (Concat V L))\n\
+         (function Root (i64) L :no-merge)\n"
     )
 }
 
@@ -79,43 +80,123 @@ pub fn rewrite(r: &KernelRule, phase: Phase, width: usize) -> String {
     )
 }
 
-/// `let` bindings for the terms rooted at `roots` (each distinct node once); returns the text
-/// and the binding name of each root. A `List` of scalar outputs becomes its partition into
-/// `Vec`s (zero-padded); a `Concat` of vectors a chunk list.
-pub fn bindings(dag: &Dag, roots: &[Id], width: usize, prefix: &str) -> (String, Vec<String>) {
-    let mut out = String::new();
-    let mut names: HashMap<Id, String> = HashMap::new();
-    let name = |id: Id| format!("{prefix}{id}");
+/// An argument of an e-node to add: an earlier node of the same [`Terms`] or an integer.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum Arg {
+    Node(usize),
+    Int(i64),
+}
+
+/// An e-node to add: its egglog constructor and arguments.
+#[derive(Clone, Debug, PartialEq, Eq, Hash)]
+pub struct TermNode {
+    pub constructor: &'static str,
+    pub args: Vec<Arg>,
+}
+
+/// The program being compiled as distinct e-nodes, operands before their users; `roots[k]` is
+/// the node bound to `(Root k)`, and the roots are to be unioned.
+#[derive(Debug, Default)]
+pub struct Terms {
+    pub nodes: Vec<TermNode>,
+    pub roots: Vec<usize>,
+}
+
+impl Terms {
+    /// The node `constructor(args)`, added once.
+    fn node(&mut self, seen: &mut HashMap<TermNode, usize>, n: TermNode) -> usize {
+        *seen.entry(n.clone()).or_insert_with(|| {
+            self.nodes.push(n);
+            self.nodes.len() - 1
+        })
+    }
+
+    /// The terms as egglog commands: a node used twice or more is bound once by `let`, the
+    /// others written in place; then the roots set and unioned.
+    pub fn text(&self, prefix: &str) -> String {
+        let mut uses = vec![0usize; self.nodes.len()];
+        for n in &self.nodes {
+            for a in &n.args {
+                if let Arg::Node(i) = a {
+                    uses[*i] += 1;
+                }
+            }
+        }
+        let mut out = String::new();
+        let mut texts: Vec<String> = Vec::with_capacity(self.nodes.len());
+        for (k, n) in self.nodes.iter().enumerate() {
+            let mut text = format!("({}", n.constructor);
+            for a in &n.args {
+                match a {
+                    Arg::Node(i) => write!(text, " {}", texts[*i]),
+                    Arg::Int(x) => write!(text, " {x}"),
+                }
+                .expect("string write");
+            }
+            text.push(')');
+            let bound = uses[k] > 1 && !n.args.iter().all(|a| matches!(a, Arg::Int(_)));
+            if bound || self.roots.contains(&k) {
+                let name = format!("{prefix}{k}");
+                writeln!(out, "(let {name} {text})").expect("string write");
+                text = name;
+            }
+            texts.push(text);
+        }
+        for (k, r) in self.roots.iter().enumerate() {
+            writeln!(out, "(set (Root {k}) {})", texts[*r]).expect("string write");
+        }
+        if self.roots.len() > 1 {
+            out.push_str("(union (Root 0) (Root 1))\n");
+        }
+        out
+    }
+}
+
+/// The terms rooted at `roots`, each distinct node once. A `List` of scalar outputs becomes its
+/// partition into `Vec`s (zero-padded); a `Concat` of vectors a chunk list.
+pub fn terms(dag: &Dag, roots: &[Id], width: usize) -> Terms {
+    let mut t = Terms::default();
+    let mut seen: HashMap<TermNode, usize> = HashMap::new();
+    let mut index: HashMap<Id, usize> = HashMap::new();
+    let app = |constructor: &'static str, args: Vec<Arg>| TermNode { constructor, args };
     for id in dag.reachable(roots) {
-        let args: Vec<String> = dag.args(id).iter().map(|a| names[a].clone()).collect();
-        let text = match dag.op(id) {
-            Op::Num(n) => format!("(Num {n})"),
-            Op::Get(a, i) => format!("(Get {a} {i})"),
+        let args: Vec<Arg> = dag.args(id).iter().map(|a| Arg::Node(index[a])).collect();
+        let node = match dag.op(id) {
+            Op::Num(n) => t.node(&mut seen, app("Num", vec![Arg::Int(n)])),
+            Op::Get(a, i) => t.node(
+                &mut seen,
+                app("Get", vec![Arg::Int(a as i64), Arg::Int(i as i64)]),
+            ),
             Op::List => {
-                let mut list = "(LNil)".to_string();
+                let zero = t.node(&mut seen, app("Num", vec![Arg::Int(0)]));
+                let mut list = t.node(&mut seen, app("LNil", vec![]));
                 for chunk in (0..args.len().div_ceil(width)).rev() {
-                    let lanes: Vec<String> = (chunk * width..(chunk + 1) * width)
-                        .map(|k| args.get(k).cloned().unwrap_or_else(|| "(Num 0)".into()))
+                    let lanes: Vec<Arg> = (chunk * width..(chunk + 1) * width)
+                        .map(|k| args.get(k).copied().unwrap_or(Arg::Node(zero)))
                         .collect();
-                    list = format!("(Concat (Vec {}) {list})", lanes.join(" "));
+                    let v = t.node(&mut seen, app("Vec", lanes));
+                    list = t.node(
+                        &mut seen,
+                        app("Concat", vec![Arg::Node(v), Arg::Node(list)]),
+                    );
                 }
                 list
             }
             Op::Concat => {
                 let tail = if dag.op(dag.args(id)[1]) == Op::Concat {
-                    args[1].clone()
+                    args[1]
                 } else {
-                    format!("(Concat {} (LNil))", args[1])
+                    let nil = t.node(&mut seen, app("LNil", vec![]));
+                    Arg::Node(t.node(&mut seen, app("Concat", vec![args[1], Arg::Node(nil)])))
                 };
-                format!("(Concat {} {tail})", args[0])
+                t.node(&mut seen, app("Concat", vec![args[0], tail]))
             }
-            op => format!("({} {})", constructor(op), args.join(" ")),
+            op => t.node(&mut seen, app(constructor(op), args)),
         };
-        writeln!(out, "(let {} {text})", name(id)).expect("string write");
-        names.insert(id, name(id));
+        index.insert(id, node);
     }
-    let roots = roots.iter().map(|r| names[r].clone()).collect();
-    (out, roots)
+    t.roots = roots.iter().map(|r| index[r]).collect();
+    t
 }
 
 #[cfg(test)]

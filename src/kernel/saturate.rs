@@ -3,6 +3,7 @@
 //! constructor with its e-class) for extraction.
 
 use super::phase::Phase;
+use super::program::{Arg, Terms};
 use super::term::Op;
 use crate::error::{Error, Result};
 use serde::Serialize;
@@ -149,6 +150,38 @@ impl Session {
         Ok(())
     }
 
+    /// Adds the terms through egglog's API (parsing and type-checking them as commands took
+    /// longer than the phases on small kernels), sets `(Root k)` to each root and unions the
+    /// roots; records them as the equivalent commands.
+    pub fn insert(&mut self, terms: &Terms, prefix: &str) -> Result<()> {
+        use egglog::{Core, Write};
+        self.egraph
+            .update(|mut state| {
+                let mut values: Vec<egglog::Value> = Vec::with_capacity(terms.nodes.len());
+                for n in &terms.nodes {
+                    let args: Vec<egglog::Value> = n
+                        .args
+                        .iter()
+                        .map(|a| match a {
+                            Arg::Node(i) => values[*i],
+                            Arg::Int(x) => state.base_to_value::<i64>(*x),
+                        })
+                        .collect();
+                    values.push(state.add(n.constructor, egglog::RawValues(args))?);
+                }
+                for (k, r) in terms.roots.iter().enumerate() {
+                    state.set("Root", (k as i64,), values[*r])?;
+                }
+                if let [a, b, ..] = terms.roots[..] {
+                    state.union(values[a], values[b])?;
+                }
+                Ok(())
+            })
+            .map_err(|e| Error::data("egglog", e.to_string()))?;
+        self.text.push_str(&terms.text(prefix));
+        Ok(())
+    }
+
     /// Runs one phase's ruleset to saturation or a limit.
     pub fn run(&mut self, phase: Phase, limits: Limits) -> Result<PhaseRun> {
         let start = Instant::now();
@@ -222,16 +255,18 @@ impl Session {
         Ok(total)
     }
 
-    /// Reads the e-graph back, with the e-classes of the named `let` bindings as roots.
-    pub fn read(&mut self, roots: &[String]) -> Result<EGraph> {
-        let mut root_values = Vec::new();
-        for r in roots {
-            let (_, v) = self
-                .egraph
-                .eval_expr(&egglog::ast::Expr::Var(egglog::ast::Span::Panic, r.clone()))
-                .map_err(|e| Error::data("egglog", e.to_string()))?;
-            root_values.push(v);
-        }
+    /// Reads the e-graph back, with the e-classes of `(Root 0)` .. `(Root roots - 1)` as roots.
+    pub fn read(&mut self, roots: usize) -> Result<EGraph> {
+        use egglog::Read;
+        let root_values = self
+            .egraph
+            .read(|state| {
+                (0..roots)
+                    .map(|k| state.lookup("Root", (k as i64,)))
+                    .collect::<std::result::Result<Option<Vec<egglog::Value>>, _>>()
+            })
+            .map_err(|e| Error::data("egglog", e.to_string()))?
+            .ok_or_else(|| Error::data("egglog", "a root of the program is missing"))?;
         let mut class_of: HashMap<egglog::Value, usize> = HashMap::new();
         let mut out = EGraph::default();
         let mut dense = |v: egglog::Value, n: &mut usize| -> usize {
