@@ -21,7 +21,7 @@ fn an_x86_intrinsic_ports_to_neon_and_back_proven_and_run() {
     // the high bit (tbl gives zero for indices past 15, as pshufb does for a set high bit);
     // pmuludq on one lane is umull of lane 0 by lane 0; HVX widens a register's low half by
     // vunpack, a 16-byte SSE register being the low lanes of a 128-byte HVX one.
-    let cases: [(&[&str], &[&str]); 20] = [
+    let cases: [(&[&str], &[&str]); 21] = [
         (
             &["_mm_shuffle_epi8", "--target", "neon"],
             &["vandq_s8", "vqtbl1q_s8"],
@@ -55,6 +55,11 @@ fn an_x86_intrinsic_ports_to_neon_and_back_proven_and_run() {
                 "vpaddlq_s16",
                 "vqmovn_s32",
             ],
+        ),
+        // pmulhrsw's ((p >> 14) + 1) >> 1 is the rounding shift of p by 15: rshrn narrows it.
+        (
+            &["_mm_mulhrs_epi16", "--target", "neon"],
+            &["vmull_s16", "vrshrn_n_s32", "vmull_s16", "vrshrn_n_s32"],
         ),
         (
             &["_mm_srav_epi32", "--target", "neon"],
@@ -133,8 +138,9 @@ fn an_x86_intrinsic_ports_to_neon_and_back_proven_and_run() {
     // reinterpreted (no C type of their own), flags of scalarized lanes spread over an HVX
     // predicate, bits read as bool lanes and back (a bit reversal scalarized), and a rounding
     // constant wider than an e-graph lane.
-    let runs: [(&[&str], &str, Toolchain, &str); 15] = [
+    let runs: [(&[&str], &str, Toolchain, &str); 16] = [
         (&["_mm_madd_epi16"], "neon", Toolchain::Neon, "natively"),
+        (&["_mm_mulhrs_epi16"], "neon", Toolchain::Neon, "natively"),
         (&["_mm_shuffle_epi8"], "neon", Toolchain::Neon, "natively"),
         (&["_mm_cvtepi8_epi16"], "hvx", Toolchain::Hvx, "natively"),
         (&["_mm_movemask_epi8"], "neon", Toolchain::Neon, "natively"),

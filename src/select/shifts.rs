@@ -196,6 +196,55 @@ pub fn rounding_shift_without_widening(
     })
 }
 
+/// `((x >> c) + 1) >> 1` (SSSE3's `pmulhrsw` writes its rounding so) is the rounding right
+/// shift by `c + 1`, `(w(x) + 2^c) >> (c + 1)` at `w`, twice as wide, truncated: over the
+/// integers floor((floor(x / 2^c) + 1) / 2) = floor((x + 2^c) / 2^(c + 1)), and `(x >> c) + 1`
+/// cannot wrap for `c` of at least 1. Either signedness; `c` from 1 to the width less one.
+pub fn halved_rounding_shift(t: VecType, w: VecType) -> Option<Rewrite> {
+    let bits = t.elem.bits() as i128;
+    let same_kind = t.elem.is_int() && w.elem.is_signed() == t.elem.is_signed();
+    if !same_kind || w.lanes != t.lanes || w.elem.bits() as i128 != 2 * bits {
+        return None;
+    }
+    let (x, c) = (Term::Slot("x"), Int::Slot("c"));
+    let (by, bias) = (Int::Slot("by"), Int::Slot("bias"));
+    let bin = |o, a: Int, b: Int| Int::Bin(o, Box::new(a), Box::new(b));
+    let constant = |ty, value| Term::Const { ty, value };
+    let one = constant(t, Int::Lit(1));
+    let shifted = op("Shr", t, vec![x.clone(), constant(t, c.clone())]);
+    let lhs = op(
+        "Shr",
+        t,
+        vec![op("Add", t, vec![shifted, one.clone()]), one],
+    );
+    let biased = op(
+        "Add",
+        w,
+        vec![op("Cast", w, vec![x.clone()]), constant(w, bias.clone())],
+    );
+    Some(Rewrite {
+        ruleset: Ruleset::Simplify,
+        source: format!(
+            "{} shifted right, plus one, halved: a rounding shift at {}",
+            type_name(t),
+            type_name(w)
+        ),
+        lhs,
+        rhs: op(
+            "Cast",
+            t,
+            vec![op("Shr", w, vec![biased, constant(w, by.clone())])],
+        ),
+        conditions: vec![
+            Condition::TypeOf(x, t),
+            Condition::Compare(Cmp::Ge, c.clone(), Int::Lit(1)),
+            Condition::Compare(Cmp::Lt, c.clone(), Int::Lit(bits)),
+            Condition::Compare(Cmp::Eq, by, bin(IntOp::Add, c.clone(), Int::Lit(1))),
+            Condition::Compare(Cmp::Eq, bias, bin(IntOp::Shl, Int::Lit(1), c)),
+        ],
+    })
+}
+
 /// Shifts by per-lane counts with the counts clamped to the lane width, which changes no lane
 /// (a shift by the width or more is zero, or the sign), so that instructions reading only a
 /// count's low bits take them (NEON's `ushl` reads the low byte, signed; see `ranged.rs`): a

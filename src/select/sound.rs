@@ -10,7 +10,9 @@ use super::products::{
 };
 use super::reshape::reshaping;
 use super::saturating::saturating_sums;
-use super::shifts::{oversized_shifts, rounding_shift_without_widening, shifts_by_other_means};
+use super::shifts::{
+    halved_rounding_shift, oversized_shifts, rounding_shift_without_widening, shifts_by_other_means,
+};
 use super::signedness::{
     compare_through, conversion_rewrites, signedness_rewrites, Direct, Wanted,
 };
@@ -342,6 +344,7 @@ pub fn generated(
         for &w in types {
             out.extend(saturating_sums(t, w, own, lacks));
             out.extend(rounding_shift_without_widening(t, w, own, lacks));
+            out.extend(halved_rounding_shift(t, w));
         }
     }
     for &t in types {
