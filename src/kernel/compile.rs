@@ -91,18 +91,30 @@ pub fn compile(
         rules_text(rules, target.width)
     ))?;
 
-    let mut current = dag.partition(&outputs, target.width);
-    let mut cost = tree_cost(&dag, current, opts.model, target);
+    let spec = dag.partition(&outputs, target.width);
+    let mut current = spec;
+    let mut cost = tree_cost(&dag, spec, opts.model, target);
     let seeded = opts
         .seed
         .then(|| seed::vectorize(&mut dag, &outputs, target.width));
     let seed_cost = seeded.map(|s| tree_cost(&dag, s, opts.model, target));
+    // The seed is a program in hand: a round makes progress only by beating it, as if Isaria's
+    // loop had started from it (the first round's e-graph holds the spec as well).
+    if let (Some(s), Some(c)) = (seeded, seed_cost) {
+        if c < cost {
+            (current, cost) = (s, c);
+        }
+    }
     let mut rounds = Vec::new();
     for k in 0..ROUNDS {
         if Instant::now() >= deadline {
             break;
         }
-        let also = if k == 0 { seeded } else { None };
+        let (start, also) = if k == 0 {
+            (spec, seeded)
+        } else {
+            (current, None)
+        };
         session.text.push_str(&format!(
             "; ---- round {}: expansion and compilation ----\n",
             k + 1
@@ -113,7 +125,7 @@ pub fn compile(
             &mut dag,
             target,
             opts.model,
-            current,
+            start,
             also,
             &[Phase::Expand, Phase::Compile],
             round_deadline,
@@ -124,6 +136,9 @@ pub fn compile(
             cost: new_cost,
         });
         if new_cost >= cost - 1e-9 {
+            if new_cost <= cost + 1e-9 {
+                current = best;
+            }
             break;
         }
         cost = new_cost;
@@ -152,9 +167,8 @@ pub fn compile(
         // Extraction sums costs over the tree; on the target every distinct node is computed
         // once, so the program to emit is the one whose distinct nodes cost least: the search's,
         // the seed, or the kernel left scalar (heavily shared kernels such as qr-decomp).
-        let scalar = dag.partition(&outputs, target.width);
         let dag_ref = &dag;
-        current = [Some(current), seeded, Some(scalar)]
+        current = [Some(current), seeded, Some(spec)]
             .into_iter()
             .flatten()
             .min_by(|&a, &b| {
@@ -171,7 +185,6 @@ pub fn compile(
         None => None,
     };
     let unit = Target::unit(target.kind);
-    let unvectorized = dag.partition(&outputs, target.width);
     Ok(Report {
         target: target.name.to_string(),
         width: target.width,
@@ -184,7 +197,7 @@ pub fn compile(
             diospyros: tree_cost(&dag, current, Model::Diospyros, &unit),
             isaria: tree_cost(&dag, current, Model::Isaria, &unit),
             target: lowered.cost,
-            scalar_diospyros: tree_cost(&dag, unvectorized, Model::Diospyros, &unit),
+            scalar_diospyros: tree_cost(&dag, spec, Model::Diospyros, &unit),
             seed: seed_cost,
         },
         program_nodes: dag.reachable(&[current]).len(),
