@@ -1,8 +1,9 @@
 //! The egglog program of one compilation, generated from the database: the dialect's datatypes
 //! at the target's vector width, one ruleset per phase holding that phase's proven rules
 //! instantiated at the width, and the program being compiled as e-nodes (each distinct node
-//! once), added through egglog's API and recorded as `let` bindings. The kernel's outputs enter as Diospyros's partition of its `List`: a
-//! chain of `Concat`s of `Vec`s of `width` outputs, the last padded with zeros.
+//! once), added through egglog's API and recorded as `let` bindings. The kernel's outputs enter
+//! as Diospyros's partition of its `List`: a chain of `Concat`s of `Vec`s of `width` outputs,
+//! the last padded with zeros.
 
 use super::phase::Phase;
 use super::rule::{instantiate, KernelRule, Term};
@@ -94,12 +95,14 @@ pub struct TermNode {
     pub args: Vec<Arg>,
 }
 
-/// The program being compiled as distinct e-nodes, operands before their users; `roots[k]` is
-/// the node bound to `(Root k)`, and the roots are to be unioned.
+/// The program being compiled as distinct e-nodes, operands before their users. The `roots`
+/// are to be unioned; `lists[k]` is root k as an output list (a lone vector `v` as `(Concat v
+/// (LNil))`, which extraction reads back as `v`), the node bound to `(Root k)`.
 #[derive(Debug, Default)]
 pub struct Terms {
     pub nodes: Vec<TermNode>,
     pub roots: Vec<usize>,
+    pub lists: Vec<usize>,
 }
 
 impl Terms {
@@ -142,11 +145,11 @@ impl Terms {
             }
             texts.push(text);
         }
-        for (k, r) in self.roots.iter().enumerate() {
-            writeln!(out, "(set (Root {k}) {})", texts[*r]).expect("string write");
+        for (k, l) in self.lists.iter().enumerate() {
+            writeln!(out, "(set (Root {k}) {})", texts[*l]).expect("string write");
         }
-        if self.roots.len() > 1 {
-            out.push_str("(union (Root 0) (Root 1))\n");
+        if let [a, b, ..] = self.roots[..] {
+            writeln!(out, "(union {} {})", texts[a], texts[b]).expect("string write");
         }
         out
     }
@@ -196,6 +199,16 @@ pub fn terms(dag: &Dag, roots: &[Id], width: usize) -> Terms {
         index.insert(id, node);
     }
     t.roots = roots.iter().map(|r| index[r]).collect();
+    for k in 0..t.roots.len() {
+        let r = t.roots[k];
+        let list = if matches!(t.nodes[r].constructor, "Concat" | "LNil") {
+            r
+        } else {
+            let nil = t.node(&mut seen, app("LNil", vec![]));
+            t.node(&mut seen, app("Concat", vec![Arg::Node(r), Arg::Node(nil)]))
+        };
+        t.lists.push(list);
+    }
     t
 }
 

@@ -151,10 +151,18 @@ impl Session {
     }
 
     /// Adds the terms through egglog's API (parsing and type-checking them as commands took
-    /// longer than the phases on small kernels), sets `(Root k)` to each root and unions the
-    /// roots; records them as the equivalent commands.
+    /// longer than the phases on small kernels), sets `(Root k)` to each root's list and unions
+    /// the roots; records them as the equivalent commands.
     pub fn insert(&mut self, terms: &Terms, prefix: &str) -> Result<()> {
         use egglog::{Core, Write};
+        // A root is a list when it is its own list; spec and seed partition the same outputs.
+        let is_list = |k: usize| terms.lists[k] == terms.roots[k];
+        if terms.roots.len() > 1 && is_list(0) != is_list(1) {
+            return Err(Error::data(
+                "egglog",
+                "the programs to union are one a vector, the other a list of vectors",
+            ));
+        }
         self.egraph
             .update(|mut state| {
                 let mut values: Vec<egglog::Value> = Vec::with_capacity(terms.nodes.len());
@@ -169,8 +177,8 @@ impl Session {
                         .collect();
                     values.push(state.add(n.constructor, egglog::RawValues(args))?);
                 }
-                for (k, r) in terms.roots.iter().enumerate() {
-                    state.set("Root", (k as i64,), values[*r])?;
+                for (k, l) in terms.lists.iter().enumerate() {
+                    state.set("Root", (k as i64,), values[*l])?;
                 }
                 if let [a, b, ..] = terms.roots[..] {
                     state.union(values[a], values[b])?;
@@ -344,4 +352,59 @@ pub fn share(end: Instant, fraction: f64) -> Instant {
     let now = Instant::now();
     let left = end.saturating_duration_since(now);
     now + Duration::from_secs_f64(left.as_secs_f64() * fraction)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::kernel::program::{declarations, terms};
+    use crate::kernel::read::read_list;
+
+    /// The e-graph as sorted (operator, operand count) pairs and its class count.
+    fn shape(g: &EGraph) -> (Vec<String>, usize) {
+        let mut nodes: Vec<String> = g
+            .nodes
+            .iter()
+            .map(|n| format!("{:?}/{}", n.op, n.args.len()))
+            .collect();
+        nodes.sort();
+        (nodes, g.classes)
+    }
+
+    #[test]
+    fn the_recorded_commands_build_the_e_graph_the_api_built() {
+        let list = "(List (+ (* (Get a 0) (Get b 0)) (* (Get a 1) (Get b 1))) \
+                    (+ (* (Get a 0) (Get b 0)) (Get a 1)) (neg (Get b 1)))";
+        let lifted = read_list(list, "t.sexp").unwrap();
+        let mut dag = lifted.dag;
+        let outputs: Vec<_> = dag.args(lifted.root).to_vec();
+        // Three outputs are two vectors of two lanes; one output is a lone vector.
+        let spec = dag.partition(&outputs, 2);
+        let reversed: Vec<_> = outputs.iter().rev().copied().collect();
+        let other = dag.partition(&reversed, 2);
+        let t = terms(&dag, &[spec, other], 2);
+        check(&t);
+        let (lone, twin) = (
+            dag.partition(&outputs[..1], 2),
+            dag.partition(&outputs[2..], 2),
+        );
+        check(&terms(&dag, &[lone, twin], 2));
+    }
+
+    /// The terms added through the API and run as their recorded commands give one e-graph.
+    fn check(t: &crate::kernel::program::Terms) {
+        let text = t.text("t");
+        assert!(
+            text.contains("(set (Root 1) ") && text.contains("(union t"),
+            "{text}"
+        );
+        let mut by_api = Session::new(&declarations(2)).unwrap();
+        by_api.insert(t, "t").unwrap();
+        let mut by_text = Session::new(&declarations(2)).unwrap();
+        by_text.exec(&text).unwrap();
+        let (a, b) = (by_api.read(2).unwrap(), by_text.read(2).unwrap());
+        assert_eq!(shape(&a), shape(&b), "{text}");
+        assert_eq!(a.roots[0], a.roots[1], "the roots are unioned");
+        assert_eq!(b.roots[0], b.roots[1], "{text}");
+    }
 }

@@ -50,6 +50,8 @@ impl Emitter<'_> {
         let value = if s.ty == "float32x4_t" {
             self.neon_gather(s, lanes, live, &reads)
         } else {
+            // Where the lanes end up inserted, the masked loads the parts bound are taken back.
+            let bound = (self.body.len(), self.statements, self.masked_loads.clone());
             let parts = self.parts(s, lanes, live, &reads);
             // Inserting n scalars takes a move, n - 1 inserts and the join of the halves.
             let inserts = (0..w)
@@ -58,6 +60,8 @@ impl Emitter<'_> {
                 + 1;
             let blended: usize = parts.iter().map(|p| p.instructions + 1).sum::<usize>() - 1;
             if blended > inserts {
+                self.body.truncate(bound.0);
+                (self.statements, self.masked_loads) = (bound.1, bound.2);
                 self.set_lanes(s, lanes, live)
             } else if parts.len() == 1 && parts[0].expr.starts_with(load_name(s)) {
                 return Some(parts[0].expr.clone());
