@@ -12,7 +12,7 @@
 use egglog::extract::{CostModel, TreeAdditiveCostModel};
 use egglog::{EGraph, Value};
 use std::cell::RefCell;
-use std::collections::{HashMap, HashSet, VecDeque};
+use std::collections::{HashMap, HashSet};
 
 /// How many levels of e-classes not yet chosen an e-node's added cost looks through.
 const LOOK_AHEAD: usize = 3;
@@ -64,6 +64,8 @@ pub struct Graph {
     members: Vec<Vec<usize>>,
     /// Each e-class's cheapest cost as a tree (`u64::MAX` where it has no finite term).
     tree: Vec<u64>,
+    /// The e-node of each e-class's cheapest tree (`usize::MAX` where it has none).
+    best: Vec<usize>,
     /// The constructors, with their e-node cost (the same for all their e-nodes).
     heads: Vec<(String, u64)>,
 }
@@ -128,14 +130,50 @@ impl Graph {
         for (i, node) in nodes.iter().enumerate() {
             members[node.class].push(i);
         }
-        let tree = tree_costs(&nodes, index.len());
+        let (tree, best) = tree_costs(&nodes, index.len());
         Graph {
             index,
             nodes,
             members,
             tree,
+            best,
             heads,
         }
+    }
+
+    /// The cheapest cost as a tree of the e-class of `root` (egglog's tree-additive cost);
+    /// `None` where it has no finite term.
+    pub fn tree_cost(&self, root: Value) -> Option<u64> {
+        let class = *self.index.get(&root)?;
+        Some(self.tree[class]).filter(|&c| c != u64::MAX)
+    }
+
+    /// The cheapest term of `root` as a tree, as egglog prints terms, with its cost.
+    pub fn tree_term(&self, egraph: &EGraph, root: Value) -> Option<(u64, String)> {
+        let cost = self.tree_cost(root)?;
+        let class = self.index[&root];
+        Some((cost, self.print(egraph, class, &|c| self.best[c])))
+    }
+
+    /// The term of `class` with the e-node `choice` gives each e-class.
+    fn print(&self, egraph: &EGraph, class: usize, choice: &dyn Fn(usize) -> usize) -> String {
+        let node = &self.nodes[choice(class)];
+        let mut text = format!("({}", self.heads[node.head].0);
+        for operand in &node.operands {
+            text.push(' ');
+            match *operand {
+                Operand::Class(c) => text.push_str(&self.print(egraph, c, choice)),
+                Operand::Literal(v, Primitive::Int) => {
+                    text.push_str(&egraph.value_to_base::<i64>(v).to_string())
+                }
+                Operand::Literal(v, Primitive::Text) => {
+                    let s = egraph.value_to_base::<egglog::sort::S>(v);
+                    text.push_str(&format!("\"{}\"", s.0));
+                }
+            }
+        }
+        text.push(')');
+        text
     }
 
     /// The term of `root` chosen top-down with shared sub-terms counted once, as egglog
@@ -151,7 +189,7 @@ impl Graph {
         let root = *self.index.get(&root)?;
         chooser.choose(root)?;
         let cost = chooser.chosen.values().map(|&n| self.nodes[n].cost).sum();
-        Some((cost, chooser.print(egraph, root)))
+        Some((cost, self.print(egraph, root, &|c| chooser.chosen[&c])))
     }
 
     /// The cost of an extracted term (egglog's text) as a DAG: each distinct sub-term once,
@@ -256,54 +294,49 @@ impl Chooser<'_> {
         }
         Some(cost)
     }
-
-    fn print(&self, egraph: &EGraph, class: usize) -> String {
-        let node = &self.graph.nodes[self.chosen[&class]];
-        let mut text = format!("({}", self.graph.heads[node.head].0);
-        for operand in &node.operands {
-            text.push(' ');
-            match *operand {
-                Operand::Class(c) => text.push_str(&self.print(egraph, c)),
-                Operand::Literal(v, Primitive::Int) => {
-                    text.push_str(&egraph.value_to_base::<i64>(v).to_string())
-                }
-                Operand::Literal(v, Primitive::Text) => {
-                    let s = egraph.value_to_base::<egglog::sort::S>(v);
-                    text.push_str(&format!("\"{}\"", s.0));
-                }
-            }
-        }
-        text.push(')');
-        text
-    }
 }
 
-/// Each e-class's cheapest cost as a tree: a worklist from the e-nodes without operand
-/// classes, each class's improvement re-costing the e-nodes that read it.
-fn tree_costs(nodes: &[ENode], classes: usize) -> Vec<u64> {
-    let mut readers = vec![Vec::new(); classes];
-    for (i, node) in nodes.iter().enumerate() {
-        for c in node.classes() {
-            readers[c].push(i);
-        }
-    }
+/// Each e-class's cheapest cost as a tree and the e-node that has it, as egglog's extractor
+/// finds them: passes over the e-nodes in reading order, each lowering its e-class's cost
+/// where it can, until a pass changes nothing; then each e-class takes the first e-node of
+/// its cost whose operands got their cost before the e-class last did (which rules out
+/// cycles of e-nodes that cost nothing). Taking egglog's choice among terms of equal cost
+/// keeps the selections the corpus was measured with.
+fn tree_costs(nodes: &[ENode], classes: usize) -> (Vec<u64>, Vec<usize>) {
     let mut tree = vec![u64::MAX; classes];
-    let mut work: VecDeque<usize> = (0..nodes.len())
-        .filter(|&i| nodes[i].classes().next().is_none())
-        .collect();
-    while let Some(i) = work.pop_front() {
-        let node = &nodes[i];
-        let cost = node.classes().try_fold(node.cost, |sum, c| {
+    // When each e-class last got cheaper, counting improvements.
+    let mut rank = vec![0usize; classes];
+    let mut improvements = 0;
+    let cost_of = |node: &ENode, tree: &[u64]| {
+        node.classes().try_fold(node.cost, |sum, c| {
             Some(tree[c])
                 .filter(|&x| x != u64::MAX)
                 .map(|x| sum.saturating_add(x))
-        });
-        if let Some(cost) = cost.filter(|&c| c < tree[node.class]) {
-            tree[node.class] = cost;
-            work.extend(readers[node.class].iter().copied());
+        })
+    };
+    let mut changed = true;
+    while changed {
+        changed = false;
+        for node in nodes {
+            if let Some(cost) = cost_of(node, &tree).filter(|&c| c < tree[node.class]) {
+                tree[node.class] = cost;
+                improvements += 1;
+                rank[node.class] = improvements;
+                changed = true;
+            }
         }
     }
-    tree
+    let mut best = vec![usize::MAX; classes];
+    for (i, node) in nodes.iter().enumerate() {
+        let class = node.class;
+        if best[class] == usize::MAX
+            && cost_of(node, &tree) == Some(tree[class])
+            && node.classes().all(|c| rank[c] < rank[class])
+        {
+            best[class] = i;
+        }
+    }
+    (tree, best)
 }
 
 /// The head and operands of a term's inside (`Add "t" (Var "a") (Const "t" 1)`), split at the
@@ -378,6 +411,41 @@ mod tests {
         assert_eq!(graph.dag_cost("(Pair (F (A)) (H2 (B)))"), Some(11));
         assert_eq!(graph.dag_cost("(Pair (F (A)) (H (A)))"), Some(7));
         assert_eq!(graph.dag_cost("(Nope)"), None);
+    }
+
+    /// Terms of equal cost, one through a cycle of e-nodes that cost nothing: the tree term
+    /// is the one egglog's own extractor takes, root by root.
+    #[test]
+    fn the_tree_term_is_the_one_egglog_extracts() {
+        let program = format!(
+            "{PROGRAM}
+            (constructor Z (Expr) Expr :cost 0)
+            (let t (F (B)))
+            (union t (H (B)))
+            (union t (Z t))
+            (let u (Pair t (H2 (A))))
+            (union u (Pair (H (B)) (F (A))))"
+        );
+        let mut egraph = EGraph::default();
+        egraph.parse_and_run_program(None, &program).unwrap();
+        let graph = Graph::read(&egraph);
+        let sort = egraph.get_sort_by_name("Expr").cloned().unwrap();
+        let extractor = egglog::extract::Extractor::compute_costs_from_rootsorts(
+            Some(vec![sort]),
+            &egraph,
+            TreeAdditiveCostModel::default(),
+        );
+        for name in ["root", "y", "t", "u"] {
+            let expr = egglog::ast::Expr::Var(egglog::ast::Span::Panic, name.to_string());
+            let (_, value) = egraph.eval_expr(&expr).unwrap();
+            let mut dag = egglog::TermDag::default();
+            let (cost, term) = extractor.extract_best(&egraph, &mut dag, value).unwrap();
+            assert_eq!(
+                graph.tree_term(&egraph, value),
+                Some((cost, dag.to_string(term))),
+                "{name}"
+            );
+        }
     }
 
     #[test]

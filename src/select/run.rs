@@ -85,20 +85,18 @@ pub fn run_within(program: &Program, budget: Budget) -> Result<Vec<String>> {
     extract_all(&mut egraph, &roots)
 }
 
-/// The cheapest term of each root, as text, from one computation of the e-graph's costs
-/// (egglog's `extract` computes them again for every root). Where the term chosen with shared
-/// sub-terms counted once ([`Graph::extract`]) costs less as a DAG than the tree extraction's,
-/// it is taken instead.
+/// The cheapest term of each root, as text, from one reading of the e-graph ([`Graph`]):
+/// its cheapest tree, or where the term chosen with shared sub-terms counted once
+/// ([`Graph::extract`]) costs less as a DAG than the tree's, that term.
 fn extract_all(egraph: &mut egglog::EGraph, roots: &[egglog::ast::Expr]) -> Result<Vec<String>> {
-    let trees = best_terms(egraph, roots)?;
+    let values = root_values(egraph, roots)?;
     let graph = Graph::read(egraph);
-    roots
-        .iter()
-        .zip(trees)
-        .map(|(root, best)| {
-            let (_, tree) =
-                best.ok_or_else(|| Error::data("egglog", "a root has no term to extract"))?;
-            let (_, value) = egraph.eval_expr(root).map_err(egglog_error)?;
+    values
+        .into_iter()
+        .map(|value| {
+            let (_, tree) = graph
+                .tree_term(egraph, value)
+                .ok_or_else(|| Error::data("egglog", "a root has no term to extract"))?;
             Ok(
                 match (graph.extract(egraph, value), graph.dag_cost(&tree)) {
                     (Some((dag, text)), Some(tree_dag)) if dag < tree_dag => text,
@@ -109,32 +107,15 @@ fn extract_all(egraph: &mut egglog::EGraph, roots: &[egglog::ast::Expr]) -> Resu
         .collect()
 }
 
-/// Each root's cheapest term with its cost, from one computation of the e-graph's costs
-/// (`None` for a root without a term).
-fn best_terms(
+/// The e-graph values of the roots.
+fn root_values(
     egraph: &mut egglog::EGraph,
     roots: &[egglog::ast::Expr],
-) -> Result<Vec<Option<(u64, String)>>> {
-    let values = roots
+) -> Result<Vec<egglog::Value>> {
+    roots
         .iter()
-        .map(|r| egraph.eval_expr(r).map_err(egglog_error))
-        .collect::<Result<Vec<_>>>()?;
-    let Some((sort, _)) = values.first() else {
-        return Ok(Vec::new());
-    };
-    let extractor = egglog::extract::Extractor::compute_costs_from_rootsorts(
-        Some(vec![sort.clone()]),
-        egraph,
-        egglog::extract::TreeAdditiveCostModel::default(),
-    );
-    Ok(values
-        .iter()
-        .map(|(_, value)| {
-            let mut dag = egglog::TermDag::default();
-            let (cost, term) = extractor.extract_best(egraph, &mut dag, *value)?;
-            Some((cost, dag.to_string(term)))
-        })
-        .collect())
+        .map(|r| Ok(egraph.eval_expr(r).map_err(egglog_error)?.1))
+        .collect()
 }
 
 /// A schedule interpreted as egglog does (`repeat` stops early when nothing changes,
@@ -233,9 +214,10 @@ impl Steps {
     /// Whether every root has a term of instructions and none got cheaper in the last
     /// [`PATIENCE`] iterations (costs in an e-graph only fall).
     fn settled(&self, egraph: &mut egglog::EGraph, settling: &mut Settling) -> Result<bool> {
-        let costs: Option<Vec<u64>> = best_terms(egraph, &self.roots)?
+        let graph = Graph::read(egraph);
+        let costs: Option<Vec<u64>> = root_values(egraph, &self.roots)?
             .into_iter()
-            .map(|best| best.map(|(cost, _)| cost).filter(|&c| c < OPERATOR_COST))
+            .map(|value| graph.tree_cost(value).filter(|&c| c < OPERATOR_COST))
             .collect();
         let Some(costs) = costs.filter(|c| !c.is_empty()) else {
             *settling = Settling::default();

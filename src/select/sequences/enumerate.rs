@@ -7,6 +7,7 @@ use super::MAX_STEPS;
 use crate::ir::{Elem, Expr, VecType};
 use crate::semantics::{eval, Env, Value};
 use std::collections::{BTreeSet, HashMap};
+use std::rc::Rc;
 
 /// Candidate evaluations per attempt.
 const EVALUATIONS: usize = 60_000;
@@ -155,9 +156,10 @@ pub(super) fn enumerate(
         }
         let end = values.len();
         let agreement: Vec<usize> = values.iter().map(|v| agrees(v, &goal.ty, &want)).collect();
+        let mut candidates = Candidates::new(&values, &agreement);
         let mut cursors: Vec<Tuples> = components
             .iter()
-            .map(|comp| Tuples::new(comp, &values, &agreement, start, end))
+            .map(|comp| Tuples::new(comp, &mut candidates, start, end))
             .collect();
         // The level's share of the budget, spread over the components that still have tuples
         // until it is spent or every one is done.
@@ -213,13 +215,57 @@ pub(super) fn enumerate(
     best.map(|b| (values, b))
 }
 
+/// The values an operand can take, in order of cost, the more of the goal's lanes they hold
+/// (`agreement`) the earlier among equal costs: sorted once per depth, each list of one
+/// operand width and range of indices filtered from that order once and shared.
+struct Candidates<'v> {
+    values: &'v [Found],
+    order: Vec<usize>,
+    lists: HashMap<(usize, usize, usize), Rc<Vec<usize>>>,
+}
+
+impl<'v> Candidates<'v> {
+    fn new(values: &'v [Found], agreement: &[usize]) -> Candidates<'v> {
+        let mut order: Vec<usize> = (0..values.len()).collect();
+        order.sort_by(|&a, &b| {
+            values[a]
+                .cost
+                .total_cmp(&values[b].cost)
+                .then(agreement[b].cmp(&agreement[a]))
+                .then(a.cmp(&b))
+        });
+        Candidates {
+            values,
+            order,
+            lists: HashMap::new(),
+        }
+    }
+
+    /// The values of `range` that fit an operand of `bytes`, in order.
+    fn list(&mut self, bytes: usize, range: std::ops::Range<usize>) -> Rc<Vec<usize>> {
+        let (values, order) = (self.values, &self.order);
+        self.lists
+            .entry((bytes, range.start, range.end))
+            .or_insert_with(|| {
+                Rc::new(
+                    order
+                        .iter()
+                        .copied()
+                        .filter(|i| range.contains(i) && fits(&values[*i], bytes))
+                        .collect(),
+                )
+            })
+            .clone()
+    }
+}
+
 /// The operand tuples of one component at one depth, each once: those with an operand made
 /// at the last depth, the first such at position `p` (operands before it made earlier). They
 /// come in shells, cheapest first: shell `m` holds the tuples whose largest index into the
 /// operands' candidate lists is `m`, the position of its first such index being `k`.
 struct Tuples {
     /// For each `p`, each operand's candidates.
-    lists: Vec<Vec<Vec<usize>>>,
+    lists: Vec<Vec<Rc<Vec<usize>>>>,
     m: usize,
     p: usize,
     k: usize,
@@ -229,17 +275,10 @@ struct Tuples {
 }
 
 impl Tuples {
-    /// Each operand's candidates in order of cost, the more of the goal's lanes they hold
-    /// (`agreement`) the earlier among equal costs.
-    fn new(
-        comp: &Component,
-        values: &[Found],
-        agreement: &[usize],
-        start: usize,
-        end: usize,
-    ) -> Tuples {
+    /// Each operand's candidates, in the order of [`Candidates`].
+    fn new(comp: &Component, candidates: &mut Candidates, start: usize, end: usize) -> Tuples {
         let arity = comp.vectors.len();
-        let lists: Vec<Vec<Vec<usize>>> = (0..arity)
+        let lists: Vec<Vec<Rc<Vec<usize>>>> = (0..arity)
             .map(|p| {
                 (0..arity)
                     .map(|k| {
@@ -248,22 +287,12 @@ impl Tuples {
                             std::cmp::Ordering::Equal => start..end,
                             std::cmp::Ordering::Greater => 0..end,
                         };
-                        let bytes = (comp.vectors[k].1.bits() / 8) as usize;
-                        let mut list: Vec<usize> =
-                            range.filter(|&i| fits(&values[i], bytes)).collect();
-                        list.sort_by(|&a, &b| {
-                            values[a]
-                                .cost
-                                .total_cmp(&values[b].cost)
-                                .then(agreement[b].cmp(&agreement[a]))
-                                .then(a.cmp(&b))
-                        });
-                        list
+                        candidates.list((comp.vectors[k].1.bits() / 8) as usize, range)
                     })
                     .collect()
             })
             .collect();
-        let longest = lists.iter().flatten().map(Vec::len).max().unwrap_or(0);
+        let longest = lists.iter().flatten().map(|l| l.len()).max().unwrap_or(0);
         Tuples {
             lists,
             m: 0,
@@ -289,7 +318,13 @@ impl Tuples {
     /// Starts the odometer of the current (m, p, k), or moves to the next one with tuples.
     fn start(&mut self) -> bool {
         let arity = self.at.len();
-        let longest = self.lists.iter().flatten().map(Vec::len).max().unwrap_or(0);
+        let longest = self
+            .lists
+            .iter()
+            .flatten()
+            .map(|l| l.len())
+            .max()
+            .unwrap_or(0);
         while self.m < longest {
             if (0..arity).all(|j| !self.range(j).is_empty()) {
                 for j in 0..arity {
@@ -423,7 +458,7 @@ mod tests {
         let mut values: Vec<Found> = (0..3).map(|_| found(4)).collect();
         values.push(found(2));
         values.extend((0..2).map(|_| found(4)));
-        let mut tuples = Tuples::new(&comp, &values, &[0; 6], 3, 6);
+        let mut tuples = Tuples::new(&comp, &mut Candidates::new(&values, &[0; 6]), 3, 6);
         let mut all = Vec::new();
         while let Some(args) = tuples.next() {
             all.push(args);
@@ -448,7 +483,7 @@ mod tests {
         values[2].bytes = vec![vec![1, 2, 9, 9]];
         let agreement: Vec<usize> = values.iter().map(|v| agrees(v, &ty, &want)).collect();
         assert_eq!(agreement, [0, 0, 2]);
-        let mut tuples = Tuples::new(&comp, &values, &agreement, 0, 3);
+        let mut tuples = Tuples::new(&comp, &mut Candidates::new(&values, &agreement), 0, 3);
         assert_eq!(tuples.next(), Some(vec![2]));
         assert_eq!(tuples.next(), Some(vec![0]));
     }
