@@ -92,7 +92,7 @@ enum Command {
         /// `bench totality` and `bench batch`: only these targets (repeatable; default: all four).
         #[arg(long, value_parser = choice::<Target>())]
         target: Vec<Target>,
-        /// `bench batch`: proof threads.
+        /// `bench batch`: worker threads (each selects a chunk of expressions and proves it).
         #[arg(long, default_value_t = 2, value_parser = cli::count(MAX_JOBS, "threads"))]
         jobs: usize,
         /// `bench batch`: print the corpus as `compile --batch` JSONL instead of compiling it.
@@ -174,11 +174,11 @@ enum Command {
         target: Option<Target>,
         /// Compile every expression of FILE: one per line, or a JSON object per line with
         /// "expr" and optionally "target" and "lanes"; each target's rules go into egglog once
-        /// per chunk of expressions and the proofs run on --jobs threads.
+        /// per chunk of expressions, selected and proven on --jobs threads.
         #[arg(long, value_name = "FILE", conflicts_with_all = ["lanes", "emit", "run"])]
         batch: Option<PathBuf>,
-        /// Proof threads of --batch.
-        #[arg(long, default_value_t = 1, value_parser = cli::count(MAX_JOBS, "threads"), requires = "batch")]
+        /// Worker threads of --batch (each selects a chunk of expressions and proves it).
+        #[arg(long, default_value_t = 2, value_parser = cli::count(MAX_JOBS, "threads"), requires = "batch")]
         jobs: usize,
         /// Lanes of the result (default: the widest variable fills one register).
         #[arg(long)]
@@ -239,7 +239,7 @@ enum Command {
         /// Directory for a shard's CSV rows (merge them with `isadb db import --merge DIR`).
         #[arg(long, requires = "shard")]
         out: Option<PathBuf>,
-        /// Proof threads of --all.
+        /// Worker threads of --all (each selects a chunk of sources and proves it).
         #[arg(long, default_value_t = 2, value_parser = cli::count(MAX_JOBS, "threads"))]
         jobs: usize,
         /// Port every source of --all again, stored or not.

@@ -291,8 +291,8 @@ impl BatchView {
     fn summary(&self) -> String {
         format!(
             "{} expressions: {} selected and proven ({} with scalarized lanes), {} failed; {} egglog \
-             programs; selection {:.0} ms ({:.1} ms per expression), with proofs on {} threads \
-             {:.0} ms ({:.1} ms per expression)",
+             programs; selection {:.0} ms ({:.1} ms per expression, summed over the workers), \
+             selected and proven on {} threads in {:.0} ms ({:.1} ms per expression)",
             self.count,
             self.selected,
             self.scalarized,

@@ -161,7 +161,7 @@ pub struct AllOptions {
     pub shard: Option<Shard>,
     #[allow(missing_docs)]
     pub out: Option<PathBuf>,
-    /// Proof threads.
+    /// Worker threads (each selects a chunk of sources and proves it).
     pub jobs: usize,
     /// Port stored sources again.
     pub force: bool,

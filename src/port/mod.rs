@@ -36,7 +36,7 @@ pub struct Options {
     pub features: Vec<String>,
     #[allow(missing_docs)]
     pub target: Target,
-    /// Proof threads.
+    /// Worker threads (each selects a chunk of sources and proves it).
     pub jobs: usize,
     /// Port again what is stored.
     pub force: bool,

@@ -1,10 +1,10 @@
 //! `isadb compile --batch`: many expressions at once. Each target's rules are compiled into
 //! egglog once per chunk of expressions rather than once per expression (one program declares
 //! the rewrites any of them can use, and saturates and extracts them together; see
-//! [`Selector::select_many`]), and the z3 proofs run on worker threads while selection goes on.
-//! A chunk whose program fails (a budget, an expression that cannot be grounded) is split in
-//! halves until the failing expression stands alone with its own error, and the chunks after
-//! it are smaller.
+//! [`Selector::select_many`]). The chunks go to `--jobs` worker threads, each selecting a chunk
+//! and proving its selections with z3 before it takes the next. A chunk whose program fails (a
+//! budget, an expression that cannot be grounded) is split in halves until the failing
+//! expression stands alone with its own error.
 
 use super::compile::{Compiled, Extracted, Selector};
 use super::node::Node;
@@ -19,15 +19,11 @@ use serde::Deserialize;
 use std::collections::HashMap;
 use std::path::Path;
 use std::rc::Rc;
-use std::sync::mpsc;
-use std::sync::{Arc, Mutex};
+use std::sync::Mutex;
 use std::time::Instant;
 
-/// Expressions selected together in one egglog program, at first; after a chunk whose program
-/// passed a budget, half as many, down to [`MIN_CHUNK`].
+/// Expressions selected together in one egglog program, at most.
 pub const CHUNK: usize = 64;
-/// The fewest expressions of a chunk after halving.
-pub const MIN_CHUNK: usize = 4;
 
 /// One expression of a batch.
 #[derive(Debug, Clone)]
@@ -130,11 +126,11 @@ pub struct Entry {
 pub struct Report {
     /// Every expression, in the order of the file.
     pub entries: Vec<Entry>,
-    /// Proof threads.
+    /// Worker threads.
     pub jobs: usize,
     /// egglog programs run (one per chunk, more where a chunk was split).
     pub programs: usize,
-    /// Time spent loading catalogs, elaborating and selecting (the selecting thread).
+    /// Time spent loading catalogs, elaborating and selecting, summed over the workers.
     pub select_ms: f64,
     /// From the start to the last proof.
     pub wall_ms: f64,
@@ -147,20 +143,25 @@ impl Report {
     }
 }
 
-/// A selection sent to a proof thread: enough to rebuild it there (terms hold `Rc`s).
-struct ProofJob {
-    index: usize,
+/// Expressions of one target selected with one program (at first: a chunk whose program fails
+/// is split), by their index in the batch.
+struct Chunk {
     target: Target,
-    text: String,
-    /// The lanes the expression was elaborated at (not its result's: `reduce-add` halves them).
-    lanes: Option<u32>,
-    extracted: String,
+    items: Vec<usize>,
 }
 
-type ProofAnswer = (usize, std::result::Result<(Proof, f64), String>);
+/// What one worker did.
+#[derive(Default)]
+struct Worked {
+    outcomes: Vec<(usize, std::result::Result<Selected, String>)>,
+    programs: usize,
+    select_ms: f64,
+}
 
-/// Selects and proves every item: selection on this thread, chunk by chunk per target, proofs
-/// on `jobs` threads.
+/// Selects and proves every item on `jobs` worker threads, each taking the next chunk of
+/// expressions, selecting it with one program and proving what it selected. The chunks are
+/// cut on this thread beforehand, each target's in the order of the file, so a batch selects
+/// the same whatever the number of workers.
 pub fn run(
     project: &Project,
     items: Vec<Item>,
@@ -168,84 +169,30 @@ pub fn run(
     jobs: usize,
 ) -> Result<Report> {
     let started = Instant::now();
-    let (job_tx, job_rx) = mpsc::channel::<ProofJob>();
-    let job_rx = Arc::new(Mutex::new(job_rx));
-    let (answer_tx, answer_rx) = mpsc::channel::<ProofAnswer>();
-    let workers: Vec<_> = (0..jobs)
-        .map(|_| {
-            let (jobs, answers) = (job_rx.clone(), answer_tx.clone());
-            let (project, declared) = (project.clone(), declared.clone());
-            std::thread::spawn(move || prove_jobs(&project, &declared, &jobs, &answers))
-        })
-        .collect();
-    drop(answer_tx);
     let mut pending: Vec<Option<std::result::Result<Selected, String>>> = vec![None; items.len()];
+    let chunks = cut(project, &items, declared, &mut pending)?;
+    let mut select_ms = started.elapsed().as_secs_f64() * 1e3;
+    let queue = Mutex::new(chunks.into_iter());
+    let worked: Vec<Result<Worked>> = std::thread::scope(|scope| {
+        let workers: Vec<_> = (0..jobs)
+            .map(|_| scope.spawn(|| work(project, &items, declared, &queue)))
+            .collect();
+        workers
+            .into_iter()
+            .map(|w| {
+                w.join()
+                    .map_err(|_| Error::Tool("a batch worker panicked".into()))?
+            })
+            .collect()
+    });
     let mut programs = 0;
-    let mut targets: Vec<Target> = Vec::new();
-    for item in &items {
-        if !targets.contains(&item.target) {
-            targets.push(item.target);
+    for w in worked {
+        let w = w?;
+        programs += w.programs;
+        select_ms += w.select_ms;
+        for (index, outcome) in w.outcomes {
+            pending[index] = Some(outcome);
         }
-    }
-    for target in targets {
-        let mut selector = Selector::load(project, target)?;
-        let mut inputs: Vec<(usize, Rc<Expr>)> = Vec::new();
-        for (index, item) in items.iter().enumerate().filter(|(_, i)| i.target == target) {
-            match selector.elaborate(&item.text, item.lanes, declared) {
-                Ok(input) => inputs.push((index, input)),
-                Err(e) => pending[index] = Some(Err(e.to_string())),
-            }
-        }
-        let mut size = CHUNK;
-        let mut rest = inputs.as_slice();
-        while !rest.is_empty() {
-            let chunk = next_chunk(rest, size);
-            rest = &rest[chunk.len()..];
-            let mut selections = Vec::new();
-            let ran = select_chunk(&mut selector, chunk, &mut selections);
-            programs += ran;
-            if ran > 1 {
-                // A chunk past the budget: the next ones are smaller.
-                size = (size / 2).max(MIN_CHUNK);
-            }
-            for (index, input, selection) in selections {
-                let item = &items[index];
-                match selection {
-                    Ok((extracted, root)) => {
-                        pending[index] = Some(Ok(describe(&selector, item, input.clone(), root)));
-                        let job = ProofJob {
-                            index,
-                            target,
-                            text: item.text.clone(),
-                            lanes: item.lanes,
-                            extracted,
-                        };
-                        job_tx
-                            .send(job)
-                            .map_err(|_| Error::Tool("the proof threads stopped".into()))?;
-                    }
-                    Err(e) => pending[index] = Some(Err(e)),
-                }
-            }
-        }
-    }
-    let select_ms = started.elapsed().as_secs_f64() * 1e3;
-    drop(job_tx);
-    for (index, answer) in answer_rx {
-        let slot = &mut pending[index];
-        *slot = match (slot.take(), answer) {
-            (Some(Ok(selected)), Ok((proof, prove_ms))) => Some(Ok(Selected {
-                proof,
-                prove_ms,
-                ..selected
-            })),
-            (_, Err(e)) => Some(Err(e)),
-            (other, _) => other,
-        };
-    }
-    for w in workers {
-        w.join()
-            .map_err(|_| Error::Tool("a proof thread panicked".into()))?;
     }
     let entries = items
         .into_iter()
@@ -261,6 +208,112 @@ pub fn run(
         programs,
         select_ms,
         wall_ms: started.elapsed().as_secs_f64() * 1e3,
+    })
+}
+
+/// The chunks of the batch: each target's expressions that elaborate, in the order of the
+/// file, [`CHUNK`] at most to a chunk and agreeing on their variables; an expression that does
+/// not elaborate gets its error in `pending`.
+fn cut(
+    project: &Project,
+    items: &[Item],
+    declared: &HashMap<String, Elem>,
+    pending: &mut [Option<std::result::Result<Selected, String>>],
+) -> Result<Vec<Chunk>> {
+    let mut targets: Vec<Target> = Vec::new();
+    for item in items {
+        if !targets.contains(&item.target) {
+            targets.push(item.target);
+        }
+    }
+    let mut chunks = Vec::new();
+    for target in targets {
+        let selector = Selector::load(project, target)?;
+        let mut inputs: Vec<(usize, Rc<Expr>)> = Vec::new();
+        for (index, item) in items.iter().enumerate().filter(|(_, i)| i.target == target) {
+            match selector.elaborate(&item.text, item.lanes, declared) {
+                Ok(input) => inputs.push((index, input)),
+                Err(e) => pending[index] = Some(Err(e.to_string())),
+            }
+        }
+        let mut rest = inputs.as_slice();
+        while !rest.is_empty() {
+            let chunk = next_chunk(rest, CHUNK);
+            rest = &rest[chunk.len()..];
+            chunks.push(Chunk {
+                target,
+                items: chunk.iter().map(|(index, _)| *index).collect(),
+            });
+        }
+    }
+    Ok(chunks)
+}
+
+/// A worker: takes chunks until none is left, selects each (its own selector per target,
+/// loaded on first use) and proves what it selected.
+fn work(
+    project: &Project,
+    items: &[Item],
+    declared: &HashMap<String, Elem>,
+    queue: &Mutex<std::vec::IntoIter<Chunk>>,
+) -> Result<Worked> {
+    let mut selectors: HashMap<&'static str, Selector> = HashMap::new();
+    let mut worked = Worked::default();
+    loop {
+        let next = queue
+            .lock()
+            .map_err(|_| Error::Tool("a batch worker panicked".into()))?
+            .next();
+        let Some(chunk) = next else {
+            return Ok(worked);
+        };
+        let started = Instant::now();
+        let selector = selector_of(project, chunk.target, &mut selectors)?;
+        let mut inputs = Vec::new();
+        for &index in &chunk.items {
+            let item = &items[index];
+            match selector.elaborate(&item.text, item.lanes, declared) {
+                Ok(input) => inputs.push((index, input)),
+                Err(e) => worked.outcomes.push((index, Err(e.to_string()))),
+            }
+        }
+        let mut selections = Vec::new();
+        worked.programs += select_chunk(selector, &inputs, &mut selections);
+        worked.select_ms += started.elapsed().as_secs_f64() * 1e3;
+        for (index, input, selection) in selections {
+            let item = &items[index];
+            let outcome = selection.and_then(|(extracted, root)| {
+                let selected = describe(selector, item, input.clone(), root.clone());
+                let proving = Instant::now();
+                let proof = prove_selection(&selector.catalog, &input, &root).or_else(|_| {
+                    let job = ProofJob {
+                        target: chunk.target,
+                        text: item.text.clone(),
+                        lanes: item.lanes,
+                        extracted,
+                    };
+                    prove_in_a_fresh_context(project, declared, &job)
+                });
+                Ok(Selected {
+                    proof: proof.map_err(|e| e.to_string())?,
+                    prove_ms: proving.elapsed().as_secs_f64() * 1e3,
+                    ..selected
+                })
+            });
+            worked.outcomes.push((index, outcome));
+        }
+    }
+}
+
+/// The worker's selector of `target`, loaded on first use.
+fn selector_of<'s>(
+    project: &Project,
+    target: Target,
+    selectors: &'s mut HashMap<&'static str, Selector>,
+) -> Result<&'s mut Selector> {
+    Ok(match selectors.entry(target.name) {
+        std::collections::hash_map::Entry::Occupied(o) => o.into_mut(),
+        std::collections::hash_map::Entry::Vacant(v) => v.insert(Selector::load(project, target)?),
     })
 }
 
@@ -328,32 +381,6 @@ fn describe(selector: &Selector, item: &Item, input: Rc<Expr>, root: Rc<Node>) -
     }
 }
 
-/// A proof thread: takes selections until the channel closes, each target's catalog loaded on
-/// first use.
-fn prove_jobs(
-    project: &Project,
-    declared: &HashMap<String, Elem>,
-    jobs: &Mutex<mpsc::Receiver<ProofJob>>,
-    answers: &mpsc::Sender<ProofAnswer>,
-) {
-    let mut selectors: HashMap<&'static str, Selector> = HashMap::new();
-    loop {
-        let job = match jobs.lock() {
-            Ok(rx) => match rx.recv() {
-                Ok(job) => job,
-                Err(_) => return,
-            },
-            Err(_) => return,
-        };
-        let answer = prove_job(project, declared, &mut selectors, &job)
-            .or_else(|_| prove_in_a_fresh_context(project, declared, &job))
-            .map_err(|e| e.to_string());
-        if answers.send((job.index, answer)).is_err() {
-            return;
-        }
-    }
-}
-
 /// `job` proven again on a new thread, whose z3 context is new: how long z3 takes depends on
 /// what its context saw before (on AVX-512, `x_u32 % 7` proves in 6 s alone and times out
 /// after the 150 proofs before it in the corpus).
@@ -361,30 +388,27 @@ fn prove_in_a_fresh_context(
     project: &Project,
     declared: &HashMap<String, Elem>,
     job: &ProofJob,
-) -> Result<(Proof, f64)> {
+) -> Result<Proof> {
     std::thread::scope(|scope| {
         scope
-            .spawn(|| prove_job(project, declared, &mut HashMap::new(), job))
+            .spawn(|| prove_job(project, declared, job))
             .join()
             .map_err(|_| Error::Tool("a proof thread panicked".into()))?
     })
 }
 
-fn prove_job(
-    project: &Project,
-    declared: &HashMap<String, Elem>,
-    selectors: &mut HashMap<&'static str, Selector>,
-    job: &ProofJob,
-) -> Result<(Proof, f64)> {
-    let selector = match selectors.entry(job.target.name) {
-        std::collections::hash_map::Entry::Occupied(o) => o.into_mut(),
-        std::collections::hash_map::Entry::Vacant(v) => {
-            v.insert(Selector::load(project, job.target)?)
-        }
-    };
-    let started = Instant::now();
+/// A selection that failed its proof, to be proven again on a new thread (terms hold `Rc`s).
+struct ProofJob {
+    target: Target,
+    text: String,
+    /// The lanes the expression was elaborated at (not its result's: `reduce-add` halves them).
+    lanes: Option<u32>,
+    extracted: String,
+}
+
+fn prove_job(project: &Project, declared: &HashMap<String, Elem>, job: &ProofJob) -> Result<Proof> {
+    let selector = Selector::load(project, job.target)?;
     let input = selector.elaborate(&job.text, job.lanes, declared)?;
     let root = selector.read(&job.extracted)?;
-    let proof = prove_selection(&selector.catalog, &input, &root)?;
-    Ok((proof, started.elapsed().as_secs_f64() * 1e3))
+    prove_selection(&selector.catalog, &input, &root)
 }

@@ -161,7 +161,7 @@ pub struct TargetFigures {
     pub prove_median_ms: f64,
 }
 
-/// Compiles the corpus in batch on each target, proofs on `jobs` threads.
+/// Compiles the corpus in batch on each target, on `jobs` worker threads.
 pub fn measure(project: &Project, targets: &[Target], jobs: usize) -> Result<Vec<TargetFigures>> {
     let entries = corpus();
     let facts = proven_facts(&project.open()?)?;

@@ -14,7 +14,7 @@
 //! - [`node`]: the selection read back; [`scalarize`]: the last resort for an operator no
 //!   instruction sequence covers, lane by lane; [`prove`]: translation validation; [`cache`]:
 //!   the selection cache.
-//! - [`batch`]: many expressions per egglog program, proofs on threads (`compile --batch`);
+//! - [`batch`]: many expressions per egglog program, chunks on worker threads (`compile --batch`);
 //!   [`corpus`]: the corpus `bench batch` compiles that way.
 //! - [`totality`]: the operator x type x lanes x target table, walked.
 //! - [`steps`], [`emit_c`] (with [`scalar_c`] for scalarized lanes), [`check`]: the printed
