@@ -282,18 +282,10 @@ fn work(
         worked.select_ms += started.elapsed().as_secs_f64() * 1e3;
         for (index, input, selection) in selections {
             let item = &items[index];
-            let outcome = selection.and_then(|(extracted, root)| {
+            let outcome = selection.and_then(|(_, root)| {
                 let selected = describe(selector, item, input.clone(), root.clone());
                 let proving = Instant::now();
-                let proof = prove_selection(&selector.catalog, &input, &root).or_else(|_| {
-                    let job = ProofJob {
-                        target: chunk.target,
-                        text: item.text.clone(),
-                        lanes: item.lanes,
-                        extracted,
-                    };
-                    prove_in_a_fresh_context(project, declared, &job)
-                });
+                let proof = prove_selection(&selector.catalog, &input, &root);
                 Ok(Selected {
                     proof: proof.map_err(|e| e.to_string())?,
                     prove_ms: proving.elapsed().as_secs_f64() * 1e3,
@@ -379,36 +371,4 @@ fn describe(selector: &Selector, item: &Item, input: Rc<Expr>, root: Rc<Node>) -
         proof: Proof::Z3,
         prove_ms: 0.0,
     }
-}
-
-/// `job` proven again on a new thread, whose z3 context is new: how long z3 takes depends on
-/// what its context saw before (on AVX-512, `x_u32 % 7` proves in 6 s alone and times out
-/// after the 150 proofs before it in the corpus).
-fn prove_in_a_fresh_context(
-    project: &Project,
-    declared: &HashMap<String, Elem>,
-    job: &ProofJob,
-) -> Result<Proof> {
-    std::thread::scope(|scope| {
-        scope
-            .spawn(|| prove_job(project, declared, job))
-            .join()
-            .map_err(|_| Error::Tool("a proof thread panicked".into()))?
-    })
-}
-
-/// A selection that failed its proof, to be proven again on a new thread (terms hold `Rc`s).
-struct ProofJob {
-    target: Target,
-    text: String,
-    /// The lanes the expression was elaborated at (not its result's: `reduce-add` halves them).
-    lanes: Option<u32>,
-    extracted: String,
-}
-
-fn prove_job(project: &Project, declared: &HashMap<String, Elem>, job: &ProofJob) -> Result<Proof> {
-    let selector = Selector::load(project, job.target)?;
-    let input = selector.elaborate(&job.text, job.lanes, declared)?;
-    let root = selector.read(&job.extracted)?;
-    prove_selection(&selector.catalog, &input, &root)
 }

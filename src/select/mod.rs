@@ -38,6 +38,7 @@ pub mod lowering;
 pub mod movement;
 pub mod node;
 pub mod pattern;
+pub mod pending;
 pub mod permute;
 pub mod products;
 pub mod program;

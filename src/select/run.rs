@@ -13,6 +13,7 @@
 //! long after the cheapest sequence is in it.
 
 use super::extract::Graph;
+use super::pending::Pending;
 use super::program::Program;
 use super::term::OPERATOR_COST;
 use crate::error::{Error, Result};
@@ -56,9 +57,8 @@ pub fn run(program: &Program) -> Result<String> {
 /// extracts them.
 pub fn run_within(program: &Program, budget: Budget) -> Result<Vec<String>> {
     let mut egraph = egglog::EGraph::default();
-    let commands = egraph
-        .parse_program(None, &program.to_string())
-        .map_err(egglog_error)?;
+    let (text, rewrites) = program.without_rewrites();
+    let commands = egraph.parse_program(None, &text).map_err(egglog_error)?;
     // Every root is extracted at the end, with one computation of the costs.
     let roots: Vec<egglog::ast::Expr> = commands
         .iter()
@@ -72,6 +72,7 @@ pub fn run_within(program: &Program, budget: Budget) -> Result<Vec<String>> {
         started: Instant::now(),
         growth: HashMap::new(),
         roots: roots.clone(),
+        pending: Pending::new(rewrites),
     };
     for command in commands {
         match command {
@@ -127,6 +128,8 @@ struct Steps {
     growth: HashMap<String, f64>,
     /// The terms the program extracts, whose costs end a `repeat` early.
     roots: Vec<egglog::ast::Expr>,
+    /// The program's rewrites, declared once the e-graph can match them.
+    pending: Pending,
 }
 
 /// The roots' costs over the iterations of one `repeat`.
@@ -146,6 +149,7 @@ impl Steps {
     fn run(&mut self, egraph: &mut egglog::EGraph, schedule: &Schedule) -> Result<Progress> {
         match schedule {
             GenericSchedule::Run(_, config) if config.until.is_none() => {
+                self.pending.declare(egraph)?;
                 let before = egraph.num_tuples();
                 self.check_growth(before, &config.ruleset)?;
                 let report = egraph.step_rules(&config.ruleset).map_err(egglog_error)?;
@@ -160,6 +164,7 @@ impl Steps {
             }
             GenericSchedule::Run(_, config) => {
                 // `:until` is egglog's own: run the step there, judging change by the size.
+                self.pending.declare(egraph)?;
                 let before = egraph.num_tuples();
                 egraph
                     .run_program(vec![Command::RunSchedule(schedule.clone())])
