@@ -100,3 +100,53 @@ impl Pending {
         self.held.len() > before
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::ir::{Elem, VecType};
+    use crate::select::term::{Ruleset, Term};
+
+    fn rewrite(from: &'static str, to: &'static str) -> Rewrite {
+        let ty = VecType::new(16, Elem::I8);
+        let op = |name, x| Term::Op {
+            name,
+            ty,
+            params: vec![],
+            args: vec![x],
+        };
+        Rewrite {
+            ruleset: Ruleset::Lower,
+            source: format!("{from} to {to}"),
+            lhs: op(from, Term::Slot("x")),
+            rhs: op(to, Term::Slot("x")),
+            conditions: vec![],
+        }
+    }
+
+    /// A rewrite waits until the e-graph holds its left side's operator at its type; declared
+    /// then, it rewrites e-nodes made before it was declared.
+    #[test]
+    fn a_rewrite_is_declared_once_it_can_match_and_matches_older_e_nodes() {
+        let mut egraph = egglog::EGraph::default();
+        let program = concat!(
+            include_str!("prelude.egg"),
+            "(ruleset lower)\n",
+            "(let n (Neg \"i8x16\" (Var \"i8x16\" \"a\")))\n",
+        );
+        egraph.parse_and_run_program(None, program).unwrap();
+        let mut pending = Pending::new(vec![rewrite("Neg", "Abs"), rewrite("Abs", "Popcount")]);
+        pending.declare(&mut egraph).unwrap();
+        assert_eq!(pending.waiting.len(), 1, "Abs is not in the e-graph yet");
+        egraph.parse_and_run_program(None, "(run lower 1)").unwrap();
+        pending.declare(&mut egraph).unwrap();
+        assert!(pending.waiting.is_empty(), "the run made an Abs");
+        egraph.parse_and_run_program(None, "(run lower 1)").unwrap();
+        egraph
+            .parse_and_run_program(
+                None,
+                "(check (= n (Popcount \"i8x16\" (Var \"i8x16\" \"a\"))))",
+            )
+            .unwrap();
+    }
+}
