@@ -10,7 +10,7 @@
 //! - [`term`]: the e-graph's typed terms and rewrites, and their egglog text; [`encode`]: IR
 //!   as terms and patterns; [`rewrites`], [`split`], [`layout`], [`sound`] and [`signedness`]
 //!   (rewrites sound by construction): what goes into a program; [`program`]: the program;
-//!   [`run`]: running it in egglog.
+//!   [`run`]: running it in egglog ([`pending`]: its rewrites declared on demand).
 //! - [`node`]: the selection read back; [`scalarize`]: the last resort for an operator no
 //!   instruction sequence covers, lane by lane; [`prove`]: translation validation; [`cache`]:
 //!   the selection cache.

@@ -38,22 +38,6 @@ pub struct Program {
     pub skipped: Vec<String>,
 }
 
-impl Program {
-    /// The program's egglog text without its rewrites, and the rewrites (declared on demand,
-    /// see [`super::pending`]).
-    pub fn without_rewrites(&self) -> (String, Vec<Rewrite>) {
-        let mut text = String::new();
-        let mut rewrites = Vec::new();
-        for command in &self.commands {
-            match command {
-                Command::Rewrite(r) => rewrites.push(r.clone()),
-                other => text.push_str(&other.to_string()),
-            }
-        }
-        (text, rewrites)
-    }
-}
-
 impl fmt::Display for Program {
     /// The program as egglog text.
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {

@@ -15,7 +15,7 @@
 use super::extract::Graph;
 use super::pending::Pending;
 use super::program::Program;
-use super::term::OPERATOR_COST;
+use super::term::{self, Rewrite, OPERATOR_COST};
 use crate::error::{Error, Result};
 use egglog::ast::{Command, GenericSchedule, Schedule};
 use std::collections::HashMap;
@@ -57,7 +57,7 @@ pub fn run(program: &Program) -> Result<String> {
 /// extracts them.
 pub fn run_within(program: &Program, budget: Budget) -> Result<Vec<String>> {
     let mut egraph = egglog::EGraph::default();
-    let (text, rewrites) = program.without_rewrites();
+    let (text, rewrites) = without_rewrites(program);
     let commands = egraph.parse_program(None, &text).map_err(egglog_error)?;
     // Every root is extracted at the end, with one computation of the costs.
     let roots: Vec<egglog::ast::Expr> = commands
@@ -84,6 +84,20 @@ pub fn run_within(program: &Program, budget: Budget) -> Result<Vec<String>> {
         }
     }
     extract_all(&mut egraph, &roots)
+}
+
+/// The program's egglog text without its rewrites, and the rewrites (declared on demand, see
+/// [`Pending`]).
+fn without_rewrites(program: &Program) -> (String, Vec<Rewrite>) {
+    let mut text = String::new();
+    let mut rewrites = Vec::new();
+    for command in &program.commands {
+        match command {
+            term::Command::Rewrite(r) => rewrites.push(r.clone()),
+            other => text.push_str(&other.to_string()),
+        }
+    }
+    (text, rewrites)
 }
 
 /// The cheapest term of each root, as text, from one reading of the e-graph ([`Graph`]):
