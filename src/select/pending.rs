@@ -78,7 +78,16 @@ impl Pending {
             .collect();
         let before = self.held.len();
         for name in names {
-            if egraph.get_function(name).is_none() {
+            // Only constructors whose first operand is the type name are read.
+            let Some(function) = egraph.get_function(name) else {
+                continue;
+            };
+            if function
+                .func_type()
+                .input
+                .first()
+                .is_none_or(|sort| sort.name() != "String")
+            {
                 continue;
             }
             let rows = egraph.get_size(name);
@@ -87,7 +96,7 @@ impl Pending {
             }
             self.rows.insert(name, rows);
             let held = &mut self.held;
-            // Functions that are not constructors are refused here; none is named.
+            // Functions that are not constructors are refused here (none is named).
             _ = egraph.constructor_enodes(name, |enode| {
                 if let Some(&ty) = enode.children.first() {
                     let ty = egraph.value_to_base::<egglog::sort::S>(ty);
