@@ -21,7 +21,7 @@ fn an_x86_intrinsic_ports_to_neon_and_back_proven_and_run() {
     // the high bit (tbl gives zero for indices past 15, as pshufb does for a set high bit);
     // pmuludq on one lane is umull of lane 0 by lane 0; HVX widens a register's low half by
     // vunpack, a 16-byte SSE register being the low lanes of a 128-byte HVX one.
-    let cases: [(&[&str], &[&str]); 21] = [
+    let cases: [(&[&str], &[&str]); 22] = [
         (
             &["_mm_shuffle_epi8", "--target", "neon"],
             &["vandq_s8", "vqtbl1q_s8"],
@@ -71,6 +71,12 @@ fn an_x86_intrinsic_ports_to_neon_and_back_proven_and_run() {
             &["_mm_broadcastw_epi16", "_mm_mullo_epi16"],
         ),
         (&["vrhaddq_u8", "--target", "x86-avx2"], &["_mm_avg_epu8"]),
+        // A 64-bit NEON register is the low half of an xmm one, through a reinterpretation of
+        // the mask too.
+        (
+            &["vbsl_s16", "--target", "x86-avx2"],
+            &["_mm_and_si128", "_mm_andnot_si128", "_mm_or_si128"],
+        ),
         (
             &["_mm_slli_epi16", "--target", "neon", "--imm", "3"],
             &["vshlq_n_u16"],

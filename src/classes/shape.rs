@@ -64,27 +64,11 @@ pub fn shape(semantics: &Expr) -> Shape {
     shape
 }
 
-fn commutative(op: &Op) -> bool {
-    matches!(
-        op,
-        Op::Add
-            | Op::Mul
-            | Op::And
-            | Op::Or
-            | Op::Xor
-            | Op::Min
-            | Op::Max
-            | Op::Eq
-            | Op::Ne
-            | Op::Clmul
-    )
-}
-
 /// `e` with the operands of commutative operators sorted by their structure (operand names,
 /// sizes and literals left out, so the order does not depend on them).
 fn canonical_order(e: &Expr) -> Rc<Expr> {
     let mut args: Vec<Rc<Expr>> = e.args.iter().map(|a| canonical_order(a)).collect();
-    if commutative(&e.op) {
+    if e.op.is_commutative() {
         args.sort_by_cached_key(|a| anonymous(a));
     }
     Rc::new(Expr {

@@ -138,6 +138,23 @@ impl Op {
             || matches!(self, Op::Select | Op::Cast(_) | Op::SatCast(_))
     }
 
+    /// Binary operators whose operands can be swapped.
+    pub fn is_commutative(&self) -> bool {
+        matches!(
+            self,
+            Op::Add
+                | Op::Mul
+                | Op::And
+                | Op::Or
+                | Op::Xor
+                | Op::Min
+                | Op::Max
+                | Op::Eq
+                | Op::Ne
+                | Op::Clmul
+        )
+    }
+
     /// Lane-wise operators whose operands all share the result's type.
     pub fn is_lanewise_uniform(&self) -> bool {
         matches!(

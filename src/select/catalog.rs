@@ -3,7 +3,8 @@
 //! rules by phase, and a fingerprint of all of it (the key of the selection cache).
 
 use super::lowering::{
-    bitwise_variants, fact_lowering, semantics_lowering, signedness_variants, Lowering,
+    bitwise_variants, commuted_variant, fact_lowering, semantics_lowering, signedness_variants,
+    Lowering,
 };
 use super::permute::permutation_lowerings;
 use super::ranged::ranged_variants;
@@ -20,7 +21,7 @@ use std::fmt::Write;
 
 /// Part of every fingerprint: bump it whenever program generation or term extraction changes,
 /// so terms chosen by an older selector are not reused.
-pub const SELECTOR_VERSION: &str = "selector-26";
+pub const SELECTOR_VERSION: &str = "selector-27";
 
 /// Everything selection on one target reads.
 pub struct Catalog {
@@ -70,10 +71,14 @@ impl Catalog {
         }
         for (i, ins) in instructions.iter().enumerate() {
             if let Some(l) = semantics_lowering(ins, i, target.register_bits) {
-                lowerings.extend(bitwise_variants(&l));
-                lowerings.extend(signedness_variants(&l));
-                lowerings.extend(ranged_variants(&l));
-                lowerings.push(l);
+                let mut variants = bitwise_variants(&l);
+                variants.extend(signedness_variants(&l));
+                variants.extend(ranged_variants(&l));
+                variants.push(l);
+                let commuted: Vec<Lowering> =
+                    variants.iter().filter_map(commuted_variant).collect();
+                lowerings.extend(variants);
+                lowerings.extend(commuted);
             }
             lowerings.extend(permutation_lowerings(ins, i));
         }

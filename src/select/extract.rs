@@ -7,8 +7,10 @@
 //! root is extracted again top-down: every e-class takes the e-node whose cost *added* to what
 //! is already chosen is lowest, looking a few levels ahead through e-classes not yet chosen
 //! (beyond that, their tree cost). The caller keeps the result only where its cost as a DAG
-//! is below the tree term's ([`dag_cost`]).
+//! is below the tree term's ([`dag_cost`]). Both count an IR operator left unlowered at its
+//! cost times its lanes ([`lane_scaled`]), egglog's own cost model everything else.
 
+use super::term::{parse_type_name, OPERATOR_COST};
 use egglog::extract::{CostModel, TreeAdditiveCostModel};
 use egglog::{EGraph, Value};
 use std::cell::RefCell;
@@ -114,6 +116,15 @@ impl Graph {
                     }
                 }
                 head_cost = Some(cost);
+                if cost >= OPERATOR_COST {
+                    let ty = operands.iter().find_map(|o| match *o {
+                        Operand::Literal(v, Primitive::Text) => {
+                            Some(egraph.value_to_base::<egglog::sort::S>(v).0.to_string())
+                        }
+                        _ => None,
+                    });
+                    cost = lane_scaled(name, cost, ty.as_deref());
+                }
                 let class = class_of(enode.eclass, &mut index);
                 nodes.push(ENode {
                     head,
@@ -207,10 +218,31 @@ impl Graph {
                 continue;
             }
             let parts = split_operands(inner);
-            total += costs.get(parts.first()?)?;
+            let ty = parts
+                .get(1)
+                .and_then(|p| p.strip_prefix('"')?.strip_suffix('"'));
+            let head = parts.first()?;
+            total += lane_scaled(head, *costs.get(head)?, ty);
             stack.extend(parts.into_iter().skip(1));
         }
         Some(total)
+    }
+}
+
+/// The IR operators that only move lanes: left in a selection, they are searched for among the
+/// target's own moves ([`super::refine`]), whatever their lanes.
+const MOVES: [&str; 5] = ["Bitcast", "Broadcast", "Concat", "Interleave", "Slice"];
+
+/// An IR operator's e-node cost (at least [`OPERATOR_COST`]) times the lanes of its type (its
+/// first operand), but for the operators that only move lanes: an operator left in a selection
+/// is computed lane by lane, so of two terms that both leave operators the one with fewer lanes
+/// to compute so is cheaper. Other costs as they are.
+fn lane_scaled(head: &str, cost: u64, type_name: Option<&str>) -> u64 {
+    match type_name.and_then(parse_type_name) {
+        Some(t) if cost >= OPERATOR_COST && !MOVES.contains(&head) => {
+            cost.saturating_mul(t.lanes as u64)
+        }
+        _ => cost,
     }
 }
 
@@ -411,6 +443,33 @@ mod tests {
         assert_eq!(graph.dag_cost("(Pair (F (A)) (H2 (B)))"), Some(11));
         assert_eq!(graph.dag_cost("(Pair (F (A)) (H (A)))"), Some(7));
         assert_eq!(graph.dag_cost("(Nope)"), None);
+    }
+
+    /// Two terms that leave IR operators unlowered: one operator at 8 lanes against two at one
+    /// lane. By egglog's costs the single operator is cheaper; computed lane by lane it is not.
+    #[test]
+    fn an_operator_left_unlowered_costs_its_lanes() {
+        let program = "
+            (datatype Expr)
+            (constructor Var (String String) Expr :cost 0)
+            (constructor Mul (String Expr Expr) Expr :cost 1000000)
+            (constructor Lanes (String i64 Expr) Expr :cost 0)
+            (let a (Var \"i32x1\" \"a\"))
+            (let root (Mul \"i32x1\" a (Mul \"i32x1\" a a)))
+            (union root (Lanes \"i32x1\" 0 (Mul \"i32x8\" (Var \"i32x8\" \"a\") (Var \"i32x8\" \"a\"))))";
+        let mut egraph = EGraph::default();
+        egraph.parse_and_run_program(None, program).unwrap();
+        let expr = egglog::ast::Expr::Var(egglog::ast::Span::Panic, "root".to_string());
+        let (_, value) = egraph.eval_expr(&expr).unwrap();
+        let graph = Graph::read(&egraph);
+        let (cost, term) = graph.tree_term(&egraph, value).unwrap();
+        assert!(term.starts_with("(Mul \"i32x1\""), "{term}");
+        // Two operators of one lane, their type names and the variables' strings at 1 each.
+        assert_eq!(cost / OPERATOR_COST, 2);
+        assert_eq!(graph.dag_cost(&term).map(|c| c / OPERATOR_COST), Some(2));
+        let wide =
+            "(Lanes \"i32x1\" 0 (Mul \"i32x8\" (Var \"i32x8\" \"a\") (Var \"i32x8\" \"a\")))";
+        assert_eq!(graph.dag_cost(wide).map(|c| c / OPERATOR_COST), Some(8));
     }
 
     /// Terms of equal cost, one through a cycle of e-nodes that cost nothing: the tree term

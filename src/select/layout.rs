@@ -38,7 +38,7 @@ pub fn rules(types: &BTreeSet<VecType>) -> Vec<Command> {
 /// (`concat(v, v)`), while it is narrower than `min_bits`, the narrowest register worth
 /// using: the whole register an instruction can write, whose low lanes are the result. Empty
 /// when the input is that wide, or cannot be doubled.
-pub fn doublings(input: &Rc<Expr>, min_bits: u32) -> Vec<Rc<Expr>> {
+fn doublings(input: &Rc<Expr>, min_bits: u32) -> Vec<Rc<Expr>> {
     let mut out: Vec<Rc<Expr>> = Vec::new();
     let mut e = input.clone();
     while e.ty.bits() < min_bits && min_bits.is_multiple_of(e.ty.bits()) {
@@ -49,6 +49,66 @@ pub fn doublings(input: &Rc<Expr>, min_bits: u32) -> Vec<Rc<Expr>> {
             }
             None => return Vec::new(),
         }
+    }
+    out
+}
+
+/// The input when it is narrower than `min_bits`, with its `doublings`; and with `inner`, each
+/// node of it at least `min_bits` wide with an operand narrower (a widening of a variable of
+/// half a register), with the node at twice, four times, ... its lanes until its operands are
+/// that wide: its lanes are the low lanes of each. `inner` is for targets whose widenings
+/// write register pairs (HVX's `vunpack`: the low register of the pair widens the low half of
+/// the operand's register); elsewhere a widening reads the low half of a register itself
+/// (`pmovzxbw`, `uxtl`). Nodes that cannot be doubled are left out.
+pub fn narrow_nodes(
+    input: &Rc<Expr>,
+    min_bits: u32,
+    inner: bool,
+) -> Vec<(Rc<Expr>, Vec<Rc<Expr>>)> {
+    fn visit(
+        e: &Rc<Expr>,
+        min_bits: u32,
+        seen: &mut BTreeSet<String>,
+        out: &mut Vec<(Rc<Expr>, Vec<Rc<Expr>>)>,
+    ) {
+        for a in &e.args {
+            visit(a, min_bits, seen, out);
+        }
+        // A concatenation of narrow operands is what makes them wide, not a computation on
+        // them: doubling it only repeats it.
+        if matches!(e.op, Op::Concat) {
+            return;
+        }
+        let narrowest = |e: &Expr| e.args.iter().map(|a| a.ty.bits()).min();
+        let has_narrow_operand =
+            narrowest(e).is_some_and(|b| b < min_bits && b > 0 && min_bits.is_multiple_of(b));
+        if e.ty.bits() < min_bits || !has_narrow_operand || !seen.insert(e.to_string()) {
+            return;
+        }
+        let mut chain: Vec<Rc<Expr>> = Vec::new();
+        let mut d = e.clone();
+        while let Some(bits) = narrowest(&d).filter(|&b| b < min_bits) {
+            let Some(next) = double(&d) else {
+                return;
+            };
+            // Operands that do not widen (a lookup's table) end the chain.
+            if narrowest(&next).is_none_or(|b| b <= bits) {
+                break;
+            }
+            chain.push(next.clone());
+            d = next;
+        }
+        if !chain.is_empty() {
+            out.push((e.clone(), chain));
+        }
+    }
+    let mut out = Vec::new();
+    let root = doublings(input, min_bits);
+    if !root.is_empty() {
+        out.push((input.clone(), root));
+    }
+    if inner {
+        visit(input, min_bits, &mut BTreeSet::new(), &mut out);
     }
     out
 }
@@ -66,10 +126,34 @@ fn double(e: &Rc<Expr>) -> Option<Rc<Expr>> {
             };
             Ok(Expr::constant(e.ty.with_lanes(2 * e.ty.lanes), values))
         }
-        op if op.is_lanewise() || matches!(op, Op::ReduceAdd(_)) => {
+        // Lane-wise, a bitcast, an interleave, a slice (at the same start and stride): the
+        // low lanes of the operation over doubled operands read only their operands' low
+        // lanes.
+        op if op.is_lanewise()
+            || matches!(
+                op,
+                Op::ReduceAdd(_) | Op::Bitcast(_) | Op::Interleave | Op::Slice { .. }
+            ) =>
+        {
             let args = e.args.iter().map(double).collect::<Option<Vec<_>>>()?;
-            Expr::build(e.op.clone(), args)
+            let op = match e.op {
+                Op::Slice {
+                    start,
+                    stride,
+                    lanes,
+                } => Op::Slice {
+                    start,
+                    stride,
+                    lanes: 2 * lanes,
+                },
+                ref op => op.clone(),
+            };
+            Expr::build(op, args)
         }
+        // A vector repeated n times, at twice that.
+        Op::Broadcast(n) => Expr::build(Op::Broadcast(2 * n), e.args.clone()),
+        // A table lookup, at indices doubled (the table as it is).
+        Op::Lookup => Expr::build(Op::Lookup, vec![e.args[0].clone(), double(&e.args[1])?]),
         _ => return None,
     };
     built.ok().map(Rc::new)
@@ -151,26 +235,31 @@ pub fn facts(input: &Rc<Expr>, register_bits: u32) -> Result<Vec<Command>, Strin
     Ok(out)
 }
 
-/// Facts about an input narrower than a register (`doublings`): it is the low lanes of the
-/// same computation over its variables padded to twice, four times, ... their lanes (the
-/// padding reads as zeros and no output lane depends on it, as every node is lane-wise); and
+/// Facts about an input narrower than a register, and about its nodes with operands narrower
+/// than one (`narrow_nodes`): each is the low lanes of the same computation over its variables
+/// padded to twice, four times, ... their lanes (the padding reads as zeros and no output lane
+/// depends on it, as every node is lane-wise); and
 /// each variable narrower than a register is the low lanes of the register it is read into.
-pub fn doubling_facts(input: &Rc<Expr>, min_bits: u32) -> Result<Vec<Command>, String> {
-    let narrow = ground(input)?;
+pub fn doubling_facts(
+    input: &Rc<Expr>,
+    min_bits: u32,
+    inner: bool,
+) -> Result<Vec<Command>, String> {
     let low = |ty: VecType, whole: Term| Term::Lanes {
         ty,
         offset: 0,
         arg: Box::new(whole),
     };
-    let mut out = doublings(input, min_bits)
-        .iter()
-        .map(|d| {
-            Ok(Command::Union(
+    let mut out = Vec::new();
+    for (node, chain) in narrow_nodes(input, min_bits, inner) {
+        let narrow = ground(&node)?;
+        for d in chain {
+            out.push(Command::Union(
                 narrow.clone(),
-                low(input.ty, padded(ground(d)?)),
-            ))
-        })
-        .collect::<Result<Vec<_>, String>>()?;
+                low(node.ty, padded(ground(&d)?)),
+            ));
+        }
+    }
     // A narrow variable is the low lanes of the register it is read into.
     for (name, ty) in input.vars() {
         if let Some(slice) = low_lanes_of_register(ty, &name, 0, min_bits) {
@@ -240,18 +329,7 @@ pub fn padded(term: Term) -> Term {
             name: variable(&term).unwrap_or_default().to_string(),
             offset: 0,
         },
-        Term::Op {
-            name,
-            ty,
-            params,
-            args,
-        } => Term::Op {
-            name,
-            ty,
-            params,
-            args: args.into_iter().map(padded).collect(),
-        },
-        other => other,
+        other => other.map_operands(padded),
     }
 }
 

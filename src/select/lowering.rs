@@ -211,6 +211,26 @@ pub fn bitwise_variants(l: &Lowering) -> Vec<Lowering> {
         .collect()
 }
 
+/// A pattern whose root is commutative with operands of different kinds (`(and (not a) b)`,
+/// `(min (max a lo) hi)`) matches the other operand order too: the pattern with the root's
+/// operands swapped. Not for sums and products, which the simplification rules commute in
+/// the e-graph.
+pub fn commuted_variant(l: &Lowering) -> Option<Lowering> {
+    let p = &l.pattern;
+    let kinds_differ = p.args.len() == 2
+        && std::mem::discriminant(&p.args[0].op) != std::mem::discriminant(&p.args[1].op);
+    let commuted_by_rules = matches!(p.op, Op::Add | Op::Mul);
+    if !p.op.is_commutative() || commuted_by_rules || !kinds_differ {
+        return None;
+    }
+    let swapped = Expr::build(p.op.clone(), vec![p.args[1].clone(), p.args[0].clone()]).ok()?;
+    Some(Lowering {
+        pattern: Rc::new(swapped),
+        source: format!("{} with its operands swapped", l.source),
+        ..l.clone()
+    })
+}
+
 /// An instruction that only moves lanes works on lanes of either signedness: the pattern with
 /// every operand and the result at the other signedness.
 pub fn signedness_variants(l: &Lowering) -> Option<Lowering> {

@@ -165,7 +165,10 @@ impl Programs {
         }
         let doubled: Vec<Rc<Expr>> = inputs
             .iter()
-            .flat_map(|input| layout::doublings(input, target.min_split_bits))
+            .flat_map(|input| {
+                layout::narrow_nodes(input, target.min_split_bits, target.lane_layout)
+            })
+            .flat_map(|(_, chain)| chain)
             .collect();
         for d in &doubled {
             add_types(d);
@@ -203,7 +206,8 @@ impl Programs {
         }
         let mut doubling = Vec::new();
         for input in inputs {
-            let mut facts = layout::doubling_facts(input, target.min_split_bits)?;
+            let mut facts =
+                layout::doubling_facts(input, target.min_split_bits, target.lane_layout)?;
             facts.extend(
                 lane_broadcast_facts(input, target.min_split_bits)
                     .into_iter()

@@ -6,7 +6,9 @@ use super::catalog::{instruction_constructor, Catalog};
 use super::lowering::{Arg, Lowering};
 use super::pattern::Pattern;
 use super::simplify::simplify;
-use super::term::{lane_bits, lane_value, Cmp, Condition, Int, Rewrite, Ruleset, Term};
+use super::term::{
+    lane_bits, lane_value, op, reinterpret, type_name, Cmp, Condition, Int, Rewrite, Ruleset, Term,
+};
 use crate::ir::{Elem, Expr, Op, VecType};
 use crate::rules::load::elaborate;
 use crate::rules::Rule;
@@ -164,10 +166,131 @@ pub fn lowering_rewrites(
             })
             .collect()
     };
-    choices
+    let mut out = choices
         .iter()
         .map(|values| lowering_rewrite(l, ins, values))
-        .collect()
+        .collect::<Result<Vec<_>, String>>()?;
+    let on_masks: Vec<Rewrite> = out.iter().flat_map(|r| on_masks(r, ins)).collect();
+    out.extend(on_masks);
+    Ok(out)
+}
+
+/// A rewrite testing the sign of an operand (`pblendvb`'s `m < 0`, `pmovmskb`'s) rewrites the
+/// same test of a mask of all-ones lanes (`Nonzero`, what comparisons make on AVX2), whose
+/// sign is its truth. A select by the sign of its mask's lanes selects lanes twice, four
+/// times, ... as wide by masks of them too (their every part is all ones or all zeros):
+/// `pblendvb` after a `pcmpgtd`.
+fn on_masks(r: &Rewrite, ins: &Instruction) -> Vec<Rewrite> {
+    fn replaced(t: &Term, changed: &mut bool) -> Term {
+        match t {
+            Term::Op {
+                name: "Lt",
+                ty,
+                args,
+                ..
+            } if matches!(
+                &args[..],
+                [
+                    Term::Wildcard(_),
+                    Term::Const {
+                        value: Int::Lit(0),
+                        ..
+                    }
+                ]
+            ) =>
+            {
+                *changed = true;
+                Term::Nonzero {
+                    ty: *ty,
+                    arg: Box::new(args[0].clone()),
+                }
+            }
+            other => other.clone().map_operands(|a| replaced(&a, changed)),
+        }
+    }
+    let mut changed = false;
+    let lhs = replaced(&r.lhs, &mut changed);
+    if !changed {
+        return vec![];
+    }
+    let source = format!("{} on a mask of all-ones lanes", r.source);
+    let mut out = vec![Rewrite {
+        source: source.clone(),
+        lhs: lhs.clone(),
+        ..r.clone()
+    }];
+    let Term::Op {
+        name: "Select",
+        ty,
+        args,
+        ..
+    } = &lhs
+    else {
+        return out;
+    };
+    let is_wildcard = |t: &Term| matches!(t, Term::Wildcard(_));
+    let mask_operand = match &args[0] {
+        Term::Nonzero { arg, .. } if is_wildcard(arg) => Some((**arg).clone()),
+        _ => None,
+    };
+    let call = match &r.rhs {
+        Term::Reinterpret { arg, .. } => arg,
+        call => call,
+    };
+    let Term::Instr {
+        name,
+        args: operands,
+    } = call
+    else {
+        return out;
+    };
+    let Some(mask_operand) = mask_operand.filter(|_| args[1..].iter().all(is_wildcard)) else {
+        return out;
+    };
+    // The instruction's operands read as its own types, whatever lanes the select has.
+    let operands: Vec<Term> = operands
+        .iter()
+        .zip(&ins.operands)
+        .map(|(a, op)| match a {
+            Term::Reinterpret { arg, .. } => reinterpret(op.ty, (**arg).clone()),
+            other => reinterpret(op.ty, other.clone()),
+        })
+        .collect();
+    let mut bits = ty.elem.bits() * 2;
+    while bits <= 64 && ty.bits().is_multiple_of(bits) {
+        let Some(elem) = Elem::int(bits, ty.elem.is_signed()) else {
+            break;
+        };
+        let wide = VecType::new(ty.bits() / bits, elem);
+        let mask = Term::Nonzero {
+            ty: wide.with_elem(Elem::Bool),
+            arg: Box::new(mask_operand.clone()),
+        };
+        // The mask is of the select's type (its bits as the comparison made them).
+        let conditions = r
+            .conditions
+            .iter()
+            .map(|c| match c {
+                Condition::TypeOf(w, _) if *w == mask_operand => Condition::TypeOf(w.clone(), wide),
+                other => other.clone(),
+            })
+            .collect();
+        out.push(Rewrite {
+            source: format!("{source}, at {} lanes", type_name(wide)),
+            conditions,
+            lhs: op("Select", wide, vec![mask, args[1].clone(), args[2].clone()]),
+            rhs: reinterpret(
+                wide,
+                Term::Instr {
+                    name: name.clone(),
+                    args: operands.clone(),
+                },
+            ),
+            ..r.clone()
+        });
+        bits *= 2;
+    }
+    out
 }
 
 /// Lanes packed into one scalar, lane 0 in the low bits, as the i64 of a signed scalar.

@@ -191,6 +191,29 @@ impl Term {
         }
     }
 
+    /// The term with `f` applied to the operands of an operator or of a reinterpretation;
+    /// other terms as they are.
+    pub fn map_operands(self, mut f: impl FnMut(Term) -> Term) -> Term {
+        match self {
+            Term::Op {
+                name,
+                ty,
+                params,
+                args,
+            } => Term::Op {
+                name,
+                ty,
+                params,
+                args: args.into_iter().map(&mut f).collect(),
+            },
+            Term::Reinterpret { ty, arg } => Term::Reinterpret {
+                ty,
+                arg: Box::new(f(*arg)),
+            },
+            other => other,
+        }
+    }
+
     /// The typed heads in the term, `(Add, u16x8)`, children first: what a pattern needs
     /// the e-graph to hold before it can match.
     pub fn typed_heads(&self, out: &mut impl FnMut(&'static str, VecType)) {
