@@ -101,6 +101,38 @@ fn stored_semantics_round_trip_through_text() {
     }
 }
 
+/// Every NEON register operand in assembly text names a real arrangement (`Vd.8H`, `Vn.S[]`):
+/// a spec's asm template once printed `addhn Vd.416` (a `let` shadowed the `H` of `4H`).
+#[test]
+fn neon_asm_names_real_arrangements() {
+    let set = specs();
+    let valid = [
+        "8B", "16B", "4H", "8H", "2S", "4S", "1D", "2D", "4B", "B", "H", "S", "D",
+    ];
+    let mut bad = Vec::new();
+    for ins in set
+        .instructions
+        .iter()
+        .filter(|i| i.isa == isadb::Isa::Neon)
+    {
+        for operand in ins.asm.split([' ', ',', '{', '}']) {
+            let Some((_, arrangement)) = operand.split_once('.') else {
+                continue;
+            };
+            let arrangement = arrangement.split('[').next().unwrap_or_default();
+            if operand.starts_with('V') && !valid.contains(&arrangement) {
+                bad.push(format!("{}: {}", ins.name, ins.asm));
+            }
+        }
+    }
+    assert!(
+        bad.is_empty(),
+        "{} bad arrangements: {:?}",
+        bad.len(),
+        &bad[..bad.len().min(8)]
+    );
+}
+
 #[test]
 fn scaled_instances_have_fewer_lanes() {
     let set = specs();

@@ -62,6 +62,7 @@ pub mod split;
 pub mod steps;
 pub mod term;
 pub mod totality;
+pub mod truncation;
 
 pub use compile::{Compiled, Selector};
 pub use node::Node;

@@ -26,8 +26,11 @@ pub fn reshaping(
     let s = t.with_lanes(2 * t.lanes);
     out.extend(pairwise_sum(t, s));
     out.extend(types.iter().filter_map(|&x| widening_sums_by_pairs(t, x)));
-    // Targets with a lane layout (HVX) take even and odd lanes by their own deals.
-    if !lane_layout {
+    // Targets with a lane layout (HVX) take even and odd lanes by their own deals, and have
+    // an instruction that keeps the odd halves of lanes (`vpacko`).
+    if lane_layout {
+        out.extend(types.iter().filter_map(|&w| high_halves(t, w)));
+    } else {
         out.extend(even_and_odd(t, s));
         out.extend(even_and_odd_by_halves(t, s));
     }
@@ -348,6 +351,45 @@ fn even_and_odd(t: VecType, s: VecType) -> Vec<Rewrite> {
             conditions: vec![Condition::TypeOf(x(), s)],
         })
         .collect()
+}
+
+/// The truncation to `t` of integer lanes `w` twice as wide shifted right by `t`'s width: the
+/// odd lanes of their bits read at `t` (the converse of [`even_and_odd`]; HVX's `vpacko` keeps
+/// them). Not the even lanes for a plain truncation: HVX narrows that by packs already, and
+/// offered the halves as well, extraction lost the packs (`u8_sat(x_i32)` at 32 lanes: 2 -> 4)
+/// or, over two registers, the e-graph grew without end (`u8(x_u32)`: 2.9 s, lanes scalarized).
+fn high_halves(t: VecType, w: VecType) -> Option<Rewrite> {
+    let bits = t.elem.bits();
+    if !t.elem.is_int() || !w.elem.is_int() || w.lanes != t.lanes || w.elem.bits() != 2 * bits {
+        return None;
+    }
+    let shifted = op(
+        "Shr",
+        w,
+        vec![
+            x(),
+            Term::Const {
+                ty: w,
+                value: Int::Lit(bits as i128),
+            },
+        ],
+    );
+    Some(Rewrite {
+        ruleset: Ruleset::Lower,
+        source: format!(
+            "{} of {} shifted right by {bits} is the odd halves of its lanes",
+            type_name(t),
+            type_name(w)
+        ),
+        lhs: op("Cast", t, vec![shifted]),
+        rhs: Term::Op {
+            name: "Slice",
+            ty: t,
+            params: vec![1, 2],
+            args: vec![reinterpret(t.with_lanes(2 * t.lanes), x())],
+        },
+        conditions: vec![Condition::TypeOf(x(), w)],
+    })
 }
 
 /// The sums of adjacent pairs of lanes of `s`: the even lanes plus the odd ones, both ways.

@@ -19,6 +19,7 @@ use super::signedness::{
 use super::term::{
     fits_i64, lane_value, op, reinterpret, type_name, Cmp, Condition, Int, Rewrite, Ruleset, Term,
 };
+use super::truncation::truncation_rewrites;
 use crate::ir::{Elem, VecType};
 use crate::spec::Target;
 use std::collections::BTreeSet;
@@ -323,6 +324,7 @@ pub fn generated(
             }
         }
     }
+    out.extend(truncation_rewrites(types, own));
     for &t in types {
         out.extend(reshaping(t, types, register_bits, lane_layout));
         out.extend(oversized_shifts(t));
