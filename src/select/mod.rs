@@ -40,6 +40,7 @@ pub mod node;
 pub mod pattern;
 pub mod pending;
 pub mod permute;
+pub mod popcount;
 pub mod products;
 pub mod program;
 pub mod prove;

@@ -5,6 +5,7 @@
 use super::catalog::{instruction_constructor, Catalog};
 use super::lowering::{Arg, Lowering};
 use super::pattern::Pattern;
+use super::popcount::bit_slicing_shifts;
 use super::simplify::simplify;
 use super::term::{
     lane_bits, lane_value, op, reinterpret, type_name, Cmp, Condition, Int, Rewrite, Ruleset, Term,
@@ -415,6 +416,9 @@ pub fn constants_in_play(in_play: &BTreeSet<VecType>, inputs: &[Rc<Expr>]) -> BT
         input.walk(&mut |n| {
             if let Op::Const(v) = &n.op {
                 constants.extend(v.iter().map(|b| lane_value(n.ty.elem, *b)));
+            }
+            if n.op == Op::Popcount {
+                constants.extend(bit_slicing_shifts(n.ty.elem.bits()));
             }
         });
     }

@@ -1,0 +1,109 @@
+//! Population counts a target has no instruction for at a type, by others, sound by
+//! construction:
+//! - where it counts the bits of narrower lanes (NEON's `cnt` of bytes, HVX's `vpopcount` of
+//!   halfwords), the count of a lane is the sum of its parts' counts (`cnt` + `uaddlp`);
+//! - where it counts the bits of lanes twice as wide, the count of a lane is the truncated
+//!   count of the lane zero-extended (HVX's bytes);
+//! - anywhere, the bit-slicing count: pairs, nibbles, then bytes summed by shifts (x86 has no
+//!   vector population count before AVX-512).
+
+use super::fallback::{constant, Lacks};
+use super::signedness::Direct;
+use super::term::{op, reinterpret, type_name, Rewrite, Ruleset, Term};
+use crate::ir::{Elem, VecType};
+
+/// The rewrites of a population count at integer type `t` where the program `lacks` it.
+pub fn popcount_rewrites(t: VecType, lacks: Lacks, has: Direct) -> Vec<Rewrite> {
+    let bits = t.elem.bits();
+    if !t.elem.is_int() || bits > 64 || !lacks("Popcount", t, None) {
+        return vec![];
+    }
+    let Some(unsigned) = Elem::int(bits, false) else {
+        return vec![];
+    };
+    let u = t.with_elem(unsigned);
+    let x = Term::Slot("x");
+    let as_u = |v: Term| if u == t { v } else { reinterpret(u, v) };
+    let as_t = |v: Term| if u == t { v } else { reinterpret(t, v) };
+    let rewrite = |how: &str, rhs: Term| Rewrite {
+        ruleset: Ruleset::Lower,
+        source: format!("popcount at {} {how}", type_name(t)),
+        lhs: op("Popcount", t, vec![x.clone()]),
+        rhs: as_t(rhs),
+        conditions: vec![],
+    };
+    let mut out = vec![rewrite("by bit slicing", bit_slicing(u, as_u(x.clone())))];
+    // The narrowest lanes the target counts: `cnt` of bytes summed by `uaddlp` on NEON.
+    let narrower = [8, 16, 32]
+        .into_iter()
+        .filter(|&n| n < bits)
+        .filter_map(|n| Elem::int(n, false))
+        .find(|&n| has("Popcount", n, n));
+    if let Some(n) = narrower {
+        let parts = t.lanes * (bits / n.bits());
+        let counts = op(
+            "Popcount",
+            VecType::new(parts, n),
+            vec![reinterpret(VecType::new(parts, n), x.clone())],
+        );
+        let widened = op("Cast", u.with_lanes(parts), vec![counts]);
+        out.push(rewrite(
+            "as the sums of its parts' counts",
+            op("ReduceAdd", u, vec![widened]),
+        ));
+    }
+    let double = Elem::int(2 * bits, false).filter(|d| has("Popcount", *d, *d));
+    if let Some(d) = double {
+        let wide = t.with_elem(d);
+        let counts = op(
+            "Popcount",
+            wide,
+            vec![op("Cast", wide, vec![as_u(x.clone())])],
+        );
+        out.push(rewrite(
+            "as the count of the lane widened",
+            op("Cast", u, vec![counts]),
+        ));
+    }
+    out
+}
+
+/// The amounts [`bit_slicing`] shifts lanes of `bits` bits right by (shifts by immediates
+/// are instructions only for the amounts a program lists).
+pub fn bit_slicing_shifts(bits: u32) -> impl Iterator<Item = i64> {
+    (0..bits.max(2).ilog2()).map(|k| 1i64 << k)
+}
+
+/// The population count of unsigned `x` of type `u` by bit slicing: the counts of pairs of bits,
+/// of nibbles, of bytes, then the bytes' counts summed by shifts and masked. Sums, differences
+/// and masks at the signed type of the width (x86 has them there: `psubb` is of i8 lanes), the
+/// shifts logical; every shifted value is masked or holds counts too small to reach the sign.
+fn bit_slicing(u: VecType, x: Term) -> Term {
+    let bits = u.elem.bits();
+    let s = u.with_elem(Elem::int(bits, true).unwrap_or(u.elem));
+    let repeated = |byte: i128| (0..bits / 8).fold(0i128, |v, _| (v << 8) | byte);
+    let and = |a: Term, mask: i128| op("And", s, vec![a, constant(s, mask)]);
+    let shr = |a: Term, by: u32| {
+        reinterpret(
+            s,
+            op("Shr", u, vec![reinterpret(u, a), constant(u, by as i128)]),
+        )
+    };
+    let add = |a: Term, b: Term| op("Add", s, vec![a, b]);
+    let x = reinterpret(s, x);
+    let pairs = op("Sub", s, vec![x.clone(), and(shr(x, 1), repeated(0x55))]);
+    let nibbles = add(
+        and(pairs.clone(), repeated(0x33)),
+        and(shr(pairs, 2), repeated(0x33)),
+    );
+    let mut count = and(add(nibbles.clone(), shr(nibbles, 4)), repeated(0x0f));
+    let mut width = 8;
+    while width < bits {
+        count = add(count.clone(), shr(count, width));
+        width *= 2;
+    }
+    if bits > 8 {
+        count = and(count, 0xff);
+    }
+    reinterpret(u, count)
+}
