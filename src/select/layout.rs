@@ -54,8 +54,8 @@ fn doublings(input: &Rc<Expr>, min_bits: u32) -> Vec<Rc<Expr>> {
 }
 
 /// The input when it is narrower than `min_bits`, with its `doublings`; and with `inner`, each
-/// node of it at least `min_bits` wide with an operand narrower (a widening of a variable of
-/// half a register), with the node at twice, four times, ... its lanes until its operands are
+/// node of it at least `min_bits` wide with an operand narrower, or widening a value narrower
+/// (a widening of a variable of half a register, a product of two), with the node at twice, four times, ... its lanes until its operands are
 /// that wide: its lanes are the low lanes of each. `inner` is for targets whose widenings
 /// write register pairs (HVX's `vunpack`: the low register of the pair widens the low half of
 /// the operand's register); elsewhere a widening reads the low half of a register itself
@@ -79,7 +79,13 @@ pub fn narrow_nodes(
         if matches!(e.op, Op::Concat) {
             return;
         }
-        let narrowest = |e: &Expr| e.args.iter().map(|a| a.ty.bits()).min();
+        // An operand's width, or that of the value it widens: a product of two widenings of
+        // half a register is `vmpy` of the padded registers, not a product of two registers.
+        let source_bits = |a: &Expr| match (&a.op, a.args.first()) {
+            (Op::Cast(_) | Op::SatCast(_), Some(x)) => x.ty.bits().min(a.ty.bits()),
+            _ => a.ty.bits(),
+        };
+        let narrowest = |e: &Expr| e.args.iter().map(|a| source_bits(a)).min();
         let has_narrow_operand =
             narrowest(e).is_some_and(|b| b < min_bits && b > 0 && min_bits.is_multiple_of(b));
         if e.ty.bits() < min_bits || !has_narrow_operand || !seen.insert(e.to_string()) {
@@ -254,10 +260,13 @@ pub fn doubling_facts(
     for (node, chain) in narrow_nodes(input, min_bits, inner) {
         let narrow = ground(&node)?;
         for d in chain {
-            out.push(Command::Union(
-                narrow.clone(),
-                low(node.ty, padded(ground(&d)?)),
-            ));
+            let whole = padded(ground(&d)?);
+            // On HVX a doubled node of a register pair is, like the input, the interleave of
+            // its even and odd lanes (what widening instructions write, dealt).
+            if inner && d.ty.bits() > min_bits && d.ty.lanes.is_multiple_of(2) {
+                out.push(interleave_of_halves(&whole, d.ty));
+            }
+            out.push(Command::Union(narrow.clone(), low(node.ty, whole)));
         }
     }
     // A narrow variable is the low lanes of the register it is read into.
