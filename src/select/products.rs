@@ -71,6 +71,51 @@ pub fn widened_product(t: VecType, n: VecType) -> Option<Rewrite> {
     })
 }
 
+/// A product of signed values of type `n` widened to `t` (lanes twice as wide) is the sum of
+/// the products of each value's lanes zero-extended and read as pairs of `n` lanes (the high
+/// lane of each pair is zero): x86's pmaddwd sums such pairs of i16 products, where the i32
+/// product of widened lanes is two sign extensions and a vpmulld (latency 10).
+pub fn product_as_pair_sum(t: VecType, n: VecType) -> Option<Rewrite> {
+    let widening = t.lanes == n.lanes && t.elem.bits() == 2 * n.elem.bits();
+    if !widening || !t.elem.is_signed() || !n.elem.is_signed() || !n.elem.is_int() {
+        return None;
+    }
+    let (un, ut) = (
+        n.with_elem(Elem::int(n.elem.bits(), false)?),
+        t.with_elem(Elem::int(t.elem.bits(), false)?),
+    );
+    let (n2, t2) = (n.with_lanes(2 * n.lanes), t.with_lanes(2 * t.lanes));
+    let pairs = |slot| {
+        let zero_extended = op("Cast", ut, vec![reinterpret(un, Term::Slot(slot))]);
+        op("Cast", t2, vec![reinterpret(n2, zero_extended)])
+    };
+    Some(Rewrite {
+        ruleset: Ruleset::Lower,
+        source: format!(
+            "a product of {} widened to {} is a sum of pairs of products, one of zeros",
+            type_name(n),
+            type_name(t)
+        ),
+        lhs: op(
+            "Mul",
+            t,
+            vec![
+                op("Cast", t, vec![Term::Slot("a")]),
+                op("Cast", t, vec![Term::Slot("b")]),
+            ],
+        ),
+        rhs: op(
+            "ReduceAdd",
+            t,
+            vec![op("Mul", t2, vec![pairs("a"), pairs("b")])],
+        ),
+        conditions: vec![
+            Condition::TypeOf(Term::Slot("a"), n),
+            Condition::TypeOf(Term::Slot("b"), n),
+        ],
+    })
+}
+
 /// The high half (`t`) of products of values widened to `w` (twice their width), shifted right
 /// by `c` of at least their width, from two products of half as many lanes: the even lanes'
 /// products, and the odd lanes' moved down to the even ones (each 2-lane pair read as one lane

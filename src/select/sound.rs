@@ -7,7 +7,8 @@
 use super::fallback::{fallbacks, Lacks, Own};
 use super::popcount::popcount_rewrites;
 use super::products::{
-    high_half_by_even_and_odd, multiply_by_halves, wide_multiply, widened_product,
+    high_half_by_even_and_odd, multiply_by_halves, product_as_pair_sum, wide_multiply,
+    widened_product,
 };
 use super::reshape::reshaping;
 use super::saturating::saturating_sums;
@@ -338,6 +339,7 @@ pub fn generated(
         out.extend(multiply_by_halves(t, lacks));
         if !lane_layout && wanted("Mul", t, None) {
             out.extend(types.iter().filter_map(|&n| widened_product(t, n)));
+            out.extend(types.iter().filter_map(|&n| product_as_pair_sum(t, n)));
             for &h in types {
                 out.extend(high_half_by_even_and_odd(h, t));
             }
