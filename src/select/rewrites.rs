@@ -417,7 +417,7 @@ pub fn constants_in_play(in_play: &BTreeSet<VecType>, inputs: &[Rc<Expr>]) -> BT
             if let Op::Const(v) = &n.op {
                 constants.extend(v.iter().map(|b| lane_value(n.ty.elem, *b)));
             }
-            if n.op == Op::Popcount {
+            if matches!(n.op, Op::Popcount | Op::Clz) {
                 constants.extend(bit_slicing_shifts(n.ty.elem.bits()));
             }
         });

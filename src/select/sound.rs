@@ -5,7 +5,7 @@
 //! as selects of bytes.
 
 use super::fallback::{fallbacks, Lacks, Own};
-use super::popcount::popcount_rewrites;
+use super::popcount::{clz_rewrites, popcount_rewrites};
 use super::products::{
     high_half_by_even_and_odd, multiply_by_halves, product_as_pair_sum, wide_multiply,
     widened_product,
@@ -346,7 +346,8 @@ pub fn generated(
         }
         out.extend(signedness_rewrites(t, wanted));
         out.extend(fallbacks(t, types, masks, own, lacks));
-        out.extend(popcount_rewrites(t, lacks, direct));
+        out.extend(popcount_rewrites(t, register_bits, lacks, direct));
+        out.extend(clz_rewrites(t, register_bits, lacks, direct));
         for &w in types {
             out.extend(saturating_sums(t, w, own, lacks));
             out.extend(rounding_shift_without_widening(t, w, own, lacks));
