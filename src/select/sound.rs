@@ -346,8 +346,8 @@ pub fn generated(
         }
         out.extend(signedness_rewrites(t, wanted));
         out.extend(fallbacks(t, types, masks, own, lacks));
-        out.extend(popcount_rewrites(t, register_bits, lacks, direct));
-        out.extend(clz_rewrites(t, register_bits, lacks, direct));
+        out.extend(popcount_rewrites(t, lacks, direct));
+        out.extend(clz_rewrites(t, lacks, direct));
         for &w in types {
             out.extend(saturating_sums(t, w, own, lacks));
             out.extend(rounding_shift_without_widening(t, w, own, lacks));
