@@ -18,14 +18,10 @@ use crate::ir::{Elem, VecType};
 
 /// The rewrites of a population count at integer type `t` where the program `lacks` it.
 pub fn popcount_rewrites(t: VecType, lacks: Lacks, has: Direct) -> Vec<Rewrite> {
-    let bits = t.elem.bits();
-    if !t.elem.is_int() || bits > 64 || !lacks("Popcount", t, None) {
-        return vec![];
-    }
-    let Some(unsigned) = Elem::int(bits, false) else {
+    let Some(u) = lacked_count(t, "Popcount", lacks) else {
         return vec![];
     };
-    let u = t.with_elem(unsigned);
+    let bits = t.elem.bits();
     let x = Term::Slot("x");
     let as_u = |v: Term| if u == t { v } else { reinterpret(u, v) };
     let as_t = |v: Term| if u == t { v } else { reinterpret(t, v) };
@@ -75,6 +71,16 @@ pub fn popcount_rewrites(t: VecType, lacks: Lacks, has: Direct) -> Vec<Rewrite> 
     out
 }
 
+/// The unsigned type of integer type `t` (at most 64 bits) where the program lacks the bit
+/// count `name` at `t`.
+fn lacked_count(t: VecType, name: &'static str, lacks: Lacks) -> Option<VecType> {
+    let bits = t.elem.bits();
+    if !t.elem.is_int() || bits > 64 || !lacks(name, t, None) {
+        return None;
+    }
+    Some(t.with_elem(Elem::int(bits, false)?))
+}
+
 /// Whether bit slicing (13 to 17 instructions, and 6 to 12 more for leading zeros) pays against
 /// `lanes` scalar lanes (about 4 each): from 8 lanes. Extraction counts a scalarized operator as
 /// dearer than any instruction sequence, so where it does not pay it is not offered (AVX2's
@@ -94,14 +100,10 @@ fn counts(has: Direct, name: &'static str, n: Elem) -> bool {
 
 /// The rewrites of a count of leading zeros at integer type `t` where the program `lacks` it.
 pub fn clz_rewrites(t: VecType, lacks: Lacks, has: Direct) -> Vec<Rewrite> {
-    let bits = t.elem.bits();
-    if !t.elem.is_int() || bits > 64 || !lacks("Clz", t, None) {
-        return vec![];
-    }
-    let Some(unsigned) = Elem::int(bits, false) else {
+    let Some(u) = lacked_count(t, "Clz", lacks) else {
         return vec![];
     };
-    let u = t.with_elem(unsigned);
+    let bits = t.elem.bits();
     let x = if u == t {
         Term::Slot("x")
     } else {
