@@ -55,11 +55,11 @@ fn doublings(input: &Rc<Expr>, min_bits: u32) -> Vec<Rc<Expr>> {
 
 /// The input when it is narrower than `min_bits`, with its `doublings`; and with `inner`, each
 /// node of it at least `min_bits` wide with an operand narrower, or widening a value narrower
-/// (a widening of a variable of half a register, a product of two), with the node at twice, four times, ... its lanes until its operands are
-/// that wide: its lanes are the low lanes of each. `inner` is for targets whose widenings
-/// write register pairs (HVX's `vunpack`: the low register of the pair widens the low half of
-/// the operand's register); elsewhere a widening reads the low half of a register itself
-/// (`pmovzxbw`, `uxtl`). Nodes that cannot be doubled are left out.
+/// (a widening of a variable of half a register, a product of two), with the node at twice,
+/// four times, ... its lanes until its operands are that wide: its lanes are the low lanes of
+/// each. `inner` is for targets whose widenings write register pairs (HVX's `vunpack`: the low
+/// register of the pair widens the low half of the operand's register); elsewhere a widening
+/// reads the low half of a register itself (`pmovzxbw`, `uxtl`). Nodes that cannot be doubled are left out.
 pub fn narrow_nodes(
     input: &Rc<Expr>,
     min_bits: u32,

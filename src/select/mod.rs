@@ -9,8 +9,9 @@
 //!   by a scalar control; [`simplify`]: identities folded out of instruction patterns.
 //! - [`term`]: the e-graph's typed terms and rewrites, and their egglog text; [`encode`]: IR
 //!   as terms and patterns; [`rewrites`], [`split`], [`layout`], [`sound`], [`signedness`],
-//!   [`truncation`] and [`popcount`] (rewrites sound by construction): what goes into a program; [`program`]: the program;
-//!   [`run`]: running it in egglog ([`pending`]: its rewrites declared on demand).
+//!   [`truncation`] and [`popcount`] (rewrites sound by construction): what goes into a
+//!   program; [`program`]: the program; [`run`]: running it in egglog ([`pending`]: its
+//!   rewrites declared on demand).
 //! - [`node`]: the selection read back; [`scalarize`]: the last resort for an operator no
 //!   instruction sequence covers, lane by lane; [`prove`]: translation validation; [`cache`]:
 //!   the selection cache.
