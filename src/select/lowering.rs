@@ -158,6 +158,11 @@ pub fn semantics_lowering(ins: &Instruction, index: usize, register_bits: u32) -
     if unsplit {
         pattern = instantiate(&renames);
     }
+    // A copy (HVX's `vassign`) computes nothing extraction could want: rewriting every value
+    // of its type into a copy of itself only grows the e-graph.
+    if copies_an_operand(&pattern) {
+        return None;
+    }
     Some(Lowering {
         instruction: index,
         pattern,
@@ -165,6 +170,15 @@ pub fn semantics_lowering(ins: &Instruction, index: usize, register_bits: u32) -
         source: format!("semantics of {}", ins.name),
         bounds: Vec::new(),
     })
+}
+
+/// Whether `pattern` is an operand, as it is or its bits read as another type.
+pub fn copies_an_operand(pattern: &Expr) -> bool {
+    match (&pattern.op, pattern.args.as_slice()) {
+        (Op::Var(_), _) => true,
+        (Op::Bitcast(_), [x]) => copies_an_operand(x),
+        _ => false,
+    }
 }
 
 /// Whether `pattern` concatenates the variables `lo` and `hi`.

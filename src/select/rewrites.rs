@@ -3,7 +3,7 @@
 //! construction are in `sound.rs`).
 
 use super::catalog::{instruction_constructor, Catalog};
-use super::lowering::{Arg, Lowering};
+use super::lowering::{copies_an_operand, Arg, Bound, Lowering};
 use super::pattern::Pattern;
 use super::popcount::bit_slicing_shifts;
 use super::simplify::simplify;
@@ -167,9 +167,20 @@ pub fn lowering_rewrites(
             })
             .collect()
     };
+    // A bound on a scalar operand is decided by the value it takes.
+    let within_bounds = |values: &&Vec<(&Operand, Vec<i64>)>| {
+        values.iter().all(|(op, lanes)| {
+            l.bounds
+                .iter()
+                .filter(|b| b.wildcard == op.name)
+                .all(|b| lanes.iter().all(|v| (b.lo..=b.hi).contains(&(*v as i128))))
+        })
+    };
     let mut out = choices
         .iter()
+        .filter(within_bounds)
         .map(|values| lowering_rewrite(l, ins, values))
+        .filter_map(Result::transpose)
         .collect::<Result<Vec<_>, String>>()?;
     let on_masks: Vec<Rewrite> = out.iter().flat_map(|r| on_masks(r, ins)).collect();
     out.extend(on_masks);
@@ -304,12 +315,13 @@ fn packed_scalar(elem: Elem, lanes: &[i64]) -> (VecType, i64) {
     (VecType::new(1, scalar), lane_value(scalar, packed))
 }
 
-/// The rewrite of a lowering with its scalar operands fixed to `values`.
+/// The rewrite of a lowering with its scalar operands fixed to `values`; none where those make
+/// the instruction a copy of an operand (a multiplication by one).
 fn lowering_rewrite(
     l: &Lowering,
     ins: &Instruction,
     values: &[(&Operand, Vec<i64>)],
-) -> Result<Rewrite, String> {
+) -> Result<Option<Rewrite>, String> {
     let mut map = HashMap::new();
     for (op, v) in values {
         map.insert(
@@ -321,10 +333,14 @@ fn lowering_rewrite(
         );
     }
     let pattern = simplify(&l.pattern.substitute(&map));
+    if copies_an_operand(&pattern) {
+        return Ok(None);
+    }
     let mut p = Pattern::default();
     let lhs = p.lhs(&pattern)?;
     p.finish_lhs()?;
-    for b in &l.bounds {
+    let substituted = |b: &&Bound| values.iter().any(|(op, _)| op.name == b.wildcard);
+    for b in l.bounds.iter().filter(|b| !substituted(b)) {
         p.conditions.extend([
             Condition::Compare(Cmp::Ge, Int::Lo(b.wildcard.clone()), Int::Lit(b.lo)),
             Condition::Compare(Cmp::Le, Int::Hi(b.wildcard.clone()), Int::Lit(b.hi)),
@@ -381,7 +397,7 @@ fn lowering_rewrite(
             lanes.join(" ")
         })
         .collect();
-    Ok(Rewrite {
+    Ok(Some(Rewrite {
         ruleset: Ruleset::Lower,
         source: if shown.is_empty() {
             l.source.clone()
@@ -398,7 +414,7 @@ fn lowering_rewrite(
             }
         },
         conditions: p.conditions,
-    })
+    }))
 }
 
 /// The constants scalar operands take: the inputs' constants, each lane width in play less one
