@@ -68,13 +68,15 @@ fn direct_operators(catalog: &Catalog) -> BTreeSet<Direct> {
         .iter()
         .filter_map(|l| {
             let (name, _) = constructor(&l.pattern.op, l.pattern.args.len())?;
-            // Only an operator on the operands themselves: `mulhi`'s cast of a product is not
-            // a conversion, nor `movemask`'s sign test a comparison.
+            // Only an operator on the operands themselves (a register pair of two is one):
+            // `mulhi`'s cast of a product is not a conversion, nor `movemask`'s sign test a
+            // comparison.
+            let operand = |a: &Expr| matches!(a.op, Op::Var(_));
             let from = l.pattern.args.first()?;
             l.pattern
                 .args
                 .iter()
-                .all(|a| matches!(a.op, Op::Var(_)))
+                .all(|a| operand(a) || a.op == Op::Concat && a.args.iter().all(|x| operand(x)))
                 .then_some((name, from.ty.elem, l.pattern.ty.elem))
         })
         .collect()
@@ -249,9 +251,15 @@ impl Programs {
             });
         }
         let mut parts = BTreeSet::new();
+        // The doubled inputs' padded registers are parts too (a pair of them is two registers).
+        let doubled_terms = doubling.iter().flatten().filter_map(|fact| match fact {
+            Command::Union(_, b) => Some(b),
+            _ => None,
+        });
         for term in roots
             .iter()
             .chain(split_terms.iter().flat_map(|(_, _, lo, hi)| [lo, hi]))
+            .chain(doubled_terms)
         {
             term.parts(&mut |ty, name, offset| {
                 if let Some(&l) = var_lanes.get(name) {
