@@ -68,15 +68,18 @@ fn direct_operators(catalog: &Catalog) -> BTreeSet<Direct> {
         .iter()
         .filter_map(|l| {
             let (name, _) = constructor(&l.pattern.op, l.pattern.args.len())?;
-            // Only an operator on the operands themselves (a register pair of two is one):
-            // `mulhi`'s cast of a product is not a conversion, nor `movemask`'s sign test a
-            // comparison.
+            // Only an operator on the operands themselves: `mulhi`'s cast of a product is not
+            // a conversion, nor `movemask`'s sign test a comparison. A truncation of a
+            // register pair of two operands is one (HVX's `vpacke`; x86's saturating packs
+            // of two halves are not a conversion of one register, whose lanes they reorder).
             let operand = |a: &Expr| matches!(a.op, Op::Var(_));
+            let pair = |a: &Expr| a.op == Op::Concat && a.args.iter().all(|x| operand(x));
+            let truncation = name == "Cast";
             let from = l.pattern.args.first()?;
             l.pattern
                 .args
                 .iter()
-                .all(|a| operand(a) || a.op == Op::Concat && a.args.iter().all(|x| operand(x)))
+                .all(|a| operand(a) || truncation && pair(a))
                 .then_some((name, from.ty.elem, l.pattern.ty.elem))
         })
         .collect()

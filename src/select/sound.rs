@@ -380,9 +380,13 @@ pub fn generated(
                     });
                 }
             }
-            // A narrowing of less than a register: the low half of narrowing it twice over.
+            // A narrowing to less than a register: the low half of narrowing it twice over (of
+            // a register, a pair of it, which narrows into one register as x86's packs do).
             let (s2, t2) = (s.with_lanes(2 * s.lanes), t.with_lanes(2 * t.lanes));
-            if s.elem.bits() > t.elem.bits() && s2.bits() <= register_bits {
+            if s.elem.bits() > t.elem.bits()
+                && s2.bits() <= 2 * register_bits
+                && t2.bits() <= register_bits
+            {
                 for conversion in ["Cast", "SatCast"] {
                     out.push(Rewrite {
                         ruleset: Ruleset::Lower,
