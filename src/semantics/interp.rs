@@ -327,16 +327,65 @@ pub fn sat_cast(from: Elem, to: Elem, x: u128) -> u128 {
     clamped & to.mask()
 }
 
+/// The lanes' bits read as lanes of `ty`. Every lane width is a power of two: a lane splits into
+/// whole narrower lanes, or whole lanes join into a wider one.
 fn bitcast(v: &Value, ty: VecType) -> Value {
     let (from, to) = (v.ty.elem.bits(), ty.elem.bits());
-    let mut out = vec![0u128; ty.lanes as usize];
-    for (i, &lane) in v.lanes.iter().enumerate() {
-        for bit in 0..from {
-            if lane >> bit & 1 == 1 {
-                let pos = i as u32 * from + bit;
-                out[(pos / to) as usize] |= 1 << (pos % to);
+    let low = |bits: u32| u128::MAX >> (128 - bits);
+    let out = if from >= to {
+        v.lanes
+            .iter()
+            .flat_map(|&lane| (0..from / to).map(move |k| lane >> (k * to) & low(to)))
+            .collect()
+    } else {
+        v.lanes
+            .chunks((to / from) as usize)
+            .map(|c| {
+                c.iter().enumerate().fold(0, |acc, (k, &lane)| {
+                    acc | (lane & low(from)) << (k as u32 * from)
+                })
+            })
+            .collect()
+    };
+    Value::new(ty, out)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use rand::{Rng, SeedableRng};
+
+    /// Every pair of lane widths, on random bits: each bit lands where the bit-by-bit reading
+    /// puts it (bit `i` of lane `l` is bit `l * from + i` of the register).
+    #[test]
+    fn bitcast_moves_every_bit_to_its_place_in_the_register() {
+        let elems = [
+            Elem::Bool,
+            Elem::U8,
+            Elem::I16,
+            Elem::U32,
+            Elem::I64,
+            Elem::U128,
+        ];
+        let mut rng = rand::rngs::SmallRng::seed_from_u64(7);
+        for from in elems {
+            for to in elems {
+                let register = 256;
+                let source = VecType::new(register / from.bits(), from);
+                let target = VecType::new(register / to.bits(), to);
+                let lanes: Vec<u128> = (0..source.lanes)
+                    .map(|_| rng.gen::<u128>() & from.mask())
+                    .collect();
+                let mut expected = vec![0u128; target.lanes as usize];
+                for (l, lane) in lanes.iter().enumerate() {
+                    for i in 0..from.bits() {
+                        let at = l as u32 * from.bits() + i;
+                        expected[(at / to.bits()) as usize] |= (lane >> i & 1) << (at % to.bits());
+                    }
+                }
+                let got = bitcast(&Value::new(source, lanes), target);
+                assert_eq!(got.lanes, expected, "{from} to {to}");
             }
         }
     }
-    Value::new(ty, out)
 }

@@ -15,8 +15,11 @@ pub struct Value {
 
 impl Value {
     /// A value of `ty`, every lane truncated to the lane width.
-    pub fn new(ty: VecType, lanes: Vec<u128>) -> Value {
-        let lanes = lanes.into_iter().map(|l| l & ty.elem.mask()).collect();
+    pub fn new(ty: VecType, mut lanes: Vec<u128>) -> Value {
+        let mask = ty.elem.mask();
+        for lane in &mut lanes {
+            *lane &= mask;
+        }
         Value { ty, lanes }
     }
 
@@ -53,9 +56,9 @@ impl Value {
             .chunks(n)
             .take(ty.lanes as usize)
             .map(|c| {
-                let mut buf = [0u8; 16];
-                buf[..c.len()].copy_from_slice(c);
-                u128::from_le_bytes(buf)
+                c.iter()
+                    .rev()
+                    .fold(0u128, |acc, &byte| acc << 8 | byte as u128)
             })
             .collect();
         Value::new(ty, lanes)
