@@ -2,6 +2,7 @@
 //! lowerings built from proven idiom facts and from instruction semantics, the proven rewrite
 //! rules by phase, and a fingerprint of all of it (the key of the selection cache).
 
+use super::fixed_operand::fixed_operand_variants;
 use super::lowering::{
     bitwise_variants, commuted_variant, fact_lowering, semantics_lowering, signedness_variants,
     Lowering,
@@ -21,7 +22,7 @@ use std::fmt::Write;
 
 /// Part of every fingerprint: bump it whenever program generation or term extraction changes,
 /// so terms chosen by an older selector are not reused.
-pub const SELECTOR_VERSION: &str = "selector-33";
+pub const SELECTOR_VERSION: &str = "selector-34";
 
 /// Everything selection on one target reads.
 pub struct Catalog {
@@ -74,6 +75,7 @@ impl Catalog {
                 let mut variants = bitwise_variants(&l);
                 variants.extend(signedness_variants(&l));
                 variants.extend(ranged_variants(&l));
+                variants.extend(fixed_operand_variants(&l, ins));
                 variants.push(l);
                 let commuted: Vec<Lowering> =
                     variants.iter().filter_map(commuted_variant).collect();

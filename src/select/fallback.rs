@@ -7,7 +7,7 @@
 //! - a saturating widening is the plain one of its operand clamped to the range both types
 //!   share (`u64_sat(x_i8)` is `u64(max(x_i8, 0))`);
 //! - a `reduce-add` by one is its operand;
-//! - a signed `reduce-add` is the unsigned one on the same bits (sums wrap alike), and a zero
+//! - a `reduce-add` is the one at the other signedness on the same bits (sums wrap alike), and a zero
 //!   extension to a signed type is the one to the unsigned type of its width, reinterpreted
 //!   (`i64(absd(a_u8, b_u8))` summed by eight is x86's `psadbw`);
 //! - `a != b`, `a <= b` and `a >= b` are the negations of `a == b`, `a > b` and `a < b`, and a
@@ -21,7 +21,9 @@
 //! Each is made only where the program `lacks` the operator: it makes it and the target has no
 //! instruction computing it from its operands alone.
 
-use super::term::{lane_value, op, reinterpret, type_name, Condition, Rewrite, Ruleset, Term};
+use super::term::{
+    lane_value, op, reinterpret, type_name, Cmp, Condition, Int, Rewrite, Ruleset, Term,
+};
 use crate::ir::{Elem, VecType};
 
 /// Whether a program makes an operator at a type (from a type, for a conversion) that the
@@ -72,7 +74,8 @@ pub fn fallbacks(
             .flat_map(|&s| reduce_by_one(s, t)),
     );
     for &s in types {
-        out.extend(as_unsigned(s, t, own, lacks));
+        out.extend(as_other_signedness(s, t, own, lacks));
+        out.extend(zero_extension_as_sign_extension(s, t));
     }
     if masks && t.elem.is_int() && t.elem.bits() <= 64 {
         out.extend(mask_selects(t, lacks));
@@ -215,15 +218,20 @@ fn reduce_by_one(s: VecType, t: VecType) -> Option<Rewrite> {
     })
 }
 
-/// The input's signed sum into `t` from `s`, or zero extension from unsigned `s` to signed
-/// `t`, as the unsigned one, reinterpreted.
-fn as_unsigned(s: VecType, t: VecType, own: Own, lacks: Lacks) -> Option<Rewrite> {
+/// The input's sum into `t` from `s` as the one at the other signedness, or zero extension
+/// from unsigned `s` to signed `t` as the unsigned one, reinterpreted.
+fn as_other_signedness(s: VecType, t: VecType, own: Own, lacks: Lacks) -> Option<Rewrite> {
     let x = Term::Slot("x");
-    let (su, tu) = (s.elem.unsigned()?, t.elem.unsigned()?);
-    if !t.elem.is_int() || !t.elem.is_signed() || t.elem.bits() > 64 {
+    if !t.elem.is_int() || t.elem.bits() > 64 {
         return None;
     }
     let sum = s.elem == t.elem && s.lanes > t.lanes && s.lanes.is_multiple_of(t.lanes);
+    // An unsigned sum is the signed one on the same bits (x86's `phaddw`, `pmaddubsw`).
+    let (su, tu) = match (t.elem.is_signed(), sum) {
+        (true, _) => (s.elem.unsigned()?, t.elem.unsigned()?),
+        (false, true) => (s.elem.other_signedness()?, t.elem.other_signedness()?),
+        (false, false) => return None,
+    };
     let zero_extension = s.lanes == t.lanes
         && s.elem.is_int()
         && !s.elem.is_signed()
@@ -235,18 +243,55 @@ fn as_unsigned(s: VecType, t: VecType, own: Own, lacks: Lacks) -> Option<Rewrite
     } else {
         return None;
     };
-    (own(name, t) && lacks(name, t, Some(s))).then(|| {
+    ((sum || own(name, t)) && lacks(name, t, Some(s))).then(|| {
         rewrite(
             format!(
-                "{name} into {} from {} as the unsigned one",
+                "{name} into {} from {} as the {} one",
                 type_name(t),
-                type_name(s)
+                type_name(s),
+                if t.elem.is_signed() {
+                    "unsigned"
+                } else {
+                    "signed"
+                }
             ),
             op(name, t, vec![x.clone()]),
             reinterpret(t, op(name, t.with_elem(tu), vec![arg])),
             vec![Condition::TypeOf(x, s)],
         )
     })
+}
+
+/// A zero extension from unsigned `s` to signed `t` of twice the bits, of a value the signed
+/// type of `s`'s width holds (the bounds), is the sign extension of the same bits: x86's
+/// `pmaddwd` of ones sums pairs of 16-bit lanes below 2^15 (`reduce_add(4, i32(x_u8))` as
+/// `pmaddubsw` and `pmaddwd`).
+fn zero_extension_as_sign_extension(s: VecType, t: VecType) -> Option<Rewrite> {
+    let signed = s.elem.other_signedness()?;
+    if s.lanes != t.lanes
+        || !s.elem.is_int()
+        || s.elem.is_signed()
+        || !t.elem.is_signed()
+        || t.elem.bits() != 2 * s.elem.bits()
+        || t.elem.bits() > 64
+    {
+        return None;
+    }
+    let x = Term::Wildcard("x".into());
+    Some(rewrite(
+        format!(
+            "{} of {} below 2^{} as the sign extension",
+            type_name(t),
+            type_name(s),
+            s.elem.bits() - 1
+        ),
+        op("Cast", t, vec![x.clone()]),
+        op("Cast", t, vec![reinterpret(s.with_elem(signed), x.clone())]),
+        vec![
+            Condition::TypeOf(x.clone(), s),
+            Condition::Compare(Cmp::Le, Int::Hi("x".into()), Int::Lit(signed.max_value())),
+        ],
+    ))
 }
 
 /// `!=`, `<=` and `>=` of integers into bool lanes `t` as negations, and selects by

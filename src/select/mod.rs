@@ -34,6 +34,7 @@ pub mod emit_c;
 pub mod encode;
 pub mod extract;
 pub mod fallback;
+pub mod fixed_operand;
 pub mod layout;
 pub mod lowering;
 pub mod movement;

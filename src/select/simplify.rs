@@ -1,5 +1,6 @@
 //! Identities folded out of instantiated instruction patterns, so a pattern reads the way the
-//! input writes the same computation: a multiplier of one disappears, a slice of every lane is
+//! input writes the same computation: a multiplier of one disappears, as do an added or
+//! subtracted zero and a maximum with the type's least value (a minimum with it is that value), a slice of every lane is
 //! its operand, a concatenation of one operand is that operand, a conversion to the type its
 //! operand already has is that operand, bits read as another type and back are the bits, and a half of a pair built from two registers is that
 //! register.
@@ -8,7 +9,8 @@ use crate::ir::{Expr, Op};
 use crate::semantics::{eval, Env};
 use std::rc::Rc;
 
-/// `e` with `x * 1` and `1 * x` replaced by `x`, a slice of all of `x`'s lanes by `x`, a cast
+/// `e` with `x * 1`, `1 * x`, `x + 0`, `0 + x`, `x - 0` and `max(x, least)` replaced by `x`,
+/// `min(x, least)` by `least`, a slice of all of `x`'s lanes by `x`, a cast
 /// of `x` to `x`'s own type by `x`, and the low or high half of a concatenation of two equal
 /// halves replaced by that half.
 pub fn simplify(e: &Rc<Expr>) -> Rc<Expr> {
@@ -20,16 +22,55 @@ pub fn simplify(e: &Rc<Expr>) -> Rc<Expr> {
             args: args.clone(),
         })
     };
+    let least = e.ty.elem.min_value();
     match &e.op {
         Op::Mul => {
-            if is_one(&args[1]) && args[0].ty == e.ty {
+            if is_splat(&args[1], 1) && args[0].ty == e.ty {
                 return args[0].clone();
             }
-            if is_one(&args[0]) && args[1].ty == e.ty {
+            if is_splat(&args[0], 1) && args[1].ty == e.ty {
                 return args[1].clone();
             }
             rebuilt()
         }
+        // A saturating conversion of what the type holds anyway is a plain one.
+        Op::SatCast(to) if range(&args[0]).is_some_and(|r| holds(r, *to)) => {
+            match Expr::build(Op::Cast(*to), args.clone()) {
+                Ok(cast) => simplify(&Rc::new(cast)),
+                Err(_) => rebuilt(),
+            }
+        }
+        // A narrowing of a sum of widened lanes that the narrower type holds is the sum of the
+        // lanes widened only that far (`pmaddubsw`'s sums of two bytes in 16 bits).
+        Op::Cast(to)
+            if matches!(args[0].op, Op::ReduceAdd(_))
+                && matches!(args[0].args[0].op, Op::Cast(_))
+                && range(&args[0]).is_some_and(|r| holds(r, *to)) =>
+        {
+            let lanes = &args[0].args[0].args[0];
+            let narrower = Expr::build(Op::Cast(*to), vec![lanes.clone()])
+                .and_then(|c| Expr::build(args[0].op.clone(), vec![Rc::new(c)]));
+            match narrower {
+                Ok(sum) => Rc::new(sum),
+                Err(_) => rebuilt(),
+            }
+        }
+        // A value widened and narrowed back (a saturating add of zero).
+        Op::Cast(_)
+            if matches!(args[0].op, Op::Cast(_))
+                && args[0].args[0].ty == e.ty
+                && args[0].ty.elem.bits() >= e.ty.elem.bits() =>
+        {
+            args[0].args[0].clone()
+        }
+        // Adding or subtracting zero.
+        Op::Add if is_splat(&args[0], 0) => args[1].clone(),
+        Op::Add | Op::Sub if is_splat(&args[1], 0) => args[0].clone(),
+        // The maximum with the type's least value is the other operand, the minimum that value.
+        Op::Max if e.ty.elem.is_int() && is_splat(&args[1], least) => args[0].clone(),
+        Op::Max if e.ty.elem.is_int() && is_splat(&args[0], least) => args[1].clone(),
+        Op::Min if e.ty.elem.is_int() && is_splat(&args[1], least) => args[1].clone(),
+        Op::Min if e.ty.elem.is_int() && is_splat(&args[0], least) => args[0].clone(),
         // A slice of every lane (`(slice 0 1 16 a)` of a 16-lane `a`) is `a`.
         Op::Slice {
             start: 0,
@@ -64,13 +105,37 @@ pub fn simplify(e: &Rc<Expr>) -> Rc<Expr> {
     }
 }
 
-/// A variable-free expression whose every lane is one.
-fn is_one(e: &Expr) -> bool {
+/// The range of `e`'s lanes the pattern alone bounds them to, if within its type: a
+/// variable's type, a conversion's operand's, a sum of `k` lanes `k` times its operand's.
+fn range(e: &Expr) -> Option<(i128, i128)> {
+    if !e.ty.elem.is_int() || e.ty.elem.bits() > 64 {
+        return None;
+    }
+    let r = match &e.op {
+        Op::Var(_) => (e.ty.elem.min_value(), e.ty.elem.max_value()),
+        Op::Cast(_) => range(&e.args[0])?,
+        Op::ReduceAdd(k) => {
+            let (lo, hi) = range(&e.args[0])?;
+            (lo * *k as i128, hi * *k as i128)
+        }
+        _ => return None,
+    };
+    holds(r, e.ty.elem).then_some(r)
+}
+
+/// Whether lanes of `elem` hold every value of `r`.
+fn holds(r: (i128, i128), elem: crate::ir::Elem) -> bool {
+    elem.is_int() && r.0 >= elem.min_value() && r.1 <= elem.max_value()
+}
+
+/// A variable-free integer expression whose every lane is `value`.
+fn is_splat(e: &Expr, value: i128) -> bool {
     let mut has_vars = false;
     e.walk(&mut |n| has_vars |= matches!(n.op, Op::Var(_)));
     !has_vars
+        && e.ty.elem.is_int()
         && eval(e, &Env::new())
-            .map(|v| (0..v.lanes.len()).all(|i| v.int(i) == 1))
+            .map(|v| (0..v.lanes.len()).all(|i| v.int(i) == value))
             .unwrap_or(false)
 }
 
@@ -116,5 +181,50 @@ mod tests {
         assert_eq!(simplify(&wider), wider);
         let saturated = Rc::new(Expr::build(Op::SatCast(Elem::I16), vec![x.clone()]).unwrap());
         assert_eq!(simplify(&saturated), x);
+    }
+
+    /// `pmaddubsw` with its second operand all ones: the products by one go, the saturation of
+    /// a sum of two bytes (which 16 bits hold) is a plain narrowing, and the narrowed sum of
+    /// bytes widened to 32 bits is their sum widened to 16.
+    #[test]
+    fn a_sum_the_narrower_type_holds_is_summed_at_that_type() {
+        let x = Rc::new(Expr::var("x", VecType::new(8, Elem::U8)));
+        let build = |op, args| Rc::new(Expr::build(op, args).unwrap());
+        let one = Rc::new(Expr::constant(VecType::new(8, Elem::I32), vec![1]));
+        let wide = build(Op::Cast(Elem::I32), vec![x.clone()]);
+        let products = build(Op::Mul, vec![wide, one]);
+        let sums = build(Op::ReduceAdd(2), vec![products]);
+        let saturated = build(Op::SatCast(Elem::I16), vec![sums]);
+        let expected = build(
+            Op::ReduceAdd(2),
+            vec![build(Op::Cast(Elem::I16), vec![x.clone()])],
+        );
+        assert_eq!(simplify(&saturated), expected);
+        // Four sums of 8-bit lanes widened to 32 bits do not fit 8 bits: the saturation stays.
+        let bytes = build(
+            Op::SatCast(Elem::I8),
+            vec![build(
+                Op::ReduceAdd(4),
+                vec![build(Op::Cast(Elem::I32), vec![x.clone()])],
+            )],
+        );
+        assert_eq!(simplify(&bytes), bytes);
+    }
+
+    #[test]
+    fn an_added_zero_and_a_maximum_with_the_least_value_fold_away() {
+        let x = var("x", 4);
+        let build = |op, args| Rc::new(Expr::build(op, args).unwrap());
+        let constant = |v: i128| Rc::new(Expr::constant(x.ty, vec![v as u16 as u128]));
+        let sum = build(Op::Add, vec![constant(0), x.clone()]);
+        assert_eq!(simplify(&sum), x);
+        let difference = build(Op::Sub, vec![x.clone(), constant(0)]);
+        assert_eq!(simplify(&difference), x);
+        let most = build(Op::Max, vec![x.clone(), constant(-32768)]);
+        assert_eq!(simplify(&most), x);
+        let least = build(Op::Min, vec![x.clone(), constant(-32768)]);
+        assert_eq!(simplify(&least), constant(-32768));
+        let kept = build(Op::Max, vec![x.clone(), constant(0)]);
+        assert_eq!(simplify(&kept), kept);
     }
 }

@@ -380,6 +380,29 @@ pub fn generated(
                     });
                 }
             }
+            // A saturating narrowing of 64-bit lanes to a value the midpoint holds (the bounds)
+            // is that of its plain narrowing to the midpoint, which lifts:
+            // `i16_sat((i64(a_i32) + 8) >> 4)` is `i16_sat(rounding_shr(a_i32, 4))`, NEON's
+            // sqrshrn. (From narrower lanes it only grows the e-graph: HVX's
+            // `u8_sat((i32(a_i16) + 8) / 16)` lost its `vasr:rnd:sat`.)
+            let lifts = |m: &VecType| s.elem.bits() == 64 && m.elem.max_value() <= i64::MAX as i128;
+            for mid in cast_midpoints(s, t, true).into_iter().filter(lifts) {
+                let x = Term::Wildcard("x".into());
+                let bound = |b: fn(String) -> Int, cmp, value| {
+                    Condition::Compare(cmp, b("x".into()), Int::Lit(value))
+                };
+                out.push(Rewrite {
+                    ruleset: Ruleset::Lift,
+                    source: format!("{sn} to {tn} within {}", type_name(mid)),
+                    lhs: op("SatCast", t, vec![x.clone()]),
+                    rhs: op("SatCast", t, vec![op("Cast", mid, vec![x.clone()])]),
+                    conditions: vec![
+                        Condition::TypeOf(x.clone(), s),
+                        bound(Int::Lo, Cmp::Ge, mid.elem.min_value()),
+                        bound(Int::Hi, Cmp::Le, mid.elem.max_value()),
+                    ],
+                });
+            }
             // A narrowing to less than a register: the low half of narrowing it twice over (of
             // a register, a pair of it, which narrows into one register as x86's packs do).
             let (s2, t2) = (s.with_lanes(2 * s.lanes), t.with_lanes(2 * t.lanes));

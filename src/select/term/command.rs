@@ -50,6 +50,9 @@ impl fmt::Display for Command {
             Command::Range(ty) => {
                 let t = type_name(*ty);
                 writeln!(f, "(set (lanes-of \"{t}\") {})", ty.lanes)?;
+                if ty.elem.is_int() && !ty.elem.is_signed() {
+                    writeln!(f, "(set (unsigned \"{t}\") 1)")?;
+                }
                 // Lane values live in i64: u64 and 128-bit types get no range (no bounds facts).
                 if !fits_i64(ty.elem) {
                     return Ok(());

@@ -1,0 +1,75 @@
+//! Instructions with a vector operand fixed to zeros or ones: x86's `pmaddwd` of a vector of
+//! ones sums pairs of widened lanes (Halide's widening pairwise sums), `psadbw` against zeros
+//! sums bytes, `pmaddubsw` of ones sums pairs of bytes. The instruction's pattern with the
+//! operand replaced by the constant is simplified ([`simplify`]); where that folds a multiply,
+//! a minimum or a maximum away, the instruction with that operand fixed is another lowering (a
+//! copy of an operand is none).
+
+use super::lowering::{copies_an_operand, Arg, Lowering};
+use super::simplify::simplify;
+use crate::ir::{Expr, Op};
+use crate::spec::Instruction;
+use std::collections::HashMap;
+use std::rc::Rc;
+
+/// The constants an operand is fixed to: the identities of addition and multiplication.
+const VALUES: [i64; 2] = [0, 1];
+
+/// The lowering with each of its vector operands (but one) fixed to each of [`VALUES`] in
+/// turn, where that simplifies its pattern.
+pub fn fixed_operand_variants(l: &Lowering, ins: &Instruction) -> Vec<Lowering> {
+    let wildcards: Vec<(usize, &str)> = l
+        .args
+        .iter()
+        .enumerate()
+        .filter_map(|(i, a)| match a {
+            Arg::Wildcard(name) => Some((i, name.as_str())),
+            _ => None,
+        })
+        .collect();
+    if wildcards.len() < 2 {
+        return vec![];
+    }
+    let mut out = Vec::new();
+    for &(i, name) in &wildcards {
+        let ty = ins.operands[i].ty;
+        if !ty.elem.is_int() {
+            continue;
+        }
+        for value in VALUES {
+            let constant = Rc::new(Expr::constant(ty, vec![value as u128]));
+            let renames = HashMap::from([(name.to_string(), constant)]);
+            let fixed = simplify(&l.pattern.substitute(&renames));
+            let vars = fixed.vars();
+            let reads_operand = vars.iter().any(|(v, _)| v == name);
+            // A constant (`min(a, 0)` of unsigned lanes) or a copy is no lowering, nor an
+            // accumulation of zero (the instruction without the accumulator is one).
+            if reads_operand
+                || vars.is_empty()
+                || copies_an_operand(&fixed)
+                || !drops_a_product_or_clamp(&l.pattern, &fixed)
+            {
+                continue;
+            }
+            let mut args = l.args.clone();
+            args[i] = Arg::Fixed(value);
+            out.push(Lowering {
+                pattern: fixed,
+                args,
+                source: format!("{} with {name} all {value}", l.source),
+                ..l.clone()
+            });
+        }
+    }
+    out
+}
+
+/// Whether `fixed` computes fewer multiplies, minimums or maximums than `pattern`.
+fn drops_a_product_or_clamp(pattern: &Expr, fixed: &Expr) -> bool {
+    let count = |e: &Expr| {
+        let mut n = 0;
+        e.walk(&mut |x| n += usize::from(matches!(x.op, Op::Mul | Op::Min | Op::Max)));
+        n
+    };
+    count(fixed) < count(pattern)
+}
