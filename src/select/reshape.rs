@@ -26,6 +26,7 @@ pub fn reshaping(
     let s = t.with_lanes(2 * t.lanes);
     out.extend(pairwise_sum(t, s));
     out.extend(types.iter().filter_map(|&x| widening_sums_by_pairs(t, x)));
+    out.extend(types.iter().filter_map(|&x| sums_of_pairs(t, x)));
     // Targets with a lane layout (HVX) take even and odd lanes by their own deals, and have
     // an instruction that keeps the odd halves of lanes (`vpacko`).
     if lane_layout {
@@ -419,6 +420,34 @@ fn pairwise_sum(t: VecType, s: VecType) -> Vec<Rewrite> {
         conditions: vec![Condition::TypeOf(x(), s)],
     })
     .collect()
+}
+
+/// The sums into `t` of groups of `k` (at least four, even) lanes of `x` of `t`'s own element
+/// type as the sums of `k / 2` adjacent pairs' sums (sums wrap alike in any order): x86's
+/// `pmaddwd` sums the pairs of products of `reduce_add(4, i32(x_u8) * i32(y_u8))`, HVX's
+/// `vrmpy` by ones the groups of four bytes of `reduce_add(8, u32(x_u8))`.
+fn sums_of_pairs(t: VecType, x: VecType) -> Option<Rewrite> {
+    let k = x.lanes / t.lanes;
+    if x.elem != t.elem
+        || !t.elem.is_int()
+        || !x.lanes.is_multiple_of(t.lanes)
+        || k < 4
+        || k % 2 != 0
+    {
+        return None;
+    }
+    let pairs = t.with_lanes(x.lanes / 2);
+    Some(Rewrite {
+        ruleset: Ruleset::Lower,
+        source: format!("sums of {k} lanes of {} by sums of pairs", type_name(x)),
+        lhs: op("ReduceAdd", t, vec![Term::Slot("x")]),
+        rhs: op(
+            "ReduceAdd",
+            t,
+            vec![op("ReduceAdd", pairs, vec![Term::Slot("x")])],
+        ),
+        conditions: vec![Condition::TypeOf(Term::Slot("x"), x)],
+    })
 }
 
 /// The sums into `t` of groups of `x`'s lanes widened (`reduce_add(8, u64(x_u8))`, SSE's
