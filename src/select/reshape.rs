@@ -432,7 +432,7 @@ fn sums_of_pairs(t: VecType, x: VecType) -> Option<Rewrite> {
         || !t.elem.is_int()
         || !x.lanes.is_multiple_of(t.lanes)
         || k < 4
-        || k % 2 != 0
+        || !k.is_multiple_of(2)
     {
         return None;
     }
