@@ -160,6 +160,16 @@ fn emits_the_egglog_that_ran_and_c_with_intrinsics() {
     let c = String::from_utf8_lossy(&o.stdout);
     assert!(c.contains("#include <immintrin.h>") && c.contains("void kernel(const float *restrict A, const float *restrict B, float *restrict out)"), "{c}");
     assert!(c.contains("_mm256_"), "{c}");
+    // Its 2x2 lanes stay in the low 128-bit block: permuted within it (vpermilps, not the
+    // cross-block vpermps) and stored as the block, with no buffer for the tail.
+    assert!(
+        c.contains("_mm256_permutevar_ps(") && !c.contains("permutevar8x32"),
+        "{c}"
+    );
+    assert!(
+        c.contains("_mm_storeu_ps(out + 0, _mm256_castps256_ps128(") && !c.contains("tail"),
+        "{c}"
+    );
     let o = isadb(
         home.path(),
         &[

@@ -387,6 +387,26 @@ pub fn lower(dag: &Dag, program: Id, outputs: usize, target: &Target) -> Result<
                     (1u32 << n) - 1
                 ));
             }
+            // AVX2: each 128-bit block's four, two or one lanes stored as they are.
+            Some(s) if s.ty == "__m256" && n != 3 && n != 7 => {
+                let blocks = [
+                    (0, format!("_mm256_castps256_ps128({name})"), n.min(4)),
+                    (
+                        4,
+                        format!("_mm256_extractf128_ps({name}, 1)"),
+                        n.saturating_sub(4),
+                    ),
+                ];
+                for (offset, block, count) in blocks {
+                    let at = first + offset;
+                    match count {
+                        4 => e.stmt(format!("_mm_storeu_ps(out + {at}, {block});")),
+                        2 => e.stmt(format!("_mm_storel_pi((__m64 *)(out + {at}), {block});")),
+                        1 => e.stmt(format!("_mm_store_ss(out + {at}, {block});")),
+                        _ => {}
+                    }
+                }
+            }
             Some(s) => {
                 e.stmt(format!(
                     "{{ float tail[{w}]; {}; memcpy(out + {first}, tail, sizeof(float) * {n}); }}",

@@ -170,7 +170,8 @@ impl Emitter<'_> {
     }
 
     /// Lanes read from one window of array `a` (indices within the vector's width): a
-    /// broadcast of one element, a load where lane k reads start + k, else a load and a permute.
+    /// broadcast of one element, a load where lane k reads start + k, else a load and a permute
+    /// (within 128-bit blocks where every lane reads from its own block).
     fn window(&mut self, s: &Simd, a: u32, reads: &[(usize, u32)]) -> Part {
         let base = c_name(self.dag, a);
         let len = self.lengths[a as usize] as i64;
@@ -201,15 +202,30 @@ impl Emitter<'_> {
             0
         };
         let v = self.load(s, &base, from as i64, len);
-        let sel: Vec<String> = (0..w as usize)
-            .map(|k| {
-                reads
-                    .iter()
-                    .find(|r| r.0 == k)
-                    .map_or(0, |r| r.1 - from)
-                    .to_string()
-            })
+        let sel: Vec<u32> = (0..w as usize)
+            .map(|k| reads.iter().find(|r| r.0 == k).map_or(0, |r| r.1 - from))
             .collect();
+        // Every lane read from its own 128-bit block: the in-block permute (`vpermilps`,
+        // latency 1, where `vpermps` takes 3), the other lanes taking the block's first.
+        if reads.iter().all(|r| (r.1 - from) / 4 == r.0 as u32 / 4) {
+            let within: Vec<String> = (0..w as usize)
+                .map(|k| {
+                    let read = reads.iter().any(|r| r.0 == k);
+                    (if read { sel[k] % 4 } else { 0 }).to_string()
+                })
+                .collect();
+            return Part {
+                lanes,
+                expr: format!(
+                    "{}_permutevar_ps({v}, {}_setr_epi32({}))",
+                    prefix(s),
+                    prefix(s),
+                    within.join(", ")
+                ),
+                instructions: 2,
+            };
+        }
+        let sel: Vec<String> = sel.iter().map(u32::to_string).collect();
         let expr = if s.ty == "__m256" {
             format!(
                 "_mm256_permutevar8x32_ps({v}, _mm256_setr_epi32({}))",
