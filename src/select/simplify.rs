@@ -1,9 +1,13 @@
 //! Identities folded out of instantiated instruction patterns, so a pattern reads the way the
 //! input writes the same computation: a multiplier of one disappears, as do an added or
-//! subtracted zero and a maximum with the type's least value (a minimum with it is that value), a slice of every lane is
-//! its operand, a concatenation of one operand is that operand, a conversion to the type its
-//! operand already has is that operand, bits read as another type and back are the bits, and a half of a pair built from two registers is that
-//! register.
+//! subtracted zero and a maximum with the type's least value (a minimum with it is that
+//! value); a slice of every lane is its operand, a concatenation of one operand is that
+//! operand, a conversion to the type its operand already has is that operand, a value widened
+//! and narrowed back is the value, bits read as another type and back are the bits, and a half
+//! of a pair built from two registers is that register. With the ranges the pattern itself
+//! gives (variables' types, conversions, sums of lanes): a saturating cast of what its type
+//! holds is a plain one, and a narrowing of a sum of widened lanes that the narrower type holds
+//! is the sum widened only that far.
 
 use crate::ir::{Expr, Op};
 use crate::semantics::{eval, Env};
