@@ -45,6 +45,9 @@ pub enum Error {
     /// A request that names something unknown or is otherwise unusable.
     #[error("{0}")]
     Usage(String),
+    /// Selection passed isadb's budget of e-graph size or time.
+    #[error("{0}")]
+    Budget(String),
     /// An external tool (compiler, emulator, solver) failed.
     #[error("{0}")]
     Tool(String),

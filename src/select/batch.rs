@@ -338,7 +338,14 @@ fn select_chunk(
             1
         }
         Err(e) if chunk.len() == 1 => {
-            out.push((chunk[0].0, chunk[0].1.clone(), Err(e.to_string())));
+            let (index, input) = &chunk[0];
+            let selection = match e {
+                Error::Budget(_) => selector
+                    .select_by_halves(input, e)
+                    .map(|(_, text, root)| (text, root)),
+                e => Err(e),
+            };
+            out.push((*index, input.clone(), selection.map_err(|e| e.to_string())));
             1
         }
         Err(_) => {

@@ -5,6 +5,7 @@
 
 use super::cache;
 use super::catalog::Catalog;
+use super::halves;
 use super::movement::{self, Moves};
 use super::node::{self, Node};
 use super::program::{Program, Programs};
@@ -185,9 +186,35 @@ impl Selector {
 
     /// Selects for an elaborated input without proving it: the program that ran, the term it
     /// extracted and the term read back.
+    /// An input whose e-graph passes the budget is selected by halves of its lanes where it
+    /// can be ([`halves`]); the program is then the one that selected a half.
     pub fn select(&mut self, input: &Rc<Expr>) -> Result<(Program, String, Rc<Node>)> {
         let program = self.program(input)?;
-        let extracted = run(&program)?;
+        match run(&program) {
+            Ok(extracted) => {
+                let root = self.read(&extracted)?;
+                Ok((program, extracted, root))
+            }
+            Err(budget @ Error::Budget(_)) => self.select_by_halves(input, budget),
+            Err(e) => Err(e),
+        }
+    }
+
+    /// Selects an input that passed the budget (`budget` is that error, returned when the
+    /// input cannot be split) as its low half of lanes selected once and read at both halves.
+    pub fn select_by_halves(
+        &mut self,
+        input: &Rc<Expr>,
+        budget: Error,
+    ) -> Result<(Program, String, Rc<Node>)> {
+        let Some(half) = halves::low_half(input) else {
+            return Err(budget);
+        };
+        let (program, low, _) = self.select(&half)?;
+        let Some(both) = halves::both_halves(&Term::parse(&low)?, &half) else {
+            return Err(budget);
+        };
+        let extracted = both.to_string();
         let root = self.read(&extracted)?;
         Ok((program, extracted, root))
     }

@@ -12,6 +12,7 @@
 //!   [`truncation`] and [`popcount`] (rewrites sound by construction): what goes into a
 //!   program; [`program`]: the program; [`run`]: running it in egglog ([`pending`]: its
 //!   rewrites declared on demand).
+//! - [`halves`]: an expression past the budget selected as two halves of its lanes.
 //! - [`node`]: the selection read back; [`scalarize`]: the last resort for an operator no
 //!   instruction sequence covers, lane by lane; [`prove`]: translation validation; [`cache`]:
 //!   the selection cache.
@@ -35,6 +36,7 @@ pub mod encode;
 pub mod extract;
 pub mod fallback;
 pub mod fixed_operand;
+pub mod halves;
 pub mod layout;
 pub mod lowering;
 pub mod movement;

@@ -258,7 +258,7 @@ impl Steps {
     fn check_growth(&self, tuples: usize, ruleset: &str) -> Result<()> {
         let growth = self.growth.get(ruleset).copied().unwrap_or(1.0).max(1.0);
         if tuples as f64 * growth > self.budget.max_tuples as f64 {
-            return Err(Error::Usage(format!(
+            return Err(Error::Budget(format!(
                 "selection stopped: the e-graph has {tuples} tuples and {ruleset} grew it \
                  {growth:.1}x last time, past isadb's budget of {} tuples; split the expression \
                  into smaller ones",
@@ -272,7 +272,7 @@ impl Steps {
     fn check(&self, egraph: &egglog::EGraph, ruleset: &str) -> Result<()> {
         let tuples = egraph.num_tuples();
         if tuples > self.budget.max_tuples {
-            return Err(Error::Usage(format!(
+            return Err(Error::Budget(format!(
                 "selection stopped: the e-graph grew to {tuples} tuples (running {ruleset}), past \
                  isadb's budget of {} tuples; split the expression into smaller ones",
                 self.budget.max_tuples
@@ -280,7 +280,7 @@ impl Steps {
         }
         let spent = self.started.elapsed();
         if spent > self.budget.max_time {
-            return Err(Error::Usage(format!(
+            return Err(Error::Budget(format!(
                 "selection stopped: saturation took {:.1} s (running {ruleset}), past isadb's \
                  budget of {} s; split the expression into smaller ones",
                 spent.as_secs_f64(),
