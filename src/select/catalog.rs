@@ -4,8 +4,8 @@
 
 use super::fixed_operand::fixed_operand_variants;
 use super::lowering::{
-    bitwise_variants, commuted_variant, fact_lowering, semantics_lowering, signedness_variants,
-    Lowering,
+    bitwise_variants, commuted_variant, fact_lowering, scalar_register_variants,
+    semantics_lowering, signedness_variants, Lowering,
 };
 use super::permute::permutation_lowerings;
 use super::ranged::ranged_variants;
@@ -22,7 +22,7 @@ use std::fmt::Write;
 
 /// Part of every fingerprint: bump it whenever program generation or term extraction changes,
 /// so terms chosen by an older selector are not reused.
-pub const SELECTOR_VERSION: &str = "selector-34";
+pub const SELECTOR_VERSION: &str = "selector-35";
 
 /// Everything selection on one target reads.
 pub struct Catalog {
@@ -76,6 +76,7 @@ impl Catalog {
                 variants.extend(signedness_variants(&l));
                 variants.extend(ranged_variants(&l));
                 variants.extend(fixed_operand_variants(&l, ins));
+                variants.extend(scalar_register_variants(&l, ins));
                 variants.push(l);
                 let commuted: Vec<Lowering> =
                     variants.iter().filter_map(commuted_variant).collect();

@@ -267,6 +267,81 @@ pub fn signedness_variants(l: &Lowering) -> Option<Lowering> {
     })
 }
 
+/// An instruction with a scalar register operand (not an immediate: HVX's `vsplat(Rt)`,
+/// `vmpy(Vu.h, Rt.h)`) takes any value in it, not only the input's constants: the lowering
+/// with those operands as one-lane wildcards, matching a broadcast of a computed value. Where
+/// the instruction reads only the low bits of one (`vsplat(Rt)` of halfwords truncates it),
+/// also the lowering taking a value of that width (widened into the register), at either
+/// signedness when the instruction only moves it.
+pub fn scalar_register_variants(l: &Lowering, ins: &Instruction) -> Vec<Lowering> {
+    let registers: Vec<&str> = l
+        .args
+        .iter()
+        .zip(&ins.operands)
+        .filter(|(a, op)| matches!(a, Arg::Splat) && op.imm.is_none() && op.ty.elem.is_int())
+        .map(|(_, op)| op.name.as_str())
+        .collect();
+    if registers.is_empty() {
+        return vec![];
+    }
+    let args: Vec<Arg> = l
+        .args
+        .iter()
+        .zip(&ins.operands)
+        .map(|(a, op)| match registers.contains(&op.name.as_str()) {
+            true => Arg::Wildcard(op.name.clone()),
+            false => a.clone(),
+        })
+        .collect();
+    let computed = Lowering {
+        args,
+        source: format!("{} with its scalar registers computed", l.source),
+        ..l.clone()
+    };
+    let mut out = vec![];
+    if let [register] = registers[..] {
+        if let Some(pattern) = read_narrower(&computed.pattern, register) {
+            let narrow = Lowering {
+                pattern,
+                source: format!("{} at the width it reads", computed.source),
+                ..computed.clone()
+            };
+            out.extend(signedness_variants(&narrow));
+            out.push(narrow);
+        }
+    }
+    out.push(computed);
+    out
+}
+
+/// `pattern` reading its variable `name` at the one narrower width it truncates it to, where
+/// it reads no more of it.
+fn read_narrower(pattern: &Rc<Expr>, name: &str) -> Option<Rc<Expr>> {
+    let mut narrow = None;
+    let mut whole = false;
+    let is_var = |e: &Expr| matches!(&e.op, Op::Var(n) if n == name);
+    pattern.walk(&mut |e| match &e.op {
+        Op::Cast(to) if is_var(&e.args[0]) && to.bits() < e.args[0].ty.elem.bits() => {
+            narrow.get_or_insert(e.ty);
+            whole |= narrow != Some(e.ty);
+        }
+        _ => {
+            whole |= e
+                .args
+                .iter()
+                .any(|a| is_var(a) && !matches!(e.op, Op::Cast(_)))
+        }
+    });
+    let narrow = narrow.filter(|_| !whole && !is_var(pattern))?;
+    let wide = pattern.vars().into_iter().find(|(n, _)| n == name)?.1;
+    let widened = Expr::build(Op::Cast(wide.elem), vec![Rc::new(Expr::var(name, narrow))]).ok()?;
+    let renames = HashMap::from([(name.to_string(), Rc::new(widened))]);
+    let read = simplify(&pattern.substitute(&renames));
+    let mut widens = false;
+    read.walk(&mut |e| widens |= matches!(e.op, Op::Cast(_)) && is_var(&e.args[0]));
+    (!widens).then_some(read)
+}
+
 /// `e` with every variable's type mapped by `ty` and the nodes above rebuilt (None where one
 /// no longer type-checks).
 fn with_var_types(e: &Rc<Expr>, ty: &dyn Fn(VecType) -> Option<VecType>) -> Option<Rc<Expr>> {

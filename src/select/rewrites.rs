@@ -349,6 +349,10 @@ fn lowering_rewrite(
     let bound = |name: &str, ty: VecType| -> Result<Term, String> {
         match p.wildcards.get(name) {
             None => Err(format!("operand {name} is not in the pattern")),
+            // A narrower scalar into a register, widened (the instruction reads its low bits).
+            Some(t) if t.lanes == 1 && t.bits() < ty.bits() => {
+                Ok(op("Cast", ty, vec![Term::Wildcard(name.to_string())]))
+            }
             Some(t) if *t != ty => Ok(Term::Reinterpret {
                 ty,
                 arg: Box::new(Term::Wildcard(name.to_string())),
