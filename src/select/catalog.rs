@@ -4,8 +4,8 @@
 
 use super::fixed_operand::fixed_operand_variants;
 use super::lowering::{
-    bitwise_variants, commuted_variant, fact_lowering, scalar_register_variants,
-    semantics_lowering, signedness_variants, Lowering,
+    bitwise_variants, commuted_variant, even_lanes_variants, fact_lowering,
+    scalar_register_variants, semantics_lowering, signedness_variants, Lowering,
 };
 use super::permute::permutation_lowerings;
 use super::ranged::ranged_variants;
@@ -77,6 +77,7 @@ impl Catalog {
                 variants.extend(ranged_variants(&l));
                 variants.extend(fixed_operand_variants(&l, ins));
                 variants.extend(scalar_register_variants(&l, ins));
+                variants.extend(even_lanes_variants(&l));
                 variants.push(l);
                 let commuted: Vec<Lowering> =
                     variants.iter().filter_map(commuted_variant).collect();

@@ -25,6 +25,10 @@ pub enum Arg {
     /// name: program generation instantiates it with constants of the input, alternating two
     /// values.
     Packed,
+    /// The value bound to this wildcard, its lanes widened to fill the operand (an instruction
+    /// that reads only their low bits: a halfword in a scalar register, the even halfwords of a
+    /// vector of words), read as the operand's type.
+    Widened(String),
 }
 
 /// "This instruction computes this pattern": from an idiom fact or the instruction's own
@@ -303,6 +307,7 @@ pub fn scalar_register_variants(l: &Lowering, ins: &Instruction) -> Vec<Lowering
         if let Some(pattern) = read_narrower(&computed.pattern, register) {
             let narrow = Lowering {
                 pattern,
+                args: widened(&computed.args, register),
                 source: format!("{} at the width it reads", computed.source),
                 ..computed.clone()
             };
@@ -312,6 +317,69 @@ pub fn scalar_register_variants(l: &Lowering, ins: &Instruction) -> Vec<Lowering
     }
     out.push(computed);
     out
+}
+
+/// `args` with the wildcard `name` passed widened.
+fn widened(args: &[Arg], name: &str) -> Vec<Arg> {
+    args.iter()
+        .map(|a| match a {
+            Arg::Wildcard(n) if n == name => Arg::Widened(n.clone()),
+            a => a.clone(),
+        })
+        .collect()
+}
+
+/// An instruction that reads only the even lanes of a vector operand (HVX's `vmpyie` multiplies
+/// words by the even, low, halfwords of its other operand) takes any vector of half as many
+/// lanes there, widened: the lowering reading that operand as a vector of those lanes.
+pub fn even_lanes_variants(l: &Lowering) -> Vec<Lowering> {
+    l.args
+        .iter()
+        .filter_map(|a| match a {
+            Arg::Wildcard(name) => {
+                let pattern = read_even_lanes(&l.pattern, name)?;
+                Some(Lowering {
+                    pattern,
+                    args: widened(&l.args, name),
+                    source: format!("{} reading {name} widened", l.source),
+                    ..l.clone()
+                })
+            }
+            _ => None,
+        })
+        .collect()
+}
+
+/// `pattern` with every read of `name` (only ever read by `slice 0 2`) a read of a variable of
+/// the kept lanes; None where it reads the variable otherwise.
+fn read_even_lanes(pattern: &Rc<Expr>, name: &str) -> Option<Rc<Expr>> {
+    let is_var = |e: &Expr| matches!(&e.op, Op::Var(n) if n == name);
+    let even = |e: &Expr| {
+        matches!(e.op, Op::Slice { start: 0, stride: 2, lanes } if 2 * lanes == e.args[0].ty.lanes)
+            && is_var(&e.args[0])
+    };
+    let mut kept = None;
+    let mut other = false;
+    pattern.walk(&mut |e| {
+        if even(e) {
+            kept.get_or_insert(e.ty);
+        } else {
+            other |= e.args.iter().any(|a| is_var(a));
+        }
+    });
+    let kept = kept.filter(|_| !other)?;
+    fn replace(e: &Rc<Expr>, even: &dyn Fn(&Expr) -> bool, by: &Rc<Expr>) -> Rc<Expr> {
+        if even(e) {
+            return by.clone();
+        }
+        let args: Vec<Rc<Expr>> = e.args.iter().map(|a| replace(a, even, by)).collect();
+        Rc::new(Expr {
+            op: e.op.clone(),
+            ty: e.ty,
+            args,
+        })
+    }
+    Some(replace(pattern, &even, &Rc::new(Expr::var(name, kept))))
 }
 
 /// `pattern` reading its variable `name` at the one narrower width it truncates it to, where

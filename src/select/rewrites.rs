@@ -14,7 +14,7 @@ use crate::ir::{Elem, Expr, Op, VecType};
 use crate::rules::load::elaborate;
 use crate::rules::Rule;
 use crate::spec::{Instruction, Operand};
-use std::collections::{BTreeSet, HashMap};
+use std::collections::{BTreeMap, BTreeSet, HashMap};
 use std::rc::Rc;
 
 /// One rule at `T = t` and `lanes`; None when it does not elaborate there.
@@ -349,10 +349,6 @@ fn lowering_rewrite(
     let bound = |name: &str, ty: VecType| -> Result<Term, String> {
         match p.wildcards.get(name) {
             None => Err(format!("operand {name} is not in the pattern")),
-            // A narrower scalar into a register, widened (the instruction reads its low bits).
-            Some(t) if t.lanes == 1 && t.bits() < ty.bits() => {
-                Ok(op("Cast", ty, vec![Term::Wildcard(name.to_string())]))
-            }
             Some(t) if *t != ty => Ok(Term::Reinterpret {
                 ty,
                 arg: Box::new(Term::Wildcard(name.to_string())),
@@ -371,6 +367,7 @@ fn lowering_rewrite(
     for (arg, op) in l.args.iter().zip(&ins.operands) {
         args.push(match arg {
             Arg::Wildcard(name) => bound(name, op.ty)?,
+            Arg::Widened(name) => widen(name, op.ty, &p.wildcards)?,
             Arg::Pair(lo, hi) => {
                 let half = op.ty.with_lanes(op.ty.lanes / 2);
                 Term::Pair {
@@ -419,6 +416,23 @@ fn lowering_rewrite(
         },
         conditions: p.conditions,
     }))
+}
+
+/// The wildcard `name`'s lanes widened to fill an operand of type `ty`, read as `ty`.
+fn widen(name: &str, ty: VecType, wildcards: &BTreeMap<String, VecType>) -> Result<Term, String> {
+    let t = *wildcards
+        .get(name)
+        .ok_or_else(|| format!("operand {name} is not in the pattern"))?;
+    let wide = Elem::int(ty.bits() / t.lanes, ty.elem.is_signed())
+        .filter(|w| ty.bits().is_multiple_of(t.lanes) && w.bits() > t.elem.bits())
+        .ok_or_else(|| format!("operand {name} of {ty} cannot widen {t}"))?;
+    let widened = t.with_elem(wide);
+    let cast = op("Cast", widened, vec![Term::Wildcard(name.to_string())]);
+    Ok(if widened == ty {
+        cast
+    } else {
+        reinterpret(ty, cast)
+    })
 }
 
 /// The constants scalar operands take: the inputs' constants, each lane width in play less one
