@@ -91,56 +91,11 @@ fn read_at(t: &Term, lanes: &HashMap<String, u32>, high: bool) -> Option<Term> {
             offset: offset + if high { half } else { 0 },
         })
     };
-    let at = |x: &Term| read_at(x, lanes, high).map(Box::new);
-    let all = |xs: &[Term]| {
-        xs.iter()
-            .map(|x| read_at(x, lanes, high))
-            .collect::<Option<Vec<_>>>()
-    };
-    Some(match t {
-        Term::Var { ty, name } => moved(*ty, name, 0)?,
-        Term::Part { ty, name, offset } => moved(*ty, name, *offset)?,
-        Term::Op {
-            name,
-            ty,
-            params,
-            args,
-        } => Term::Op {
-            name: *name,
-            ty: *ty,
-            params: params.clone(),
-            args: all(args)?,
-        },
-        Term::Instr { name, args } => Term::Instr {
-            name: name.clone(),
-            args: all(args)?,
-        },
-        Term::Reinterpret { ty, arg } => Term::Reinterpret {
-            ty: *ty,
-            arg: at(arg)?,
-        },
-        Term::Nonzero { ty, arg } => Term::Nonzero {
-            ty: *ty,
-            arg: at(arg)?,
-        },
-        Term::Spread { ty, arg } => Term::Spread {
-            ty: *ty,
-            arg: at(arg)?,
-        },
-        Term::Lanes { ty, offset, arg } => Term::Lanes {
-            ty: *ty,
-            offset: *offset,
-            arg: at(arg)?,
-        },
-        Term::Pair { ty, lo, hi } => Term::Pair {
-            ty: *ty,
-            lo: at(lo)?,
-            hi: at(hi)?,
-        },
-        Term::Out(x) => Term::Out(at(x)?),
-        Term::OutPair(a, b) => Term::OutPair(at(a)?, at(b)?),
-        Term::Const { .. } | Term::Wildcard(_) | Term::Slot(_) => t.clone(),
-    })
+    match t {
+        Term::Var { ty, name } => moved(*ty, name, 0),
+        Term::Part { ty, name, offset } => moved(*ty, name, *offset),
+        _ => t.try_map_children(&mut |c| read_at(c, lanes, high)),
+    }
 }
 
 #[cfg(test)]

@@ -195,6 +195,18 @@ impl Term {
     /// other terms as they are.
     pub fn map_operands(self, mut f: impl FnMut(Term) -> Term) -> Term {
         match self {
+            Term::Op { .. } | Term::Reinterpret { .. } => self
+                .try_map_children(&mut |c| Some(f(c.clone())))
+                .expect("every child maps"),
+            other => other,
+        }
+    }
+
+    /// The term with each subterm ([`Term::children`], in order) replaced by `f` of it; None
+    /// where `f` gives None for one.
+    pub fn try_map_children(&self, f: &mut dyn FnMut(&Term) -> Option<Term>) -> Option<Term> {
+        let mut one = |x: &Term| f(x).map(Box::new);
+        Some(match self {
             Term::Op {
                 name,
                 ty,
@@ -202,16 +214,44 @@ impl Term {
                 args,
             } => Term::Op {
                 name,
-                ty,
-                params,
-                args: args.into_iter().map(&mut f).collect(),
+                ty: *ty,
+                params: params.clone(),
+                args: args.iter().map(&mut *f).collect::<Option<_>>()?,
+            },
+            Term::Instr { name, args } => Term::Instr {
+                name: name.clone(),
+                args: args.iter().map(&mut *f).collect::<Option<_>>()?,
             },
             Term::Reinterpret { ty, arg } => Term::Reinterpret {
-                ty,
-                arg: Box::new(f(*arg)),
+                ty: *ty,
+                arg: one(arg)?,
             },
-            other => other,
-        }
+            Term::Nonzero { ty, arg } => Term::Nonzero {
+                ty: *ty,
+                arg: one(arg)?,
+            },
+            Term::Spread { ty, arg } => Term::Spread {
+                ty: *ty,
+                arg: one(arg)?,
+            },
+            Term::Lanes { ty, offset, arg } => Term::Lanes {
+                ty: *ty,
+                offset: *offset,
+                arg: one(arg)?,
+            },
+            Term::Pair { ty, lo, hi } => Term::Pair {
+                ty: *ty,
+                lo: one(lo)?,
+                hi: one(hi)?,
+            },
+            Term::Out(x) => Term::Out(one(x)?),
+            Term::OutPair(a, b) => Term::OutPair(one(a)?, one(b)?),
+            Term::Var { .. }
+            | Term::Part { .. }
+            | Term::Const { .. }
+            | Term::Wildcard(_)
+            | Term::Slot(_) => self.clone(),
+        })
     }
 
     /// The typed heads in the term, `(Add, u16x8)`, children first: what a pattern needs
