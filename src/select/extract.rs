@@ -242,17 +242,17 @@ fn lane_scaled(head: &str, cost: u64, type_name: Option<&str>) -> u64 {
         Some(t) if cost >= OPERATOR_COST && !MOVES.contains(&head) => {
             cost.saturating_mul(t.lanes as u64)
         }
-        // A broadcast the target's moves do not cover is a lane's insert per lane: of two
-        // terms leaving as many operators, the one whose broadcast an instruction computes
-        // from a converted scalar (HVX's `vsplat` of halfwords) is cheaper.
+        // A broadcast grows with its lanes, as its scalar fallback does: of two terms leaving
+        // as many operators, a register-wide broadcast (64 halfwords on HVX) is dearer than a
+        // scalar conversion and an instruction splatting it (`vsplat`), while one the target's
+        // moves may cover later (a few lanes: NEON's `dup`) stays cheaper than an instruction.
         Some(t) if head == "Broadcast" => cost + BROADCAST_LANE_COST * t.lanes as u64,
         _ => cost,
     }
 }
 
-/// A scalarized broadcast's cost per lane in e-graph units (an instruction of cost 1 is
-/// about 100): the scalar model's insert of a lane ([`super::scalarize::SCALAR_LANE_COST`]).
-const BROADCAST_LANE_COST: u64 = 300;
+/// A scalarized broadcast's cost per lane in e-graph units (an instruction of cost 1 is 101).
+const BROADCAST_LANE_COST: u64 = 2;
 
 /// The top-down choice for one root.
 struct Chooser<'g> {

@@ -141,6 +141,7 @@ fn lowering(
             }
         ),
         bounds: Vec::new(),
+        one_lane: false,
     }
 }
 

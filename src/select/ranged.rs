@@ -248,6 +248,7 @@ mod tests {
             args: vec![Arg::Wildcard("a".into()), Arg::Wildcard("b".into())],
             source: "sshl".into(),
             bounds: vec![],
+            one_lane: false,
         }
     }
 
