@@ -22,7 +22,7 @@ use std::fmt::Write;
 
 /// Part of every fingerprint: bump it whenever program generation or term extraction changes,
 /// so terms chosen by an older selector are not reused.
-pub const SELECTOR_VERSION: &str = "selector-35";
+pub const SELECTOR_VERSION: &str = "selector-36";
 
 /// Everything selection on one target reads.
 pub struct Catalog {

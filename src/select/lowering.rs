@@ -274,7 +274,7 @@ pub fn signedness_variants(l: &Lowering) -> Option<Lowering> {
     })
 }
 
-/// An instruction with a scalar register operand (not an immediate: HVX's `vsplat(Rt)`,
+/// An instruction with one scalar register operand (not an immediate: HVX's `vsplat(Rt)`,
 /// `vmpy(Vu.h, Rt.h)`) takes any value in it, not only the input's constants: the lowering
 /// with those operands as one-lane wildcards, matching a broadcast of a computed value. Where
 /// the instruction reads only the low bits of one (`vsplat(Rt)` of halfwords truncates it),
@@ -288,35 +288,36 @@ pub fn scalar_register_variants(l: &Lowering, ins: &Instruction) -> Vec<Lowering
         .filter(|(a, op)| matches!(a, Arg::Splat) && op.imm.is_none() && op.ty.elem.is_int())
         .map(|(_, op)| op.name.as_str())
         .collect();
-    if registers.is_empty() {
+    // One register only: an instruction assembling several (x86's `set_epi32`) would be a term
+    // without operators for lanes computed apart, which extraction takes over the shuffle
+    // the refinement finds (AVX2's `vdotq_s32` port went 24 -> 44).
+    let [register] = registers[..] else {
         return vec![];
-    }
+    };
     let args: Vec<Arg> = l
         .args
         .iter()
         .zip(&ins.operands)
-        .map(|(a, op)| match registers.contains(&op.name.as_str()) {
+        .map(|(a, op)| match op.name == register {
             true => Arg::Wildcard(op.name.clone()),
             false => a.clone(),
         })
         .collect();
     let computed = Lowering {
         args,
-        source: format!("{} with its scalar registers computed", l.source),
+        source: format!("{} with its scalar register computed", l.source),
         ..l.clone()
     };
     let mut out = vec![];
-    if let [register] = registers[..] {
-        if let Some(pattern) = read_narrower(&computed.pattern, register) {
-            let narrow = Lowering {
-                pattern,
-                args: widened(&computed.args, register),
-                source: format!("{} at the width it reads", computed.source),
-                ..computed.clone()
-            };
-            out.extend(signedness_variants(&narrow));
-            out.push(narrow);
-        }
+    if let Some(pattern) = read_narrower(&computed.pattern, register) {
+        let narrow = Lowering {
+            pattern,
+            args: widened(&computed.args, register),
+            source: format!("{} at the width it reads", computed.source),
+            ..computed.clone()
+        };
+        out.extend(signedness_variants(&narrow));
+        out.push(narrow);
     }
     out.push(computed);
     out
