@@ -12,13 +12,14 @@ use super::ranged::ranged_variants;
 use crate::database::{Database, Filter};
 use crate::error::Result;
 use crate::idioms::proven_facts;
-use crate::ir::Macros;
+use crate::ir::{Expr, Macros};
 use crate::project::Project;
 use crate::rules::load::rule_macros;
 use crate::rules::{stored_rules, Rule, RuleKind, RuleStatus};
 use crate::spec::{hash_text, load_macros, Instruction, SpecSet, Target};
 use std::collections::HashMap;
 use std::fmt::Write;
+use std::rc::Rc;
 
 /// Part of every fingerprint: bump it whenever program generation or term extraction changes,
 /// so terms chosen by an older selector are not reused.
@@ -105,6 +106,20 @@ impl Catalog {
             lower_rules,
             fingerprint,
         })
+    }
+
+    /// The lowerings (with their indices) a program for `inputs` holds: those of one-lane
+    /// instructions only where an input has one lane ([`Lowering::one_lane`]).
+    pub fn lowerings_for<'a>(
+        &'a self,
+        inputs: &[Rc<Expr>],
+    ) -> impl Iterator<Item = (usize, &'a Lowering)> + 'a {
+        let one_lane = inputs.iter().any(|i| i.ty.lanes == 1);
+        let wanted = move |l: &Lowering| one_lane || !l.one_lane;
+        self.lowerings
+            .iter()
+            .enumerate()
+            .filter(move |(_, l)| wanted(l))
     }
 
     /// The index of each instruction by its e-graph constructor name.

@@ -186,11 +186,7 @@ impl Programs {
         let constants = constants_in_play(&in_play, inputs);
         let mut skipped = Vec::new();
         let mut lowered = Vec::new();
-        let one_lane = inputs.iter().any(|i| i.ty.lanes == 1);
-        for (i, l) in catalog.lowerings.iter().enumerate() {
-            if l.one_lane && !one_lane {
-                continue;
-            }
+        for (i, l) in catalog.lowerings_for(inputs) {
             // Without scalar operands a lowering's rewrite does not depend on the input.
             let built = if takes_constants(l) {
                 lowering_rewrites(l, catalog, &constants)
