@@ -186,6 +186,7 @@ impl Selector {
 
     /// Selects for an elaborated input without proving it: the program that ran, the term it
     /// extracted and the term read back.
+    ///
     /// An input whose e-graph passes the budget is selected by halves of its lanes where it
     /// can be ([`halves`]); the program is then the one that selected a half.
     pub fn select(&mut self, input: &Rc<Expr>) -> Result<(Program, String, Rc<Node>)> {
