@@ -555,6 +555,26 @@ fn damaged_project_files_name_file_and_line() {
             |h| family(h, "neon", "(i (imm u8 0 999))", "(shl a (broadcast 16 i))", ""),
         ),
         damage(
+            "vector-registers that is not a condition",
+            &["list", "--grep", "vzztest"],
+            "vector-registers needs true or false, got 5",
+            |h| family(h, "neon", "", "(add a a)", "(vector-registers 5)"),
+        ),
+        damage(
+            "a one-lane operand in a vector register without a C type",
+            &["list", "--grep", "vzztest"],
+            "operand b (u8) is in a vector register (vector-registers), which has no C type for it on neon",
+            |h| {
+                family(
+                    h,
+                    "neon",
+                    "(b (vec 1 u8))",
+                    "(add a (broadcast 16 b))",
+                    "(vector-registers true)",
+                )
+            },
+        ),
+        damage(
             "scale naming an unknown parameter",
             &["list", "--grep", "vzztest"],
             "specs/neon/zz.spec:10:10: scale names 'Q', which is not a (param ...) of family zz-test",

@@ -133,6 +133,29 @@ fn neon_asm_names_real_arrangements() {
     );
 }
 
+/// NEON's D-register forms take one-lane vectors (`vadd_s64(int64x1_t, int64x1_t)`), the scalar
+/// forms scalars (`vaddd_s64(int64_t, int64_t)`): `(vector-registers ...)` says which, so the
+/// harness and the emitted C pass the type the intrinsic declares.
+#[test]
+fn neon_d_register_forms_take_one_lane_vectors() {
+    let set = specs();
+    let c_types = |name: &str| -> Vec<Option<String>> {
+        let ins = set.instruction(name).expect(name);
+        ins.operands.iter().map(|o| o.c_type.clone()).collect()
+    };
+    let x1 = |t: &str| Some(t.to_string());
+    assert_eq!(c_types("vadd_s64"), vec![x1("int64x1_t"), x1("int64x1_t")]);
+    assert_eq!(c_types("vaddd_s64"), vec![None, None]);
+    assert_eq!(
+        c_types("vbsl_u64"),
+        vec![x1("uint64x1_t"), x1("uint64x1_t"), x1("uint64x1_t")]
+    );
+    // The shift count is an immediate, not a register.
+    assert_eq!(c_types("vshr_n_s64"), vec![x1("int64x1_t"), None]);
+    assert_eq!(c_types("vshrd_n_s64"), vec![None, None]);
+    assert_eq!(c_types("vpadal_s32"), vec![x1("int64x1_t"), None]);
+}
+
 #[test]
 fn scaled_instances_have_fewer_lanes() {
     let set = specs();

@@ -5,7 +5,8 @@
 //! runnable vector unit), the emitted code is timed against the same kernel as plain C built with
 //! `gcc -O3 -march=native` and `gcc -O3 -fno-tree-vectorize`, and against Eigen 3 fixed-size
 //! matrices for mat-mul (libeigen3-dev, installed with apt-get when missing): each variant is
-//! called in a loop long enough to take 2 ms, eleven times, and the median kept.
+//! called in a loop long enough to take 2 ms, in eleven rounds that visit every variant in turn,
+//! and its fastest round kept.
 
 use super::compile::Options;
 use super::cost::Model;
@@ -151,7 +152,8 @@ fn gcc(dir: &Path, compiler: &str, args: &[&str], src: &str, obj: &str) -> Resul
     Ok(())
 }
 
-/// The timing program: each variant called in a loop, median of 11 runs of >= 2 ms.
+/// The timing program: each variant called in a loop of >= 2 ms, the fastest of 11 interleaved
+/// rounds.
 fn timing_main(k: &Kernel, isadb_inputs: &[(String, usize)], eigen: bool) -> String {
     let total_out: usize = k.outputs.iter().map(|o| o.1).sum();
     let mut c = String::from("#include <stdio.h>\n#include <time.h>\n#include <math.h>\n");
@@ -183,7 +185,6 @@ fn timing_main(k: &Kernel, isadb_inputs: &[(String, usize)], eigen: bool) -> Str
     }
     c += &format!("static float out_isadb[{total_out}];\n");
     c += "static double h_now(void) { struct timespec t; clock_gettime(CLOCK_MONOTONIC, &t); return t.tv_sec * 1e9 + t.tv_nsec; }\n";
-    c += "static int h_cmp(const void *a, const void *b) { double x = *(const double *)a, y = *(const double *)b; return (x > y) - (x < y); }\n";
     c += "#include <stdlib.h>\n";
     let isadb_args: Vec<String> = isadb_inputs
         .iter()
@@ -223,12 +224,25 @@ fn timing_main(k: &Kernel, isadb_inputs: &[(String, usize)], eigen: bool) -> Str
         off += len;
     }
     c += "  printf(\"check %g %d\\n\", h_worst, h_at);\n";
-    for (name, call) in &calls {
+    // Each variant's repetitions for >= 2 ms, then 11 rounds visiting every variant in turn (a
+    // burst of load elsewhere on the machine slows one round of all of them, not 11 runs of
+    // one), each variant's fastest round kept: noise only ever adds time.
+    let n = calls.len();
+    c += &format!("  long h_reps[{n}]; double h_best[{n}];\n");
+    for (v, (_, call)) in calls.iter().enumerate() {
         c += &format!(
-            "  {{ long h_reps = 1; for (;;) {{ double h_t0 = h_now(); for (long h_r = 0; h_r < h_reps; h_r++) {{ {call}; __asm__ volatile(\"\" ::: \"memory\"); }} if (h_now() - h_t0 > 2e6) break; h_reps *= 2; }}
-    double h_runs[11]; for (int h_k = 0; h_k < 11; h_k++) {{ double h_t0 = h_now(); for (long h_r = 0; h_r < h_reps; h_r++) {{ {call}; __asm__ volatile(\"\" ::: \"memory\"); }} h_runs[h_k] = (h_now() - h_t0) / h_reps; }}
-    qsort(h_runs, 11, sizeof(double), h_cmp); printf(\"{name} %.3f\\n\", h_runs[5]); }}\n"
+            "  h_reps[{v}] = 1; h_best[{v}] = 1e300; for (;;) {{ double h_t0 = h_now(); for (long h_r = 0; h_r < h_reps[{v}]; h_r++) {{ {call}; __asm__ volatile(\"\" ::: \"memory\"); }} if (h_now() - h_t0 > 2e6) break; h_reps[{v}] *= 2; }}\n"
         );
+    }
+    c += "  for (int h_k = 0; h_k < 11; h_k++) {\n";
+    for (v, (_, call)) in calls.iter().enumerate() {
+        c += &format!(
+            "    {{ double h_t0 = h_now(); for (long h_r = 0; h_r < h_reps[{v}]; h_r++) {{ {call}; __asm__ volatile(\"\" ::: \"memory\"); }} double h_t = (h_now() - h_t0) / h_reps[{v}]; if (h_t < h_best[{v}]) h_best[{v}] = h_t; }}\n"
+        );
+    }
+    c += "  }\n";
+    for (v, (name, _)) in calls.iter().enumerate() {
+        c += &format!("  printf(\"{name} %.3f\\n\", h_best[{v}]);\n");
     }
     c += "  return 0;\n}\n";
     c

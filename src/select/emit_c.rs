@@ -242,6 +242,10 @@ impl Emitter<'_> {
                 let mut texts = Vec::new();
                 for (a, op) in args.iter().zip(&ins.operands) {
                     texts.push(match (a.scalar(), op.c_type.as_deref()) {
+                        // A constant in a register of its own C type (NEON's `int64x1_t`).
+                        (Some(value), Some(c)) if op.ty.lanes == 1 && op.imm.is_none() => {
+                            format!("({c})({}){value}", scalar_type(op.ty.elem)?)
+                        }
                         (Some(value), _) if op.ty.lanes == 1 => value.to_string(),
                         (Some(value), Some(c)) => format!("({c}){value}"),
                         (None, Some(c)) => format!("({c}){}", self.register(a, op.ty, Some(c))?),

@@ -275,8 +275,8 @@ pub fn signedness_variants(l: &Lowering) -> Option<Lowering> {
 }
 
 /// An instruction with one scalar register operand (not an immediate: HVX's `vsplat(Rt)`,
-/// `vmpy(Vu.h, Rt.h)`) takes any value in it, not only the input's constants: the lowering
-/// with those operands as one-lane wildcards, matching a broadcast of a computed value. Where
+/// `vmpy(Vu.h, Rt.h)`), or of one lane with several, takes any value in them, not only the
+/// input's constants: the lowering with those operands as one-lane wildcards, matching a broadcast of a computed value. Where
 /// the instruction reads only the low bits of one (`vsplat(Rt)` of halfwords truncates it),
 /// also the lowering taking a value of that width (widened into the register), at either
 /// signedness when the instruction only moves it.
@@ -288,25 +288,32 @@ pub fn scalar_register_variants(l: &Lowering, ins: &Instruction) -> Vec<Lowering
         .filter(|(a, op)| matches!(a, Arg::Splat) && op.imm.is_none() && op.ty.elem.is_int())
         .map(|(_, op)| op.name.as_str())
         .collect();
-    // One register only: an instruction assembling several (x86's `set_epi32`) would be a term
-    // without operators for lanes computed apart, which extraction takes over the shuffle
-    // the refinement finds (AVX2's `vdotq_s32` port went 24 -> 44).
-    let [register] = registers[..] else {
-        return vec![];
+    // Several registers only for an instruction of one lane (NEON's `cmhi Dd, Dn, Dm`, x86's
+    // `andn`): one assembling several into a vector (x86's `set_epi32`) would be a term without
+    // operators for lanes computed apart, which extraction takes over the shuffle the
+    // refinement finds (AVX2's `vdotq_s32` port went 24 -> 44).
+    let register = match registers[..] {
+        [register] => Some(register),
+        [] => return vec![],
+        _ if ins.result.lanes == 1 => None,
+        _ => return vec![],
     };
     let args: Vec<Arg> = l
         .args
         .iter()
         .zip(&ins.operands)
-        .map(|(a, op)| match op.name == register {
+        .map(|(a, op)| match registers.contains(&op.name.as_str()) {
             true => Arg::Wildcard(op.name.clone()),
             false => a.clone(),
         })
         .collect();
     let computed = Lowering {
         args,
-        source: format!("{} with its scalar register computed", l.source),
+        source: format!("{} with its scalar registers computed", l.source),
         ..l.clone()
+    };
+    let Some(register) = register else {
+        return vec![computed];
     };
     let mut out = vec![];
     if let Some(pattern) = read_narrower(&computed.pattern, register) {

@@ -33,6 +33,7 @@ const CLAUSES: &[&str] = &[
     "name",
     "asm",
     "operands",
+    "vector-registers",
     "result",
     "semantics",
     "cost",
@@ -250,6 +251,16 @@ impl Family {
                         meta.operands.extend(operands(&mut scope, op)?);
                     }
                 }
+                "vector-registers" if !scaled => {
+                    let at = single(clause, args)?;
+                    meta.vector_registers = match scope.meta(at)? {
+                        Meta::Bool(b) => b,
+                        other => {
+                            return Err(at
+                                .err(format!("vector-registers needs true or false, got {other}")))
+                        }
+                    }
+                }
                 "result" => meta.result = Some(scope.vec_type(single(clause, args)?)?),
                 "semantics" => sem_form = Some(single(clause, args)?.clone()),
                 _ => {}
@@ -285,6 +296,18 @@ impl Family {
             }
             if meta.cost == 0.0 {
                 meta.cost = 1.0;
+            }
+        }
+        if meta.vector_registers {
+            for o in meta.operands.iter_mut() {
+                if o.ty.lanes == 1 && o.imm.is_none() && o.c_type.is_none() {
+                    o.c_type = Some(self.isa.one_lane_vector_c_type(o.ty).ok_or_else(|| {
+                        self.form.err(format!(
+                            "operand {} ({}) is in a vector register (vector-registers), which has no C type for it on {}",
+                            o.name, o.ty, self.isa
+                        ))
+                    })?);
+                }
             }
         }
         let sem_text = sem.to_string();
@@ -455,5 +478,8 @@ struct Clauses {
     latency: Option<f64>,
     throughput: Option<f64>,
     operands: Vec<Operand>,
+    /// `(vector-registers META)`: one-lane operands are vectors of one lane (NEON's `int64x1_t`
+    /// of a D register), not scalars.
+    vector_registers: bool,
     result: Option<crate::ir::VecType>,
 }

@@ -18,6 +18,18 @@ text_enum! {
 }
 
 impl Isa {
+    /// The C type of a vector of one lane of `ty` in a vector register (`(vector-registers
+    /// ...)`): NEON's 64-bit D-register types (`int64x1_t`, `uint64x1_t`).
+    pub fn one_lane_vector_c_type(self, ty: crate::ir::VecType) -> Option<String> {
+        use crate::ir::Elem;
+        let base = match (self, ty.lanes, ty.elem) {
+            (Isa::Neon, 1, Elem::I64) => "int",
+            (Isa::Neon, 1, Elem::U64) => "uint",
+            _ => return None,
+        };
+        Some(format!("{base}64x1_t"))
+    }
+
     /// The CPU features an instruction of this ISA may name in `(feature ...)`.
     pub fn features(self) -> &'static [&'static str] {
         match self {
