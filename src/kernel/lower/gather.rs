@@ -193,6 +193,13 @@ impl Emitter<'_> {
                 instructions: 1,
             };
         }
+        if let Some(expr) = repeated_block(s, &base, len, reads) {
+            return Part {
+                lanes,
+                expr,
+                instructions: 1,
+            };
+        }
         // The window starts where a whole vector fits in the array if it can (an unmasked
         // load), and at 0 in an array shorter than a vector (one masked load serves all).
         let w = self.target.width as u32;
@@ -310,6 +317,31 @@ impl Emitter<'_> {
     }
 }
 
+/// A run of 2 or 4 elements repeated across the vector (lane k reads start + k mod the run) is
+/// one broadcast load (`vbroadcastsd`, `vbroadcastf128`; AVX-512's 64-bit and 128-bit
+/// broadcasts), where the run lies inside the array.
+fn repeated_block(s: &Simd, base: &str, len: i64, reads: &[(usize, u32)]) -> Option<String> {
+    [2usize, 4].into_iter().find_map(|run| {
+        let start = reads[0].1 as i64 - (reads[0].0 % run) as i64;
+        let repeats = start >= 0
+            && start + run as i64 <= len
+            && reads
+                .iter()
+                .all(|r| r.1 as i64 == start + (r.0 % run) as i64);
+        let at = format!("{base} + {start}");
+        repeats.then(|| match (s.ty, run) {
+            ("__m256", 2) => {
+                format!("_mm256_castpd_ps(_mm256_broadcast_sd((const double *)({at})))")
+            }
+            ("__m256", _) => format!("_mm256_broadcast_ps((const __m128 *)({at}))"),
+            (_, 2) => format!(
+                "_mm512_castpd_ps(_mm512_broadcastsd_pd(_mm_load_sd((const double *)({at}))))"
+            ),
+            _ => format!("_mm512_broadcast_f32x4(_mm_loadu_ps({at}))"),
+        })
+    })
+}
+
 /// The parts blended into one vector, each over the lanes it fills.
 fn blend(s: &Simd, parts: Vec<Part>) -> String {
     let mut parts = parts.into_iter();
@@ -360,4 +392,30 @@ fn prefix(s: &Simd) -> &'static str {
 /// The intrinsic of a plain (unmasked) load.
 fn load_name(s: &Simd) -> &'static str {
     s.load.split('(').next().unwrap_or("")
+}
+
+#[cfg(test)]
+mod tests {
+    use super::super::{AVX2, AVX512};
+    use super::repeated_block;
+
+    #[test]
+    fn a_repeated_run_inside_the_array_is_one_broadcast_load() {
+        // Lanes 0..8 read B[4..8] twice over: one 128-bit broadcast.
+        let block: Vec<(usize, u32)> = (0..8).map(|k| (k, 4 + k as u32 % 4)).collect();
+        assert_eq!(
+            repeated_block(&AVX2, "B", 16, &block).as_deref(),
+            Some("_mm256_broadcast_ps((const __m128 *)(B + 4))")
+        );
+        // Some lanes not read (another part fills them): the run still repeats.
+        let pairs: Vec<(usize, u32)> = [(0, 2), (1, 3), (4, 2), (7, 3)].to_vec();
+        assert_eq!(
+            repeated_block(&AVX512, "F", 4, &pairs).as_deref(),
+            Some("_mm512_castpd_ps(_mm512_broadcastsd_pd(_mm_load_sd((const double *)(F + 2))))")
+        );
+        // A run past the array's end, or lanes that do not repeat, are not.
+        assert_eq!(repeated_block(&AVX2, "B", 6, &block), None);
+        let ramp: Vec<(usize, u32)> = (0..8).map(|k| (k, k as u32)).collect();
+        assert_eq!(repeated_block(&AVX2, "B", 16, &ramp), None);
+    }
 }
