@@ -2,7 +2,7 @@
 //! lowerings built from proven idiom facts and from instruction semantics, the proven rewrite
 //! rules by phase, and a fingerprint of all of it (the key of the selection cache).
 
-use super::fixed_operand::fixed_operand_variants;
+use super::fixed_operand::{fixed_operand_variants, zero_accumulator_variants};
 use super::lowering::{
     bitwise_variants, commuted_variant, even_lanes_variants, fact_lowering,
     scalar_register_variants, semantics_lowering, signedness_variants, Lowering,
@@ -23,7 +23,7 @@ use std::rc::Rc;
 
 /// Part of every fingerprint: bump it whenever program generation or term extraction changes,
 /// so terms chosen by an older selector are not reused.
-pub const SELECTOR_VERSION: &str = "selector-36";
+pub const SELECTOR_VERSION: &str = "selector-37";
 
 /// Everything selection on one target reads.
 pub struct Catalog {
@@ -87,6 +87,9 @@ impl Catalog {
             }
             lowerings.extend(permutation_lowerings(ins, i));
         }
+        let zero_accumulator = zero_accumulator_variants(&lowerings);
+        lowerings.extend(zero_accumulator.iter().flat_map(even_lanes_variants));
+        lowerings.extend(zero_accumulator);
         let [lift_rules, simplify_rules, lower_rules] = proven_rules(&db, target)?;
         let fingerprint = fingerprint(
             target,

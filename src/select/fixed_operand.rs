@@ -73,3 +73,77 @@ fn drops_a_product_or_clamp(pattern: &Expr, fixed: &Expr) -> bool {
     };
     count(fixed) < count(pattern)
 }
+
+/// An accumulating instruction with no instruction computing its product alone (HVX's signed
+/// `vmpyie` exists only as `Vx.w += vmpyie(Vu.w, Vv.h)`) computes it with the accumulator all
+/// zero: for each lowering `acc + p` (a wildcard `acc` of integer lanes that `p` does not read)
+/// where no lowering of `lowerings` computes `p` (up to its wildcards' names), the lowering of
+/// `p` with `acc` fixed to 0.
+pub fn zero_accumulator_variants(lowerings: &[Lowering]) -> Vec<Lowering> {
+    let computed: std::collections::HashSet<String> =
+        lowerings.iter().map(|l| canonical(&l.pattern)).collect();
+    let mut out: Vec<Lowering> = Vec::new();
+    // Instructions as they are, not variants with an operand fixed already.
+    let unfixed = lowerings
+        .iter()
+        .filter(|l| !l.args.iter().any(|a| matches!(a, Arg::Fixed(_))));
+    for l in unfixed {
+        let Some((acc, product)) = accumulated(l) else {
+            continue;
+        };
+        let text = canonical(&product);
+        if computed.contains(&text) || out.iter().any(|o| canonical(&o.pattern) == text) {
+            continue;
+        }
+        let args = l
+            .args
+            .iter()
+            .map(|a| match a {
+                Arg::Wildcard(name) if *name == acc => Arg::Fixed(0),
+                a => a.clone(),
+            })
+            .collect();
+        out.push(Lowering {
+            pattern: product,
+            args,
+            source: format!(
+                "{} with {acc} all 0 (no instruction computes it alone)",
+                l.source
+            ),
+            ..l.clone()
+        });
+    }
+    out
+}
+
+/// The accumulator wildcard and the rest of a pattern `acc + p` (either way round).
+fn accumulated(l: &Lowering) -> Option<(String, Rc<Expr>)> {
+    if l.pattern.op != Op::Add || !l.pattern.ty.elem.is_int() {
+        return None;
+    }
+    let [x, y] = &l.pattern.args[..] else {
+        return None;
+    };
+    [(x, y), (y, x)].into_iter().find_map(|(acc, p)| {
+        let Op::Var(name) = &acc.op else {
+            return None;
+        };
+        let wildcard = l
+            .args
+            .iter()
+            .any(|a| matches!(a, Arg::Wildcard(n) if n == name));
+        let reads = p.vars().iter().any(|(v, _)| v == name);
+        (wildcard && !reads && !copies_an_operand(p)).then(|| (name.clone(), p.clone()))
+    })
+}
+
+/// A pattern's text with its variables named by their order of first use.
+fn canonical(p: &Rc<Expr>) -> String {
+    let renames: HashMap<String, Rc<Expr>> = p
+        .vars()
+        .into_iter()
+        .enumerate()
+        .map(|(k, (name, ty))| (name, Rc::new(Expr::var(&format!("w{k}"), ty))))
+        .collect();
+    p.substitute(&renames).to_string()
+}

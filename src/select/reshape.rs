@@ -31,6 +31,7 @@ pub fn reshaping(
     // an instruction that keeps the odd halves of lanes (`vpacko`).
     if lane_layout {
         out.extend(types.iter().filter_map(|&w| high_halves(t, w)));
+        out.extend(extended_high_halves(t));
     } else {
         out.extend(even_and_odd(t, s));
         out.extend(even_and_odd_by_halves(t, s));
@@ -390,6 +391,45 @@ fn high_halves(t: VecType, w: VecType) -> Option<Rewrite> {
             args: vec![reinterpret(t.with_lanes(2 * t.lanes), x())],
         },
         conditions: vec![Condition::TypeOf(x(), w)],
+    })
+}
+
+/// Integer lanes `t` shifted right by half their width: the odd halves of their bits, extended
+/// (sign-extended at signed `t`, as the shift is arithmetic): what HVX's `vmpyio` multiplies
+/// words by (`x_i32 * (y_i32 >> 16)`).
+fn extended_high_halves(t: VecType) -> Option<Rewrite> {
+    let bits = t.elem.bits();
+    let half = Elem::int(bits / 2, t.elem.is_signed()).filter(|_| t.elem.is_int() && bits >= 16)?;
+    let pairs = VecType::new(2 * t.lanes, half);
+    Some(Rewrite {
+        ruleset: Ruleset::Lower,
+        source: format!(
+            "{} shifted right by {} is its odd halves extended",
+            type_name(t),
+            bits / 2
+        ),
+        lhs: op(
+            "Shr",
+            t,
+            vec![
+                x(),
+                Term::Const {
+                    ty: t,
+                    value: Int::Lit(bits as i128 / 2),
+                },
+            ],
+        ),
+        rhs: op(
+            "Cast",
+            t,
+            vec![Term::Op {
+                name: "Slice",
+                ty: t.with_elem(half),
+                params: vec![1, 2],
+                args: vec![reinterpret(pairs, x())],
+            }],
+        ),
+        conditions: vec![],
     })
 }
 
