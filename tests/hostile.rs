@@ -451,6 +451,17 @@ fn family(home: &Path, feature: &str, operands: &str, semantics: &str, extra: &s
     );
 }
 
+/// A damage that writes the NEON test family (see [`family`]) and lists it.
+fn family_damage(
+    what: &'static str,
+    fragment: &'static str,
+    [feature, operands, semantics, extra]: [&'static str; 4],
+) -> Damage {
+    damage(what, &["list", "--grep", "vzztest"], fragment, move |h| {
+        family(h, feature, operands, semantics, extra)
+    })
+}
+
 /// Every spec, rule, query and CSV file is checked against the vocabulary, and every error is
 /// one line naming the file and line (items 4 and 5 of the issue): exit 2, never a panic,
 /// never a silent acceptance.
@@ -536,49 +547,40 @@ fn damaged_project_files_name_file_and_line() {
             "specs/neon/loop: a symbolic link to ",
             |h| std::os::unix::fs::symlink("..", h.join("specs/neon/loop")).unwrap(),
         ),
-        damage(
+        family_damage(
             "an unknown feature",
-            &["list", "--grep", "vzztest"],
             "specs/neon/zz.spec:5:12: family zz-test [W=128]: unknown feature 'neonx' for neon (did you mean 'neon'?)",
-            |h| family(h, "neonx", "", "(add a a)", ""),
+            ["neonx", "", "(add a a)", ""],
         ),
-        damage(
+        family_damage(
             "an immediate range with LO > HI",
-            &["list", "--grep", "vzztest"],
             "immediate range 10..=2 of operand i is empty (LO > HI)",
-            |h| family(h, "neon", "(i (imm u8 10 2))", "(shl a (broadcast 16 i))", ""),
+            ["neon", "(i (imm u8 10 2))", "(shl a (broadcast 16 i))", ""],
         ),
-        damage(
+        family_damage(
             "an immediate bound outside its type",
-            &["list", "--grep", "vzztest"],
             "immediate bound 999 of operand i is not a u8 value",
-            |h| family(h, "neon", "(i (imm u8 0 999))", "(shl a (broadcast 16 i))", ""),
+            ["neon", "(i (imm u8 0 999))", "(shl a (broadcast 16 i))", ""],
         ),
-        damage(
+        family_damage(
             "vector-registers that is not a condition",
-            &["list", "--grep", "vzztest"],
             "vector-registers needs true or false, got 5",
-            |h| family(h, "neon", "", "(add a a)", "(vector-registers 5)"),
+            ["neon", "", "(add a a)", "(vector-registers 5)"],
         ),
-        damage(
+        family_damage(
             "a one-lane operand in a vector register without a C type",
-            &["list", "--grep", "vzztest"],
             "operand b (u8) is in a vector register (vector-registers), which has no C type for it on neon",
-            |h| {
-                family(
-                    h,
-                    "neon",
-                    "(b (vec 1 u8))",
-                    "(add a (broadcast 16 b))",
-                    "(vector-registers true)",
-                )
-            },
+            [
+                "neon",
+                "(b (vec 1 u8))",
+                "(add a (broadcast 16 b))",
+                "(vector-registers true)",
+            ],
         ),
-        damage(
+        family_damage(
             "scale naming an unknown parameter",
-            &["list", "--grep", "vzztest"],
             "specs/neon/zz.spec:10:10: scale names 'Q', which is not a (param ...) of family zz-test",
-            |h| family(h, "neon", "", "(add a a)", "(scale Q 64)"),
+            ["neon", "", "(add a a)", "(scale Q 64)"],
         ),
         damage(
             "an idiom using an unknown operator",
