@@ -3,7 +3,8 @@
 //! sums bytes, `pmaddubsw` of ones sums pairs of bytes. The instruction's pattern with the
 //! operand replaced by the constant is simplified ([`simplify`]); where that folds a multiply,
 //! a minimum or a maximum away, the instruction with that operand fixed is another lowering (a
-//! copy of an operand is none).
+//! copy of an operand is none). And an accumulating instruction whose product no instruction
+//! computes alone takes a zero accumulator ([`zero_accumulator_variants`]).
 
 use super::lowering::{copies_an_operand, Arg, Lowering};
 use super::simplify::simplify;
@@ -80,7 +81,8 @@ fn drops_a_product_or_clamp(pattern: &Expr, fixed: &Expr) -> bool {
 /// where no lowering of `lowerings` computes `p` (up to its wildcards' names), the lowering of
 /// `p` with `acc` fixed to 0.
 pub fn zero_accumulator_variants(lowerings: &[Lowering]) -> Vec<Lowering> {
-    let computed: std::collections::HashSet<String> =
+    // What some lowering computes, and what a variant made here computes.
+    let mut computed: std::collections::HashSet<String> =
         lowerings.iter().map(|l| canonical(&l.pattern)).collect();
     let mut out: Vec<Lowering> = Vec::new();
     // Instructions as they are, not variants with an operand fixed already.
@@ -91,8 +93,7 @@ pub fn zero_accumulator_variants(lowerings: &[Lowering]) -> Vec<Lowering> {
         let Some((acc, product)) = accumulated(l) else {
             continue;
         };
-        let text = canonical(&product);
-        if computed.contains(&text) || out.iter().any(|o| canonical(&o.pattern) == text) {
+        if !computed.insert(canonical(&product)) {
             continue;
         }
         let args = l
