@@ -276,10 +276,10 @@ pub fn signedness_variants(l: &Lowering) -> Option<Lowering> {
 
 /// An instruction with one scalar register operand (not an immediate: HVX's `vsplat(Rt)`,
 /// `vmpy(Vu.h, Rt.h)`), or of one lane with several, takes any value in them, not only the
-/// input's constants: the lowering with those operands as one-lane wildcards, matching a broadcast of a computed value. Where
-/// the instruction reads only the low bits of one (`vsplat(Rt)` of halfwords truncates it),
-/// also the lowering taking a value of that width (widened into the register), at either
-/// signedness when the instruction only moves it.
+/// input's constants: the lowering with those operands as one-lane wildcards, matching a
+/// broadcast of a computed value. Where the instruction reads only the low bits of one
+/// (`vsplat(Rt)` of halfwords truncates it), also the lowering taking a value of that width
+/// (widened into the register), at either signedness when the instruction only moves it.
 pub fn scalar_register_variants(l: &Lowering, ins: &Instruction) -> Vec<Lowering> {
     let registers: Vec<&str> = l
         .args

@@ -14,6 +14,7 @@
 
 use super::Toolchain;
 use crate::ir::{Elem, VecType};
+use crate::spec::Isa;
 
 /// How the IR value's lanes become the C object's bytes.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -162,11 +163,8 @@ pub fn c_type(target: Toolchain, ty: VecType, c_override: Option<&str>) -> Resul
         None => default_name(target, ty)?,
     };
     let mut c = from_name(target, ty, &name)?;
-    if target == Toolchain::Neon && ty.lanes == 1 && ty.elem.bits() == 64 && ty.elem.is_int() {
-        c.alternative = Some(format!(
-            "{}int64x1_t",
-            if ty.elem.is_signed() { "" } else { "u" }
-        ));
+    if target == Toolchain::Neon {
+        c.alternative = Isa::Neon.one_lane_vector_c_type(ty);
     }
     Ok(c)
 }
