@@ -43,6 +43,8 @@ pub mod movement;
 pub mod node;
 pub mod pattern;
 pub mod pending;
+pub mod prematch;
+
 pub mod permute;
 pub mod popcount;
 pub mod products;

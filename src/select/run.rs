@@ -163,7 +163,7 @@ impl Steps {
     fn run(&mut self, egraph: &mut egglog::EGraph, schedule: &Schedule) -> Result<Progress> {
         match schedule {
             GenericSchedule::Run(_, config) if config.until.is_none() => {
-                self.pending.declare(egraph)?;
+                self.pending.declare(egraph, &config.ruleset)?;
                 let before = egraph.num_tuples();
                 self.check_growth(before, &config.ruleset)?;
                 let report = egraph.step_rules(&config.ruleset).map_err(egglog_error)?;
@@ -178,7 +178,7 @@ impl Steps {
             }
             GenericSchedule::Run(_, config) => {
                 // `:until` is egglog's own: run the step there, judging change by the size.
-                self.pending.declare(egraph)?;
+                self.pending.declare(egraph, &config.ruleset)?;
                 let before = egraph.num_tuples();
                 egraph
                     .run_program(vec![Command::RunSchedule(schedule.clone())])
