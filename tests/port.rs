@@ -280,8 +280,14 @@ fn a_hand_written_port_is_refuted_or_proven_and_ships_as_a_drop_in_function() {
         c.contains("static inline int32x4_t isadb__mm_madd_epi16(int16x8_t a, int16x8_t b) {"),
         "{c}"
     );
-    // A mask where the instruction has bool lanes; the drop-in returns movemask's bits, and
-    // runs under qemu beside the x86 instruction run natively.
+    // movemask's result is the bits of an integer on x86: a port to NEON must pack its bool
+    // lanes, and sse2neon's shift-and-accumulate packing proves; the drop-in returns the
+    // bits, and runs under qemu beside the x86 instruction run natively.
+    let ones = "(vshrq_n_u8 (vcltzq_s8 a) 7)";
+    let pairs = format!("(vsraq_n_u16 {ones} {ones} 7)");
+    let quads = format!("(vsraq_n_u32 {pairs} {pairs} 14)");
+    let octets = format!("(vsraq_n_u64 {quads} {quads} 28)");
+    let packing = format!("(concat (vgetq_lane_u8 {octets} 0) (vgetq_lane_u8 {octets} 8))");
     let mut args = vec![
         "--json",
         "port",
@@ -289,7 +295,7 @@ fn a_hand_written_port_is_refuted_or_proven_and_ships_as_a_drop_in_function() {
         "--target",
         "neon",
         "--check",
-        "(vcltq_s8 a 0)",
+        &packing,
         "--emit",
         "c",
     ];
@@ -304,7 +310,37 @@ fn a_hand_written_port_is_refuted_or_proven_and_ships_as_a_drop_in_function() {
         String::from_utf8_lossy(&out.stderr)
     );
     let report = json(&out);
-    assert_eq!(selected(&report), ["vcltq_s8"], "{report}");
+    assert_eq!(
+        selected(&report),
+        [
+            "vcltzq_s8",
+            "vshrq_n_u8",
+            "vsraq_n_u16",
+            "vsraq_n_u32",
+            "vsraq_n_u64",
+            "vgetq_lane_u8",
+            "vgetq_lane_u8"
+        ],
+        "{report}"
+    );
+    // The mask alone is no longer a port: it leaves the bits unpacked.
+    let out = isadb(
+        home,
+        &[
+            "port",
+            "_mm_movemask_epi8",
+            "--target",
+            "neon",
+            "--check",
+            "(vcltq_s8 a 0)",
+        ],
+    );
+    assert_eq!(
+        out.status.code(),
+        Some(2),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
     let c = report["c"].as_str().unwrap();
     assert!(
         c.contains("static inline uint16_t isadb__mm_movemask_epi8(int8x16_t a) {"),

@@ -38,7 +38,7 @@ pub struct Options<'a> {
 /// `port`: selects and proves T's sequence for X and prints it.
 pub fn port(ctx: &Context, name: &str, target: Target, options: Options) -> Result<Outcome> {
     let instruction = ctx.project.open()?.find_instruction(name)?;
-    let input = instruction.at_immediates(options.imms)?;
+    let input = port::sources::goal(&instruction, options.imms, target)?;
     let mut selector = Selector::load(&ctx.project, target)?;
     let compiled = match options.check {
         Some(text) => match check(&instruction.name, input, text, &selector.catalog)? {

@@ -81,6 +81,10 @@ pub struct DropIn {
     /// X's non-immediate operands: C name, IR type and C type.
     operands: Vec<(String, VecType, ValueType)>,
     result: ValueType,
+    /// The lanes the port computes.
+    lanes: u32,
+    /// Whether it computes X's bool lanes packed into an integer (see `sources::goal`).
+    packed: bool,
 }
 
 impl DropIn {
@@ -106,7 +110,9 @@ impl DropIn {
             .map(|o| Ok((c_name(&o.name), o.ty, value_type(toolchain, bits, o.ty)?)))
             .collect::<Result<Vec<_>>>()?;
         let result_ty = compiled.input.ty;
-        let result = value_type(toolchain, bits, result_ty)?;
+        // Bool lanes the port computes packed into an integer already (see `sources::goal`).
+        let packed = source.result.elem == Elem::Bool && result_ty.elem != Elem::Bool;
+        let result = value_type(toolchain, bits, source.result)?;
         let lanes_fn = format!("{name}_lanes");
         let mut text = String::new();
         for t in operands.iter().map(|o| &o.2).chain([&result]) {
@@ -190,6 +196,7 @@ impl DropIn {
                 writeln!(text, "  {r} r;\n  memcpy(&r, out_lanes, sizeof r);\n  return r;")
             }
             Carry::Scalar => writeln!(text, "  return out_lanes[0];"),
+            Carry::Bits if packed => writeln!(text, "  return ({r})out_lanes[0];"),
             Carry::Bits => writeln!(
                 text,
                 "  {r} r = 0;\n  for (int l = 0; l < {lanes}; l++)\n    r |= ({r})(out_lanes[l] & 1) << l;\n  return r;"
@@ -202,12 +209,14 @@ impl DropIn {
             text,
             operands,
             result,
+            lanes: result_ty.lanes,
+            packed,
         })
     }
 
     /// The drop-in called once per iteration on the harness's inputs, its result written back
     /// as lanes: what `port --run` runs beside X.
-    pub fn entry(&self, compiled: &Compiled, inputs: &Inputs) -> Result<Entry> {
+    pub fn entry(&self, inputs: &Inputs) -> Result<Entry> {
         let mut call = format!("  for (long it = 0; it < {}; it++) {{\n", inputs.iterations);
         let mut args = Vec::new();
         for (n, ty, t) in &self.operands {
@@ -224,7 +233,7 @@ impl DropIn {
             call.push_str(&line);
             args.push(n.clone());
         }
-        let lanes = compiled.input.ty.lanes;
+        let lanes = self.lanes;
         writeln!(
             call,
             "    {} r = {}({});",
@@ -236,6 +245,7 @@ impl DropIn {
         let store = match self.result.carry {
             Carry::Bytes => format!("    memcpy(out + it * {lanes}, &r, sizeof r);\n"),
             Carry::Scalar => "    out[it] = r;\n".to_string(),
+            Carry::Bits if self.packed => "    out[it] = r;\n".to_string(),
             Carry::Bits => format!(
                 "    for (int l = 0; l < {lanes}; l++)\n      out[it * {lanes} + l] = (r >> l) & 1;\n"
             ),

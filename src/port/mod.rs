@@ -84,7 +84,7 @@ pub struct Report {
 pub fn port_all(project: &Project, options: &Options, progress: bool) -> Result<Report> {
     let started = Instant::now();
     let mut db = project.open()?;
-    let mut all = sources::sources(&db, options.from, &options.features)?;
+    let mut all = sources::sources(&db, options.from, &options.features, options.target)?;
     if let Some(s) = &options.shard {
         all = all
             .into_iter()

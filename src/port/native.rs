@@ -5,6 +5,7 @@
 
 use super::dropin::DropIn;
 use crate::error::{Error, Result};
+use crate::ir::Elem;
 use crate::select::catalog::Catalog;
 use crate::select::check::{random_inputs, run_entry};
 use crate::select::Compiled;
@@ -99,7 +100,7 @@ pub fn run_beside(
         Support::Unsupported(reason) => return not_run(format!("{}: {reason}", source.name)),
     };
     let inputs = random_inputs(compiled, iterations, SEED)?;
-    let entry = drop_in.entry(compiled, &inputs)?;
+    let entry = drop_in.entry(&inputs)?;
     let ported = match run_entry(compiled, catalog, &inputs, &entry, workdir, &host)? {
         Ok(lanes) => lanes,
         Err(reason) => return not_run(format!("the port: {reason}")),
@@ -139,8 +140,15 @@ pub fn run_beside(
             return Err(Error::Tool(format!("running {}: {why}", source.name)))
         }
     };
-    let native = harness.decode(&bytes);
+    let mut native = harness.decode(&bytes);
     let result = compiled.input.ty;
+    if source.result.elem == Elem::Bool && result.elem != Elem::Bool {
+        // The port delivers the bool lanes as the bits of an integer, lane i at bit i.
+        for lanes in &mut native {
+            let bits = lanes.iter().enumerate().map(|(i, &b)| (b & 1) << i).sum();
+            *lanes = vec![bits];
+        }
+    }
     let n = result.lanes as usize;
     for (it, expected) in native.iter().enumerate() {
         for (lane, (e, a)) in expected.iter().zip(&ported[it * n..]).enumerate() {

@@ -4,8 +4,10 @@
 //! the immediate.
 
 use crate::database::{Database, Filter};
-use crate::error::Result;
-use crate::spec::{hash_text, Instruction, Isa};
+use crate::error::{Error, Result};
+use crate::ir::{Elem, Expr, Op};
+use crate::spec::{hash_text, Instruction, Isa, Target};
+use std::rc::Rc;
 
 /// Immediate combinations ported per instruction, at most.
 const MAX_IMMEDIATE_CHOICES: usize = 6;
@@ -23,9 +25,43 @@ pub struct Source {
     pub lanes: u32,
 }
 
+/// What a port of `ins` at the immediates `values` to `target` computes: its semantics, and
+/// where its ISA hands bool lanes over as the bits of an integer and the target's do not
+/// ([`Isa::bool_lanes_as_bits`]), those bits (`_mm_movemask_epi8` is a `u16`, not 16 bool
+/// lanes NEON would leave in a vector): a port must deliver the integer, and its cost counts
+/// the packing.
+pub fn goal(ins: &Instruction, values: &[String], target: Target) -> Result<Rc<Expr>> {
+    let semantics = ins.at_immediates(values)?;
+    let ty = semantics.ty;
+    if ty.elem != Elem::Bool || !ins.isa.bool_lanes_as_bits() || target.isa.bool_lanes_as_bits() {
+        return Ok(semantics);
+    }
+    let bits = ty.lanes.next_power_of_two().max(8);
+    let int = Elem::int(bits, false).ok_or_else(|| {
+        Error::Usage(format!(
+            "{}: {ty} has more bool lanes than bits in an integer",
+            ins.name
+        ))
+    })?;
+    let padded = if bits == ty.lanes {
+        semantics
+    } else {
+        let unset = Expr::constant(ty.with_lanes(bits - ty.lanes), vec![0]);
+        Rc::new(Expr::build(Op::Concat, vec![semantics, Rc::new(unset)]).map_err(Error::Usage)?)
+    };
+    Ok(Rc::new(
+        Expr::build(Op::Bitcast(int), vec![padded]).map_err(Error::Usage)?,
+    ))
+}
+
 /// The instructions of `isa` (only those of `features` when given), in database order, each
 /// at its sampled immediates.
-pub fn sources(db: &Database, isa: Isa, features: &[String]) -> Result<Vec<Source>> {
+pub fn sources(
+    db: &Database,
+    isa: Isa,
+    features: &[String],
+    target: Target,
+) -> Result<Vec<Source>> {
     for f in features {
         db.check_feature(f)?;
     }
@@ -36,11 +72,11 @@ pub fn sources(db: &Database, isa: Isa, features: &[String]) -> Result<Vec<Sourc
     })?;
     Ok(instructions
         .iter()
-        .flat_map(at_sampled_immediates)
+        .flat_map(|ins| at_sampled_immediates(ins, target))
         .collect())
 }
 
-fn at_sampled_immediates(ins: &Instruction) -> Vec<Source> {
+fn at_sampled_immediates(ins: &Instruction, target: Target) -> Vec<Source> {
     let imms: Vec<(&str, (i128, i128))> = ins
         .operands
         .iter()
@@ -89,11 +125,11 @@ fn at_sampled_immediates(ins: &Instruction) -> Vec<Source> {
                 format!("{}[{}]", ins.name, parts.join(","))
             };
             let texts: Vec<String> = values.iter().map(|v| v.to_string()).collect();
-            let at = ins.at_immediates(&texts);
+            let at = goal(ins, &texts, target);
             Source {
                 label,
                 instruction: ins.name.clone(),
-                lanes: ins.result.lanes,
+                lanes: at.as_ref().map_or(ins.result.lanes, |e| e.ty.lanes),
                 text: at.map(|e| e.to_string()).map_err(|e| e.to_string()),
             }
         })

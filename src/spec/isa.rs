@@ -18,6 +18,13 @@ text_enum! {
 }
 
 impl Isa {
+    /// Whether the ISA hands bool lanes over as the bits of an integer (x86: `movemask`'s
+    /// general register, AVX-512's mask registers), bit i for lane i, rather than as a vector
+    /// of whole-lane masks or a predicate register.
+    pub fn bool_lanes_as_bits(self) -> bool {
+        self == Isa::X86
+    }
+
     /// The C type of a vector of one lane of `ty` in a vector register (`(vector-registers
     /// ...)`): NEON's 64-bit D-register types (`int64x1_t`, `uint64x1_t`).
     pub fn one_lane_vector_c_type(self, ty: crate::ir::VecType) -> Option<String> {
