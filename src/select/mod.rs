@@ -68,6 +68,7 @@ pub mod sound;
 pub mod split;
 pub mod steps;
 pub mod term;
+pub mod throttle;
 pub mod totality;
 pub mod truncation;
 
