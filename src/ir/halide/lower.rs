@@ -1,7 +1,7 @@
 //! Halide's operators and functions as IR s-expressions: literal folding, division and
 //! remainder by powers of two as shifts and masks (by other constants as `divide-by` and
 //! `remainder-by`), shifts by a value (Halide's signed amounts), casts, `clamp`, Halide's
-//! unsigned `abs`, and
+//! unsigned `abs`, its bit counts (`count_leading_zeros`, `count_trailing_zeros`), and
 //! any other call passed through by name (idioms).
 
 use super::Shifts;
@@ -197,6 +197,19 @@ pub(super) fn call(name: &str, args: Vec<SExpr>, loc: &Location) -> Result<SExpr
         "abs" => {
             arity(1)?;
             return Ok(halide_abs(args.into_iter().next().unwrap(), loc));
+        }
+        // Halide's names of the bit counts (of the operand's type, as Halide's are).
+        "count_leading_zeros" => {
+            arity(1)?;
+            return Ok(list("clz", args, loc));
+        }
+        "count_trailing_zeros" => {
+            // The ones below the lowest set bit (all of them for zero): popcount(~x & (x - 1)).
+            arity(1)?;
+            let x = args.into_iter().next().unwrap();
+            let below = list("sub", vec![x.clone(), int(1, loc)], loc);
+            let mask = list("and", vec![list("not", vec![x], loc), below], loc);
+            return Ok(list("popcount", vec![mask], loc));
         }
         _ => {}
     }

@@ -69,6 +69,11 @@ fn casts_and_calls() {
         "(select (gt a_u8 b_u8) a_u8 b_u8)"
     );
     assert_eq!(sx("absd(a_u8, b_u8)"), "(absd a_u8 b_u8)");
+    assert_eq!(sx("count_leading_zeros(a_u16)"), "(clz a_u16)");
+    assert_eq!(
+        sx("count_trailing_zeros(a_u16)"),
+        "(popcount (and (not a_u16) (sub a_u16 1)))"
+    );
     assert_eq!(sx("widening_add(a_u8, b_u8)"), "(widening_add a_u8 b_u8)");
     assert_eq!(
         sx("rounding_mul_shr(a_i16, b_i16, 15)"),
