@@ -457,6 +457,33 @@ fn a_cache_row_edited_into_another_term_is_caught_on_random_inputs() {
     assert_eq!(compile_json(home, AVERAGE, &[])["cached"], true);
 }
 
+/// `compile --batch FILE --target neon --jobs JOBS --json`.
+fn neon_batch(home: &std::path::Path, file: &std::path::Path, jobs: &str) -> Output {
+    isadb(
+        home,
+        &[
+            "--json",
+            "compile",
+            "--batch",
+            file.to_str().unwrap(),
+            "--target",
+            "neon",
+            "--jobs",
+            jobs,
+        ],
+    )
+}
+
+/// The instructions a batch entry calls, by name.
+fn entry_calls(entry: &Value) -> Vec<&str> {
+    entry["calls"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|c| c.as_str().unwrap().split('(').next().unwrap())
+        .collect()
+}
+
 #[test]
 fn a_batch_selects_what_compile_selects_for_every_selection_file() {
     let guard = project_copy("compile-batch");
@@ -479,19 +506,7 @@ fn a_batch_selects_what_compile_selects_for_every_selection_file() {
     lines.push("a_u8 + b_u16".to_string());
     let file = home.join("batch.jsonl");
     std::fs::write(&file, lines.join("\n")).unwrap();
-    let out = isadb(
-        home,
-        &[
-            "--json",
-            "compile",
-            "--batch",
-            file.to_str().unwrap(),
-            "--target",
-            "neon",
-            "--jobs",
-            "2",
-        ],
-    );
+    let out = neon_batch(home, &file, "2");
     // The expression that does not elaborate fails alone: exit 1, every other one selected.
     assert_eq!(
         out.status.code(),
@@ -508,13 +523,7 @@ fn a_batch_selects_what_compile_selects_for_every_selection_file() {
     assert!(last["error"].as_str().unwrap().contains("u8"), "{last}");
     let mut wrong = Vec::new();
     for (case, entry) in cases.iter().zip(entries) {
-        let calls: Vec<&str> = entry["calls"]
-            .as_array()
-            .unwrap()
-            .iter()
-            .map(|c| c.as_str().unwrap().split('(').next().unwrap())
-            .collect();
-        if calls != case.selected || entry["proof"].is_null() {
+        if entry_calls(entry) != case.selected || entry["proof"].is_null() {
             wrong.push(format!("{}: {entry}", case.at));
         }
     }
@@ -559,19 +568,7 @@ fn a_batch_whose_rules_join_many_pairs_selects_in_bounded_steps() {
         "u8_sat((u32(x_u16) + 8) / 16)\nu8((u32(x_u16) + 128) >> 8)\nu8(clamp(x_i16, 0, 255))\n",
     )
     .unwrap();
-    let out = isadb(
-        home,
-        &[
-            "--json",
-            "compile",
-            "--batch",
-            file.to_str().unwrap(),
-            "--target",
-            "neon",
-            "--jobs",
-            "1",
-        ],
-    );
+    let out = neon_batch(home, &file, "1");
     assert!(
         out.status.success(),
         "{}",
@@ -582,14 +579,7 @@ fn a_batch_whose_rules_join_many_pairs_selects_in_bounded_steps() {
         .as_array()
         .unwrap()
         .iter()
-        .map(|e| {
-            e["calls"]
-                .as_array()
-                .unwrap()
-                .iter()
-                .map(|c| c.as_str().unwrap().split('(').next().unwrap())
-                .collect()
-        })
+        .map(entry_calls)
         .collect();
     assert_eq!(
         calls,
