@@ -556,8 +556,8 @@ fn a_batch_selects_what_compile_selects_for_every_selection_file() {
 
 /// Three NEON expressions whose rules together once made one lowering iteration grow the
 /// e-graph from 212,000 tuples to 113 million (70 s, 13 GB: a lane-wise operator on the low
-/// lanes of values that share them, a node per pair): capped iterations select each as it is
-/// selected alone.
+/// lanes of values that share them, a node per pair): the cap on an iteration's matches stops
+/// that program early, the chunk is split, and each selects as it does alone.
 #[test]
 fn a_batch_whose_rules_join_many_pairs_selects_in_bounded_steps() {
     let guard = project_copy("compile-batch-pairs");

@@ -21,6 +21,8 @@ use crate::error::{Error, Result};
 use egglog::ast::{Command, GenericSchedule, Schedule};
 use egglog::scheduler::SchedulerId;
 use std::collections::HashMap;
+use std::sync::atomic::{AtomicUsize, Ordering};
+use std::sync::Arc;
 use std::time::{Duration, Instant};
 
 /// The bounds of one selection run.
@@ -149,14 +151,17 @@ struct Steps {
     /// The program's rewrites, declared once the e-graph can match them.
     pending: Pending,
     /// The scheduler capping each rule's matches per iteration, once the e-graph is expected
-    /// to pass a quarter of the budget ([`MatchLimit`]); from then on every step uses it.
-    limited: Option<SchedulerId>,
+    /// to pass a quarter of the budget ([`MatchLimit`]), with the most matches a rule had;
+    /// from then on every step uses it, and one that held matches back ends the run.
+    limited: Option<(SchedulerId, Arc<AtomicUsize>)>,
 }
 
 /// The e-graph size, as a fraction of the budget, past which iterations are capped.
 const LIMITED_FROM: usize = 4;
-/// The most matches of one rule an iteration applies once capped, as a fraction of the budget.
-const MATCHES_PER_RULE_FRACTION: usize = 64;
+/// The most matches of one rule an iteration applies once capped, as a fraction of the budget
+/// (at a 4th and at a 16th the corpus ran its 20 programs as before; at a 64th its chunks split
+/// into 60).
+const MATCHES_PER_RULE_FRACTION: usize = 16;
 
 /// The roots' costs over the iterations of one `repeat`.
 #[derive(Default)]
@@ -178,15 +183,32 @@ impl Steps {
                 self.pending.declare(egraph, &config.ruleset)?;
                 let before = egraph.num_tuples();
                 let expected = self.check_growth(before, &config.ruleset)?;
+                let per_rule = self.budget.max_tuples / MATCHES_PER_RULE_FRACTION;
                 if self.limited.is_none() && expected > self.budget.max_tuples / LIMITED_FROM {
-                    let per_rule = self.budget.max_tuples / MATCHES_PER_RULE_FRACTION;
-                    self.limited = Some(egraph.add_scheduler(Box::new(MatchLimit { per_rule })));
+                    let limit = MatchLimit {
+                        per_rule,
+                        most: Arc::default(),
+                    };
+                    let most = limit.most.clone();
+                    self.limited = Some((egraph.add_scheduler(Box::new(limit)), most));
                 }
-                let report = match self.limited {
-                    Some(id) => egraph.step_rules_with_scheduler(id, &config.ruleset),
+                let report = match &self.limited {
+                    Some((id, _)) => egraph.step_rules_with_scheduler(*id, &config.ruleset),
                     None => egraph.step_rules(&config.ruleset),
                 }
                 .map_err(egglog_error)?;
+                if let Some((_, most)) = &self.limited {
+                    let most = most.load(Ordering::Relaxed);
+                    if most > per_rule {
+                        return Err(Error::Budget(format!(
+                            "selection stopped: one rule of {} matched {most} times in one \
+                             iteration of an e-graph of {before} tuples, past isadb's budget of \
+                             {per_rule} matches per rule near its budget of {} tuples; split \
+                             the expression into smaller ones",
+                            config.ruleset, self.budget.max_tuples
+                        )));
+                    }
+                }
                 let after = egraph.num_tuples();
                 let last = after as f64 / before.max(1) as f64;
                 let previous = self.growth.get(&config.ruleset).map_or(1.0, |g| g.0);
