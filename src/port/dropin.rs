@@ -214,6 +214,11 @@ impl DropIn {
         })
     }
 
+    /// Whether the port computes X's bool lanes packed into an integer (see `sources::goal`).
+    pub fn packed(&self) -> bool {
+        self.packed
+    }
+
     /// The drop-in called once per iteration on the harness's inputs, its result written back
     /// as lanes: what `port --run` runs beside X.
     pub fn entry(&self, inputs: &Inputs) -> Result<Entry> {

@@ -5,7 +5,6 @@
 
 use super::dropin::DropIn;
 use crate::error::{Error, Result};
-use crate::ir::Elem;
 use crate::select::catalog::Catalog;
 use crate::select::check::{random_inputs, run_entry};
 use crate::select::Compiled;
@@ -142,7 +141,7 @@ pub fn run_beside(
     };
     let mut native = harness.decode(&bytes);
     let result = compiled.input.ty;
-    if source.result.elem == Elem::Bool && result.elem != Elem::Bool {
+    if drop_in.packed() {
         // The port delivers the bool lanes as the bits of an integer, lane i at bit i.
         for lanes in &mut native {
             let bits = lanes.iter().enumerate().map(|(i, &b)| (b & 1) << i).sum();

@@ -307,8 +307,8 @@ impl Steps {
         if tuples as f64 * growth > self.budget.max_tuples as f64 {
             return Err(Error::Budget(format!(
                 "selection stopped: the e-graph has {tuples} tuples and {ruleset} grew it \
-                 {last:.1}x last time (next, at this pace, {growth:.1}x), past isadb's budget of {} tuples; split the expression \
-                 into smaller ones",
+                 {last:.1}x last time (next, at this pace, {growth:.1}x), past isadb's budget \
+                 of {} tuples; split the expression into smaller ones",
                 self.budget.max_tuples
             )));
         }
