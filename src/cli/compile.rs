@@ -358,9 +358,14 @@ impl<'a> View<'a> {
             same_tree: r.same_tree,
             rewrites: r.rewrites,
             run: r.run.as_ref().map(|check| match check {
-                RunCheck::Equal { lanes } => format!(
-                    "ran the C on {}: {lanes} lanes equal the interpreter's",
-                    target.name
+                RunCheck::Equal { lanes, reals } => format!(
+                    "ran the C on {}: {lanes} lanes equal the interpreter's{}",
+                    target.name,
+                    if *reals {
+                        " (f32 inputs finite, -0 equal to +0: the proof is over the reals)"
+                    } else {
+                        ""
+                    }
                 ),
                 RunCheck::Mismatch(m) => {
                     format!("MISMATCH running the C on {}: {m}", target.name)

@@ -331,11 +331,10 @@ pub fn infer(op: &Op, tys: &[VecType]) -> Result<VecType, String> {
             if matches!(op, Op::SatCast(_)) && !(t.elem.is_int() && e.is_int()) {
                 return Err(format!("sat-cast needs integer types, got {t} to {e}"));
             }
-            if (t.elem == Elem::F32) != (*e == Elem::F32) {
-                return Err(format!(
-                    "cast between f32 and {} is not supported",
-                    if *e == Elem::F32 { t.elem } else { *e }
-                ));
+            let other = if *e == Elem::F32 { t.elem } else { *e };
+            if (t.elem == Elem::F32) != (*e == Elem::F32) && !(other.is_int() && other.bits() <= 64)
+            {
+                return Err(format!("cast between f32 and {other} is not supported"));
             }
             Ok(t.with_elem(*e))
         }

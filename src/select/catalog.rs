@@ -23,7 +23,7 @@ use std::rc::Rc;
 
 /// Part of every fingerprint: bump it whenever program generation or term extraction changes,
 /// so terms chosen by an older selector are not reused.
-pub const SELECTOR_VERSION: &str = "selector-37";
+pub const SELECTOR_VERSION: &str = "selector-38";
 
 /// Everything selection on one target reads.
 pub struct Catalog {
@@ -56,6 +56,7 @@ impl Catalog {
             isa: Some(target.isa),
             features: Some(target.features),
         })?;
+        instructions.retain(|ins| target.admits(ins));
         instructions.sort_by(|a, b| a.name.cmp(&b.name));
         let by_name: HashMap<&str, usize> = instructions
             .iter()

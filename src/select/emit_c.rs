@@ -216,14 +216,18 @@ impl Emitter<'_> {
                 writeln!(self.lines, "    {cty} {t}; {copy}").expect("string write");
                 t
             }
+            Node::Const { ty, value } if ty.lanes == 1 && ty.elem == Elem::F32 => {
+                literal(ty.elem, lane_bits(ty.elem, *value))?
+            }
             Node::Const { ty, value } if ty.lanes == 1 => value.to_string(),
             Node::Const { ty, value } => {
                 let t = self.fresh();
                 let cty = self.c_type(*ty, None)?;
-                let elem = scalar_type(ty.elem)?;
-                let lane = match ty.elem.is_int() {
-                    true => literal(ty.elem, lane_bits(ty.elem, *value))?,
-                    false => value.to_string(),
+                // f32 lanes as their bit patterns, copied into the vector.
+                let (elem, lane) = match ty.elem {
+                    Elem::F32 => ("uint32_t", format!("{:#x}u", lane_bits(ty.elem, *value))),
+                    e if e.is_int() => (scalar_type(e)?, literal(e, lane_bits(e, *value))?),
+                    e => (scalar_type(e)?, value.to_string()),
                 };
                 writeln!(
                     self.lines,

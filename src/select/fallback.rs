@@ -61,6 +61,9 @@ pub fn fallbacks(
     lacks: Lacks,
 ) -> Vec<Rewrite> {
     let mut out = Vec::new();
+    if t.elem == Elem::F32 {
+        out.extend(float_arithmetic(t, own, lacks));
+    }
     if t.elem.is_int() && t.elem.bits() <= 64 {
         out.extend(arithmetic(t, own, lacks));
         for &s in types {
@@ -77,6 +80,9 @@ pub fn fallbacks(
         out.extend(as_other_signedness(s, t, own, lacks));
         out.extend(zero_extension_as_sign_extension(s, t));
     }
+    if t.elem.is_int() && t.elem.bits() <= 64 {
+        out.extend(bool_conversions(t, masks, own));
+    }
     if masks && t.elem.is_int() && t.elem.bits() <= 64 {
         out.extend(mask_selects(t, lacks));
     }
@@ -85,6 +91,33 @@ pub fn fallbacks(
         if masks {
             out.extend(comparison_masks(t, types, own));
         }
+    }
+    out
+}
+
+/// f32 negation and absolute value where the target has no instruction (x86): a subtraction
+/// from zero, and the larger of the value and its negation (equal over the reals, as f32
+/// selections are proven; IEEE's differ only in the sign of a zero result).
+fn float_arithmetic(t: VecType, own: Own, lacks: Lacks) -> Vec<Rewrite> {
+    let x = Term::Slot("x");
+    let name = type_name(t);
+    let negated = op("Sub", t, vec![constant(t, 0), x.clone()]);
+    let mut out = Vec::new();
+    if own("Neg", t) && lacks("Neg", t, None) {
+        out.push(rewrite(
+            format!("negation at {name} is a subtraction from zero"),
+            op("Neg", t, vec![x.clone()]),
+            negated.clone(),
+            vec![],
+        ));
+    }
+    if own("Abs", t) && lacks("Abs", t, None) {
+        out.push(rewrite(
+            format!("abs at {name} is the larger of the value and its negation"),
+            op("Abs", t, vec![x.clone()]),
+            op("Max", t, vec![x, negated]),
+            vec![],
+        ));
     }
     out
 }
@@ -361,10 +394,9 @@ fn negated_comparisons(t: VecType, types: &[VecType], lacks: Lacks) -> Vec<Rewri
 fn comparison_masks(t: VecType, types: &[VecType], own: Own) -> Vec<Rewrite> {
     let (x, y) = (Term::Slot("x"), Term::Slot("y"));
     let mut out = Vec::new();
-    for &s in types
-        .iter()
-        .filter(|s| s.lanes == t.lanes && s.elem.is_int() && s.elem.bits() <= 64)
-    {
+    for &s in types.iter().filter(|s| {
+        s.lanes == t.lanes && (s.elem == Elem::F32 || s.elem.is_int() && s.elem.bits() <= 64)
+    }) {
         for cmp in ["Eq", "Ne", "Lt", "Le", "Gt", "Ge"] {
             if !own(cmp, t) {
                 continue;
@@ -393,6 +425,33 @@ fn comparison_masks(t: VecType, types: &[VecType], own: Own) -> Vec<Rewrite> {
                 ));
             }
         }
+    }
+    out
+}
+
+/// A bool converted to integer type `t` is the select of 1 and 0; on targets whose comparisons
+/// make masks of all-ones lanes, that select is the mask and 1.
+fn bool_conversions(t: VecType, masks: bool, own: Own) -> Vec<Rewrite> {
+    let c = Term::Slot("c");
+    let name = type_name(t);
+    let one_or_zero = op("Select", t, vec![c.clone(), constant(t, 1), constant(t, 0)]);
+    let mut out = Vec::new();
+    if own("Cast", t) {
+        out.push(rewrite(
+            format!("a bool converted to {name} is the select of 1 and 0"),
+            op("Cast", t, vec![c.clone()]),
+            one_or_zero.clone(),
+            vec![Condition::TypeOf(c.clone(), t.with_elem(Elem::Bool))],
+        ));
+    }
+    if masks {
+        let mask = op("Select", t, vec![c, constant(t, -1), constant(t, 0)]);
+        out.push(rewrite(
+            format!("a {name} select of 1 and 0 is the all-ones mask and 1"),
+            one_or_zero,
+            op("And", t, vec![mask, constant(t, 1)]),
+            vec![],
+        ));
     }
     out
 }

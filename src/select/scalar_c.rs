@@ -29,8 +29,23 @@ pub const HELPERS: &str = "\
 #define ISADB_HELPERS
 static inline float isadb_f32(uint32_t bits) { float f; memcpy(&f, &bits, sizeof f); return f; }
 static inline float isadb_fabs(float x) { uint32_t b; memcpy(&b, &x, sizeof b); return isadb_f32(b & 0x7fffffffu); }
-static inline float isadb_fmin(float a, float b) { return a != a ? b : b != b ? a : a < b ? a : b; }
-static inline float isadb_fmax(float a, float b) { return a != a ? b : b != b ? a : a > b ? a : b; }
+static inline uint32_t isadb_f32_bits(float x) { uint32_t b; memcpy(&b, &x, sizeof b); return b; }
+static inline int isadb_snan(float x) { uint32_t b = isadb_f32_bits(x); return (b & 0x7fc00000u) == 0x7f800000u && (b & 0x003fffffu) != 0; }
+/* IEEE minNum / maxNum: a signalling NaN gives NaN, a quiet one the other operand, -0 < +0. */
+static inline float isadb_fmin(float a, float b) {
+  if (isadb_snan(a) || isadb_snan(b)) return isadb_f32(0x7fc00000u);
+  if (a != a) return b;
+  if (b != b) return a;
+  if (a == b) return isadb_f32_bits(a) >> 31 ? a : b;
+  return a < b ? a : b;
+}
+static inline float isadb_fmax(float a, float b) {
+  if (isadb_snan(a) || isadb_snan(b)) return isadb_f32(0x7fc00000u);
+  if (a != a) return b;
+  if (b != b) return a;
+  if (a == b) return isadb_f32_bits(a) >> 31 ? b : a;
+  return a > b ? a : b;
+}
 static inline uint64_t isadb_clmul(uint64_t a, uint64_t b) {
   uint64_t r = 0;
   for (int i = 0; i < 64; i++) if ((b >> i) & 1) r ^= a << i;
@@ -324,6 +339,15 @@ fn lanewise(op: &Op, from: Elem, to: Elem, args: &[String]) -> Result<String> {
         _ if op.is_comparison() => comparison(op, x(), y()),
         Op::Select => format!("{} ? {} : {}", args[0], args[1], args[2]),
         Op::Cast(Elem::Bool) => format!("{} != 0", x()),
+        // Toward zero, saturating at the type's bounds, NaN to 0 (the IR's conversion).
+        Op::Cast(_) if from == Elem::F32 => format!(
+            "{v} != {v} ? ({t})0 : (double){v} <= {lo}.0 ? ({t}){lo_c} : (double){v} >= {hi}.0 ? ({t}){hi_c} : ({t}){v}",
+            v = x(),
+            lo = to.min_value(),
+            hi = to.max_value(),
+            lo_c = int_literal(to, to.min_value())?,
+            hi_c = int_literal(to, to.max_value())?,
+        ),
         Op::Cast(_) => format!("({t}){}", x()),
         Op::SatCast(_) => sat_cast(from, to, x())?,
         _ => return Err(unsupported(format!("{} on {from}", op.name()))),

@@ -13,7 +13,7 @@ use crate::ir::{Expr, Op};
 use crate::semantics::{eval, Env};
 use std::rc::Rc;
 
-/// `e` with `x * 1`, `1 * x`, `x + 0`, `0 + x`, `x - 0` and `max(x, least)` replaced by `x`,
+/// `e` with (integer) `x * 1`, `1 * x`, `x + 0`, `0 + x`, `x - 0` and `max(x, least)` replaced by `x`,
 /// `min(x, least)` by `least`, a slice of all of `x`'s lanes by `x`, a cast
 /// of `x` to `x`'s own type by `x`, and the low or high half of a concatenation of two equal
 /// halves replaced by that half.
@@ -28,7 +28,7 @@ pub fn simplify(e: &Rc<Expr>) -> Rc<Expr> {
     };
     let least = e.ty.elem.min_value();
     match &e.op {
-        Op::Mul => {
+        Op::Mul if e.ty.elem.is_int() => {
             if is_splat(&args[1], 1) && args[0].ty == e.ty {
                 return args[0].clone();
             }
@@ -68,8 +68,8 @@ pub fn simplify(e: &Rc<Expr>) -> Rc<Expr> {
             args[0].args[0].clone()
         }
         // Adding or subtracting zero.
-        Op::Add if is_splat(&args[0], 0) => args[1].clone(),
-        Op::Add | Op::Sub if is_splat(&args[1], 0) => args[0].clone(),
+        Op::Add if e.ty.elem.is_int() && is_splat(&args[0], 0) => args[1].clone(),
+        Op::Add | Op::Sub if e.ty.elem.is_int() && is_splat(&args[1], 0) => args[0].clone(),
         // The maximum with the type's least value is the other operand, the minimum that value.
         Op::Max if e.ty.elem.is_int() && is_splat(&args[1], least) => args[0].clone(),
         Op::Max if e.ty.elem.is_int() && is_splat(&args[0], least) => args[1].clone(),

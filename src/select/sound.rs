@@ -53,6 +53,14 @@ pub fn cast_twin(s: VecType, t: VecType) -> Option<VecType> {
 /// the source's width, whose range holds the target's (clamping to a range and then to one
 /// inside it is clamping to the inner one: `i8_sat(x_u16)` is `i8_sat(i16_sat(x_u16))`).
 pub fn cast_midpoints(s: VecType, t: VecType, saturating: bool) -> Vec<VecType> {
+    if s.lanes == t.lanes && (s.elem == Elem::F32) != (t.elem == Elem::F32) {
+        // Integers narrower than 32 bits convert to and from f32 through i32, which holds them.
+        let int = if s.elem == Elem::F32 { t.elem } else { s.elem };
+        return match int.is_int() && int.bits() < 32 {
+            true => vec![t.with_elem(Elem::I32)],
+            false => vec![],
+        };
+    }
     if !s.elem.is_int() || !t.elem.is_int() || s.lanes != t.lanes {
         return vec![];
     }
@@ -78,6 +86,34 @@ pub fn cast_midpoints(s: VecType, t: VecType, saturating: bool) -> Vec<VecType> 
         vec![]
     };
     mids.into_iter().flatten().map(|e| t.with_elem(e)).collect()
+}
+
+/// An integer narrower than 32 bits converts to f32 as its i32 does (exactly), and an f32
+/// converts to it as the saturation of its conversion to i32 (the IR's conversion saturates at
+/// the type's bounds, NaN giving 0).
+fn float_conversion_through_i32(s: VecType, t: VecType) -> Vec<Rewrite> {
+    let x = Term::Slot("x");
+    let outer = if t.elem == Elem::F32 {
+        "Cast"
+    } else {
+        "SatCast"
+    };
+    cast_midpoints(s, t, false)
+        .into_iter()
+        .filter(|_| (s.elem == Elem::F32) != (t.elem == Elem::F32))
+        .map(|mid| Rewrite {
+            ruleset: Ruleset::Lower,
+            source: format!(
+                "{} to {} through {}",
+                type_name(s),
+                type_name(t),
+                type_name(mid)
+            ),
+            lhs: op("Cast", t, vec![x.clone()]),
+            rhs: op(outer, t, vec![op("Cast", mid, vec![x.clone()])]),
+            conditions: vec![Condition::TypeOf(x.clone(), s)],
+        })
+        .collect()
 }
 
 /// A widening cast of a part of an input narrower than a register is half of the same cast of
@@ -153,7 +189,43 @@ pub fn part_widenings(
 /// signedness (HVX's `vmux` is on u8 lanes, AVX-512's blends on signed ones), and the bitwise
 /// select by a mask of all-ones lanes where the condition holds (NEON's `vbsl` of a `vceq`,
 /// AVX2's and/andnot/or of a `cmpeq`), the mask at either signedness as comparisons make it.
+/// f32 comparisons with the operands swapped, both ways (`x < y` is `y > x`, IEEE's too: both
+/// are false for a NaN), and `x != y` as the negation of `x == y`.
+fn float_comparisons(t: VecType) -> Vec<Rewrite> {
+    let (x, y) = (Term::Slot("x"), Term::Slot("y"));
+    let bools = t.with_elem(Elem::Bool);
+    let typed = || vec![Condition::TypeOf(x.clone(), t)];
+    let mut out: Vec<Rewrite> = [("Lt", "Gt"), ("Le", "Ge"), ("Gt", "Lt"), ("Ge", "Le")]
+        .into_iter()
+        .map(|(from, to)| Rewrite {
+            ruleset: Ruleset::Lower,
+            source: format!(
+                "{from} at {} is {to} with the operands swapped",
+                type_name(t)
+            ),
+            lhs: op(from, bools, vec![x.clone(), y.clone()]),
+            rhs: op(to, bools, vec![y.clone(), x.clone()]),
+            conditions: typed(),
+        })
+        .collect();
+    out.push(Rewrite {
+        ruleset: Ruleset::Lower,
+        source: format!("Ne at {} is the negation of Eq", type_name(t)),
+        lhs: op("Ne", bools, vec![x.clone(), y.clone()]),
+        rhs: op(
+            "Not",
+            bools,
+            vec![op("Eq", bools, vec![x.clone(), y.clone()])],
+        ),
+        conditions: typed(),
+    });
+    out
+}
+
 fn comparison_and_select_rewrites(t: VecType) -> Vec<Rewrite> {
+    if t.elem == Elem::F32 {
+        return float_comparisons(t);
+    }
     let Some(twin) = t.elem.other_signedness().map(|e| t.with_elem(e)) else {
         return vec![];
     };
@@ -356,6 +428,7 @@ pub fn generated(
     }
     for &t in types {
         for &s in types {
+            out.extend(float_conversion_through_i32(s, t));
             if !t.elem.is_int() || !s.elem.is_int() || s.lanes != t.lanes {
                 continue;
             }

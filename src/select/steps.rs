@@ -6,7 +6,7 @@ use super::catalog::Catalog;
 use super::compile::Compiled;
 use super::node::{input_types, Node};
 use crate::ir::print::op_head;
-use crate::ir::VecType;
+use crate::ir::{Elem, VecType};
 use serde::Serialize;
 use std::collections::HashMap;
 use std::rc::Rc;
@@ -66,6 +66,9 @@ fn operand_text(
             } else {
                 format!("{name}[{offset}..{}]", offset + ty.lanes)
             }
+        }
+        Node::Const { value, ty } if ty.elem == Elem::F32 => {
+            format!("splat({:?}) {ty}", f32::from_bits(*value as u32))
         }
         Node::Const { value, ty } => format!("splat({value}) {ty}"),
         Node::Reinterpret { ty, arg } | Node::Spread { ty, arg } => {

@@ -207,6 +207,32 @@ fn unary(op: &Op, elem: Elem, x: u128) -> u128 {
     }
 }
 
+/// IEEE-754 minNum (`smaller`) or maxNum: a quiet NaN gives the other operand, a signalling
+/// NaN gives NaN, and -0 is below +0 (AArch64's fminnm/fmaxnm).
+fn min_num(x: f32, y: f32, smaller: bool) -> f32 {
+    let signalling = |v: f32| v.is_nan() && v.to_bits() & 0x0040_0000 == 0;
+    if signalling(x) || signalling(y) {
+        return f32::NAN;
+    }
+    if x.is_nan() {
+        return y;
+    }
+    if y.is_nan() {
+        return x;
+    }
+    let x_first = if x == y {
+        // Equal values differ only in the sign of zero: -0 is the smaller.
+        x.is_sign_negative() == smaller
+    } else {
+        (x < y) == smaller
+    };
+    if x_first {
+        x
+    } else {
+        y
+    }
+}
+
 fn binary(op: &Op, elem: Elem, a: u128, b: u128) -> u128 {
     if elem == Elem::F32 {
         let (x, y) = (f(a), f(b));
@@ -215,8 +241,8 @@ fn binary(op: &Op, elem: Elem, a: u128, b: u128) -> u128 {
             Op::Sub => fb(x - y),
             Op::Mul => fb(x * y),
             Op::Div => fb(x / y),
-            Op::Min => fb(x.min(y)),
-            Op::Max => fb(x.max(y)),
+            Op::Min => fb(min_num(x, y, true)),
+            Op::Max => fb(min_num(x, y, false)),
             _ => compare(op, x.partial_cmp(&y)) as u128,
         };
     }
@@ -308,6 +334,30 @@ pub fn cast(from: Elem, to: Elem, x: u128) -> u128 {
     if from == to {
         return x;
     }
+    if to == Elem::F32 {
+        // The nearest f32 (ties to even).
+        let v = if from.is_signed() {
+            sign_extend(x, from.bits()) as f32
+        } else {
+            x as f32
+        };
+        return fb(v);
+    }
+    if from == Elem::F32 {
+        // Toward zero, saturating at the type's bounds; NaN is 0 (AArch64's fcvtzs/fcvtzu).
+        let v = f(x) as f64;
+        let (lo, hi) = (to.min_value() as f64, to.max_value() as f64);
+        let t = if v.is_nan() {
+            0
+        } else if v <= lo {
+            to.min_value()
+        } else if v >= hi {
+            to.max_value()
+        } else {
+            v.trunc() as i128
+        };
+        return t as u128 & to.mask();
+    }
     let wide = if from.is_signed() {
         sign_extend(x, from.bits()) as u128
     } else {
@@ -387,5 +437,30 @@ mod tests {
                 assert_eq!(got.lanes, expected, "{from} to {to}");
             }
         }
+    }
+
+    /// f32 min/max are IEEE minNum/maxNum (-0 below +0, a quiet NaN ignored, a signalling one
+    /// NaN); conversions to integers round toward zero and saturate, NaN giving 0.
+    #[test]
+    fn f32_min_max_and_conversions_have_one_meaning() {
+        let bits = |x: f32| x.to_bits() as u128;
+        let min =
+            |x: f32, y: f32| f32::from_bits(binary(&Op::Min, Elem::F32, bits(x), bits(y)) as u32);
+        let max =
+            |x: f32, y: f32| f32::from_bits(binary(&Op::Max, Elem::F32, bits(x), bits(y)) as u32);
+        assert!(min(0.0, -0.0).is_sign_negative() && min(-0.0, 0.0).is_sign_negative());
+        assert!(max(0.0, -0.0).is_sign_positive() && max(-0.0, 0.0).is_sign_positive());
+        assert_eq!(min(f32::NAN, 2.0), 2.0);
+        assert_eq!(max(3.0, f32::NAN), 3.0);
+        let signalling = f32::from_bits(0x7f80_0001);
+        assert!(min(signalling, 2.0).is_nan() && max(1.0, signalling).is_nan());
+        let to_i8 = |x: f32| cast(Elem::F32, Elem::I8, bits(x)) as u8 as i8;
+        assert_eq!(
+            [to_i8(-1.9), to_i8(1.9), to_i8(300.0), to_i8(-1e30)],
+            [-1, 1, 127, -128]
+        );
+        assert_eq!(to_i8(f32::NAN), 0);
+        assert_eq!(cast(Elem::F32, Elem::U32, bits(-5.0)), 0);
+        assert_eq!(cast(Elem::I32, Elem::F32, 16_777_217), bits(16_777_216.0));
     }
 }

@@ -3,6 +3,7 @@
 mod attempt;
 pub mod interp;
 pub mod prove;
+mod reals;
 pub mod sample;
 pub mod smt;
 pub mod value;

@@ -10,7 +10,7 @@ use super::value::Value;
 use crate::error::{Error, Result};
 use crate::ir::forms::elaborate_expression;
 use crate::ir::limits::check_lanes;
-use crate::ir::{Expr, Macros, Op, VecType};
+use crate::ir::{Elem, Expr, Macros, Op, VecType};
 use serde::Serialize;
 use std::collections::{HashMap, HashSet};
 use std::rc::Rc;
@@ -245,7 +245,13 @@ pub fn prove_equivalent(
             assume_lanes.push(lane.flag().clone());
         }
     }
-    let bit_vectors = !l.iter().chain(&r).any(|lane| matches!(lane, Lane::Num(_)));
+    // Bit-blasting is for queries over bit-vectors alone: no f32 anywhere (an integer
+    // converted from f32 is a bit-vector over reals).
+    let mut float = false;
+    for e in [Some(lhs), Some(rhs), assume].into_iter().flatten() {
+        e.walk(&mut |n| float |= n.ty.elem == Elem::F32);
+    }
+    let bit_vectors = !float;
     let differ: Vec<Bool> = l.iter().zip(&r).map(|(a, b)| a.equals(b).not()).collect();
     // One query per lane: each involves only that lane's inputs, which z3 solves far faster
     // than one disjunction over every lane of a wide vector. Without a precondition, a lane

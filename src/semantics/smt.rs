@@ -1,11 +1,13 @@
 //! The z3 encoding: one bitvector per integer lane, a Bool per mask lane, a Real per f32 lane
 //! (sqrt is an uninterpreted function), following the interpreter's definitions exactly.
 
+use super::reals::{real_int, real_of_f32, toward_zero};
 use crate::error::{Error, Result};
 use crate::ir::{Elem, Expr, Op};
+use std::cell::RefCell;
 use std::collections::HashMap;
 use std::rc::Rc;
-use z3::ast::{Ast, Bool, Real, BV};
+use z3::ast::{Ast, Bool, Int, Real, BV};
 use z3::{FuncDecl, Sort};
 
 /// One lane of a symbolic vector.
@@ -64,6 +66,11 @@ pub struct Encoder {
     pub vars: HashMap<String, Vec<Lane>>,
     memo: HashMap<*const Expr, Vec<Lane>>,
     sqrt: FuncDecl,
+    /// Integer lanes converted from a real (an f32 lane): the real and the bounds it was
+    /// clamped to. A conversion of such a lane that keeps its value, or saturates it further, is
+    /// the real converted with those bounds: the same term, so z3 need not relate integers to
+    /// bit-vectors (`u8(x_f32)` is `u8_sat(i32(x_f32))` by construction).
+    converted: RefCell<HashMap<BV, (Real, i128, i128)>>,
 }
 
 impl Default for Encoder {
@@ -79,6 +86,7 @@ impl Encoder {
             vars: HashMap::new(),
             memo: HashMap::new(),
             sqrt,
+            converted: RefCell::new(HashMap::new()),
         }
     }
 
@@ -329,8 +337,35 @@ impl Encoder {
         }
     }
 
+    /// `r` clamped to `lo..=hi` (within `to`'s range) and rounded toward zero, as a `to` lane.
+    fn converted_real(&self, r: &Real, lo: i128, hi: i128, to: Elem) -> Lane {
+        let bits = toward_zero(r, lo, hi, to.bits());
+        self.converted
+            .borrow_mut()
+            .insert(bits.clone(), (r.clone(), lo, hi));
+        Lane::Bits(bits)
+    }
+
     fn cast(&self, from: Elem, to: Elem, x: &Lane) -> Lane {
         match (x, to) {
+            // Over the reals an integer converts exactly (f32 rounding is not modelled).
+            (Lane::Bits(b), Elem::F32) => {
+                Lane::Num(Real::from_int(&Int::from_bv(b, from.is_signed())))
+            }
+            // Toward zero, saturating at the type's bounds.
+            (Lane::Num(r), to) if to != Elem::F32 => {
+                self.converted_real(r, to.min_value(), to.max_value(), to)
+            }
+            (Lane::Bits(b), to) if to != Elem::Bool => {
+                let origin = self.converted.borrow().get(b).cloned();
+                match origin {
+                    // A conversion keeping the value of a converted real.
+                    Some((r, lo, hi)) if lo >= to.min_value() && hi <= to.max_value() => {
+                        self.converted_real(&r, lo, hi, to)
+                    }
+                    _ => Lane::Bits(resize(b, from.is_signed(), to.bits())),
+                }
+            }
             (Lane::Num(_), _) => x.clone(),
             (Lane::Flag(f), to) => {
                 Lane::Bits(f.ite(&BV::from_u64(1, to.bits()), &BV::from_u64(0, to.bits())))
@@ -341,6 +376,13 @@ impl Encoder {
     }
 
     fn sat_cast(&self, from: Elem, to: Elem, x: &Lane) -> Lane {
+        let origin = self.converted.borrow().get(x.bits()).cloned();
+        if let Some((r, lo, hi)) = origin {
+            let (lo, hi) = (lo.max(to.min_value()), hi.min(to.max_value()));
+            if lo <= hi {
+                return self.converted_real(&r, lo, hi, to);
+            }
+        }
         // Compare in a width that holds both ranges exactly.
         let w = from.bits().max(to.bits()) + 2;
         let v = resize(x.bits(), from.is_signed(), w);
@@ -491,38 +533,6 @@ fn int_const(value: i128, width: u32) -> BV {
         bv_const(value as u128, width)
     } else {
         bv_const(value as u128, 128).sign_ext(width - 128)
-    }
-}
-
-/// The real number `n`. Built from a numeral string: `Real::from_rational` calls
-/// `Z3_mk_real_int64`, which Debian's z3 4.8.12 does not have.
-fn real_int(n: i64) -> Real {
-    Real::from_rational_str(&n.to_string(), "1").expect("an integer numeral parses")
-}
-
-/// The exact rational value of a finite f32.
-fn real_of_f32(x: f32) -> Real {
-    let (num, den) = exact_fraction(x);
-    Real::from_rational_str(&num, &den).unwrap_or_else(|| real_int(0))
-}
-
-fn exact_fraction(x: f32) -> (String, String) {
-    let bits = x.to_bits();
-    let sign = if bits >> 31 == 1 { "-" } else { "" };
-    let exp = ((bits >> 23) & 0xff) as i32;
-    let frac = (bits & 0x7f_ffff) as u128;
-    let (mant, e) = if exp == 0 {
-        (frac, -149)
-    } else {
-        (frac | 0x80_0000, exp - 150)
-    };
-    if e >= 0 {
-        (format!("{sign}{}", mant << e.min(100)), "1".into())
-    } else {
-        let den = 1u128
-            .checked_shl((-e) as u32)
-            .map_or_else(|| format!("{}", 2f64.powi(-e)), |d| d.to_string());
-        (format!("{sign}{mant}"), den)
     }
 }
 

@@ -68,8 +68,8 @@ fn rounding_average_matches_the_idiom() {
 fn q15_multiply_is_a_shift_by_15() {
     let text = "i16_sat((i32(a_i16) * i32(b_i16) + (1 << 14)) / (1 << 15))";
     assert_eq!(
-        sx(text),
-        "(sat-cast i16 (shr (add (mul (cast i32 a_i16) (cast i32 b_i16)) 16384) 15))"
+        elab(text, 1).to_string(),
+        "(sat-cast i16 (shr (add (mul (cast i32 (var a_i16 i16)) (cast i32 (var b_i16 i16))) (const i32 16384)) (const i32 15)))"
     );
     let e = elab(text, 8);
     assert_eq!(e.ty.to_string(), "<8 x i16>");
@@ -91,7 +91,10 @@ fn q15_multiply_is_a_shift_by_15() {
 #[test]
 fn saturating_narrowing_division() {
     let text = "u8_sat((i32(a_i16) + 8) / 16)";
-    assert_eq!(sx(text), "(sat-cast u8 (shr (add (cast i32 a_i16) 8) 4))");
+    assert_eq!(
+        elab(text, 1).to_string(),
+        "(sat-cast u8 (shr (add (cast i32 (var a_i16 i16)) (const i32 8)) (const i32 4)))"
+    );
     let e = elab(text, 1);
     assert_eq!(e.ty.to_string(), "u8");
     for a in [-32768, -100, -9, -8, 0, 7, 8, 100, 4087, 4088, 32767] {
@@ -144,9 +147,16 @@ fn reduce_add_operands_are_wider() {
 
 #[test]
 fn division_rounds_down_and_remainder_is_never_negative() {
-    assert_eq!(sx("x_i8 / 4"), "(shr x_i8 2)");
-    assert_eq!(sx("x_i8 % 4"), "(and x_i8 3)");
-    assert_eq!(sx("x_i8 / 1"), "x_i8");
+    assert_eq!(sx("x_i8 / 4"), "(divide-by x_i8 4)");
+    assert_eq!(
+        elab("x_i8 / 4", 1).to_string(),
+        "(shr (var x_i8 i8) (const i8 2))"
+    );
+    assert_eq!(
+        elab("x_i8 % 4", 1).to_string(),
+        "(and (var x_i8 i8) (const i8 3))"
+    );
+    assert_eq!(elab("x_i8 / 1", 1).to_string(), "(var x_i8 i8)");
     let div = elab("(x_i8 / 4)", 1);
     let rem = elab("x_i8 % 4", 1);
     assert_eq!(run(&div, &[("x_i8", -7)]), -2);
@@ -281,4 +291,25 @@ fn reduce_max_and_min_take_the_extreme_of_each_group_of_k_lanes() {
             assert_eq!(got, want, "{name}({k}, v_i8) at {lanes} lanes");
         }
     }
+}
+
+#[test]
+fn float_literals_and_division() {
+    assert_eq!(sx("x_f32 * 2.5f + -1.5"), "(add (mul x_f32 2.5) -1.5)");
+    assert_eq!(
+        elab("x_f32 / y_f32", 4).to_string(),
+        "(div (var x_f32 <4 x f32>) (var y_f32 <4 x f32>))"
+    );
+    let half = elab("x_f32 / 2", 1);
+    assert_eq!(half.to_string(), "(div (var x_f32 f32) (const f32 2.0))");
+    let three = (3.0f32).to_bits() as i128;
+    assert_eq!(run(&half, &[("x_f32", three)]), (1.5f32).to_bits() as i128);
+    assert_eq!(
+        elab_err("x_u8 / y_u8"),
+        "expression:1:6: integer division by a value that is not a constant is not supported"
+    );
+    assert_eq!(
+        elab_err("x_f32 % 2"),
+        "expression:1:7: remainder (%) of f32 values is not supported"
+    );
 }

@@ -171,10 +171,11 @@ pub fn cost_models(db: &Database) -> Result<Vec<CostModel>> {
     TARGETS
         .iter()
         .map(|t| {
-            let instructions = db.instructions(&Filter {
+            let mut instructions = db.instructions(&Filter {
                 isa: Some(t.isa),
                 features: Some(t.features),
             })?;
+            instructions.retain(|ins| t.admits(ins));
             Ok(CostModel::new(*t, instructions))
         })
         .collect()

@@ -34,6 +34,15 @@ pub fn expansion(
     c: i128,
     name: &str,
 ) -> std::result::Result<String, String> {
+    if elem.is_int() && c > 0 && c.unsigned_abs().is_power_of_two() {
+        // At any integer width: a shift and a mask.
+        let k = c.trailing_zeros();
+        return Ok(match what {
+            Divide::Quotient if k == 0 => name.to_string(),
+            Divide::Quotient => format!("(shr {name} {k})"),
+            Divide::Remainder => format!("(and {name} {})", c - 1),
+        });
+    }
     if !elem.is_int() || elem.bits() > 64 {
         return Err(format!(
             "integer division by a constant needs an integer dividend of at most 64 bits, not {}",

@@ -288,11 +288,42 @@ impl<'m> Scope<'m> {
             },
             "divide-by" | "remainder-by" => {
                 arity(2)?;
-                let SKind::Int(c) = args[1].kind else {
-                    return Err(args[1].err("expected a constant divisor"));
+                let quotient = head == "divide-by";
+                let dividend = self.elab(&args[0])?;
+                let float = match &dividend {
+                    Elab::Typed(x) => x.ty.elem == Elem::F32,
+                    Elab::Lit(lit, elem) => {
+                        matches!(lit.kind, SKind::Float(_)) || *elem == Some(Elem::F32)
+                    }
                 };
-                let x = self.expr(&args[0])?;
-                let what = if head == "divide-by" {
+                if float && quotient {
+                    // f32 division: the IR's `div`, its literals typed by the other operand.
+                    let mut items = vec![SExpr {
+                        kind: SKind::Sym("div".into()),
+                        loc: s.loc.clone(),
+                    }];
+                    items.extend(args.iter().cloned());
+                    let div = SExpr {
+                        kind: SKind::List(items),
+                        loc: s.loc.clone(),
+                    };
+                    return self.elab(&div);
+                }
+                if float {
+                    return Err(s.err("remainder (%) of f32 values is not supported"));
+                }
+                let SKind::Int(c) = args[1].kind else {
+                    return Err(s.err(format!(
+                        "integer {} by a value that is not a constant is not supported",
+                        if quotient {
+                            "division"
+                        } else {
+                            "remainder (%)"
+                        }
+                    )));
+                };
+                let x = self.typed(dividend, &args[0])?;
+                let what = if quotient {
                     divide::Divide::Quotient
                 } else {
                     divide::Divide::Remainder

@@ -1,5 +1,5 @@
-//! The tokens of a Halide-style expression: integer literals (decimal or hex), identifiers and
-//! C punctuation, each with its line and column.
+//! The tokens of a Halide-style expression: integer literals (decimal or hex), floating-point
+//! literals (`2.5`, `2.5f`), identifiers and C punctuation, each with its line and column.
 
 use crate::error::{Error, Location, Result};
 use std::fmt;
@@ -7,6 +7,8 @@ use std::fmt;
 #[derive(Debug, Clone, PartialEq)]
 pub(super) enum Tok {
     Int(i128),
+    /// A floating-point literal (`2.5`, `2.5f`, `1.f`), an f32 where it is used.
+    Float(f64),
     Ident(String),
     Punct(&'static str),
     Eof,
@@ -16,6 +18,7 @@ impl fmt::Display for Tok {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         match self {
             Tok::Int(i) => write!(f, "'{i}'"),
+            Tok::Float(x) => write!(f, "'{x}'"),
             Tok::Ident(s) => write!(f, "'{s}'"),
             Tok::Punct(p) => write!(f, "'{p}'"),
             Tok::Eof => f.write_str("end of input"),
@@ -74,10 +77,13 @@ pub(super) fn lex(text: &str, file: &str) -> Result<Vec<Token>> {
             match value {
                 Some(v) => Tok::Int(v),
                 None if word.contains('.') => {
-                    return Err(Error::parse(
-                        &at,
-                        format!("floating-point literal '{word}' is not supported"),
-                    ))
+                    let digits = word.strip_suffix(['f', 'F']).unwrap_or(&word);
+                    match digits.parse::<f64>() {
+                        Ok(x) if digits.chars().all(|c| c.is_ascii_digit() || c == '.') => {
+                            Tok::Float(x)
+                        }
+                        _ => return Err(Error::parse(&at, format!("malformed number '{word}'"))),
+                    }
                 }
                 None if word.chars().all(|c| c.is_ascii_digit()) => {
                     return Err(Error::parse(

@@ -1,6 +1,6 @@
 //! Halide's operators and functions as IR s-expressions: literal folding, division and
-//! remainder by powers of two as shifts and masks (by other constants as `divide-by` and
-//! `remainder-by`), shifts by a value (Halide's signed amounts), casts, `clamp`, Halide's
+//! remainder as `divide-by` and `remainder-by` (lowered once the dividend's type is known),
+//! shifts by a value (Halide's signed amounts), casts, `clamp`, Halide's
 //! unsigned `abs`, its bit counts (`count_leading_zeros`, `count_trailing_zeros`), and
 //! any other call passed through by name (idioms).
 
@@ -43,8 +43,8 @@ pub(super) fn as_int(s: &SExpr) -> Option<i128> {
     }
 }
 
-/// A binary node, with literal operands folded and division by a constant lowered (powers of
-/// two to shifts and masks).
+/// A binary node, with literal operands folded; division and remainder wait for the dividend's
+/// type (`divide-by`, `remainder-by`).
 pub(super) fn combine(
     op: &str,
     name: &str,
@@ -59,37 +59,15 @@ pub(super) fn combine(
         }
     }
     if op == "/" || op == "%" {
-        // Powers of two as shifts and masks at any type; other constants once the dividend's
-        // type is known (elaborate/divide.rs).
+        // Once the dividend's type is known (elaborate/divide.rs; an f32 dividend is `div`).
+        let head = if op == "/" {
+            "divide-by"
+        } else {
+            "remainder-by"
+        };
         return match as_int(&rhs) {
-            Some(c) if c > 0 && c & (c - 1) == 0 => {
-                let k = c.trailing_zeros() as i128;
-                Ok(match (op, k) {
-                    ("/", 0) => lhs,
-                    ("/", _) => list("shr", vec![lhs, int(k, &rhs.loc)], loc),
-                    _ => list("and", vec![lhs, int((1i128 << k) - 1, &rhs.loc)], loc),
-                })
-            }
             Some(0) => Err(Error::parse(loc, "division by zero")),
-            Some(_) => {
-                let head = if op == "/" {
-                    "divide-by"
-                } else {
-                    "remainder-by"
-                };
-                Ok(list(head, vec![lhs, rhs], loc))
-            }
-            None => Err(Error::parse(
-                loc,
-                format!(
-                    "integer {} by a value that is not a constant is not supported",
-                    if op == "/" {
-                        "division"
-                    } else {
-                        "remainder (%)"
-                    }
-                ),
-            )),
+            _ => Ok(list(head, vec![lhs, rhs], loc)),
         };
     }
     if shifts == Shifts::Halide && matches!(op, "<<" | ">>") {

@@ -7,7 +7,7 @@ use super::lower::{as_int, call, combine, int, list, sym};
 use super::Shifts;
 use crate::error::{Error, Location, Result};
 use crate::ir::limits::TreeBudget;
-use crate::ir::sexpr::SExpr;
+use crate::ir::sexpr::{SExpr, SKind};
 
 /// Binary operators from the loosest to the tightest binding level, with their IR names.
 const LEVELS: [&[(&str, &str)]; 10] = [
@@ -100,7 +100,13 @@ impl Parser {
                 &loc,
             ),
             ("~", Some(v)) => int(!v, &loc),
-            ("-", None) => list("neg", vec![x], &loc),
+            ("-", None) => match x.kind {
+                SKind::Float(v) => SExpr {
+                    kind: SKind::Float(-v),
+                    loc,
+                },
+                _ => list("neg", vec![x], &loc),
+            },
             _ => list("not", vec![x], &loc),
         })
     }
@@ -111,6 +117,10 @@ impl Parser {
         self.budget.term(&loc)?;
         match tok {
             Tok::Int(v) => Ok(int(v, &loc)),
+            Tok::Float(x) => Ok(SExpr {
+                kind: SKind::Float(x),
+                loc,
+            }),
             Tok::Ident(name) if self.at_punct("(") => {
                 self.next();
                 self.budget.enter(&loc)?;
