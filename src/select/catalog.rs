@@ -56,7 +56,6 @@ impl Catalog {
             isa: Some(target.isa),
             features: Some(target.features),
         })?;
-        instructions.retain(|ins| target.admits(ins));
         instructions.sort_by(|a, b| a.name.cmp(&b.name));
         let by_name: HashMap<&str, usize> = instructions
             .iter()

@@ -2,9 +2,7 @@
 //! width of one register.
 
 use super::isa::Isa;
-use super::Instruction;
 use crate::error::{Error, Result};
-use crate::ir::{Elem, VecType};
 
 /// A compilation target.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -83,17 +81,6 @@ pub const TARGETS: [Target; 4] = [
 ];
 
 impl Target {
-    /// Whether `ins` may be selected for this target: its feature is one of the target's, and
-    /// on x86 it works on XMM/YMM/ZMM registers, not the 64-bit MMX ones (`__m64`, which SSE and
-    /// SSE2 also extended): compilers leave MMX alone, its state aliases the x87 stack.
-    pub fn admits(&self, ins: &Instruction) -> bool {
-        let mmx = |t: VecType| t.lanes > 1 && t.elem != Elem::Bool && t.bits() == 64;
-        ins.isa == self.isa
-            && self.features.contains(&ins.feature.as_str())
-            && !(self.isa == Isa::X86
-                && (mmx(ins.result) || ins.operands.iter().any(|o| mmx(o.ty))))
-    }
-
     /// The target named `name`; an unknown name is a usage error with a suggestion.
     pub fn parse(name: &str) -> Result<Target> {
         TARGETS

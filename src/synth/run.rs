@@ -171,11 +171,10 @@ pub fn cost_models(db: &Database) -> Result<Vec<CostModel>> {
     TARGETS
         .iter()
         .map(|t| {
-            let mut instructions = db.instructions(&Filter {
+            let instructions = db.instructions(&Filter {
                 isa: Some(t.isa),
                 features: Some(t.features),
             })?;
-            instructions.retain(|ins| t.admits(ins));
             Ok(CostModel::new(*t, instructions))
         })
         .collect()
