@@ -13,10 +13,10 @@ use crate::ir::{Expr, Op};
 use crate::semantics::{eval, Env};
 use std::rc::Rc;
 
-/// `e` with (integer) `x * 1`, `1 * x`, `x + 0`, `0 + x`, `x - 0` and `max(x, least)` replaced by `x`,
-/// `min(x, least)` by `least`, a slice of all of `x`'s lanes by `x`, a cast
-/// of `x` to `x`'s own type by `x`, and the low or high half of a concatenation of two equal
-/// halves replaced by that half.
+/// `e` with (at integer types) `x * 1`, `1 * x`, `x + 0`, `0 + x`, `x - 0` and `max(x, least)`
+/// replaced by `x`, `min(x, least)` by `least`, a slice of all of `x`'s lanes by `x`, a cast of
+/// `x` to `x`'s own type by `x`, and the low or high half of a concatenation of two equal halves
+/// replaced by that half.
 pub fn simplify(e: &Rc<Expr>) -> Rc<Expr> {
     let args: Vec<Rc<Expr>> = e.args.iter().map(simplify).collect();
     let rebuilt = || {

@@ -98,9 +98,11 @@ fn float_conversion_through_i32(s: VecType, t: VecType) -> Vec<Rewrite> {
     } else {
         "SatCast"
     };
+    if (s.elem == Elem::F32) == (t.elem == Elem::F32) {
+        return vec![];
+    }
     cast_midpoints(s, t, false)
         .into_iter()
-        .filter(|_| (s.elem == Elem::F32) != (t.elem == Elem::F32))
         .map(|mid| Rewrite {
             ruleset: Ruleset::Lower,
             source: format!(
@@ -184,11 +186,6 @@ pub fn part_widenings(
     out
 }
 
-/// Comparisons of integer type `t` as the target has them (swapped, at the other signedness for
-/// equality), and a select at `t`: the same select on the same bits at the type of the other
-/// signedness (HVX's `vmux` is on u8 lanes, AVX-512's blends on signed ones), and the bitwise
-/// select by a mask of all-ones lanes where the condition holds (NEON's `vbsl` of a `vceq`,
-/// AVX2's and/andnot/or of a `cmpeq`), the mask at either signedness as comparisons make it.
 /// f32 comparisons with the operands swapped, both ways (`x < y` is `y > x`, IEEE's too: both
 /// are false for a NaN), and `x != y` as the negation of `x == y`.
 fn float_comparisons(t: VecType) -> Vec<Rewrite> {
@@ -222,6 +219,12 @@ fn float_comparisons(t: VecType) -> Vec<Rewrite> {
     out
 }
 
+/// Comparisons of integer type `t` as the target has them (swapped, at the other signedness for
+/// equality), and a select at `t`: the same select on the same bits at the type of the other
+/// signedness (HVX's `vmux` is on u8 lanes, AVX-512's blends on signed ones), and the bitwise
+/// select by a mask of all-ones lanes where the condition holds (NEON's `vbsl` of a `vceq`,
+/// AVX2's and/andnot/or of a `cmpeq`), the mask at either signedness as comparisons make it.
+/// At f32, [`float_comparisons`].
 fn comparison_and_select_rewrites(t: VecType) -> Vec<Rewrite> {
     if t.elem == Elem::F32 {
         return float_comparisons(t);
