@@ -1,10 +1,12 @@
 //! The kernel targets: `dsp` (the peers' 4-wide float DSP, plain C), `x86-avx2` (8 x f32),
 //! `x86-avx512` (16 x f32) and `neon` (4 x f32), named as [`crate::spec::Target`] names them
 //! (the DSP is [`Isa::Dsp`]), with their vector width and instruction costs. The DSP's costs are
-//! its instructions' rows in the database (`specs/dsp/dsp.spec`). For x86 and NEON the database
-//! has the lane moves a gather is made of (as their 32-bit integer forms, which move f32 lanes
-//! alike: `vpermd` for `vpermps`, NEON's lane copy), read from their rows; it has no f32
-//! arithmetic, loads or stores yet, so those costs come from [`SIMD_COSTS`].
+//! its instructions' rows in the database (`specs/dsp/dsp.spec`). For x86 and NEON the f32
+//! arithmetic the emitted C calls (`specs/x86/float.spec`, `specs/neon/float.spec`) and the
+//! lane moves a gather is made of (as their 32-bit integer forms, which move f32 lanes alike:
+//! `vpermd` for `vpermps`, NEON's lane copy) are read from their rows ([`ROWS`]); the database
+//! has no fused multiply-add (IEEE's single rounding is not the IR's), loads or stores, so
+//! those costs come from [`SIMD_COSTS`].
 
 use super::term::{Leaf, Op, Operand};
 use crate::database::Database;
@@ -63,10 +65,11 @@ pub struct Target {
 }
 
 /// The costs the database has no instruction rows for (reciprocal throughputs in cycles, Zen 3
-/// / Skylake / Cortex-A76 class cores): f32 arithmetic (`vaddps`, `vfmadd`, `fmla`), division
-/// and square root, loads (`LitVec`), stores (`Concat`) and, on x86, a lane insert (`Gather`:
+/// / Skylake / Cortex-A76 class cores), and the defaults of those [`ROWS`] reads: fused
+/// multiply-add (`vfmadd`, `fmla`), x86's negation (an xor of the sign), the sign, scalar
+/// arithmetic, loads (`LitVec`), stores (`Concat`) and, on x86, a lane insert (`Gather`:
 /// `vinsertps`). `Vec` (one more source array merged in) is a load plus the permute read from
-/// the database ([`MOVES`]); on NEON `Gather` is read from the database too.
+/// the database.
 const SIMD_COSTS: [(&str, f64); 19] = [
     ("VecAdd", 1.0),
     ("VecMinus", 1.0),
@@ -89,12 +92,29 @@ const SIMD_COSTS: [(&str, f64); 19] = [
     ("Get", 0.0),
 ];
 
-/// The lane moves whose cost is read from the database: the kernel operation, and per target
-/// the instruction row (the 32-bit integer form of the f32 instruction the C uses). A row's
-/// reciprocal throughput is used where the database has one (x86), else its cost (NEON).
-const MOVES: [(KernelTarget, &str, &str); 4] = [
+/// The operations whose cost is read from the database: the kernel operation, and per target
+/// the instruction row of the intrinsic the emitted C calls (for lane moves, the 32-bit integer
+/// form of the f32 instruction). A row's reciprocal throughput is used where the database has
+/// one (x86), else its cost (NEON).
+const ROWS: [(KernelTarget, &str, &str); 20] = [
+    (KernelTarget::Avx2, "VecAdd", "_mm256_add_ps"),
+    (KernelTarget::Avx2, "VecMinus", "_mm256_sub_ps"),
+    (KernelTarget::Avx2, "VecMul", "_mm256_mul_ps"),
+    (KernelTarget::Avx2, "VecDiv", "_mm256_div_ps"),
+    (KernelTarget::Avx2, "VecSqrt", "_mm256_sqrt_ps"),
     (KernelTarget::Avx2, "permute", "_mm256_permutevar8x32_epi32"),
+    (KernelTarget::Avx512, "VecAdd", "_mm512_add_ps"),
+    (KernelTarget::Avx512, "VecMinus", "_mm512_sub_ps"),
+    (KernelTarget::Avx512, "VecMul", "_mm512_mul_ps"),
+    (KernelTarget::Avx512, "VecDiv", "_mm512_div_ps"),
+    (KernelTarget::Avx512, "VecSqrt", "_mm512_sqrt_ps"),
     (KernelTarget::Avx512, "permute", "_mm512_permutexvar_epi32"),
+    (KernelTarget::Neon, "VecAdd", "vaddq_f32"),
+    (KernelTarget::Neon, "VecMinus", "vsubq_f32"),
+    (KernelTarget::Neon, "VecMul", "vmulq_f32"),
+    (KernelTarget::Neon, "VecDiv", "vdivq_f32"),
+    (KernelTarget::Neon, "VecSqrt", "vsqrtq_f32"),
+    (KernelTarget::Neon, "VecNeg", "vnegq_f32"),
     (KernelTarget::Neon, "permute", "vcopyq_laneq_u32"),
     (KernelTarget::Neon, "Gather", "vsetq_lane_u32"),
 ];
@@ -168,14 +188,14 @@ impl Target {
     }
 }
 
-/// An x86 or NEON target's costs: [`SIMD_COSTS`], with the lane moves of [`MOVES`] read from
-/// the database.
+/// An x86 or NEON target's costs: [`SIMD_COSTS`], with those of [`ROWS`] read from the
+/// database.
 fn simd_costs(db: &Database, kind: KernelTarget) -> Result<HashMap<String, f64>> {
     let mut costs: HashMap<String, f64> = SIMD_COSTS
         .iter()
         .map(|(k, v)| (k.to_string(), *v))
         .collect();
-    for (_, op, name) in MOVES.iter().filter(|m| m.0 == kind) {
+    for (_, op, name) in ROWS.iter().filter(|m| m.0 == kind) {
         let row = db.find_instruction(name).map_err(|_| {
             Error::data(
                 "instructions",
