@@ -21,7 +21,7 @@ fn an_x86_intrinsic_ports_to_neon_and_back_proven_and_run() {
     // the high bit (tbl gives zero for indices past 15, as pshufb does for a set high bit);
     // pmuludq on one lane is umull of lane 0 by lane 0; HVX widens a register's low half by
     // vunpack, a 16-byte SSE register being the low lanes of a 128-byte HVX one.
-    let cases: [(&[&str], &[&str]); 24] = [
+    let cases: [(&[&str], &[&str]); 26] = [
         (
             &["_mm_shuffle_epi8", "--target", "neon"],
             &["vandq_s8", "vqtbl1q_s8"],
@@ -115,6 +115,23 @@ fn an_x86_intrinsic_ports_to_neon_and_back_proven_and_run() {
             &["_mm_maddubs_epi16", "--target", "hvx"],
             &["Q6_Wh_vmpy_VubVb", "Q6_Vh_vadd_VhVh_sat"],
         ),
+        // movemask packs its bool lanes: bytes of 0 or 1 (each byte's top bit) gathered by three
+        // shift-right-and-add rounds (16, 32, 64 bits), the low bytes of the two 64-bit lanes
+        // joined by a lane insert (five instructions; sse2neon's packing takes seven).
+        (
+            &["_mm_movemask_epi8", "--target", "neon"],
+            &[
+                "vshrq_n_u8",
+                "vsraq_n_u16",
+                "vsraq_n_u32",
+                "vsraq_n_u64",
+                "vcopyq_laneq_s8",
+            ],
+        ),
+        (
+            &["_mm_movemask_pi8", "--target", "neon"],
+            &["vshr_n_u8", "vsra_n_u16", "vsra_n_u32", "vsra_n_u64"],
+        ),
         // HVX has no word multiply: products of halfwords, vmpyieo then vmpyie accumulating.
         (
             &["_mm_mullo_epi32", "--target", "hvx"],
@@ -147,7 +164,7 @@ fn an_x86_intrinsic_ports_to_neon_and_back_proven_and_run() {
     // reinterpreted (no C type of their own), flags of scalarized lanes spread over an HVX
     // predicate, bits read as bool lanes and back (a bit reversal scalarized), and a rounding
     // constant wider than an e-graph lane.
-    let runs: [(&[&str], &str, Toolchain, &str); 18] = [
+    let runs: [(&[&str], &str, Toolchain, &str); 19] = [
         (&["_mm_madd_epi16"], "neon", Toolchain::Neon, "natively"),
         (&["_mm_add_ps"], "neon", Toolchain::Neon, "natively"),
         (
@@ -160,6 +177,12 @@ fn an_x86_intrinsic_ports_to_neon_and_back_proven_and_run() {
         (&["_mm_shuffle_epi8"], "neon", Toolchain::Neon, "natively"),
         (&["_mm_cvtepi8_epi16"], "hvx", Toolchain::Hvx, "natively"),
         (&["_mm_movemask_epi8"], "neon", Toolchain::Neon, "natively"),
+        (
+            &["_mm256_movemask_epi8"],
+            "neon",
+            Toolchain::Neon,
+            "natively",
+        ),
         (
             &["vqdmulhq_s16"],
             "x86-avx2",

@@ -85,6 +85,8 @@ pub fn corpus() -> Vec<Entry> {
             format!("{x} % 7"),
             format!("select({x} < {y}, {x}, {z})"),
             format!("select({x} == {y}, {z}, {x})"),
+            format!("select({x} > {y} && {x} < {z}, {x}, {y})"),
+            format!("select(!({x} == {y}) || {z} > {x}, {z}, {x})"),
             format!("{z} + {x} * {y}"),
             format!("{z} - {x} * {y}"),
             format!("{z} + ({x} >> 2)"),

@@ -231,7 +231,7 @@ impl Graph {
 
 /// The IR operators that only move lanes: left in a selection, they are searched for among the
 /// target's own moves ([`super::refine`]), whatever their lanes.
-const MOVES: [&str; 5] = ["Bitcast", "Broadcast", "Concat", "Interleave", "Slice"];
+const MOVES: [&str; 4] = ["Broadcast", "Concat", "Interleave", "Slice"];
 
 /// An IR operator's e-node cost (at least [`OPERATOR_COST`]) times the lanes of its type (its
 /// first operand), but for the operators that only move lanes: an operator left in a selection
@@ -239,6 +239,11 @@ const MOVES: [&str; 5] = ["Bitcast", "Broadcast", "Concat", "Interleave", "Slice
 /// to compute so is cheaper. Other costs as they are.
 fn lane_scaled(head: &str, cost: u64, type_name: Option<&str>) -> u64 {
     match type_name.and_then(parse_type_name) {
+        // The e-graph's bitcasts are between bool lanes and integers (others are
+        // reinterpretations): computed bool lane by bool lane, as many as the type has bits.
+        Some(t) if cost >= OPERATOR_COST && head == "Bitcast" => {
+            cost.saturating_mul(t.bits() as u64)
+        }
         Some(t) if cost >= OPERATOR_COST && !MOVES.contains(&head) => {
             cost.saturating_mul(t.lanes as u64)
         }

@@ -26,6 +26,8 @@
 //! `analysis.egg`, `bounds.egg`, `layout.egg`, `schedule.egg`.
 
 pub mod batch;
+pub mod bool_logic;
+pub mod byte_predicates;
 pub mod cache;
 pub mod catalog;
 pub mod check;
@@ -39,6 +41,7 @@ pub mod fixed_operand;
 pub mod halves;
 pub mod layout;
 pub mod lowering;
+pub mod mask_bits;
 pub mod movement;
 pub mod node;
 pub mod pattern;

@@ -4,6 +4,7 @@
 
 use super::catalog::{instruction_constructor, Catalog};
 use super::lowering::{copies_an_operand, Arg, Bound, Lowering};
+use super::mask_bits::GATHER_ROUNDS;
 use super::pattern::Pattern;
 use super::popcount::bit_slicing_shifts;
 use super::simplify::simplify;
@@ -453,6 +454,9 @@ pub fn constants_in_play(in_play: &BTreeSet<VecType>, inputs: &[Rc<Expr>]) -> BT
             }
             if matches!(n.op, Op::Popcount | Op::Clz) {
                 constants.extend(bit_slicing_shifts(n.ty.elem.bits()));
+            }
+            if matches!(n.op, Op::Bitcast(_)) && n.args[0].ty.elem == Elem::Bool {
+                constants.extend(GATHER_ROUNDS.map(|(_, shift)| shift));
             }
         });
     }

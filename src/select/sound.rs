@@ -4,7 +4,9 @@
 //! the other signedness, and selects at the other signedness, as bitwise selects by a mask or
 //! as selects of bytes.
 
+use super::byte_predicates::{logic_of_bytes, select_of_bytes};
 use super::fallback::{fallbacks, Lacks, Own};
+use super::mask_bits::mask_bits;
 use super::popcount::{clz_rewrites, popcount_rewrites};
 use super::products::{
     high_half_by_even_and_odd, multiply_by_halves, product_as_pair_sum, wide_multiply,
@@ -19,7 +21,7 @@ use super::signedness::{
     compare_through, conversion_rewrites, signedness_rewrites, Direct, Wanted,
 };
 use super::term::{
-    fits_i64, lane_value, op, reinterpret, type_name, Cmp, Condition, Int, Rewrite, Ruleset, Term,
+    fits_i64, lane_value, op, type_name, Cmp, Condition, Int, Rewrite, Ruleset, Term,
 };
 use super::truncation::truncation_rewrites;
 use crate::ir::{Elem, VecType};
@@ -311,39 +313,6 @@ fn comparison_and_select_rewrites(t: VecType) -> Vec<Rewrite> {
     out
 }
 
-/// A select of lanes wider than a byte, on a target whose predicates hold a flag per byte: the
-/// select of the same bytes by the predicate read at bytes (HVX's `vmux` after a `vcmp` of
-/// halfwords or words, whose flags cover every byte of a lane).
-fn select_of_bytes(t: VecType) -> Option<Rewrite> {
-    let bits = t.elem.bits();
-    if !t.elem.is_int() || bits <= 8 {
-        return None;
-    }
-    let bytes = VecType::new(t.bits() / 8, Elem::U8);
-    let (c, x, y) = (Term::Slot("c"), Term::Slot("x"), Term::Slot("y"));
-    let spread = Term::Spread {
-        ty: bytes.with_elem(Elem::Bool),
-        arg: Box::new(c.clone()),
-    };
-    Some(Rewrite {
-        ruleset: Ruleset::Lower,
-        source: format!(
-            "a {} select is one of its bytes by the predicate's byte flags",
-            type_name(t)
-        ),
-        lhs: op("Select", t, vec![c, x.clone(), y.clone()]),
-        rhs: reinterpret(
-            t,
-            op(
-                "Select",
-                bytes,
-                vec![spread, reinterpret(bytes, x), reinterpret(bytes, y)],
-            ),
-        ),
-        conditions: vec![],
-    })
-}
-
 /// Rewrites sound by construction, for `types` (in the order of their names): a conversion of a
 /// concatenation is the concatenation of the converted halves, a constant is the widening cast
 /// of the same value at a narrower type (so `u16(b_u8) * 2` is a widening multiply), and a
@@ -409,6 +378,7 @@ pub fn generated(
         out.extend(comparison_and_select_rewrites(t));
         if target.byte_predicates {
             out.extend(select_of_bytes(t));
+            out.extend(logic_of_bytes(t));
         }
         out.extend(wide_multiply(t));
         out.extend(multiply_by_halves(t, lacks));
@@ -421,6 +391,7 @@ pub fn generated(
         }
         out.extend(signedness_rewrites(t, wanted));
         out.extend(fallbacks(t, types, masks, own, lacks));
+        out.extend(mask_bits(t, own, lacks));
         out.extend(popcount_rewrites(t, lacks, direct));
         out.extend(clz_rewrites(t, lacks, direct));
         for &w in types {
