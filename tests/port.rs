@@ -21,7 +21,7 @@ fn an_x86_intrinsic_ports_to_neon_and_back_proven_and_run() {
     // the high bit (tbl gives zero for indices past 15, as pshufb does for a set high bit);
     // pmuludq on one lane is umull of lane 0 by lane 0; HVX widens a register's low half by
     // vunpack, a 16-byte SSE register being the low lanes of a 128-byte HVX one.
-    let cases: [(&[&str], &[&str]); 26] = [
+    let cases: [(&[&str], &[&str]); 27] = [
         (
             &["_mm_shuffle_epi8", "--target", "neon"],
             &["vandq_s8", "vqtbl1q_s8"],
@@ -66,6 +66,12 @@ fn an_x86_intrinsic_ports_to_neon_and_back_proven_and_run() {
             &["vminq_u32", "vnegq_s32", "vshlq_s32"],
         ),
         (&["_mm_avg_epu8", "--target", "neon"], &["vrhaddq_u8"]),
+        // SSE's minps is `a < b ? a : b` (the second operand for a NaN): NEON's `fcmgt` and a
+        // bitwise select of the lanes' bits, proven with the bits of f32 lanes uninterpreted.
+        (
+            &["_mm_min_ps", "--target", "neon"],
+            &["vcgtq_f32", "vbslq_u32"],
+        ),
         // f32, proven over the reals: NEON's minNum is SSE's minps there.
         (&["vminnmq_f32", "--target", "x86-avx2"], &["_mm_min_ps"]),
         (&["_mm_cvtepi32_ps", "--target", "neon"], &["vcvtq_f32_s32"]),
@@ -164,9 +170,10 @@ fn an_x86_intrinsic_ports_to_neon_and_back_proven_and_run() {
     // reinterpreted (no C type of their own), flags of scalarized lanes spread over an HVX
     // predicate, bits read as bool lanes and back (a bit reversal scalarized), and a rounding
     // constant wider than an e-graph lane.
-    let runs: [(&[&str], &str, Toolchain, &str); 19] = [
+    let runs: [(&[&str], &str, Toolchain, &str); 20] = [
         (&["_mm_madd_epi16"], "neon", Toolchain::Neon, "natively"),
         (&["_mm_add_ps"], "neon", Toolchain::Neon, "natively"),
+        (&["_mm_min_ps"], "neon", Toolchain::Neon, "natively"),
         (
             &["vcvtq_f32_s32"],
             "x86-avx2",

@@ -21,7 +21,7 @@ use super::signedness::{
     compare_through, conversion_rewrites, signedness_rewrites, Direct, Wanted,
 };
 use super::term::{
-    fits_i64, lane_value, op, type_name, Cmp, Condition, Int, Rewrite, Ruleset, Term,
+    fits_i64, lane_value, op, reinterpret, type_name, Cmp, Condition, Int, Rewrite, Ruleset, Term,
 };
 use super::truncation::truncation_rewrites;
 use crate::ir::{Elem, VecType};
@@ -189,7 +189,8 @@ pub fn part_widenings(
 }
 
 /// f32 comparisons with the operands swapped, both ways (`x < y` is `y > x`, IEEE's too: both
-/// are false for a NaN), and `x != y` as the negation of `x == y`.
+/// are false for a NaN), `x != y` as the negation of `x == y`, and a select of f32 lanes as the
+/// select of their bits at u32 (NEON's `vbsl` of an `fcmgt`).
 fn float_comparisons(t: VecType) -> Vec<Rewrite> {
     let (x, y) = (Term::Slot("x"), Term::Slot("y"));
     let bools = t.with_elem(Elem::Bool);
@@ -217,6 +218,21 @@ fn float_comparisons(t: VecType) -> Vec<Rewrite> {
             vec![op("Eq", bools, vec![x.clone(), y.clone()])],
         ),
         conditions: typed(),
+    });
+    let (c, bits) = (Term::Slot("c"), t.with_elem(Elem::U32));
+    out.push(Rewrite {
+        ruleset: Ruleset::Lower,
+        source: format!("a select at {} is one of its bits", type_name(t)),
+        lhs: op("Select", t, vec![c.clone(), x.clone(), y.clone()]),
+        rhs: reinterpret(
+            t,
+            op(
+                "Select",
+                bits,
+                vec![c, reinterpret(bits, x), reinterpret(bits, y)],
+            ),
+        ),
+        conditions: vec![],
     });
     out
 }

@@ -1,6 +1,8 @@
 //! The z3 encoding: one bitvector per integer lane, a Bool per mask lane, a Real per f32 lane
-//! (sqrt is an uninterpreted function), following the interpreter's definitions exactly.
+//! (sqrt is an uninterpreted function), following the interpreter's definitions exactly. The
+//! bits of an f32 lane (a bitcast to or from f32) are [`FloatBits`].
 
+use super::float_bits::FloatBits;
 use super::reals::{real_int, real_of_f32, toward_zero};
 use crate::error::{Error, Result};
 use crate::ir::{Elem, Expr, Op};
@@ -71,6 +73,8 @@ pub struct Encoder {
     /// the real converted with those bounds: the same term, so z3 need not relate integers to
     /// bit-vectors (`u8(x_f32)` is `u8_sat(i32(x_f32))` by construction).
     converted: RefCell<HashMap<BV, (Real, i128, i128)>>,
+    /// The bits of f32 lanes.
+    float_bits: FloatBits,
 }
 
 impl Default for Encoder {
@@ -87,7 +91,14 @@ impl Encoder {
             memo: HashMap::new(),
             sqrt,
             converted: RefCell::new(HashMap::new()),
+            float_bits: FloatBits::new(),
         }
+    }
+
+    /// What every query over the lanes encoded so far must assume (assert them in its solver):
+    /// the bits of f32 lanes ([`FloatBits`]).
+    pub fn axioms(&self) -> Vec<Bool> {
+        self.float_bits.axioms()
     }
 
     /// A fresh lane constant for variable lanes.
@@ -193,7 +204,7 @@ impl Encoder {
                     })
                 })
                 .collect(),
-            Op::Bitcast(to) => self.bitcast(&args[0], arg_elem.unwrap(), *to)?,
+            Op::Bitcast(to) => self.bitcast(&args[0], *to),
             Op::Select => (0..ty.lanes as usize)
                 .map(|i| Lane::ite(args[0][i].flag(), &args[1][i], &args[2][i]))
                 .collect(),
@@ -396,17 +407,13 @@ impl Encoder {
         Lane::Bits(clamped.extract(to.bits() - 1, 0))
     }
 
-    fn bitcast(&self, lanes: &[Lane], from: Elem, to: Elem) -> Result<Vec<Lane>> {
-        if from == Elem::F32 || to == Elem::F32 {
-            return Err(Error::Usage(
-                "bitcast of f32 lanes has no z3 encoding".into(),
-            ));
-        }
+    fn bitcast(&self, lanes: &[Lane], to: Elem) -> Vec<Lane> {
         let as_bits: Vec<BV> = lanes
             .iter()
             .map(|l| match l {
                 Lane::Flag(f) => f.ite(&BV::from_u64(1, 1), &BV::from_u64(0, 1)),
-                other => other.bits().clone(),
+                Lane::Num(r) => self.float_bits.bits_of_real(r),
+                Lane::Bits(b) => b.clone(),
             })
             .collect();
         // Lane 0 is the least significant: concatenate from the last lane down.
@@ -416,16 +423,16 @@ impl Encoder {
             .skip(1)
             .fold(as_bits.last().unwrap().clone(), |acc, x| acc.concat(x));
         let w = to.bits();
-        Ok((0..all.get_size() / w)
+        (0..all.get_size() / w)
             .map(|i| {
                 let piece = all.extract((i + 1) * w - 1, i * w);
-                if to == Elem::Bool {
-                    Lane::Flag(piece.eq(BV::from_u64(1, 1)))
-                } else {
-                    Lane::Bits(piece)
+                match to {
+                    Elem::Bool => Lane::Flag(piece.eq(BV::from_u64(1, 1))),
+                    Elem::F32 => Lane::Num(self.float_bits.real_of_bits(&piece)),
+                    _ => Lane::Bits(piece),
                 }
             })
-            .collect())
+            .collect()
     }
 }
 

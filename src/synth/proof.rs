@@ -62,6 +62,9 @@ pub fn prove_within(
         for lane in &pre {
             solver.assert(lane.flag());
         }
+        for axiom in enc.axioms() {
+            solver.assert(&axiom);
+        }
         let differ: Vec<Bool> = l.iter().zip(&r).map(|(x, y)| x.equals(y).not()).collect();
         solver.assert(Bool::or(&differ.iter().collect::<Vec<_>>()));
         let result = solver.check();
