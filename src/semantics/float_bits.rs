@@ -11,6 +11,10 @@ use std::cell::RefCell;
 use z3::ast::{Ast, Bool, Dynamic, Real, BV};
 use z3::{DeclKind, FuncDecl, Sort};
 
+/// Conditions a lane's bits are expanded on at most (a select by a mask of `&&` of two
+/// comparisons takes two); beyond, the bits stay uninterpreted.
+const MAX_EXPANSIONS: u32 = 4;
+
 /// The two uninterpreted functions and the facts the terms made with them need.
 pub struct FloatBits {
     f32_bits: FuncDecl,
@@ -68,12 +72,20 @@ impl FloatBits {
 
     /// The f32 lane of 32 bits: a finite constant's value, else `f32_of_bits(b)`.
     pub fn real_of_bits(&self, b: &BV) -> Real {
+        self.real_of_bits_expanding(b, MAX_EXPANSIONS)
+    }
+
+    /// [`Self::real_of_bits`], expanding on at most `expansions` more conditions.
+    fn real_of_bits_expanding(&self, b: &BV, expansions: u32) -> Real {
         let b = &b.simplify();
         if let Some(parts) = app_parts(b) {
             match parts {
                 App::Ite(c, t, e) => {
                     let (t, e) = (t.as_bv().expect("bv"), e.as_bv().expect("bv"));
-                    return c.ite(&self.real_of_bits(&t), &self.real_of_bits(&e));
+                    return c.ite(
+                        &self.real_of_bits_expanding(&t, expansions),
+                        &self.real_of_bits_expanding(&e, expansions),
+                    );
                 }
                 App::Named(name, arg) if name == "f32_bits" => {
                     return arg.as_real().expect("a real")
@@ -88,11 +100,14 @@ impl FloatBits {
         }
         // Bits chosen by a condition (a bitwise select by a mask of it) are, case by case, the
         // bits of either side: expanded on the condition, each case simplifies.
-        if let Some(c) = first_condition(b, 64) {
+        if let Some(c) = first_condition(b, 64).filter(|_| expansions > 0) {
             let case = |v: bool| b.substitute(&[(&c, &Bool::from_bool(v))]).simplify();
             let (t, e) = (case(true), case(false));
             if t != *b && e != *b {
-                return c.ite(&self.real_of_bits(&t), &self.real_of_bits(&e));
+                return c.ite(
+                    &self.real_of_bits_expanding(&t, expansions - 1),
+                    &self.real_of_bits_expanding(&e, expansions - 1),
+                );
             }
         }
         let r = self.f32_of_bits.apply(&[b]).as_real().expect("a real");
