@@ -9,10 +9,30 @@ use super::fallback::{constant, rewrite, Lacks, Own};
 use super::term::{op, reinterpret, type_name, Condition, Rewrite, Term};
 use crate::ir::{Elem, VecType};
 
+/// The rewrites of this module for bool lanes `t` (see the module's doc), operands among
+/// `types`; `masks`: the target's comparisons make masks.
+pub fn bool_logic(
+    t: VecType,
+    types: &[VecType],
+    masks: bool,
+    own: Own,
+    lacks: Lacks,
+) -> Vec<Rewrite> {
+    if t.elem != Elem::Bool {
+        return Vec::new();
+    }
+    let mut out = complementary_comparisons(t, types, lacks);
+    if masks {
+        out.extend(logic_masks(t, types, own));
+        out.extend(mask_widths(t, types, own));
+    }
+    out
+}
+
 /// On targets whose comparisons make masks, the mask (at an integer type among `types`) of
 /// `and`, `or`, `xor` and `not` of bool lanes `t` is the same operation on the operands' masks
 /// (`select(a > 3 && a < b, ...)` on NEON: two `cmgt`, an `and`, a `bsl`).
-pub fn logic_masks(t: VecType, types: &[VecType], own: Own) -> Vec<Rewrite> {
+fn logic_masks(t: VecType, types: &[VecType], own: Own) -> Vec<Rewrite> {
     let (a, b) = (Term::Slot("a"), Term::Slot("b"));
     let mut out = Vec::new();
     for &m in types
@@ -51,7 +71,7 @@ const COMPARISONS: [&str; 6] = ["Eq", "Ne", "Lt", "Le", "Gt", "Ge"];
 /// integer type `m` among `types`, the mask at `m` of a comparison of lanes of another width
 /// is the comparison's own (signed) mask converted: its all-ones lanes stay all ones when
 /// truncated, saturated or sign-extended.
-pub fn mask_widths(t: VecType, types: &[VecType], own: Own) -> Vec<Rewrite> {
+fn mask_widths(t: VecType, types: &[VecType], own: Own) -> Vec<Rewrite> {
     let mask = |m: VecType, c: Term| op("Select", m, vec![c, constant(m, -1), constant(m, 0)]);
     let masks: Vec<VecType> = types
         .iter()
@@ -129,7 +149,7 @@ pub fn mask_widths(t: VecType, types: &[VecType], own: Own) -> Vec<Rewrite> {
 /// the complementary comparison (`!(a == b)` is `a != b`, `!(a < b)` is `a >= b`), and a select
 /// by `a || b` is the select by `!a && !b` with its arms swapped (AVX-512 and HVX fold an `and`
 /// of comparisons into a masked or accumulating comparison).
-pub fn complementary_comparisons(t: VecType, types: &[VecType], lacks: Lacks) -> Vec<Rewrite> {
+fn complementary_comparisons(t: VecType, types: &[VecType], lacks: Lacks) -> Vec<Rewrite> {
     if !lacks("Not", t, None) {
         return Vec::new();
     }

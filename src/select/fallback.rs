@@ -16,14 +16,11 @@
 //!   unsigned comparison takes three);
 //! - on targets whose comparisons make masks rather than predicates (AVX2, NEON), a comparison's
 //!   bool lanes are where its mask of all-ones lanes ([`Term::Nonzero`]) is not zero, and the
-//!   mask of a negation is the negated mask;
-//! - `and`, `or`, `xor` and `not` of bool lanes, and masks at other widths, as
-//!   [`super::bool_logic`] has them.
+//!   mask of a negation is the negated mask.
 //!
 //! Each is made only where the program `lacks` the operator: it makes it and the target has no
 //! instruction computing it from its operands alone.
 
-use super::bool_logic::{complementary_comparisons, logic_masks, mask_widths};
 use super::term::{
     lane_value, op, reinterpret, type_name, Cmp, Condition, Int, Rewrite, Ruleset, Term,
 };
@@ -91,11 +88,8 @@ pub fn fallbacks(
     }
     if t.elem == Elem::Bool {
         out.extend(negated_comparisons(t, types, lacks));
-        out.extend(complementary_comparisons(t, types, lacks));
         if masks {
             out.extend(comparison_masks(t, types, own));
-            out.extend(logic_masks(t, types, own));
-            out.extend(mask_widths(t, types, own));
         }
     }
     out

@@ -4,6 +4,7 @@
 //! the other signedness, and selects at the other signedness, as bitwise selects by a mask or
 //! as selects of bytes.
 
+use super::bool_logic::bool_logic;
 use super::byte_predicates::{logic_of_bytes, select_of_bytes};
 use super::fallback::{fallbacks, Lacks, Own};
 use super::mask_bits::mask_bits;
@@ -407,6 +408,7 @@ pub fn generated(
         }
         out.extend(signedness_rewrites(t, wanted));
         out.extend(fallbacks(t, types, masks, own, lacks));
+        out.extend(bool_logic(t, types, masks, own, lacks));
         out.extend(mask_bits(t, own, lacks));
         out.extend(popcount_rewrites(t, lacks, direct));
         out.extend(clz_rewrites(t, lacks, direct));
