@@ -3,9 +3,9 @@
 //! each lane becomes a byte of 0 or 1, and three rounds of `x + (x >> k)` at 16, 32 and 64 bits
 //! (`k` = 7, 14, 28) gather the eight bytes of each 64-bit lane into the bits of its low byte
 //! (the bits added never overlap, so the adds are ors); the low bytes of the 64-bit lanes, read
-//! together, are the bits. NEON does it with `ushr`/`and` and three `usra`.
+//! together, are the bits. NEON does it with `ushr #7`, three `usra` and a lane insert.
 
-use super::fallback::{constant, Lacks, Own};
+use super::fallback::{self, constant, Lacks, Own};
 use super::term::{op, reinterpret, type_name, Condition, Rewrite, Ruleset, Term};
 use crate::ir::{Elem, VecType};
 
@@ -77,8 +77,13 @@ pub fn mask_bits(t: VecType, own: Own, lacks: Lacks) -> Vec<Rewrite> {
         ));
     }
     // A byte of 0 or 1 where a signed byte is negative is its top bit (`ushr #7`): movemask's
-    // own question.
-    for n in [lanes, lanes / 2] {
+    // own question, at the lanes of the whole vector and of its halves.
+    let halves = if lanes >= 16 {
+        vec![lanes, lanes / 2]
+    } else {
+        vec![lanes]
+    };
+    for n in halves {
         let (bytes, signed) = (VecType::new(n, Elem::U8), VecType::new(n, Elem::I8));
         let x = Term::Slot("x");
         let negative = op(
@@ -86,24 +91,23 @@ pub fn mask_bits(t: VecType, own: Own, lacks: Lacks) -> Vec<Rewrite> {
             VecType::new(n, Elem::Bool),
             vec![x.clone(), constant(signed, 0)],
         );
-        out.push(Rewrite {
-            ruleset: Ruleset::Lower,
-            source: format!(
+        out.push(fallback::rewrite(
+            format!(
                 "a {} select of 1 where a byte is negative is its top bit",
                 type_name(bytes)
             ),
-            lhs: op(
+            op(
                 "Select",
                 bytes,
                 vec![negative, constant(bytes, 1), constant(bytes, 0)],
             ),
-            rhs: op(
+            op(
                 "Shr",
                 bytes,
                 vec![reinterpret(bytes, x.clone()), constant(bytes, 7)],
             ),
-            conditions: vec![Condition::TypeOf(x, signed)],
-        });
+            vec![Condition::TypeOf(x, signed)],
+        ));
     }
     out
 }
