@@ -32,6 +32,17 @@ fn run(exe: &Path, cwd: &Path, cache: &Path, env: &[(&str, &Path)], args: &[&str
     for (k, v) in env {
         cmd.env(k, v);
     }
+    // A process another test thread forks while the copy's file was open for writing holds
+    // that descriptor until it execs: running the fresh copy then fails with ETXTBSY for a
+    // moment. Wait that moment out.
+    for _ in 0..50 {
+        match cmd.output() {
+            Err(e) if e.kind() == std::io::ErrorKind::ExecutableFileBusy => {
+                std::thread::sleep(std::time::Duration::from_millis(20))
+            }
+            other => return other.unwrap(),
+        }
+    }
     cmd.output().unwrap()
 }
 
