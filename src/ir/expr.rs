@@ -2,6 +2,7 @@
 //! are not primitives; they are macros (specs/idioms) that expand into these.
 
 use super::types::{Elem, VecType};
+use std::collections::HashSet;
 use std::rc::Rc;
 
 /// An IR operator, named in the text form as [`Op::name`] says (`add`, `sat-cast`,
@@ -235,7 +236,7 @@ impl Expr {
     /// Every variable with its type, in first-use order.
     pub fn vars(&self) -> Vec<(String, VecType)> {
         let mut out: Vec<(String, VecType)> = Vec::new();
-        self.walk(&mut |e| {
+        self.walk_distinct(&mut |e| {
             if let Op::Var(n) = &e.op {
                 if !out.iter().any(|(m, _)| m == n) {
                     out.push((n.clone(), e.ty));
@@ -251,6 +252,21 @@ impl Expr {
             a.walk(f);
         }
         f(self);
+    }
+
+    /// Visits every distinct node once, children first: a node shared by several parents (the
+    /// same `Rc`) is visited at its first use only, so a selection's DAG is walked in linear
+    /// time where [`Expr::walk`] takes every path.
+    pub fn walk_distinct(&self, f: &mut impl FnMut(&Expr)) {
+        fn visit(e: &Expr, seen: &mut HashSet<*const Expr>, f: &mut impl FnMut(&Expr)) {
+            for a in &e.args {
+                if seen.insert(Rc::as_ptr(a)) {
+                    visit(a, seen, f);
+                }
+            }
+            f(e);
+        }
+        visit(self, &mut HashSet::new(), f);
     }
 
     /// The number of nodes (shared ones counted at every use).

@@ -8,7 +8,6 @@
 
 use super::compile::{Compiled, Extracted, Selector};
 use super::node::Node;
-use super::program::agree_on_variables;
 use super::prove::{prove_selection, Proof};
 use super::steps::steps;
 use crate::error::{Error, Result};
@@ -378,4 +377,16 @@ fn describe(selector: &Selector, item: &Item, input: Rc<Expr>, root: Rc<Node>) -
         proof: Proof::Z3,
         prove_ms: 0.0,
     }
+}
+
+/// Whether the inputs can share one program: every variable name has one type among them
+/// (a variable's parts are named by the variable alone).
+pub fn agree_on_variables<'a>(inputs: impl IntoIterator<Item = &'a Rc<Expr>>) -> bool {
+    let mut types = HashMap::new();
+    inputs.into_iter().all(|input| {
+        input
+            .vars()
+            .iter()
+            .all(|(name, ty)| *types.entry(name.clone()).or_insert(*ty) == *ty)
+    })
 }

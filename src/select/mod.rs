@@ -74,6 +74,7 @@ pub mod term;
 pub mod throttle;
 pub mod totality;
 pub mod truncation;
+pub mod word_pairs;
 
 pub use compile::{Compiled, Selector};
 pub use node::Node;

@@ -17,6 +17,7 @@ use super::shifts::{per_lane_shift_types, per_lane_shifts};
 use super::sound::{cast_midpoints, cast_twin, generated, part_widenings};
 use super::split::splits;
 use super::term::{op, type_name, Command, Rewrite, Ruleset, Term};
+use super::word_pairs::register_pairs;
 use crate::ir::{Elem, Expr, Op, VecType};
 use crate::rules::load::rule_types;
 use crate::rules::Rule;
@@ -148,7 +149,7 @@ impl Programs {
     /// One program selecting for every input at once: the rewrites any of them can use are
     /// declared once, the inputs share one e-graph and each is extracted in turn (`$root` for
     /// the first, `$root_K` for input K). Inputs must agree on the type of every variable
-    /// they share (see [`agree_on_variables`]).
+    /// they share (a batch chunks its inputs so).
     pub fn generate_many(
         &mut self,
         catalog: &Catalog,
@@ -182,6 +183,11 @@ impl Programs {
             let halves = layout::halves(&in_play);
             in_play.extend(halves);
         }
+        let direct = self.direct.get_or_insert_with(|| direct_operators(catalog));
+        let pairs = register_pairs(&in_play, target.register_bits, &|n, s, t| {
+            direct.contains(&(n, s, t))
+        });
+        in_play.extend(pairs);
         let lanes: BTreeSet<u32> = in_play.iter().map(|t| t.lanes).collect();
         let constants = constants_in_play(&in_play, inputs);
         let mut skipped = Vec::new();
@@ -535,18 +541,6 @@ impl Programs {
             }
         }
     }
-}
-
-/// Whether the inputs can share one program: every variable name has one type among them
-/// (a variable's parts are named by the variable alone).
-pub fn agree_on_variables<'a>(inputs: impl IntoIterator<Item = &'a Rc<Expr>>) -> bool {
-    let mut types = HashMap::new();
-    inputs.into_iter().all(|input| {
-        input
-            .vars()
-            .iter()
-            .all(|(name, ty)| *types.entry(name.clone()).or_insert(*ty) == *ty)
-    })
 }
 
 /// The rewrites that can apply, without repeats (see `reach.rs`): the first `from_rules` are

@@ -458,6 +458,14 @@ pub fn constants_in_play(in_play: &BTreeSet<VecType>, inputs: &[Rc<Expr>]) -> BT
             if matches!(n.op, Op::Bitcast(_)) && n.args[0].ty.elem == Elem::Bool {
                 constants.extend(GATHER_ROUNDS.map(|(_, shift)| shift));
             }
+            // A 64-bit shift by 32-bit words (`word_pairs`) moves bits across by the rest.
+            if matches!(n.op, Op::Shl | Op::Shr) && n.ty.elem.bits() == 64 {
+                if let Op::Const(v) = &n.args[1].op {
+                    for c in v.iter().map(|b| lane_value(n.ty.elem, *b)) {
+                        constants.extend([32 - c, c - 32].into_iter().filter(|k| *k > 0));
+                    }
+                }
+            }
         });
     }
     let logarithms = constants

@@ -25,6 +25,7 @@ use super::term::{
     fits_i64, lane_value, op, reinterpret, type_name, Cmp, Condition, Int, Rewrite, Ruleset, Term,
 };
 use super::truncation::truncation_rewrites;
+use super::word_pairs::word_pairs;
 use crate::ir::{Elem, VecType};
 use crate::spec::Target;
 use std::collections::BTreeSet;
@@ -410,6 +411,7 @@ pub fn generated(
         out.extend(fallbacks(t, types, masks, own, lacks));
         out.extend(bool_logic(t, types, masks, own, lacks));
         out.extend(mask_bits(t, own, lacks));
+        out.extend(word_pairs(t, types, register_bits, lacks, direct));
         out.extend(popcount_rewrites(t, lacks, direct));
         out.extend(clz_rewrites(t, lacks, direct));
         for &w in types {

@@ -7,21 +7,28 @@ use z3::ast::{Ast, AstKind, Bool, Dynamic, BV};
 use z3::{FuncDecl, SatResult, Solver};
 
 /// The attempts for one lane's `simplified` query, in order, each with its budget. A query over
-/// bit-vectors alone (`bit_vectors`) is bit-blasted first, or, where it multiplies wide factors
-/// ([`multiplies_wide`]), first with its shared products abstracted and then by the core on the
-/// query as written before the bit-blaster.
+/// bit-vectors alone (`bit_vectors`) is bit-blasted first; where it multiplies halfwords, first
+/// with its shared products abstracted; where it multiplies wider factors ([`Factors::Wide`]),
+/// first with its shared products abstracted and then by the core on the query as written
+/// before the bit-blaster.
 pub fn attempts(bit_vectors: bool, simplified: &Bool, timeout_ms: u32) -> Vec<(Attempt, u32)> {
-    match bit_vectors.then(|| multiplies_wide(simplified)) {
+    let blasted = [
+        (Attempt::BitBlasted, timeout_ms),
+        (Attempt::Written, timeout_ms),
+        (Attempt::Simplified, timeout_ms),
+    ];
+    match bit_vectors.then(|| widest_factors(simplified)) {
         None => vec![
             (Attempt::Written, timeout_ms),
             (Attempt::Simplified, timeout_ms),
         ],
-        Some(false) => vec![
-            (Attempt::BitBlasted, timeout_ms),
-            (Attempt::Written, timeout_ms),
-            (Attempt::Simplified, timeout_ms),
-        ],
-        Some(true) => vec![
+        Some(Factors::Narrow) => blasted.into(),
+        // The multipliers of `pmulhw` and of the input's `i32(x) * i32(y)`, both of halfwords,
+        // took the bit-blaster 4-5 s per lane to tell equal; abstracted, 0.1 s.
+        Some(Factors::Halfwords) => std::iter::once((Attempt::ProductsAbstracted, timeout_ms / 16))
+            .chain(blasted)
+            .collect(),
+        Some(Factors::Wide) => vec![
             (Attempt::ProductsAbstracted, timeout_ms / 4),
             // Split products prove in milliseconds or not at all (HVX's `vmpa` for
             // `mul_shr(x_i16, y_i16, 15)`: not in 15 s, 0.8 s by the core after).
@@ -190,10 +197,22 @@ pub fn replaced_by_unknowns<T: Ast>(query: &T, terms: &[Dynamic], prefix: &str) 
     query.substitute(&pairs)
 }
 
-/// Whether `node` multiplies two factors of more than 16 significant bits each (a product of
-/// extended bytes or halfwords bit-blasts at once, a 64-bit product by a magic number does not;
-/// z3's simplifier writes a negation as a product by -1, which does not count).
-fn is_wide_product(node: &Dynamic) -> bool {
+/// The factors of a query's products, by their significant bits ([`significant_bits`]).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
+enum Factors {
+    /// No product of two factors of 16 bits or more: products of extended bytes bit-blast
+    /// at once.
+    Narrow,
+    /// Products of halfwords.
+    Halfwords,
+    /// A product of two factors of more than 16 bits: a 64-bit product by a magic number
+    /// does not bit-blast.
+    Wide,
+}
+
+/// The factors `node` multiplies, where it is a product (z3's simplifier writes a negation as
+/// a product by -1, which counts as narrow).
+fn product_factors(node: &Dynamic) -> Option<Factors> {
     let minus_one = |v: &Dynamic| {
         v.as_bv().is_some_and(|bv| {
             let w = bv.get_size();
@@ -201,27 +220,44 @@ fn is_wide_product(node: &Dynamic) -> bool {
         })
     };
     if node.kind() != AstKind::App || node.decl().name() != "bvmul" {
-        return false;
+        return None;
     }
     let factors = node.children();
-    let wide = factors.iter().filter(|f| significant_bits(f) > 16).count();
-    wide >= 2 && !factors.iter().any(minus_one)
+    if factors.iter().any(minus_one) {
+        return Some(Factors::Narrow);
+    }
+    let at_least = |bits: u32| {
+        factors
+            .iter()
+            .filter(|f| significant_bits(f) >= bits)
+            .count()
+    };
+    Some(match (at_least(17), at_least(16)) {
+        (2.., _) => Factors::Wide,
+        (_, 2..) => Factors::Halfwords,
+        _ => Factors::Narrow,
+    })
 }
 
-/// Whether `query` has a wide product ([`is_wide_product`]).
-fn multiplies_wide(query: &Bool) -> bool {
+/// Whether `node` is a product [`products_abstracted`] takes out: of two factors of 16 bits
+/// or more.
+fn is_wide_product(node: &Dynamic) -> bool {
+    product_factors(node).is_some_and(|f| f != Factors::Narrow)
+}
+
+/// The widest factors of `query`'s products.
+fn widest_factors(query: &Bool) -> Factors {
     let mut seen = HashSet::new();
     let mut stack = vec![Dynamic::from_ast(query)];
+    let mut widest = Factors::Narrow;
     while let Some(node) = stack.pop() {
         if !seen.insert(node.clone()) {
             continue;
         }
-        if is_wide_product(&node) {
-            return true;
-        }
+        widest = widest.max(product_factors(&node).unwrap_or(Factors::Narrow));
         stack.extend(node.children());
     }
-    false
+    widest
 }
 
 /// The bits of a bit-vector term that are not a zero or sign extension: a numeral's up to its

@@ -1,6 +1,7 @@
 //! Semantics, twice: a concrete interpreter and a z3 encoding that agree lane for lane.
 
 mod attempt;
+mod bitvec;
 pub mod float_bits;
 pub mod interp;
 pub mod prove;

@@ -2,14 +2,15 @@
 //! (sqrt is an uninterpreted function), following the interpreter's definitions exactly. The
 //! bits of an f32 lane (a bitcast to or from f32) are [`FloatBits`].
 
+use super::bitvec::{bv_const, carryless_mod, carryless_mul, resize};
 use super::float_bits::FloatBits;
 use super::reals::{real_int, real_of_f32, toward_zero};
 use crate::error::{Error, Result};
 use crate::ir::{Elem, Expr, Op};
 use std::cell::RefCell;
-use std::collections::HashMap;
+use std::collections::{HashMap, HashSet};
 use std::rc::Rc;
-use z3::ast::{Ast, Bool, Int, Real, BV};
+use z3::ast::{Ast, Bool, Dynamic, Int, Real, BV};
 use z3::{FuncDecl, Sort};
 
 /// One lane of a symbolic vector.
@@ -45,14 +46,8 @@ impl Lane {
         }
     }
 
-    fn ite(c: &Bool, a: &Lane, b: &Lane) -> Lane {
-        // A condition known now (a constant control such as an HVX shuffle's Rt) picks a
-        // branch instead of leaving z3 a term to simplify per query.
-        match c.simplify().as_bool() {
-            Some(true) => return a.clone(),
-            Some(false) => return b.clone(),
-            None => {}
-        }
+    /// `c ? a : b` as a term, `c` taken as it is (a table lookup's tests of a computed index).
+    fn choice(c: &Bool, a: &Lane, b: &Lane) -> Lane {
         match (a, b) {
             (Lane::Bits(x), Lane::Bits(y)) => Lane::Bits(c.ite(x, y)),
             (Lane::Flag(x), Lane::Flag(y)) => Lane::Flag(c.ite(x, y)),
@@ -60,6 +55,24 @@ impl Lane {
             _ => unreachable!("lanes of one type"),
         }
     }
+}
+
+/// Terms of at most this many distinct nodes count as small ([`is_small`]).
+const SMALL_TERM: usize = 64;
+
+/// Whether `term` has at most [`SMALL_TERM`] distinct nodes.
+fn is_small(term: &Bool) -> bool {
+    let mut seen = HashSet::new();
+    let mut stack = vec![Dynamic::from_ast(term)];
+    while let Some(node) = stack.pop() {
+        if seen.insert(node.clone()) {
+            if seen.len() > SMALL_TERM {
+                return false;
+            }
+            stack.extend(node.children());
+        }
+    }
+    true
 }
 
 /// Encodes expressions over a shared set of named variables.
@@ -75,6 +88,8 @@ pub struct Encoder {
     converted: RefCell<HashMap<BV, (Real, i128, i128)>>,
     /// The bits of f32 lanes.
     float_bits: FloatBits,
+    /// Small conditions met so far, and their value where they are constant ([`Encoder::ite`]).
+    known: RefCell<HashMap<Bool, Option<bool>>>,
 }
 
 impl Default for Encoder {
@@ -92,6 +107,29 @@ impl Encoder {
             sqrt,
             converted: RefCell::new(HashMap::new()),
             float_bits: FloatBits::new(),
+            known: RefCell::default(),
+        }
+    }
+
+    /// `c ? a : b`. A condition known now (a constant control such as an HVX shuffle's Rt)
+    /// picks a branch instead of leaving z3 a term to simplify per query. Such a condition is
+    /// a small term, met again at every lane: each is simplified once (a call to z3's
+    /// simplifier costs a fixed overhead that thousands of lanes add up). A large one (a lane
+    /// of a predicate computed from the inputs) is not simplified here.
+    fn ite(&self, c: &Bool, a: &Lane, b: &Lane) -> Lane {
+        let known = match c.as_bool() {
+            Some(value) => Some(value),
+            None if is_small(c) => *self
+                .known
+                .borrow_mut()
+                .entry(c.clone())
+                .or_insert_with(|| c.simplify().as_bool()),
+            None => None,
+        };
+        match known {
+            Some(true) => a.clone(),
+            Some(false) => b.clone(),
+            None => Lane::choice(c, a, b),
         }
     }
 
@@ -191,7 +229,7 @@ impl Encoder {
                         };
                         (0..reach).rev().fold(zero.clone(), |acc, j| {
                             let hit = i.eq(bv_const(j as u128, i.get_size()));
-                            Lane::ite(&hit, &table[j], &acc)
+                            Lane::choice(&hit, &table[j], &acc)
                         })
                     })
                     .collect()
@@ -206,7 +244,7 @@ impl Encoder {
                 .collect(),
             Op::Bitcast(to) => self.bitcast(&args[0], *to),
             Op::Select => (0..ty.lanes as usize)
-                .map(|i| Lane::ite(args[0][i].flag(), &args[1][i], &args[2][i]))
+                .map(|i| self.ite(args[0][i].flag(), &args[1][i], &args[2][i]))
                 .collect(),
             Op::Compress => {
                 let before = set_lanes_before(&args[0]);
@@ -219,7 +257,7 @@ impl Encoder {
                                 args[0][i].flag(),
                                 &before[i].eq(bv_const(j as u128, COUNT_BITS)),
                             ]);
-                            Lane::ite(&lands, &args[1][i], &acc)
+                            self.ite(&lands, &args[1][i], &acc)
                         })
                     })
                     .collect()
@@ -232,9 +270,9 @@ impl Encoder {
                     .map(|i| {
                         let taken = (0..=i).rev().fold(zero.clone(), |acc, j| {
                             let hit = before[i].eq(bv_const(j as u128, COUNT_BITS));
-                            Lane::ite(&hit, &args[1][j], &acc)
+                            self.ite(&hit, &args[1][j], &acc)
                         });
-                        Lane::ite(args[0][i].flag(), &taken, &zero)
+                        self.ite(args[0][i].flag(), &taken, &zero)
                     })
                     .collect()
             }
@@ -436,61 +474,6 @@ impl Encoder {
     }
 }
 
-/// The carry-less product of a and b, truncated to their width: a << i for every set bit i of b.
-fn carryless_mul(a: &BV, b: &BV) -> BV {
-    let w = a.get_size();
-    let zero = BV::from_u64(0, w);
-    (0..w).fold(zero.clone(), |acc, i| {
-        let bit = b.extract(i, i).eq(BV::from_u64(1, 1));
-        acc.bvxor(bit.ite(&a.bvshl(BV::from_u64(i as u64, w)), &zero))
-    })
-}
-
-/// The remainder of a divided by m as GF(2) polynomials (a when m is zero): long division from
-/// the top bit down, xoring m shifted under every set bit at or above m's degree. A constant m
-/// (the usual case: a fixed polynomial) unrolls into fixed shifts.
-fn carryless_mod(a: &BV, m: &BV) -> BV {
-    let w = a.get_size();
-    if let Some(mc) = constant_bits(m) {
-        if mc == 0 {
-            return a.clone();
-        }
-        let degree = 127 - mc.leading_zeros();
-        return (degree..w).rev().fold(a.clone(), |r, i| {
-            let set = r.extract(i, i).eq(BV::from_u64(1, 1));
-            set.ite(&r.bvxor(bv_const(mc << (i - degree), w)), &r)
-        });
-    }
-    let zero = BV::from_u64(0, w);
-    // degree = w - 1 - clz(m), as a w-bit number (only used when m is not zero).
-    let degree = (0..w).fold(BV::from_u64(0, w), |acc, i| {
-        m.extract(i, i)
-            .eq(BV::from_u64(1, 1))
-            .ite(&BV::from_u64(i as u64, w), &acc)
-    });
-    (0..w).rev().fold(a.clone(), |r, i| {
-        let at = BV::from_u64(i as u64, w);
-        let set = Bool::and(&[
-            &r.extract(i, i).eq(BV::from_u64(1, 1)),
-            &m.eq(&zero).not(),
-            &degree.bvule(&at),
-        ]);
-        set.ite(&r.bvxor(m.bvshl(at.bvsub(&degree))), &r)
-    })
-}
-
-/// The value of a bitvector that simplifies to a numeral.
-fn constant_bits(b: &BV) -> Option<u128> {
-    let s = b.simplify();
-    let w = s.get_size();
-    if w <= 64 {
-        return s.as_u64().map(u128::from);
-    }
-    let hi = s.extract(w - 1, 64).simplify().as_u64()? as u128;
-    let lo = s.extract(63, 0).simplify().as_u64()? as u128;
-    Some(hi << 64 | lo)
-}
-
 /// Width of the lane counts of compress and expand: more than any vector's lane count.
 const COUNT_BITS: u32 = 16;
 
@@ -505,33 +488,6 @@ fn set_lanes_before(mask: &[Lane]) -> Vec<BV> {
             here
         })
         .collect()
-}
-
-/// Sign- or zero-extends, or truncates, to `to` bits.
-fn resize(b: &BV, signed: bool, to: u32) -> BV {
-    let w = b.get_size();
-    match to.cmp(&w) {
-        std::cmp::Ordering::Equal => b.clone(),
-        std::cmp::Ordering::Less => b.extract(to - 1, 0),
-        std::cmp::Ordering::Greater if signed => b.sign_ext(to - w),
-        std::cmp::Ordering::Greater => b.zero_ext(to - w),
-    }
-}
-
-/// A bitvector constant of any width up to 128 (wider widths are zero-extended).
-pub fn bv_const(bits: u128, width: u32) -> BV {
-    if width <= 64 {
-        let mask = if width == 64 {
-            u64::MAX
-        } else {
-            (1u64 << width) - 1
-        };
-        let bits = bits & mask as u128;
-        return BV::from_u64(bits as u64, width);
-    }
-    let hi = BV::from_u64((bits >> 64) as u64, 64);
-    let lo = BV::from_u64(bits as u64, 64);
-    resize(&hi.concat(&lo), false, width)
 }
 
 /// A two's-complement constant of `width` bits holding `value`.
