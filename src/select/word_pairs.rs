@@ -155,8 +155,9 @@ pub fn word_pairs(
     if !t.elem.is_int() || t.elem.bits() != 64 || !without_64_bit_lanes(direct) {
         return Vec::new();
     }
-    // Words of less than a register are computed on no better than whole ones.
-    if t.bits() < register_bits {
+    // Words of less than a register are computed on no better than whole ones; lanes of more
+    // than two registers go by their halves (an interleaving of words fills two registers).
+    if t.bits() < register_bits || t.bits() > 2 * register_bits {
         return Vec::new();
     }
     let by_words = by_words(t, types, lacks);
@@ -178,9 +179,12 @@ pub fn word_pairs(
                 vec![],
             )
         });
+    // Nor widenings: a value of half a register widened is better left to the target's own
+    // widenings of whole registers (the doubled widening made HVX's `psadbw` port dearer, its
+    // interleave of words left unlowered).
     by_words
         .into_iter()
-        .filter(|r| !mentions_bools(r, t))
+        .filter(|r| !mentions_bools(r, t) && !matches!(&r.lhs, Term::Op { name: "Cast", .. }))
         .chain(extremes)
         .map(|r| on_doubled(&r, t))
         .collect()
