@@ -266,30 +266,27 @@ fn by_words(t: VecType, types: &[VecType], lacks: Lacks) -> Vec<Rewrite> {
         ))
     };
     let (a, b) = (Term::Slot("a"), Term::Slot("b"));
-    if lacks("Add", t, Some(t)) {
-        let low = w.word_op("Add", vec![w.low("a"), w.low("b")]);
-        let carry = w.one_where(w.flag("Lt", low.clone(), w.low("a")));
+    for (name, what) in [("Add", "sum"), ("Sub", "difference")] {
+        if !lacks(name, t, Some(t)) {
+            continue;
+        }
+        let low = w.word_op(name, vec![w.low("a"), w.low("b")]);
+        // A carry where the low sum is below an operand; a borrow where the first low word is
+        // below the second.
+        let carried = match name {
+            "Add" => w.flag("Lt", low.clone(), w.low("a")),
+            _ => w.flag("Lt", w.low("a"), w.low("b")),
+        };
         let high = w.word_op(
-            "Add",
-            vec![w.word_op("Add", vec![w.high("a"), w.high("b")]), carry],
+            name,
+            vec![
+                w.word_op(name, vec![w.high("a"), w.high("b")]),
+                w.one_where(carried),
+            ],
         );
         add(
-            "sum",
-            op("Add", t, vec![a.clone(), b.clone()]),
-            w.join(low, high),
-            vec![],
-        );
-    }
-    if lacks("Sub", t, Some(t)) {
-        let low = w.word_op("Sub", vec![w.low("a"), w.low("b")]);
-        let borrow = w.one_where(w.flag("Lt", w.low("a"), w.low("b")));
-        let high = w.word_op(
-            "Sub",
-            vec![w.word_op("Sub", vec![w.high("a"), w.high("b")]), borrow],
-        );
-        add(
-            "difference",
-            op("Sub", t, vec![a.clone(), b.clone()]),
+            what,
+            op(name, t, vec![a.clone(), b.clone()]),
             w.join(low, high),
             vec![],
         );
