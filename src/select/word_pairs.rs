@@ -166,53 +166,49 @@ pub fn word_pairs(
     }
     // Not comparisons nor selects: bool lanes of half a register's predicate are not the
     // predicate of a register of half as many lanes (HVX's Q holds a flag per byte). A minimum
-    // or maximum (a select by a comparison) is one on doubled operands instead.
+    // or maximum (a select by a comparison) is one on doubled operands instead. Nor widenings:
+    // a value of half a register widened is better left to the target's own widenings of whole
+    // registers (the doubled widening made HVX's `psadbw` port dearer, its interleave of words
+    // left unlowered).
     let extremes = ["Min", "Max"]
         .into_iter()
         .filter(|name| lacks(name, t, Some(t)))
         .map(|name| {
             let lhs = op(name, t, vec![Term::Slot("a"), Term::Slot("b")]);
-            rewrite(
-                format!("{name} of {}", type_name(t)),
-                lhs.clone(),
-                lhs,
-                vec![],
-            )
+            on_doubled(&format!("{name} of {}", type_name(t)), &lhs, &[], t)
         });
-    // Nor widenings: a value of half a register widened is better left to the target's own
-    // widenings of whole registers (the doubled widening made HVX's `psadbw` port dearer, its
-    // interleave of words left unlowered).
     by_words
-        .into_iter()
-        .filter(|r| !mentions_bools(r, t) && !matches!(&r.lhs, Term::Op { name: "Cast", .. }))
+        .iter()
+        .filter(|r| !reads_or_makes_bools(&r.lhs) && !is_cast(&r.lhs))
+        .map(|r| on_doubled(&r.source, &r.lhs, &r.conditions, t))
         .chain(extremes)
-        .map(|r| on_doubled(&r, t))
         .collect()
 }
 
-/// Whether `r`'s left side makes or reads bool lanes.
-fn mentions_bools(r: &Rewrite, t: VecType) -> bool {
+/// Whether `lhs` is a select, or makes bool lanes.
+fn reads_or_makes_bools(lhs: &Term) -> bool {
     let mut bools = false;
-    r.lhs
-        .typed_heads(&mut |_, ty| bools |= ty.elem == Elem::Bool);
-    bools || matches!(&r.lhs, Term::Op { name: "Select", .. }) && t.elem != Elem::Bool
+    lhs.typed_heads(&mut |_, ty| bools |= ty.elem == Elem::Bool);
+    bools || matches!(lhs, Term::Op { name: "Select", .. })
 }
 
-/// `r`'s left side as the low lanes of its operator on doubled operands (each beside itself):
-/// a generated slot's type is its `TypeOf` condition's, else the bool lanes of the select's
-/// condition `c`, else `t`.
-fn on_doubled(r: &Rewrite, t: VecType) -> Rewrite {
+/// Whether `lhs` is a conversion (not a saturating one).
+fn is_cast(lhs: &Term) -> bool {
+    matches!(lhs, Term::Op { name: "Cast", .. })
+}
+
+/// The rewrite of `lhs` (an operator of type `t` over generated slots and constants) into the
+/// low lanes of its operator on doubled operands (each beside itself): a slot's type is its
+/// `TypeOf` condition's, else `t`.
+fn on_doubled(source: &str, lhs: &Term, conditions: &[Condition], t: VecType) -> Rewrite {
     let slot_type = |slot: &str| {
-        r.conditions
+        conditions
             .iter()
             .find_map(|c| match c {
                 Condition::TypeOf(Term::Slot(s), ty) if *s == slot => Some(*ty),
                 _ => None,
             })
-            .unwrap_or(match slot {
-                "c" => t.with_elem(Elem::Bool),
-                _ => t,
-            })
+            .unwrap_or(t)
     };
     let twice = |ty: VecType| ty.with_lanes(2 * ty.lanes);
     let Term::Op {
@@ -220,9 +216,9 @@ fn on_doubled(r: &Rewrite, t: VecType) -> Rewrite {
         ty,
         params,
         args,
-    } = &r.lhs
+    } = lhs
     else {
-        return r.clone();
+        unreachable!("word rewrites match an operator");
     };
     let args = args
         .iter()
@@ -241,15 +237,16 @@ fn on_doubled(r: &Rewrite, t: VecType) -> Rewrite {
         params: params.clone(),
         args,
     };
-    Rewrite {
-        source: format!("{}, on its operands doubled", r.source),
-        rhs: Term::Lanes {
+    rewrite(
+        format!("{source}, on its operands doubled"),
+        lhs.clone(),
+        Term::Lanes {
             ty: *ty,
             offset: 0,
             arg: Box::new(doubled),
         },
-        ..r.clone()
-    }
+        conditions.to_vec(),
+    )
 }
 
 /// The rewrites of 64-bit lanes of type `t` into words.
