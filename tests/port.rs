@@ -21,7 +21,7 @@ fn an_x86_intrinsic_ports_to_neon_and_back_proven_and_run() {
     // the high bit (tbl gives zero for indices past 15, as pshufb does for a set high bit);
     // pmuludq on one lane is umull of lane 0 by lane 0; HVX widens a register's low half by
     // vunpack, a 16-byte SSE register being the low lanes of a 128-byte HVX one.
-    let cases: [(&[&str], &[&str]); 27] = [
+    let cases: [(&[&str], &[&str]); 29] = [
         (
             &["_mm_shuffle_epi8", "--target", "neon"],
             &["vandq_s8", "vqtbl1q_s8"],
@@ -115,6 +115,23 @@ fn an_x86_intrinsic_ports_to_neon_and_back_proven_and_run() {
             &["_mm_bslli_si128", "--target", "neon", "--imm", "3"],
             &["vextq_s8"],
         ),
+        // Indices past a lookup's table read zeros: AVX2's byte shift of each 128-bit lane is
+        // ext with zeros per NEON register.
+        (
+            &["_mm256_bslli_epi128", "--target", "neon", "--imm", "1"],
+            &["vextq_s8", "vextq_s8"],
+        ),
+        // The rules leave a three-lane broadcast scalarized: the two 128-bit lanes are ported
+        // one by one, each by the search over NEON's moves.
+        (
+            &["_mm256_shuffle_epi32", "--target", "neon", "--imm", "1"],
+            &[
+                "vdupq_laneq_s32",
+                "vcopyq_laneq_s32",
+                "vdupq_laneq_s32",
+                "vcopyq_laneq_s32",
+            ],
+        ),
         // vmpy of unsigned by signed bytes leaves the pair dealt: even products in the low
         // register, odd ones in the high; their saturating sum is pmaddubsw.
         (
@@ -170,7 +187,7 @@ fn an_x86_intrinsic_ports_to_neon_and_back_proven_and_run() {
     // reinterpreted (no C type of their own), flags of scalarized lanes spread over an HVX
     // predicate, bits read as bool lanes and back (a bit reversal scalarized), and a rounding
     // constant wider than an e-graph lane.
-    let runs: [(&[&str], &str, Toolchain, &str); 20] = [
+    let runs: [(&[&str], &str, Toolchain, &str); 21] = [
         (&["_mm_madd_epi16"], "neon", Toolchain::Neon, "natively"),
         (&["_mm_add_ps"], "neon", Toolchain::Neon, "natively"),
         (&["_mm_min_ps"], "neon", Toolchain::Neon, "natively"),
@@ -203,6 +220,12 @@ fn an_x86_intrinsic_ports_to_neon_and_back_proven_and_run() {
             "natively",
         ),
         (&["_mm_testz_si128"], "neon", Toolchain::Neon, "natively"),
+        (
+            &["_mm256_shuffle_epi32", "--imm", "1"],
+            "neon",
+            Toolchain::Neon,
+            "natively",
+        ),
         (&["_mm_setzero_si128"], "neon", Toolchain::Neon, "natively"),
         (&["_mm_minpos_epu16"], "neon", Toolchain::Neon, "natively"),
         (&["_mm_cmpeq_epi64"], "hvx", Toolchain::Hvx, "natively"),

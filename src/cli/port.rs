@@ -101,12 +101,8 @@ pub fn port(ctx: &Context, name: &str, target: Target, options: Options) -> Resu
 /// synthesis where selection leaves operators scalarized.
 fn select(selector: &mut Selector, name: &str, input: Rc<Expr>) -> Result<Compiled> {
     let (compiled, _) = selector.select_and_prove(name, input, Instant::now())?;
-    let searched = match selector.search_moves(&compiled.input, compiled.cost)? {
-        None if !compiled.root.scalarized().is_empty() => {
-            selector.search_sequences(&compiled.input, compiled.cost)
-        }
-        found => found,
-    };
+    let scalarized = !compiled.root.scalarized().is_empty();
+    let searched = selector.search_cheaper(&compiled.input, compiled.cost, scalarized)?;
     Ok(match searched {
         Some(found) => Compiled {
             source: compiled.source,

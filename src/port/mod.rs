@@ -93,7 +93,7 @@ pub fn port_all(project: &Project, options: &Options, progress: bool) -> Result<
             .map(|(_, src)| src)
             .collect();
     }
-    let selector = Selector::load(project, options.target)?;
+    let mut selector = Selector::load(project, options.target)?;
     let fingerprint = selector.catalog.fingerprint.clone();
     let stored = store::rows(&db, options.target.name)?;
     let hash =
@@ -182,10 +182,7 @@ pub fn port_all(project: &Project, options: &Options, progress: bool) -> Result<
             } else {
                 row.cost
             };
-            let better = match selector.search_moves(&input, bound)? {
-                None if row.status != Status::Proven => selector.search_sequences(&input, bound),
-                found => found,
-            };
+            let better = selector.search_cheaper(&input, bound, row.status != Status::Proven)?;
             if let Some(better) = better {
                 let (steps, _) = steps(&better, &selector.catalog);
                 row.status = Status::Proven;

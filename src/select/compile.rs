@@ -18,7 +18,7 @@ use crate::database::Database;
 use crate::error::{Error, Result};
 use crate::ir::forms::elaborate_expression;
 use crate::ir::limits::check_lanes;
-use crate::ir::{Elem, Expr};
+use crate::ir::{Elem, Expr, Op};
 use crate::project::Project;
 use crate::spec::Target;
 use std::collections::HashMap;
@@ -140,6 +140,63 @@ impl Selector {
             cached: false,
             proof: Some(Proof::Z3),
         })
+    }
+
+    /// A sequence cheaper than `cost` for `input` where a search finds one: the cheapest of
+    /// the target's own moves, else (where the selection at `cost` leaves operators
+    /// `scalarized`) one synthesized, else, for a concatenation, each part selected and
+    /// searched on its own and the parts joined (AVX2's shuffles within 128-bit lanes).
+    pub fn search_cheaper(
+        &mut self,
+        input: &Rc<Expr>,
+        cost: f64,
+        scalarized: bool,
+    ) -> Result<Option<Compiled>> {
+        let found = match self.search_moves(input, cost)? {
+            None if scalarized => self.search_sequences(input, cost),
+            found => found,
+        };
+        if found.is_some() || !scalarized || input.op != Op::Concat {
+            return Ok(found);
+        }
+        self.select_by_parts(input, cost)
+    }
+
+    /// `input`, a concatenation, as its parts selected (and searched) one by one, if that
+    /// costs less than `below` and is proven.
+    fn select_by_parts(&mut self, input: &Rc<Expr>, below: f64) -> Result<Option<Compiled>> {
+        let started = Instant::now();
+        let mut roots = Vec::new();
+        for part in &input.args {
+            let Ok((whole, _)) = self.select_and_prove(&part.to_string(), part.clone(), started)
+            else {
+                return Ok(None);
+            };
+            let scalarized = !whole.root.scalarized().is_empty();
+            let searched = self.search_cheaper(part, whole.cost, scalarized)?;
+            roots.push(searched.unwrap_or(whole).root);
+        }
+        let root = Rc::new(Node::Parts(roots));
+        let cost = root.cost(&self.catalog);
+        if cost >= below {
+            return Ok(None);
+        }
+        let select_ms = started.elapsed().as_secs_f64() * 1e3;
+        let proving = Instant::now();
+        let Ok(proof) = prove_selection(&self.catalog, input, &root) else {
+            return Ok(None);
+        };
+        Ok(Some(Compiled {
+            source: input.to_string(),
+            input: input.clone(),
+            cost,
+            root,
+            program: None,
+            select_ms,
+            validate_ms: proving.elapsed().as_secs_f64() * 1e3,
+            cached: false,
+            proof: Some(proof),
+        }))
     }
 
     /// The lane count of the result when none is given: the widest variable (counting the

@@ -248,12 +248,18 @@ pub fn ground(e: &Expr) -> Result<Term, String> {
             let table = e.args[0].ty.lanes as u128;
             let idx = lanes_of(&e.args[1])?;
             // One index for every lane stays a lookup (a lane broadcast, as `dup` has it).
-            if idx.iter().any(|&i| i >= table) || idx.iter().all(|&i| i == idx[0]) {
+            if idx.iter().all(|&i| i == idx[0]) && idx[0] < table {
                 let args = e.args.iter().map(|a| ground(a)).collect::<Result<_, _>>()?;
                 return node(e, args);
             }
-            let idx: Vec<u32> = idx.into_iter().map(|i| i as u32).collect();
-            ground(&slices(e.args[0].clone(), &idx)?)
+            if idx.iter().all(|&i| i < table) {
+                let idx: Vec<u32> = idx.into_iter().map(|i| i as u32).collect();
+                return ground(&slices(e.args[0].clone(), &idx)?);
+            }
+            // Indices past the table read zeros: a shuffle of the table beside a register of
+            // zeros (a byte shift of a register is `ext` with zeros).
+            let (source, idx) = beside_zeros(&e.args[0], &idx)?;
+            ground(&slices(source, &idx)?)
         }
         Op::Shuffle(idx) => ground(&shuffle_as_slices(e, idx)?),
         Op::Add if e.args.iter().any(|a| !has_vars(a) && !fits_a_lane(a)) => {
@@ -269,6 +275,45 @@ pub fn ground(e: &Expr) -> Result<Term, String> {
             node(e, args)
         }
     }
+}
+
+/// The table of a lookup beside a register of zeros, before or after it, and the lookup's
+/// constant indices into the two: an index past the table reads a zero lane, chosen to continue
+/// the run of indices beside it where one does; of the two orders, the one with fewer runs.
+fn beside_zeros(table: &Rc<Expr>, idx: &[u128]) -> Result<(Rc<Expr>, Vec<u32>), String> {
+    let n = table.ty.lanes;
+    let zeros = Rc::new(Expr::constant(table.ty, vec![0]));
+    let layout = |zeros_first: bool| {
+        let (table_at, zeros_at) = if zeros_first { (n, 0) } else { (0, n) };
+        let is_zero_lane = |v: i64| (zeros_at as i64..(zeros_at + n) as i64).contains(&v);
+        let mut mapped: Vec<Option<i64>> = idx
+            .iter()
+            .map(|&i| (i < n as u128).then(|| i as i64 + table_at as i64))
+            .collect();
+        for p in 1..mapped.len() {
+            if let (None, Some(prev)) = (mapped[p], mapped[p - 1]) {
+                mapped[p] = Some(prev + 1).filter(|&v| is_zero_lane(v));
+            }
+        }
+        for p in (0..mapped.len().saturating_sub(1)).rev() {
+            if let (None, Some(next)) = (mapped[p], mapped[p + 1]) {
+                mapped[p] = Some(next - 1).filter(|&v| is_zero_lane(v));
+            }
+        }
+        let idx: Vec<u32> = mapped
+            .into_iter()
+            .map(|m| m.unwrap_or(zeros_at as i64) as u32)
+            .collect();
+        let runs = idx.windows(2).filter(|w| w[1] != w[0] + 1).count();
+        (runs, zeros_first, idx)
+    };
+    let (_, zeros_first, idx) = layout(false).min(layout(true));
+    let pair = if zeros_first {
+        vec![zeros, table.clone()]
+    } else {
+        vec![table.clone(), zeros]
+    };
+    Ok((Rc::new(Expr::build(Op::Concat, pair)?), idx))
 }
 
 /// A shuffle (or an interleave of other than two vectors) of `e`'s operands as the e-graph
@@ -350,5 +395,38 @@ mod tests {
         let halves = Expr::build(Op::Add, vec![Rc::new(inner), constant(1 << 62)]).unwrap();
         assert_eq!(ground(&sum), ground(&halves));
         assert!(ground(&sum).is_ok());
+    }
+
+    #[test]
+    fn indices_past_a_lookups_table_read_a_register_of_zeros_beside_it() {
+        let table = Rc::new(Expr::var("t", VecType::new(4, Elem::U8)));
+        let past = 200;
+        // A shift up by one lane: zeros first, one run from the last zero.
+        let (source, idx) = beside_zeros(&table, &[past, 0, 1, 2]).unwrap();
+        assert_eq!(idx, [3, 4, 5, 6]);
+        assert_eq!(source.args[0].op, Op::Const(vec![0]));
+        // A shift down by two: the table first, the run going on into the zeros.
+        let (source, idx) = beside_zeros(&table, &[2, 3, past, past]).unwrap();
+        assert_eq!(idx, [2, 3, 4, 5]);
+        assert_eq!(source.args[1].op, Op::Const(vec![0]));
+        // The shuffle reads the same lanes as the lookup.
+        let index = Rc::new(Expr::constant(
+            VecType::new(4, Elem::U8),
+            vec![2, past, 0, past],
+        ));
+        let lookup = Expr::build(Op::Lookup, vec![table.clone(), index]).unwrap();
+        let (source, idx) = beside_zeros(&table, &[2, past, 0, past]).unwrap();
+        let shuffled = slices(source, &idx).unwrap();
+        let env: Env = [(
+            "t".to_string(),
+            crate::semantics::Value {
+                ty: table.ty,
+                lanes: vec![10, 11, 12, 13],
+            },
+        )]
+        .into_iter()
+        .collect();
+        assert_eq!(eval(&lookup, &env).unwrap().lanes, [12, 0, 10, 0]);
+        assert_eq!(eval(&shuffled, &env).unwrap().lanes, [12, 0, 10, 0]);
     }
 }
