@@ -78,16 +78,15 @@ fn walk(
         Rc::new(n.with_children(children))
     };
     // Scalarized slices of a register read as lanes of it (so that the search sees the lanes
-    // of one register together: a minimum of its two halves is a pairwise minimum), else as
-    // refined.
-    let viewed = viewed_slices(n, catalog, moves, done);
-    match viewed.and_then(|v| moved(&v, catalog, moves)) {
-        Some(found) => out = found,
-        None => {
-            if let Some(moved) = moved(&out, catalog, moves) {
-                out = moved;
-            }
-        }
+    // of one register together: a minimum of its two halves is a pairwise minimum), and as
+    // refined: the cheaper of what the two find.
+    let viewed = viewed_slices(n, catalog, moves, done).and_then(|v| moved(&v, catalog, moves));
+    let found = [viewed, moved(&out, catalog, moves)]
+        .into_iter()
+        .flatten()
+        .min_by(|a, b| a.cost(catalog).total_cmp(&b.cost(catalog)));
+    if let Some(found) = found {
+        out = found;
     }
     done.insert(Rc::as_ptr(n), out.clone());
     out
@@ -288,9 +287,8 @@ fn searched(
     }
 }
 
-/// `n` with each operand variable (or lanes of one) replaced by the node it stands for (or its
-/// lanes); None where the search read an operand padded to a register, which a computed operand
-/// is not.
+/// `n` with each operand variable (or lanes of one, or one padded to a register) replaced by
+/// the node it stands for (its lanes, or it beside zeros).
 fn substitute(
     n: &Rc<Node>,
     by_name: &HashMap<&str, &Rc<Node>>,
@@ -299,6 +297,16 @@ fn substitute(
     if let Node::Input { name, ty, offset } = &**n {
         if let Some(arg) = by_name.get(name.as_str()) {
             let full = arg.ty(catalog);
+            // Read padded to a register: the computed operand beside zeros (the lanes past
+            // it are the search's zeros; the proof of the whole selection checks the rest).
+            let padded = *offset == 0 && ty.lanes > full.lanes;
+            if full.elem == ty.elem && padded && ty.lanes.is_multiple_of(full.lanes) {
+                let zeros = Rc::new(Node::Const {
+                    ty: full.with_lanes(ty.lanes - full.lanes),
+                    value: 0,
+                });
+                return Some(Rc::new(Node::Parts(vec![(*arg).clone(), zeros])));
+            }
             if full.elem != ty.elem || offset + ty.lanes > full.lanes {
                 return None;
             }
