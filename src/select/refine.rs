@@ -301,6 +301,14 @@ fn substitute(
             // it are the search's zeros; the proof of the whole selection checks the rest).
             let padded = *offset == 0 && ty.lanes > full.lanes;
             if full.elem == ty.elem && padded && ty.lanes.is_multiple_of(full.lanes) {
+                // An input is read into a register so already (its lanes past it are zeros).
+                if let Node::Input { name, offset, .. } = &***arg {
+                    return Some(Rc::new(Node::Input {
+                        name: name.clone(),
+                        ty: *ty,
+                        offset: *offset,
+                    }));
+                }
                 let zeros = Rc::new(Node::Const {
                     ty: full.with_lanes(ty.lanes - full.lanes),
                     value: 0,
