@@ -102,7 +102,9 @@ pub fn port(ctx: &Context, name: &str, target: Target, options: Options) -> Resu
 fn select(selector: &mut Selector, name: &str, input: Rc<Expr>) -> Result<Compiled> {
     let (compiled, _) = selector.select_and_prove(name, input, Instant::now())?;
     let scalarized = !compiled.root.scalarized().is_empty();
-    let searched = selector.search_cheaper(&compiled.input, compiled.cost, scalarized)?;
+    let instructions = compiled.root.operations();
+    let searched =
+        selector.search_cheaper(&compiled.input, compiled.cost, instructions, scalarized)?;
     Ok(match searched {
         Some(found) => Compiled {
             source: compiled.source,

@@ -182,7 +182,8 @@ pub fn port_all(project: &Project, options: &Options, progress: bool) -> Result<
             } else {
                 row.cost
             };
-            let better = selector.search_cheaper(&input, bound, row.status != Status::Proven)?;
+            let scalarized = row.status != Status::Proven;
+            let better = selector.search_cheaper(&input, bound, row.instructions, scalarized)?;
             if let Some(better) = better {
                 let (steps, _) = steps(&better, &selector.catalog);
                 row.status = Status::Proven;

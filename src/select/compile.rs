@@ -47,6 +47,10 @@ pub struct Compiled {
     pub proof: Option<Proof>,
 }
 
+/// Instructions of a selection beyond which a synthesized sequence (of at most
+/// [`sequences::MAX_STEPS`]) is sought for it.
+const LONG_SELECTION: usize = 4;
+
 /// One input's extracted term (egglog text) and the selection read back from it.
 pub type Extracted = (String, Rc<Node>);
 
@@ -144,16 +148,19 @@ impl Selector {
 
     /// A sequence cheaper than `cost` for `input` where a search finds one: the cheapest of
     /// the target's own moves, else (where the selection at `cost` leaves operators
-    /// `scalarized`) one synthesized, else, for a concatenation, each part selected and
-    /// searched on its own and the parts joined (AVX2's shuffles within 128-bit lanes).
+    /// `scalarized` or takes more than [`LONG_SELECTION`] `instructions`) one synthesized,
+    /// else, for a concatenation left scalarized, each part selected and searched on its own
+    /// and the parts joined (AVX2's shuffles within 128-bit lanes).
     pub fn search_cheaper(
         &mut self,
         input: &Rc<Expr>,
         cost: f64,
+        instructions: usize,
         scalarized: bool,
     ) -> Result<Option<Compiled>> {
+        let synthesize = scalarized || instructions > LONG_SELECTION;
         let found = match self.search_moves(input, cost)? {
-            None if scalarized => self.search_sequences(input, cost),
+            None if synthesize => self.search_sequences(input, cost),
             found => found,
         };
         if found.is_some() || !scalarized || input.op != Op::Concat {
@@ -173,7 +180,8 @@ impl Selector {
                 return Ok(None);
             };
             let scalarized = !whole.root.scalarized().is_empty();
-            let searched = self.search_cheaper(part, whole.cost, scalarized)?;
+            let searched =
+                self.search_cheaper(part, whole.cost, whole.root.operations(), scalarized)?;
             roots.push(searched.unwrap_or(whole).root);
         }
         let root = Rc::new(Node::Parts(roots));

@@ -70,6 +70,7 @@ pub mod simplify;
 pub mod sound;
 pub mod split;
 pub mod steps;
+pub mod sums;
 pub mod term;
 pub mod throttle;
 pub mod totality;

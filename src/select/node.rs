@@ -250,6 +250,25 @@ impl Node {
         }
     }
 
+    /// How many instructions (and scalarized operators) the selection computes, each shared
+    /// node once.
+    pub fn operations(&self) -> usize {
+        fn walk<'a>(n: &'a Node, seen: &mut Vec<&'a Node>) {
+            if seen.iter().any(|s| std::ptr::eq(*s, n)) {
+                return;
+            }
+            seen.push(n);
+            for c in n.children() {
+                walk(c, seen);
+            }
+        }
+        let mut seen = Vec::new();
+        walk(self, &mut seen);
+        seen.iter()
+            .filter(|n| matches!(n, Node::Instr { .. } | Node::Scalar { .. }))
+            .count()
+    }
+
     /// The scalarized operators in the tree, each once: `add at u8x16`.
     pub fn scalarized(&self) -> Vec<String> {
         let mut out = Vec::new();

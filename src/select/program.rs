@@ -12,11 +12,11 @@ use super::catalog::{instruction_constructor, Catalog};
 use super::encode::{constructor, ground, lane_broadcast_facts};
 use super::layout;
 use super::reach::{reach, Step};
-use super::reshape::wider_sum_types;
 use super::rewrites::{constants_in_play, lowering_rewrites, rule_rewrite, takes_constants};
 use super::shifts::{per_lane_shift_types, per_lane_shifts};
 use super::sound::{cast_midpoints, cast_twin, generated, part_widenings};
 use super::split::splits;
+use super::sums::wider_sum_types;
 use super::term::{op, type_name, Command, Rewrite, Ruleset, Term};
 use super::word_pairs::register_pairs;
 use crate::ir::{Elem, Expr, Op, VecType};
@@ -314,13 +314,10 @@ impl Programs {
         let mut types = in_play.clone();
         let mut shifting = BTreeSet::new();
         let halves = split_list.iter().flat_map(|(_, lo, hi)| [lo, hi]);
+        let direct = self.direct.get_or_insert_with(|| direct_operators(catalog));
+        let adds = |w| direct.contains(&("Add", w, w));
         for e in inputs.iter().chain(halves).chain(&doubled) {
             per_lane_shift_types(e, &mut shifting);
-            let adds = |w| {
-                self.direct
-                    .as_ref()
-                    .is_some_and(|d| d.contains(&("Add", w, w)))
-            };
             wider_sum_types(e, &adds, &mut types);
         }
         types.extend(&shifting);

@@ -53,6 +53,63 @@ pub fn oversized_shifts(t: VecType) -> Vec<Rewrite> {
     out
 }
 
+/// A right shift at `t` of a narrowing of `x` of type `s` whose lanes `t` holds (`0 ..=
+/// max(t)`, as the analysis bounds them) is the narrowing of the shift at `s` (both are
+/// `x / 2^c` rounded down): a division by a constant shifts the high half of a product at the
+/// narrow type (`src/ir/elaborate/divide.rs`), and this joins the two shifts into one where the
+/// target narrows with its shift (HVX's `vasr` into bytes).
+pub fn shift_of_narrowing(s: VecType, t: VecType) -> Option<Rewrite> {
+    let narrower = s.elem.bits() > t.elem.bits();
+    if s.lanes != t.lanes || !s.elem.is_int() || !t.elem.is_int() || !narrower {
+        return None;
+    }
+    let x = Term::Wildcard("x".into());
+    let count = |ty| Term::Const {
+        ty,
+        value: Int::Slot("c"),
+    };
+    Some(Rewrite {
+        ruleset: Ruleset::Lift,
+        source: format!(
+            "{} shifted right after narrowing from {} within its range, as shifted before",
+            type_name(t),
+            type_name(s)
+        ),
+        lhs: op("Shr", t, vec![op("Cast", t, vec![x.clone()]), count(t)]),
+        rhs: op("Cast", t, vec![op("Shr", s, vec![x.clone(), count(s)])]),
+        conditions: vec![
+            Condition::TypeOf(x, s),
+            Condition::Compare(Cmp::Ge, Int::Slot("c"), Int::Lit(0)),
+            Condition::Compare(Cmp::Lt, Int::Slot("c"), Int::Lit(t.elem.bits() as i128)),
+            Condition::Compare(Cmp::Ge, Int::Lo("x".into()), Int::Lit(0)),
+            Condition::Compare(Cmp::Le, Int::Hi("x".into()), Int::Lit(t.elem.max_value())),
+        ],
+    })
+}
+
+/// A right shift by a constant of a right shift by a constant is one shift by their sum, below
+/// the lane width (the two shifts [`shift_of_narrowing`] leaves, as one).
+pub fn shift_of_shift(t: VecType) -> Option<Rewrite> {
+    if !t.elem.is_int() {
+        return None;
+    }
+    let count = |value| Term::Const { ty: t, value };
+    let (a, b) = (Int::Slot("a"), Int::Slot("b"));
+    let sum = Int::Bin(IntOp::Add, Box::new(a.clone()), Box::new(b.clone()));
+    let inner = op("Shr", t, vec![Term::Slot("x"), count(a.clone())]);
+    Some(Rewrite {
+        ruleset: Ruleset::Lift,
+        source: format!("{} shifted right twice, by the sum", type_name(t)),
+        lhs: op("Shr", t, vec![inner, count(b.clone())]),
+        rhs: op("Shr", t, vec![Term::Slot("x"), count(sum.clone())]),
+        conditions: vec![
+            Condition::Compare(Cmp::Ge, a, Int::Lit(0)),
+            Condition::Compare(Cmp::Ge, b, Int::Lit(0)),
+            Condition::Compare(Cmp::Lt, sum, Int::Lit(t.elem.bits() as i128)),
+        ],
+    })
+}
+
 /// Shifts by a constant without an instruction at their lane width: an 8-bit shift is the
 /// 16-bit shift of the same bits with the bits crossing from the neighbouring lane masked off
 /// (x86 has no 8-bit shifts), and an arithmetic right shift is the logical one with the sign

@@ -16,7 +16,8 @@ use super::products::{
 use super::reshape::reshaping;
 use super::saturating::saturating_sums;
 use super::shifts::{
-    halved_rounding_shift, oversized_shifts, rounding_shift_without_widening, shifts_by_other_means,
+    halved_rounding_shift, oversized_shifts, rounding_shift_without_widening, shift_of_narrowing,
+    shift_of_shift, shifts_by_other_means,
 };
 use super::signedness::{
     compare_through, conversion_rewrites, signedness_rewrites, Direct, Wanted,
@@ -392,6 +393,8 @@ pub fn generated(
     for &t in types {
         out.extend(reshaping(t, types, register_bits, lane_layout));
         out.extend(oversized_shifts(t));
+        out.extend(types.iter().filter_map(|&s| shift_of_narrowing(s, t)));
+        out.extend(shift_of_shift(t));
         out.extend(shifts_by_other_means(t));
         out.extend(comparison_and_select_rewrites(t));
         if target.byte_predicates {

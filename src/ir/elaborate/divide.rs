@@ -5,7 +5,8 @@
 //! Unsigned `x / c` on `w` bits is `(x * m) >> (w + s)` for the smallest shift `s` whose
 //! multiplier `m = ceil(2^(w+s) / c)` errs by `e = m*c - 2^(w+s) <= 2^s`: then for every
 //! `x < 2^w`, `x*m / 2^(w+s) = x/c + x*e / (c * 2^(w+s))`, and the second term is below `1/c`,
-//! too little to reach the next multiple of `c`. The product is taken in twice the width; a
+//! too little to reach the next multiple of `c`. The product is taken in twice the width and
+//! its high half shifted by `s` at `w` bits (the form of a multiply-high instruction); a
 //! multiplier of `w + 1` bits is split as `2^w + m'` and added back with a halving add so nothing
 //! overflows. Signed `x / c` divides `x ^ (x >> (w-1))` (`x`, or `-x - 1` when negative) as
 //! unsigned and flips the quotient back; a negative divisor negates the quotient;
@@ -111,7 +112,11 @@ fn unsigned_quotient(w: u32, c: u128, name: &str) -> std::result::Result<String,
     let high =
         |m: u128, shift: u32| format!("(cast {t} (shr (mul (cast {wide} {name}) {m}) {shift}))");
     Ok(if m < 1u128 << w {
-        high(m, w + s)
+        // The high half of the product (a multiply-high instruction), shifted at `t`.
+        match s {
+            0 => high(m, w),
+            _ => format!("(shr {} {s})", high(m, w)),
+        }
     } else {
         // m = 2^w + m': x*m >> w = hi + x with hi = x*m' >> w; (hi + x) >> s without
         // overflow as (hi + ((x - hi) >> 1)) >> (s - 1) (s >= 1 here: c >= 3 needs it).
