@@ -112,9 +112,11 @@ fn unsigned_quotient(w: u32, c: u128, name: &str) -> std::result::Result<String,
     let high =
         |m: u128, shift: u32| format!("(cast {t} (shr (mul (cast {wide} {name}) {m}) {shift}))");
     Ok(if m < 1u128 << w {
-        // The high half of the product (a multiply-high instruction), shifted at `t`.
+        // The high half of the product (a multiply-high instruction, at 16 bits and wider),
+        // shifted at `t`; bytes' products are taken in 16-bit lanes and shifted there at once.
         match s {
             0 => high(m, w),
+            _ if w == 8 => high(m, w + s),
             _ => format!("(shr {} {s})", high(m, w)),
         }
     } else {
