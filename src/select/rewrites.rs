@@ -436,6 +436,21 @@ fn widen(name: &str, ty: VecType, wildcards: &BTreeMap<String, VecType>) -> Resu
     })
 }
 
+/// The count of the one right shift that `n`, a right shift by a constant of a right shift by a
+/// constant (or of its narrowing), is.
+fn joined_shift_count(n: &Expr) -> Option<i64> {
+    let count = |e: &Expr| match (&e.op, e.args.get(1).map(|a| &a.op)) {
+        (Op::Shr, Some(Op::Const(v))) if v.len() == 1 => Some(lane_value(e.ty.elem, v[0])),
+        _ => None,
+    };
+    let outer = count(n)?;
+    let inner = match &n.args[0].op {
+        Op::Cast(_) => &n.args[0].args[0],
+        _ => &n.args[0],
+    };
+    Some(outer + count(inner)?)
+}
+
 /// The constants scalar operands take: the inputs' constants, each lane width in play less one
 /// (an oversized arithmetic shift becomes one by that much) and each lane width (the odd lanes
 /// are the high halves of lanes twice as wide), the logarithm of each power of two (rules solve
@@ -457,6 +472,11 @@ pub fn constants_in_play(in_play: &BTreeSet<VecType>, inputs: &[Rc<Expr>]) -> BT
             }
             if matches!(n.op, Op::Bitcast(_)) && n.args[0].ty.elem == Elem::Bool {
                 constants.extend(GATHER_ROUNDS.map(|(_, shift)| shift));
+            }
+            // Two right shifts by constants, one of them of a narrowing of the other, join into
+            // one by the sum (`shift_of_narrowing`, `shift_of_shift`).
+            if let Some(sum) = joined_shift_count(n) {
+                constants.insert(sum);
             }
             // A 64-bit shift by 32-bit words (`word_pairs`) moves bits across by the rest.
             if matches!(n.op, Op::Shl | Op::Shr) && n.ty.elem.bits() == 64 {
