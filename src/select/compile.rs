@@ -108,22 +108,26 @@ impl Selector {
         let Some(root) = movement::search(catalog, self.moves(), input, below) else {
             return Ok(None);
         };
+        Ok(self.proven(input, root, started))
+    }
+
+    /// `root` found for `input` (since `started`) as a selection, once z3 proves it; None if
+    /// it does not.
+    fn proven(&self, input: &Rc<Expr>, root: Rc<Node>, started: Instant) -> Option<Compiled> {
         let select_ms = started.elapsed().as_secs_f64() * 1e3;
         let proving = Instant::now();
-        let Ok(proof) = prove_selection(catalog, input, &root) else {
-            return Ok(None);
-        };
-        Ok(Some(Compiled {
+        let proof = prove_selection(&self.catalog, input, &root).ok()?;
+        Some(Compiled {
             source: input.to_string(),
             input: input.clone(),
-            cost: root.cost(catalog),
+            cost: root.cost(&self.catalog),
             root,
             program: None,
             select_ms,
             validate_ms: proving.elapsed().as_secs_f64() * 1e3,
             cached: false,
             proof: Some(proof),
-        }))
+        })
     }
 
     /// The cheapest sequence of the target's instructions synthesized for `input` (an
@@ -185,26 +189,10 @@ impl Selector {
             roots.push(searched.unwrap_or(whole).root);
         }
         let root = Rc::new(Node::Parts(roots));
-        let cost = root.cost(&self.catalog);
-        if cost >= below {
+        if root.cost(&self.catalog) >= below {
             return Ok(None);
         }
-        let select_ms = started.elapsed().as_secs_f64() * 1e3;
-        let proving = Instant::now();
-        let Ok(proof) = prove_selection(&self.catalog, input, &root) else {
-            return Ok(None);
-        };
-        Ok(Some(Compiled {
-            source: input.to_string(),
-            input: input.clone(),
-            cost,
-            root,
-            program: None,
-            select_ms,
-            validate_ms: proving.elapsed().as_secs_f64() * 1e3,
-            cached: false,
-            proof: Some(proof),
-        }))
+        Ok(self.proven(input, root, started))
     }
 
     /// The lane count of the result when none is given: the widest variable (counting the
