@@ -252,6 +252,10 @@ pub fn ground(e: &Expr) -> Result<Term, String> {
                 let args = e.args.iter().map(|a| ground(a)).collect::<Result<_, _>>()?;
                 return node(e, args);
             }
+            // Every index past the table: zeros.
+            if idx.iter().all(|&i| i >= table) {
+                return Ok(Term::constant(e.ty, 0));
+            }
             if idx.iter().all(|&i| i < table) {
                 let idx: Vec<u32> = idx.into_iter().map(|i| i as u32).collect();
                 return ground(&slices(e.args[0].clone(), &idx)?);

@@ -80,10 +80,13 @@ fn walk(
     // Scalarized slices of a register read as lanes of it (so that the search sees the lanes
     // of one register together: a minimum of its two halves is a pairwise minimum), and as
     // refined: the cheaper of what the two find.
+    // Only what costs less than the node as it is, operands read beside zeros included.
     let viewed = viewed_slices(n, catalog, moves, done).and_then(|v| moved(&v, catalog, moves));
+    let now = out.cost(catalog);
     let found = [viewed, moved(&out, catalog, moves)]
         .into_iter()
         .flatten()
+        .filter(|f| f.cost(catalog) < now)
         .min_by(|a, b| a.cost(catalog).total_cmp(&b.cost(catalog)));
     if let Some(found) = found {
         out = found;
@@ -297,18 +300,17 @@ fn substitute(
     if let Node::Input { name, ty, offset } = &**n {
         if let Some(arg) = by_name.get(name.as_str()) {
             let full = arg.ty(catalog);
-            // Read padded to a register: the computed operand beside zeros (the lanes past
-            // it are the search's zeros; the proof of the whole selection checks the rest).
-            let padded = *offset == 0 && ty.lanes > full.lanes;
-            if full.elem == ty.elem && padded && ty.lanes.is_multiple_of(full.lanes) {
-                // An input is read into a register so already (its lanes past it are zeros).
-                if let Node::Input { name, offset, .. } = &***arg {
-                    return Some(Rc::new(Node::Input {
-                        name: name.clone(),
-                        ty: *ty,
-                        offset: *offset,
-                    }));
-                }
+            // Read padded to a register: an instruction's result of a whole xmm (or wider)
+            // register beside zeros, as a 128-bit instruction leaves the rest of a ymm or zmm
+            // register on x86 (not a part of an input, whose next lanes are no zeros, nor an
+            // MMX result); the proof of the whole selection checks it.
+            let padded = *offset == 0 && ty.lanes > full.lanes && full.bits() >= 128;
+            let instruction = match &***arg {
+                Node::Reinterpret { arg, .. } => matches!(**arg, Node::Instr { .. }),
+                n => matches!(n, Node::Instr { .. }),
+            };
+            if full.elem == ty.elem && padded && instruction && ty.lanes.is_multiple_of(full.lanes)
+            {
                 let zeros = Rc::new(Node::Const {
                     ty: full.with_lanes(ty.lanes - full.lanes),
                     value: 0,
