@@ -79,8 +79,8 @@ fn walk(
     };
     // Scalarized slices of a register read as lanes of it (so that the search sees the lanes
     // of one register together: a minimum of its two halves is a pairwise minimum), and as
-    // refined: the cheaper of what the two find.
-    // Only what costs less than the node as it is, operands read beside zeros included.
+    // refined: the cheaper of what the two find, if it costs less than the node as it is
+    // (operands read beside zeros included).
     let viewed = viewed_slices(n, catalog, moves, done).and_then(|v| moved(&v, catalog, moves));
     let now = out.cost(catalog);
     let found = [viewed, moved(&out, catalog, moves)]

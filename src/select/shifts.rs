@@ -53,11 +53,11 @@ pub fn oversized_shifts(t: VecType) -> Vec<Rewrite> {
     out
 }
 
-/// A right shift at `t` of a narrowing of `x` of type `s` (twice as wide) whose lanes `t` holds (`0 ..=
-/// max(t)`, as the analysis bounds them) is the narrowing of the shift at `s` (both are
-/// `x / 2^c` rounded down): a division by a constant shifts the high half of a product at the
-/// narrow type (`src/ir/elaborate/divide.rs`), and this joins the two shifts into one where the
-/// target narrows with its shift (HVX's `vasr` into bytes).
+/// A right shift at `t` of a narrowing of `x` of type `s` (twice as wide) whose lanes `t`
+/// holds (`0 ..= max(t)`, as the analysis bounds them) is the narrowing of the shift at `s`
+/// (both are `x / 2^c` rounded down): a division by a constant shifts the high half of a
+/// product at the narrow type (`src/ir/elaborate/divide.rs`), and this joins the two shifts
+/// into one where the target narrows with its shift (HVX's `vasr` into bytes).
 pub fn shift_of_narrowing(s: VecType, t: VecType) -> Option<Rewrite> {
     let narrower = s.elem.bits() == 2 * t.elem.bits();
     if s.lanes != t.lanes || !s.elem.is_int() || !t.elem.is_int() || !narrower {
