@@ -335,3 +335,79 @@ fn products_of_halves(t: VecType, a: &Term, b: &Term) -> Vec<(Term, &'static str
         (by_low_half, "a product by its low half and one of halves"),
     ]
 }
+
+/// The high bits of products of words sign-extended to 64 bits (`t`), shifted right by `c` of
+/// at least 16 (after a bias `r` of whole multiples of `2^16`, as a rounding adds): with
+/// `y = odd(y) << 16 + even(y)` (its odd halfword signed, its even one unsigned),
+/// `(x * y + r) >> c` is exactly `(x * odd(y) + (x * even(y)) >> 16 + r >> 16) >> (c - 16)`,
+/// where `(x * even(y)) >> 16` fits a word. Hexagon, without 64-bit products, multiplies words
+/// by even unsigned halfwords shifted down (`vmpye`) and accumulates the odd ones'
+/// (`vmpyo:<<1:sat:shift`, `:rnd` with the bias): `mul_shr(x_i32, y_i32, 31)` and
+/// `rounding_mul_shr(x_i32, y_i32, 31)` in two instructions.
+pub fn high_bits_of_word_products(t: VecType, lacks: Lacks) -> Vec<Rewrite> {
+    if t.elem != Elem::I64 || !lacks("Mul", t, None) {
+        return vec![];
+    }
+    let word = t.with_elem(Elem::I32);
+    let (x, y, c, r) = (
+        Term::Slot("x"),
+        Term::Slot("y"),
+        Int::Slot("c"),
+        Int::Slot("r"),
+    );
+    let constant = |value| Term::Const { ty: t, value };
+    let wide = |v: Term| op("Cast", t, vec![v]);
+    let halfword = |which: i64, e: Elem| {
+        wide(Term::Op {
+            name: "Slice",
+            ty: t.with_elem(e),
+            params: vec![which, 2],
+            args: vec![reinterpret(VecType::new(2 * t.lanes, e), y.clone())],
+        })
+    };
+    let by = |h: Term| op("Mul", t, vec![wide(x.clone()), h]);
+    let even = op(
+        "Cast",
+        word,
+        vec![op(
+            "Shr",
+            t,
+            vec![by(halfword(0, Elem::U16)), constant(Int::Lit(16))],
+        )],
+    );
+    let sum = op("Add", t, vec![wide(even), by(halfword(1, Elem::I16))]);
+    let product = op("Mul", t, vec![wide(x.clone()), wide(y.clone())]);
+    let bin = |o, a: Int, b: Int| Int::Bin(o, Box::new(a), Box::new(b));
+    let rest = constant(bin(IntOp::Sub, c.clone(), Int::Lit(16)));
+    let conditions = vec![
+        Condition::TypeOf(x, word),
+        Condition::TypeOf(y, word),
+        Condition::Compare(Cmp::Ge, c.clone(), Int::Lit(16)),
+        Condition::Compare(Cmp::Lt, c.clone(), Int::Lit(64)),
+    ];
+    let name = type_name(t);
+    let biased = op("Add", t, vec![product.clone(), constant(r.clone())]);
+    let bias = constant(bin(IntOp::Shr, r.clone(), Int::Lit(16)));
+    vec![
+        Rewrite {
+            ruleset: Ruleset::Lower,
+            source: format!("the high bits of {name} products of words, by their halfwords"),
+            lhs: op("Shr", t, vec![product, constant(c.clone())]),
+            rhs: op("Shr", t, vec![sum.clone(), rest.clone()]),
+            conditions: conditions.clone(),
+        },
+        Rewrite {
+            ruleset: Ruleset::Lower,
+            source: format!("the high bits of {name} products of words biased, by their halfwords"),
+            lhs: op("Shr", t, vec![biased, constant(c)]),
+            rhs: op("Shr", t, vec![op("Add", t, vec![sum, bias]), rest]),
+            conditions: conditions
+                .into_iter()
+                .chain([
+                    Condition::Compare(Cmp::Ge, r.clone(), Int::Lit(0)),
+                    Condition::Compare(Cmp::Eq, bin(IntOp::And, r, Int::Lit(0xffff)), Int::Lit(0)),
+                ])
+                .collect(),
+        },
+    ]
+}

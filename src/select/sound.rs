@@ -10,8 +10,8 @@ use super::fallback::{fallbacks, Lacks, Own};
 use super::mask_bits::mask_bits;
 use super::popcount::{clz_rewrites, popcount_rewrites};
 use super::products::{
-    high_half_by_even_and_odd, multiply_by_halves, product_as_pair_sum, wide_multiply,
-    widened_product,
+    high_bits_of_word_products, high_half_by_even_and_odd, multiply_by_halves, product_as_pair_sum,
+    wide_multiply, widened_product,
 };
 use super::reshape::reshaping;
 use super::saturating::saturating_sums;
@@ -403,6 +403,7 @@ pub fn generated(
         }
         out.extend(wide_multiply(t));
         out.extend(multiply_by_halves(t, lacks));
+        out.extend(high_bits_of_word_products(t, lacks));
         if !lane_layout && wanted("Mul", t, None) {
             out.extend(types.iter().filter_map(|&n| widened_product(t, n)));
             out.extend(types.iter().filter_map(|&n| product_as_pair_sum(t, n)));

@@ -33,6 +33,7 @@ pub fn attempts(bit_vectors: bool, simplified: &Bool, timeout_ms: u32) -> Vec<(A
             // Split products prove in milliseconds or not at all (HVX's `vmpa` for
             // `mul_shr(x_i16, y_i16, 15)`: not in 15 s, 0.8 s by the core after).
             (Attempt::ProductsSplit, timeout_ms / 16),
+            (Attempt::ExtensionsSplit, timeout_ms / 16),
             (Attempt::Written, timeout_ms),
             (Attempt::BitBlasted, timeout_ms),
             (Attempt::Simplified, timeout_ms),
@@ -54,6 +55,9 @@ pub enum Attempt {
     /// The bit-blasting solver on the query with its products split into products of halves
     /// ([`products_split`]), shared products abstracted; a proof only.
     ProductsSplit,
+    /// The same with products of extended words split at the words' halves instead
+    /// ([`split_extension`]); a proof only.
+    ExtensionsSplit,
 }
 
 /// `query` alone (under `assume`) on z3's solver for bit-vector logic, which simplifies and
@@ -120,7 +124,77 @@ pub fn products_abstracted(query: &Bool) -> Option<Bool> {
     if shared.is_empty() {
         return None;
     }
-    Some(replaced_by_unknowns(query, &shared, "product"))
+    let abstracted = replaced_by_unknowns(query, &shared, "product");
+    // Each unknown within the range its factors give the product: `(x * even(y)) >> 16` of a
+    // word and an unsigned halfword fits a word again, which Hexagon's `vmpye` relies on.
+    let ranges: Vec<Bool> = shared
+        .iter()
+        .enumerate()
+        .filter_map(|(k, p)| {
+            let bits = product_bits(p)?;
+            let unknown = FuncDecl::new(format!("product{k}"), &[], &p.get_sort())
+                .apply(&[])
+                .as_bv()?;
+            let width = unknown.get_size();
+            let low = unknown.extract(bits - 1, 0).sign_ext(width - bits);
+            Some(unknown.eq(&low))
+        })
+        .collect();
+    Some(Bool::and(
+        &std::iter::once(&abstracted)
+            .chain(&ranges)
+            .collect::<Vec<_>>(),
+    ))
+}
+
+/// The bits of a two's-complement value that hold `product`, where each factor is an
+/// extension (sign or zero) or a numeral, when fewer than its width.
+fn product_bits(product: &Dynamic) -> Option<u32> {
+    let width = product.as_bv()?.get_size();
+    let [a, b] = <[Dynamic; 2]>::try_from(product.children()).ok()?;
+    let (a, b) = (factor_range(&a)?, factor_range(&b)?);
+    let corners = [a.0 * b.0, a.0 * b.1, a.1 * b.0, a.1 * b.1];
+    let (low, high) = (*corners.iter().min()?, *corners.iter().max()?);
+    let bits = (1..width).find(|&n| -(1i128 << (n - 1)) <= low && high < 1i128 << (n - 1))?;
+    Some(bits)
+}
+
+/// The least and greatest value of a factor: an extension of at most 62 bits
+/// ([`extension`]), or a numeral below 2^62.
+fn factor_range(f: &Dynamic) -> Option<(i128, i128)> {
+    if let Some(n) = f.as_bv()?.as_u64() {
+        return (n < 1 << 62).then_some((n as i128, n as i128));
+    }
+    let (v, signed) = extension(f)?;
+    let bits = v.get_size();
+    match (bits > 62, signed) {
+        (true, _) => None,
+        (false, true) => Some((-(1i128 << (bits - 1)), (1i128 << (bits - 1)) - 1)),
+        (false, false) => Some((0, (1i128 << bits) - 1)),
+    }
+}
+
+/// The value `f` extends and whether it extends its sign, where `f` is an extension as
+/// written or as z3's simplifier writes one: a concatenation after zeros, or after copies of
+/// the value's top bit.
+fn extension(f: &Dynamic) -> Option<(BV, bool)> {
+    if f.kind() != AstKind::App {
+        return None;
+    }
+    let parts = f.children();
+    let (last, init) = parts.split_last()?;
+    let v = last.as_bv()?;
+    match f.decl().name().as_str() {
+        "sign_extend" => Some((v, true)),
+        "zero_extend" => Some((v, false)),
+        "concat" if init.len() == 1 && init[0].as_bv()?.as_u64() == Some(0) => Some((v, false)),
+        "concat" => {
+            let top = v.extract(v.get_size() - 1, v.get_size() - 1).simplify();
+            let copies = init.iter().all(|b| b.as_bv().is_some_and(|b| b == top));
+            copies.then_some((v, true))
+        }
+        _ => None,
+    }
 }
 
 /// Rounds of [`products_split`]: each halves the factors it splits (64-bit factors take two).
@@ -134,7 +208,7 @@ const SPLIT_ROUNDS: usize = 4;
 /// which [`products_abstracted`] takes out, and the rest is the low half of products of
 /// halves, which bit-blasts at once. The split query is equivalent to `query`. `None` when
 /// nothing is split.
-pub fn products_split(query: &Bool) -> Option<Bool> {
+pub fn products_split(query: &Bool, at_extensions: bool) -> Option<Bool> {
     let mut current = query.clone();
     for round in 0..=SPLIT_ROUNDS {
         let mut seen = HashSet::new();
@@ -144,7 +218,11 @@ pub fn products_split(query: &Bool) -> Option<Bool> {
             if !seen.insert(node.clone()) {
                 continue;
             }
-            if let Some(split) = split_product(&node) {
+            let split = match at_extensions {
+                false => split_product(&node),
+                true => split_extension(&node),
+            };
+            if let Some(split) = split {
                 splits.push((node.clone(), split));
             }
             stack.extend(node.children());
@@ -179,6 +257,40 @@ fn split_product(node: &Dynamic) -> Option<Dynamic> {
     };
     let low = split.extract(half - 1, 0).zero_ext(width - half);
     let high = split.extract(width - 1, half).zero_ext(half);
+    let shifted = kept
+        .bvmul(&high)
+        .bvshl(BV::from_u64(u64::from(half), width));
+    Some(Dynamic::from_ast(&kept.bvmul(&low).bvadd(&shifted)))
+}
+
+/// A product of two factors of more than 16 significant bits (where neither is wider than half
+/// the product, which [`split_product`] splits) as the products of the wider factor's
+/// halves, where that factor extends a value `v` of `s` bits:
+/// `a * ext(v) = (a * ext(hi(v))) << s/2 + a * zext(lo(v))`, `hi` extended as `v` is; exact, so
+/// the halves' products meet those of an instruction multiplying words by halfwords (Hexagon's
+/// `vmpye` and `vmpyo` for `mul_shr(x_i32, y_i32, 31)`).
+fn split_extension(node: &Dynamic) -> Option<Dynamic> {
+    if node.kind() != AstKind::App || node.decl().name() != "bvmul" {
+        return None;
+    }
+    let [a, b] = <[Dynamic; 2]>::try_from(node.children()).ok()?;
+    let (ea, eb) = (extension(&a)?, extension(&b)?);
+    let other = ea.0.get_size().min(eb.0.get_size());
+    let (kept, (v, signed)) = match eb.0.get_size() >= ea.0.get_size() {
+        true => (a.as_bv()?, eb),
+        false => (b.as_bv()?, ea),
+    };
+    let (width, bits) = (kept.get_size(), v.get_size());
+    if other <= 16 || bits % 2 != 0 || bits >= width {
+        return None;
+    }
+    let half = bits / 2;
+    let high = v.extract(bits - 1, half);
+    let high = match signed {
+        true => high.sign_ext(width - half),
+        false => high.zero_ext(width - half),
+    };
+    let low = v.extract(half - 1, 0).zero_ext(width - half);
     let shifted = kept
         .bvmul(&high)
         .bvshl(BV::from_u64(u64::from(half), width));
