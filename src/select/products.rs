@@ -298,15 +298,7 @@ fn products_of_halves(t: VecType, a: &Term, b: &Term) -> Vec<(Term, &'static str
     };
     // Lane `which` of each pair of `e` lanes of `v`'s bits, and the truncation to `half`, each
     // extended to `t`.
-    let lane = |which: i64, e: Elem, v: Term| {
-        let part = Term::Op {
-            name: "Slice",
-            ty: t.with_elem(e),
-            params: vec![which, 2],
-            args: vec![reinterpret(VecType::new(2 * t.lanes, e), v)],
-        };
-        op("Cast", t, vec![part])
-    };
+    let lane = |which: i64, e: Elem, v: Term| pair_lane(t, which, e, v);
     let truncated = |v: Term| op("Cast", t, vec![op("Cast", t.with_elem(half), vec![v])]);
     let shifted_up = |v: Term| op("Shl", t, vec![v, by_h(t)]);
     let by_parts = |part: &dyn Fn(Term) -> Term| {
@@ -336,6 +328,18 @@ fn products_of_halves(t: VecType, a: &Term, b: &Term) -> Vec<(Term, &'static str
     ]
 }
 
+/// Lane `which` (0 or 1) of each pair of `e` lanes of `v`'s bits, extended to `t` (as many
+/// lanes as the pairs): a halfword of each word.
+fn pair_lane(t: VecType, which: i64, e: Elem, v: Term) -> Term {
+    let part = Term::Op {
+        name: "Slice",
+        ty: t.with_elem(e),
+        params: vec![which, 2],
+        args: vec![reinterpret(VecType::new(2 * t.lanes, e), v)],
+    };
+    op("Cast", t, vec![part])
+}
+
 /// The high bits of products of words sign-extended to 64 bits (`t`), shifted right by `c` of
 /// at least 16 (after a bias `r` of whole multiples of `2^16`, as a rounding adds): with
 /// `y = odd(y) << 16 + even(y)` (its odd halfword signed, its even one unsigned),
@@ -357,14 +361,7 @@ pub fn high_bits_of_word_products(t: VecType, lacks: Lacks) -> Vec<Rewrite> {
     );
     let constant = |value| Term::Const { ty: t, value };
     let wide = |v: Term| op("Cast", t, vec![v]);
-    let halfword = |which: i64, e: Elem| {
-        wide(Term::Op {
-            name: "Slice",
-            ty: t.with_elem(e),
-            params: vec![which, 2],
-            args: vec![reinterpret(VecType::new(2 * t.lanes, e), y.clone())],
-        })
-    };
+    let halfword = |which: i64, e: Elem| pair_lane(t, which, e, y.clone());
     let by = |h: Term| op("Mul", t, vec![wide(x.clone()), h]);
     let even = op(
         "Cast",

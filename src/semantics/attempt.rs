@@ -257,10 +257,16 @@ fn split_product(node: &Dynamic) -> Option<Dynamic> {
     };
     let low = split.extract(half - 1, 0).zero_ext(width - half);
     let high = split.extract(width - 1, half).zero_ext(half);
+    Some(by_parts(&kept, &low, &high, half))
+}
+
+/// `kept * (high << shift + low)` as `kept * low + (kept * high) << shift`.
+fn by_parts(kept: &BV, low: &BV, high: &BV, shift: u32) -> Dynamic {
+    let width = kept.get_size();
     let shifted = kept
-        .bvmul(&high)
-        .bvshl(BV::from_u64(u64::from(half), width));
-    Some(Dynamic::from_ast(&kept.bvmul(&low).bvadd(&shifted)))
+        .bvmul(high)
+        .bvshl(BV::from_u64(u64::from(shift), width));
+    Dynamic::from_ast(&kept.bvmul(low).bvadd(&shifted))
 }
 
 /// A product of two factors of more than 16 significant bits (where neither is wider than half
@@ -291,10 +297,7 @@ fn split_extension(node: &Dynamic) -> Option<Dynamic> {
         false => high.zero_ext(width - half),
     };
     let low = v.extract(half - 1, 0).zero_ext(width - half);
-    let shifted = kept
-        .bvmul(&high)
-        .bvshl(BV::from_u64(u64::from(half), width));
-    Some(Dynamic::from_ast(&kept.bvmul(&low).bvadd(&shifted)))
+    Some(by_parts(&kept, &low, &high, half))
 }
 
 /// `query` with each of `terms` replaced by a fresh unknown of its sort, named `prefix` and
