@@ -5,7 +5,8 @@
 use super::fixed_operand::{fixed_operand_variants, zero_accumulator_variants};
 use super::lowering::{
     bitwise_variants, commuted_variant, even_lanes_variants, fact_lowering,
-    scalar_register_variants, semantics_lowering, signedness_variants, Lowering,
+    result_register_variants, scalar_register_variants, semantics_lowering, signedness_variants,
+    Lowering,
 };
 use super::permute::permutation_lowerings;
 use super::ranged::ranged_variants;
@@ -23,7 +24,7 @@ use std::rc::Rc;
 
 /// Part of every fingerprint: bump it whenever program generation or term extraction changes,
 /// so terms chosen by an older selector are not reused.
-pub const SELECTOR_VERSION: &str = "selector-43";
+pub const SELECTOR_VERSION: &str = "selector-44";
 
 /// Everything selection on one target reads.
 pub struct Catalog {
@@ -79,6 +80,7 @@ impl Catalog {
                 variants.extend(fixed_operand_variants(&l, ins));
                 variants.extend(scalar_register_variants(&l, ins));
                 variants.extend(even_lanes_variants(&l));
+                variants.extend(result_register_variants(&l, target.register_bits));
                 variants.push(l);
                 let commuted: Vec<Lowering> =
                     variants.iter().filter_map(commuted_variant).collect();
@@ -184,8 +186,8 @@ fn fingerprint(
     for l in lowerings {
         writeln!(
             text,
-            "lowering {} {} {:?} {}",
-            l.instruction, l.pattern, l.args, l.source
+            "lowering {} {} {:?} {:?} {}",
+            l.instruction, l.pattern, l.args, l.result_from, l.source
         )
         .expect("string write");
     }

@@ -49,6 +49,9 @@ pub struct Lowering {
     /// only for inputs of one lane, where the one-lane pieces of split 64-bit lanes elsewhere
     /// would take them all (the NEON selections of `tests/` took 2.8 times as long).
     pub one_lane: bool,
+    /// Where the pattern computes one register of the instruction's register-pair result
+    /// ([`result_register_variants`]): that register's first lane; None for the whole result.
+    pub result_from: Option<u32>,
 }
 
 /// A wildcard's lanes lie in `lo..=hi`, by the e-graph's bounds analysis.
@@ -118,6 +121,7 @@ pub fn fact_lowering(
         source: format!("fact: {} implements {}", ins.name, idiom.name),
         bounds: Vec::new(),
         one_lane: false,
+        result_from: None,
     })
 }
 
@@ -176,7 +180,52 @@ pub fn semantics_lowering(ins: &Instruction, index: usize, register_bits: u32) -
         source: format!("semantics of {}", ins.name),
         bounds: Vec::new(),
         one_lane: ins.result.lanes == 1,
+        result_from: None,
     })
+}
+
+/// An instruction whose result is a register pair computes each register by its own part of
+/// its semantics: a lowering of each register alone, the instruction's result read at that
+/// register's lanes (HVX's `Vxx+=vmpyo(Vu.w,Vv.h)`, whose high register is
+/// `(Vu * odd(Vv) + Vxx.hi) >> 16`, for the high word of a product of words). An operand the
+/// register does not read takes any value: a register pair read only by its other register gets
+/// that register twice, any other operand zero.
+pub fn result_register_variants(l: &Lowering, register_bits: u32) -> Vec<Lowering> {
+    let p = &l.pattern;
+    let register = |e: &Rc<Expr>| e.ty.bits() == register_bits;
+    if p.op != Op::Concat || p.args.len() != 2 || !p.args.iter().all(register) {
+        return vec![];
+    }
+    let half_lanes = p.args[0].ty.lanes;
+    p.args
+        .iter()
+        .zip([0, half_lanes])
+        .filter(|(half, _)| !copies_an_operand(half))
+        .map(|(half, from)| {
+            let reads = |name: &String| half.vars().iter().any(|(n, _)| n == name);
+            let args = l
+                .args
+                .iter()
+                .map(|a| match a {
+                    Arg::Pair(lo, hi) => match (reads(lo), reads(hi)) {
+                        (true, true) => a.clone(),
+                        (true, false) => Arg::Pair(lo.clone(), lo.clone()),
+                        (false, true) => Arg::Pair(hi.clone(), hi.clone()),
+                        (false, false) => Arg::Fixed(0),
+                    },
+                    Arg::Wildcard(name) | Arg::Widened(name) if !reads(name) => Arg::Fixed(0),
+                    other => other.clone(),
+                })
+                .collect();
+            Lowering {
+                pattern: half.clone(),
+                args,
+                source: format!("{}, its result's lanes from {from}", l.source),
+                result_from: Some(from),
+                ..l.clone()
+            }
+        })
+        .collect()
 }
 
 /// Whether `pattern` is an operand, as it is or its bits read as another type.
@@ -232,22 +281,32 @@ pub fn bitwise_variants(l: &Lowering) -> Vec<Lowering> {
         .collect()
 }
 
-/// A pattern whose root is commutative with operands of different kinds (`(and (not a) b)`,
-/// `(min (max a lo) hi)`) matches the other operand order too: the pattern with the root's
-/// operands swapped. Not for sums and products, which the simplification rules commute in
+/// A pattern with a commutative operator whose operands are of different kinds (`(and (not a)
+/// b)`, `(min (max a lo) hi)`, HVX's `(cast (shr (add (mul a b) (cast x)) 16))`) matches the other
+/// operand order too: the pattern with the operands of the outermost such operator swapped.
+/// Not for sums and products of lanes up to 32 bits, which the simplification rules commute in
 /// the e-graph.
 pub fn commuted_variant(l: &Lowering) -> Option<Lowering> {
-    let p = &l.pattern;
-    let kinds_differ = p.args.len() == 2
-        && std::mem::discriminant(&p.args[0].op) != std::mem::discriminant(&p.args[1].op);
-    let commuted_by_rules = matches!(p.op, Op::Add | Op::Mul);
-    if !p.op.is_commutative() || commuted_by_rules || !kinds_differ {
-        return None;
+    fn swapped(e: &Rc<Expr>) -> Option<Rc<Expr>> {
+        let kinds_differ = e.args.len() == 2
+            && std::mem::discriminant(&e.args[0].op) != std::mem::discriminant(&e.args[1].op);
+        let commuted_by_rules = matches!(e.op, Op::Add | Op::Mul) && e.ty.elem.bits() <= 32;
+        if e.op.is_commutative() && kinds_differ && !commuted_by_rules {
+            let args = vec![e.args[1].clone(), e.args[0].clone()];
+            return Some(Rc::new(Expr::build(e.op.clone(), args).ok()?));
+        }
+        let (i, arg) = e
+            .args
+            .iter()
+            .enumerate()
+            .find_map(|(i, a)| Some((i, swapped(a)?)))?;
+        let mut args = e.args.clone();
+        args[i] = arg;
+        Some(Rc::new(Expr::build(e.op.clone(), args).ok()?))
     }
-    let swapped = Expr::build(p.op.clone(), vec![p.args[1].clone(), p.args[0].clone()]).ok()?;
     Some(Lowering {
-        pattern: Rc::new(swapped),
-        source: format!("{} with its operands swapped", l.source),
+        pattern: swapped(&l.pattern)?,
+        source: format!("{} with operands swapped", l.source),
         ..l.clone()
     })
 }

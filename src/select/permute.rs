@@ -142,6 +142,7 @@ fn lowering(
         ),
         bounds: Vec::new(),
         one_lane: false,
+        result_from: None,
     }
 }
 

@@ -377,15 +377,42 @@ pub fn high_bits_of_word_products(t: VecType, lacks: Lacks) -> Vec<Rewrite> {
     let bin = |o, a: Int, b: Int| Int::Bin(o, Box::new(a), Box::new(b));
     let rest = constant(bin(IntOp::Sub, c.clone(), Int::Lit(16)));
     let conditions = vec![
-        Condition::TypeOf(x, word),
-        Condition::TypeOf(y, word),
+        Condition::TypeOf(x.clone(), word),
+        Condition::TypeOf(y.clone(), word),
         Condition::Compare(Cmp::Ge, c.clone(), Int::Lit(16)),
         Condition::Compare(Cmp::Lt, c.clone(), Int::Lit(64)),
     ];
     let name = type_name(t);
+    // Cut to a word after a shift by more than 32: the high word shifted by the rest.
+    let high_word = op(
+        "Cast",
+        word,
+        vec![op("Shr", t, vec![product.clone(), constant(Int::Lit(32))])],
+    );
+    let beyond = Term::Const {
+        ty: word,
+        value: bin(IntOp::Sub, c.clone(), Int::Lit(32)),
+    };
+    let word_of_high_bits = Rewrite {
+        ruleset: Ruleset::Lower,
+        source: format!("a word of the high bits of {name} products of words, by the high word"),
+        lhs: op(
+            "Cast",
+            word,
+            vec![op("Shr", t, vec![product.clone(), constant(c.clone())])],
+        ),
+        rhs: op("Shr", word, vec![high_word, beyond]),
+        conditions: vec![
+            Condition::TypeOf(x.clone(), word),
+            Condition::TypeOf(y.clone(), word),
+            Condition::Compare(Cmp::Gt, c.clone(), Int::Lit(32)),
+            Condition::Compare(Cmp::Lt, c.clone(), Int::Lit(64)),
+        ],
+    };
     let biased = op("Add", t, vec![product.clone(), constant(r.clone())]);
     let bias = constant(bin(IntOp::Shr, r.clone(), Int::Lit(16)));
     vec![
+        word_of_high_bits,
         Rewrite {
             ruleset: Ruleset::Lower,
             source: format!("the high bits of {name} products of words, by their halfwords"),

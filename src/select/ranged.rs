@@ -249,6 +249,7 @@ mod tests {
             source: "sshl".into(),
             bounds: vec![],
             one_lane: false,
+            result_from: None,
         }
     }
 

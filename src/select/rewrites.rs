@@ -392,6 +392,19 @@ fn lowering_rewrite(
         name: instruction_constructor(&ins.name),
         args,
     };
+    // One register of a pair result: its lanes.
+    let (result, result_ty) = match l.result_from {
+        Some(offset) => {
+            let ty = ins.result.with_lanes(ins.result.lanes / 2);
+            let lanes = Term::Lanes {
+                ty,
+                offset: offset.into(),
+                arg: Box::new(call),
+            };
+            (lanes, ty)
+        }
+        None => (call, ins.result),
+    };
     let shown: Vec<String> = values
         .iter()
         .map(|(_, v)| {
@@ -407,13 +420,10 @@ fn lowering_rewrite(
             format!("{} with scalar operands {}", l.source, shown.join(", "))
         },
         lhs,
-        rhs: if pattern.ty == ins.result {
-            call
+        rhs: if pattern.ty == result_ty {
+            result
         } else {
-            Term::Reinterpret {
-                ty: pattern.ty,
-                arg: Box::new(call),
-            }
+            reinterpret(pattern.ty, result)
         },
         conditions: p.conditions,
     }))

@@ -179,7 +179,7 @@ pub fn word_pairs(
         });
     by_words
         .iter()
-        .filter(|r| !reads_or_makes_bools(&r.lhs) && !is_cast(&r.lhs))
+        .filter(|r| !reads_or_makes_bools(&r.lhs) && !is_cast(&r.lhs) && on_operands(&r.lhs))
         .map(|r| on_doubled(&r.source, &r.lhs, &r.conditions, t))
         .chain(extremes)
         .collect()
@@ -190,6 +190,16 @@ fn reads_or_makes_bools(lhs: &Term) -> bool {
     let mut bools = false;
     lhs.typed_heads(&mut |_, ty| bools |= ty.elem == Elem::Bool);
     bools || matches!(lhs, Term::Op { name: "Select", .. })
+}
+
+/// Whether `lhs` is an operator on its operands as they are (slots or constants), not on
+/// values computed from them.
+fn on_operands(lhs: &Term) -> bool {
+    let Term::Op { args, .. } = lhs else {
+        return false;
+    };
+    args.iter()
+        .all(|a| matches!(a, Term::Slot(_) | Term::Const { .. }))
 }
 
 /// Whether `lhs` is a conversion (not a saturating one).
@@ -338,6 +348,7 @@ fn by_words(t: VecType, types: &[VecType], lacks: Lacks) -> Vec<Rewrite> {
         );
     }
     out.extend(widenings(&w, lacks));
+    out.extend(products_of_words(&w, lacks));
     out.extend(types.iter().flat_map(|&n| narrowings(&w, n, lacks)));
     out.extend(constant_shifts(&w, lacks));
     out
@@ -364,6 +375,46 @@ fn widenings(w: &Words, lacks: Lacks) -> Vec<Rewrite> {
         ));
     }
     out
+}
+
+/// A product of signed 32-bit values widened to `w.t`: the low words' product, wrapping, beside
+/// the high word, the 64-bit product shifted right by 32 and cut to a word (`products.rs`
+/// computes it by halfwords: Hexagon's `vmpye`, then `vmpyo` accumulating into a pair). Not of
+/// a constant (one whose bounds meet: a division's product by its magic number, which z3 does
+/// not prove so in minutes), nor unsigned: the high word of those is that of the words read
+/// signed plus each word where the other's top bit is set, proven alone (`widening_mul(x_u32,
+/// y_u32)` 162 -> 15) but not within the prover's budget under the saturation of `mul_shr`.
+fn products_of_words(w: &Words, lacks: Lacks) -> Option<Rewrite> {
+    if w.t.elem != Elem::I64 || !lacks("Mul", w.t, Some(w.t)) {
+        return None;
+    }
+    let (x, y) = (Term::Wildcard("x".into()), Term::Wildcard("y".into()));
+    let wide = |v: &Term| op("Cast", w.t, vec![v.clone()]);
+    let product = op("Mul", w.t, vec![wide(&x), wide(&y)]);
+    let low = w.word_op(
+        "Mul",
+        vec![
+            reinterpret(w.word, x.clone()),
+            reinterpret(w.word, y.clone()),
+        ],
+    );
+    let shifted = op("Shr", w.t, vec![product.clone(), constant(w.t, 32)]);
+    let high = reinterpret(w.word, op("Cast", w.signed, vec![shifted]));
+    let conditions = ["x", "y"]
+        .into_iter()
+        .flat_map(|v| {
+            [
+                Condition::TypeOf(Term::Wildcard(v.into()), w.signed),
+                Condition::Compare(Cmp::Lt, Int::Lo(v.into()), Int::Hi(v.into())),
+            ]
+        })
+        .collect();
+    Some(rewrite(
+        format!("{} product of words, by 32-bit words", type_name(w.t)),
+        product,
+        w.join(low, high),
+        conditions,
+    ))
 }
 
 /// A saturating narrowing of `w.t` to 32-bit lanes of type `n`: the low word where the high

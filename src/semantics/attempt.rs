@@ -96,67 +96,167 @@ pub fn bit_blasted(
 /// bit-level rearrangement that bit-blasts at once (46 s by the core before). `None` when no
 /// product is shared.
 pub fn products_abstracted(query: &Bool) -> Option<Bool> {
+    let query = &narrower_products_widened(query);
     let sides = match query.decl().name().as_str() {
         "not" => query.children()[0].clone(),
         _ => return None,
     };
     let [lhs, rhs] = <[Dynamic; 2]>::try_from(sides.children()).ok()?;
-    let products = |term: &Dynamic| {
-        let mut seen = HashSet::new();
-        let mut found = Vec::new();
-        let mut stack = vec![term.clone()];
-        while let Some(node) = stack.pop() {
-            if !seen.insert(node.clone()) {
-                continue;
-            }
-            if is_wide_product(&node) {
-                found.push(node.clone());
-            }
-            stack.extend(node.children());
-        }
-        found
-    };
-    let on_the_right: HashSet<Dynamic> = products(&rhs).into_iter().collect();
+    let products = |term: &Dynamic| nodes(term).into_iter().filter(is_wide_product);
+    let on_the_right: HashSet<Dynamic> = products(&rhs).collect();
     let shared: Vec<Dynamic> = products(&lhs)
-        .into_iter()
         .filter(|p| on_the_right.contains(p))
         .collect();
     if shared.is_empty() {
         return None;
     }
     let abstracted = replaced_by_unknowns(query, &shared, "product");
-    // Each unknown within the range its factors give the product: `(x * even(y)) >> 16` of a
-    // word and an unsigned halfword fits a word again, which Hexagon's `vmpye` relies on.
-    let ranges: Vec<Bool> = shared
-        .iter()
-        .enumerate()
-        .filter_map(|(k, p)| {
-            let bits = product_bits(p)?;
-            let unknown = FuncDecl::new(format!("product{k}"), &[], &p.get_sort())
-                .apply(&[])
-                .as_bv()?;
-            let width = unknown.get_size();
-            let low = unknown.extract(bits - 1, 0).sign_ext(width - bits);
-            Some(unknown.eq(&low))
-        })
+    let unknown = |k: usize, p: &Dynamic| {
+        FuncDecl::new(format!("product{k}"), &[], &p.get_sort())
+            .apply(&[])
+            .as_bv()
+    };
+    // Each unknown within the range its factors give the product (an interval, not a count of
+    // bits: a sum of products must not seem to wrap where it cannot): `(x * even(y)) >> 16` of
+    // a word and an unsigned halfword fits a word again, which Hexagon's `vmpye` relies on.
+    let ranges = shared.iter().enumerate().filter_map(|(k, p)| {
+        let (low, high) = product_range(p)?;
+        let unknown = unknown(k, p)?;
+        let width = unknown.get_size();
+        let bound = |v: i128| Some(BV::from_i64(i64::try_from(v).ok()?, width));
+        let (low, high) = (bound(low)?, bound(high)?);
+        Some(Bool::and(&[low.bvsle(&unknown), unknown.bvsle(&high)]))
+    });
+    // The low bits of a product depend only on the low bits of its factors: each narrower
+    // product left in the query whose factors' low bits are the abstracted one's agrees with
+    // it there (Hexagon's low word of a product of words, `vmpyieo` then `vmpyie`, against the
+    // low half of the 64-bit product).
+    let narrower: Vec<Dynamic> = nodes(&abstracted)
+        .into_iter()
+        .filter(|n| n.kind() == AstKind::App && n.decl().name() == "bvmul")
         .collect();
+    let low_bits = shared.iter().enumerate().flat_map(|(k, p)| {
+        let unknown = unknown(k, p);
+        narrower.iter().filter_map(move |q| {
+            let bits = common_low_bits(p, q)?;
+            let unknown = unknown.as_ref()?;
+            Some(
+                unknown
+                    .extract(bits - 1, 0)
+                    .eq(q.as_bv()?.extract(bits - 1, 0)),
+            )
+        })
+    });
+    let facts: Vec<Bool> = ranges.chain(low_bits).collect();
     Some(Bool::and(
         &std::iter::once(&abstracted)
-            .chain(&ranges)
+            .chain(&facts)
             .collect::<Vec<_>>(),
     ))
 }
 
-/// The bits of a two's-complement value that hold `product`, where each factor is an
-/// extension (sign or zero) or a numeral, when fewer than its width.
-fn product_bits(product: &Dynamic) -> Option<u32> {
+/// `query`, a disequality of two terms, with each product of one term that is the low bits of
+/// a wider product of the other (its factors are the wider one's cut to its width) written as
+/// those bits, so that the two terms share the product: z3's simplifier writes `(a * b) << 16`
+/// of 64 bits as the 48-bit product of `a` and `b` cut, beside zeros, where an instruction
+/// shifts the 64-bit product. Not simplified again (the simplifier would cut the product once
+/// more).
+fn narrower_products_widened(query: &Bool) -> Bool {
+    let Some([lhs, rhs]) = query
+        .children()
+        .first()
+        .and_then(|sides| <[Dynamic; 2]>::try_from(sides.children()).ok())
+    else {
+        return query.clone();
+    };
+    let products = |term: &Dynamic| -> Vec<Dynamic> {
+        nodes(term)
+            .into_iter()
+            .filter(|n| n.kind() == AstKind::App && n.decl().name() == "bvmul")
+            .collect()
+    };
+    let (left, right) = (products(&lhs), products(&rhs));
+    let width = |n: &Dynamic| n.as_bv().map_or(0, |b| b.get_size());
+    let widened = |ours: &[Dynamic], theirs: &[Dynamic]| -> Vec<(Dynamic, Dynamic)> {
+        ours.iter()
+            .filter(|q| !theirs.contains(q))
+            .filter_map(|q| {
+                let wider = theirs
+                    .iter()
+                    .filter(|p| width(p) > width(q) && cuts_to(p, q))
+                    .max_by_key(|p| width(p))?;
+                let bits = wider.as_bv()?.extract(width(q) - 1, 0);
+                Some((q.clone(), Dynamic::from_ast(&bits)))
+            })
+            .collect()
+    };
+    let pairs = [widened(&left, &right), widened(&right, &left)].concat();
+    if pairs.is_empty() || query.decl().name() != "not" {
+        return query.clone();
+    }
+    let pairs: Vec<(&Dynamic, &Dynamic)> = pairs.iter().map(|(a, b)| (a, b)).collect();
+    query.substitute(&pairs)
+}
+
+/// Whether the factors of the product `p` cut to the width of the product `q` are `q`'s, in
+/// either order.
+fn cuts_to(p: &Dynamic, q: &Dynamic) -> bool {
+    let factors = |n: &Dynamic| -> Option<[BV; 2]> {
+        let [a, b] = <[Dynamic; 2]>::try_from(n.children()).ok()?;
+        Some([a.as_bv()?, b.as_bv()?])
+    };
+    let (Some([a, b]), Some([c, d])) = (factors(p), factors(q)) else {
+        return false;
+    };
+    let bits = c.get_size();
+    let cut = |v: &BV| v.extract(bits - 1, 0).simplify();
+    let (a, b) = (cut(&a), cut(&b));
+    let (c, d) = (c.simplify(), d.simplify());
+    (a == c && b == d) || (a == d && b == c)
+}
+
+/// Every distinct node of `term`.
+fn nodes<T: Ast>(term: &T) -> Vec<Dynamic> {
+    let mut seen = HashSet::new();
+    let mut stack = vec![Dynamic::from_ast(term)];
+    let mut out = Vec::new();
+    while let Some(node) = stack.pop() {
+        if seen.insert(node.clone()) {
+            stack.extend(node.children());
+            out.push(node);
+        }
+    }
+    out
+}
+
+/// The most low bits (a power of two from 8 up, below `p`'s width and at most `q`'s) in which
+/// the factors of the products `p` and `q` agree, in either order.
+fn common_low_bits(p: &Dynamic, q: &Dynamic) -> Option<u32> {
+    let [a, b] = <[Dynamic; 2]>::try_from(p.children()).ok()?;
+    let [c, d] = <[Dynamic; 2]>::try_from(q.children()).ok()?;
+    let (a, b, c, d) = (a.as_bv()?, b.as_bv()?, c.as_bv()?, d.as_bv()?);
+    let low = |v: &BV, bits: u32| v.extract(bits - 1, 0).simplify();
+    let mut bits = c.get_size().min(a.get_size() / 2);
+    while bits >= 8 {
+        let (a, b, c, d) = (low(&a, bits), low(&b, bits), low(&c, bits), low(&d, bits));
+        if (a == c && b == d) || (a == d && b == c) {
+            return Some(bits);
+        }
+        bits /= 2;
+    }
+    None
+}
+
+/// The least and greatest value of `product`, where each factor is an extension (sign or zero)
+/// or a numeral, when it holds them without wrapping (as a signed value of its width).
+fn product_range(product: &Dynamic) -> Option<(i128, i128)> {
     let width = product.as_bv()?.get_size();
     let [a, b] = <[Dynamic; 2]>::try_from(product.children()).ok()?;
     let (a, b) = (factor_range(&a)?, factor_range(&b)?);
     let corners = [a.0 * b.0, a.0 * b.1, a.1 * b.0, a.1 * b.1];
     let (low, high) = (*corners.iter().min()?, *corners.iter().max()?);
-    let bits = (1..width).find(|&n| -(1i128 << (n - 1)) <= low && high < 1i128 << (n - 1))?;
-    Some(bits)
+    let half = 1i128 << (width.min(64) - 1);
+    (-half <= low && high < half).then_some((low, high))
 }
 
 /// The least and greatest value of a factor: an extension of at most 62 bits
@@ -211,22 +311,16 @@ const SPLIT_ROUNDS: usize = 4;
 pub fn products_split(query: &Bool, at_extensions: bool) -> Option<Bool> {
     let mut current = query.clone();
     for round in 0..=SPLIT_ROUNDS {
-        let mut seen = HashSet::new();
-        let mut stack = vec![Dynamic::from_ast(&current)];
-        let mut splits = Vec::new();
-        while let Some(node) = stack.pop() {
-            if !seen.insert(node.clone()) {
-                continue;
-            }
-            let split = match at_extensions {
-                false => split_product(&node),
-                true => split_extension(&node),
-            };
-            if let Some(split) = split {
-                splits.push((node.clone(), split));
-            }
-            stack.extend(node.children());
-        }
+        let splits: Vec<(Dynamic, Dynamic)> = nodes(&current)
+            .into_iter()
+            .filter_map(|node| {
+                let split = match at_extensions {
+                    false => split_product(&node),
+                    true => split_extension(&node),
+                }?;
+                Some((node, split))
+            })
+            .collect();
         if splits.is_empty() {
             return (round > 0).then_some(current);
         }
@@ -281,6 +375,11 @@ fn split_extension(node: &Dynamic) -> Option<Dynamic> {
     }
     let [a, b] = <[Dynamic; 2]>::try_from(node.children()).ok()?;
     let (ea, eb) = (extension(&a)?, extension(&b)?);
+    if let Some(signed) =
+        signed_extension_of(&a, &ea, &b).or_else(|| signed_extension_of(&b, &eb, &a))
+    {
+        return Some(signed);
+    }
     let other = ea.0.get_size().min(eb.0.get_size());
     let (kept, (v, signed)) = match eb.0.get_size() >= ea.0.get_size() {
         true => (a.as_bv()?, eb),
@@ -298,6 +397,31 @@ fn split_extension(node: &Dynamic) -> Option<Dynamic> {
     };
     let low = v.extract(half - 1, 0).zero_ext(width - half);
     Some(by_parts(&kept, &low, &high, half))
+}
+
+/// `zext(v) * other`, where `zext(v)` (`extended`) extends a value of more than 16 bits with
+/// zeros, as `sext(v) * other + (v < 0 ? other << s : 0)` (`v` of `s` bits read signed is
+/// `2^s` less where its top bit is set): exact, so the product meets the signed products of an
+/// instruction that multiplies signed words (Hexagon's high word of an unsigned product, from
+/// the signed one and a correction).
+fn signed_extension_of(
+    extended: &Dynamic,
+    (v, signed): &(BV, bool),
+    other: &Dynamic,
+) -> Option<Dynamic> {
+    let (bits, other) = (v.get_size(), other.as_bv()?);
+    let width = other.get_size();
+    if *signed || bits <= 16 || bits >= width || extended.as_bv()?.get_size() != width {
+        return None;
+    }
+    let negative = v.extract(bits - 1, bits - 1).eq(BV::from_u64(1, 1));
+    let correction = negative.ite(
+        &other.bvshl(BV::from_u64(u64::from(bits), width)),
+        &BV::from_u64(0, width),
+    );
+    Some(Dynamic::from_ast(
+        &v.sign_ext(width - bits).bvmul(&other).bvadd(&correction),
+    ))
 }
 
 /// `query` with each of `terms` replaced by a fresh unknown of its sort, named `prefix` and
@@ -362,17 +486,11 @@ fn is_wide_product(node: &Dynamic) -> bool {
 
 /// The widest factors of `query`'s products.
 fn widest_factors(query: &Bool) -> Factors {
-    let mut seen = HashSet::new();
-    let mut stack = vec![Dynamic::from_ast(query)];
-    let mut widest = Factors::Narrow;
-    while let Some(node) = stack.pop() {
-        if !seen.insert(node.clone()) {
-            continue;
-        }
-        widest = widest.max(product_factors(&node).unwrap_or(Factors::Narrow));
-        stack.extend(node.children());
-    }
-    widest
+    nodes(query)
+        .iter()
+        .filter_map(product_factors)
+        .max()
+        .unwrap_or(Factors::Narrow)
 }
 
 /// The bits of a bit-vector term that are not a zero or sign extension: a numeral's up to its

@@ -16,3 +16,5 @@ pub use value::Value;
 
 #[cfg(test)]
 mod division_tests;
+#[cfg(test)]
+mod product_tests;

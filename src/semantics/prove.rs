@@ -565,27 +565,4 @@ mod tests {
         };
         assert_ne!(lhs, rhs);
     }
-
-    /// The high bits of a product of words equal Hexagon's `vmpye` then `vmpyo` accumulating
-    /// (the products by the halfwords of one factor): proven with the word split at its
-    /// halves (no multiplier identity bit-blasts); the even halfword read signed is refuted.
-    #[test]
-    fn products_split_at_extended_words_prove_the_high_bits_by_halfwords() {
-        let macros = crate::ir::Macros::default();
-        let by_halfwords = |even: &str| {
-            format!(
-                "(sat-cast i32 (shr (add (cast i64 (cast i32 (shr (mul (cast i64 x_i32) \
-                 (cast i64 (slice 0 2 4 (bitcast {even} y_i32)))) 16))) \
-                 (mul (cast i64 x_i32) (cast i64 (slice 1 2 4 (bitcast i16 y_i32))))) 15))"
-            )
-        };
-        let high = "(sat-cast i32 (shr (mul (cast i64 x_i32) (cast i64 y_i32)) 31))";
-        let verdict = prove_texts(high, &by_halfwords("u16"), &macros, 4, 20_000);
-        assert!(verdict.unwrap().is_proven());
-        let verdict = prove_texts(high, &by_halfwords("i16"), &macros, 4, 20_000);
-        let Verdict::Counterexample { lhs, rhs, .. } = verdict.unwrap() else {
-            panic!("the even halfword read signed was not refuted");
-        };
-        assert_ne!(lhs, rhs);
-    }
 }
