@@ -8,6 +8,8 @@
 //!   signed lanes) or are equal and the low words compare so unsigned;
 //! - a select picks both words by the same condition;
 //! - a 32-bit value widened is its words beside zeros or beside its sign (shifted in);
+//! - a product of signed 32-bit values widened is the low words' product beside the high word
+//!   of the 64-bit product (which `products.rs` computes by halfwords);
 //! - a saturating narrowing to 32 bits keeps the low word where the high word is only its
 //!   extension, and the bound the lane passes elsewhere;
 //! - a shift by a constant moves bits between the words.

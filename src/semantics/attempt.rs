@@ -131,10 +131,7 @@ pub fn products_abstracted(query: &Bool) -> Option<Bool> {
     // product left in the query whose factors' low bits are the abstracted one's agrees with
     // it there (Hexagon's low word of a product of words, `vmpyieo` then `vmpyie`, against the
     // low half of the 64-bit product).
-    let narrower: Vec<Dynamic> = nodes(&abstracted)
-        .into_iter()
-        .filter(|n| n.kind() == AstKind::App && n.decl().name() == "bvmul")
-        .collect();
+    let narrower = products_of(&abstracted);
     let low_bits = shared.iter().enumerate().flat_map(|(k, p)| {
         let unknown = unknown(k, p);
         narrower.iter().filter_map(move |q| {
@@ -169,13 +166,7 @@ fn narrower_products_widened(query: &Bool) -> Bool {
     else {
         return query.clone();
     };
-    let products = |term: &Dynamic| -> Vec<Dynamic> {
-        nodes(term)
-            .into_iter()
-            .filter(|n| n.kind() == AstKind::App && n.decl().name() == "bvmul")
-            .collect()
-    };
-    let (left, right) = (products(&lhs), products(&rhs));
+    let (left, right) = (products_of(&lhs), products_of(&rhs));
     let width = |n: &Dynamic| n.as_bv().map_or(0, |b| b.get_size());
     let widened = |ours: &[Dynamic], theirs: &[Dynamic]| -> Vec<(Dynamic, Dynamic)> {
         ours.iter()
@@ -201,18 +192,26 @@ fn narrower_products_widened(query: &Bool) -> Bool {
 /// Whether the factors of the product `p` cut to the width of the product `q` are `q`'s, in
 /// either order.
 fn cuts_to(p: &Dynamic, q: &Dynamic) -> bool {
-    let factors = |n: &Dynamic| -> Option<[BV; 2]> {
-        let [a, b] = <[Dynamic; 2]>::try_from(n.children()).ok()?;
-        Some([a.as_bv()?, b.as_bv()?])
-    };
-    let (Some([a, b]), Some([c, d])) = (factors(p), factors(q)) else {
-        return false;
-    };
-    let bits = c.get_size();
-    let cut = |v: &BV| v.extract(bits - 1, 0).simplify();
-    let (a, b) = (cut(&a), cut(&b));
-    let (c, d) = (c.simplify(), d.simplify());
-    (a == c && b == d) || (a == d && b == c)
+    let width = q.as_bv().map_or(0, |b| b.get_size());
+    factors_agree_in_low_bits(p, q, width) == Some(true)
+}
+
+/// Whether the low `bits` of the factors of the products `p` and `q` are the same, in either
+/// order.
+fn factors_agree_in_low_bits(p: &Dynamic, q: &Dynamic, bits: u32) -> Option<bool> {
+    let [a, b] = <[Dynamic; 2]>::try_from(p.children()).ok()?;
+    let [c, d] = <[Dynamic; 2]>::try_from(q.children()).ok()?;
+    let low = |v: Dynamic| Some(v.as_bv()?.extract(bits - 1, 0).simplify());
+    let (a, b, c, d) = (low(a)?, low(b)?, low(c)?, low(d)?);
+    Some((a == c && b == d) || (a == d && b == c))
+}
+
+/// The products (`bvmul` nodes) of `term`.
+fn products_of<T: Ast>(term: &T) -> Vec<Dynamic> {
+    nodes(term)
+        .into_iter()
+        .filter(|n| n.kind() == AstKind::App && n.decl().name() == "bvmul")
+        .collect()
 }
 
 /// Every distinct node of `term`.
@@ -229,17 +228,13 @@ fn nodes<T: Ast>(term: &T) -> Vec<Dynamic> {
     out
 }
 
-/// The most low bits (a power of two from 8 up, below `p`'s width and at most `q`'s) in which
-/// the factors of the products `p` and `q` agree, in either order.
+/// The most low bits (a power of two from 8 up, at most half `p`'s width and at most `q`'s) in
+/// which the factors of the products `p` and `q` agree, in either order.
 fn common_low_bits(p: &Dynamic, q: &Dynamic) -> Option<u32> {
-    let [a, b] = <[Dynamic; 2]>::try_from(p.children()).ok()?;
-    let [c, d] = <[Dynamic; 2]>::try_from(q.children()).ok()?;
-    let (a, b, c, d) = (a.as_bv()?, b.as_bv()?, c.as_bv()?, d.as_bv()?);
-    let low = |v: &BV, bits: u32| v.extract(bits - 1, 0).simplify();
-    let mut bits = c.get_size().min(a.get_size() / 2);
+    let width = |n: &Dynamic| n.as_bv().map_or(0, |b| b.get_size());
+    let mut bits = width(q).min(width(p) / 2);
     while bits >= 8 {
-        let (a, b, c, d) = (low(&a, bits), low(&b, bits), low(&c, bits), low(&d, bits));
-        if (a == c && b == d) || (a == d && b == c) {
+        if factors_agree_in_low_bits(p, q, bits)? {
             return Some(bits);
         }
         bits /= 2;
