@@ -6,7 +6,8 @@
 //! Node kinds are operator names for a first untyped cut over the rules, and typed heads for
 //! the rewrites of the program.
 
-use std::collections::BTreeSet;
+use std::collections::{BTreeSet, HashMap};
+use std::hash::Hash;
 
 /// Rounds of stored lift and lower rules followed from the input (simplify rules, the most
 /// numerous, in the first round only). Lifting often takes two rules (`(x + 8) / 16` to a
@@ -26,38 +27,103 @@ pub struct Step<N> {
 
 /// Which steps can apply, starting from `nodes` (which ends holding every kind reached);
 /// `close` adds the kinds the e-graph derives by itself from those it holds.
-pub fn reach<N: Ord + Clone>(
+///
+/// A worklist: each step counts the kinds it still needs, and a kind's arrival counts down
+/// the steps that need it, so every need is looked at once rather than once per pass.
+pub fn reach<N: Ord + Hash + Clone>(
     steps: &[Step<N>],
     nodes: &mut BTreeSet<N>,
     close: impl Fn(&mut BTreeSet<N>),
 ) -> Vec<bool> {
-    let mut reached = vec![false; steps.len()];
-    let lower = |nodes: &mut BTreeSet<N>, reached: &mut [bool]| loop {
-        let before = nodes.len();
-        for (s, r) in steps.iter().zip(reached.iter_mut()) {
-            if s.lowering && s.needs.is_subset(nodes) {
-                *r = true;
-                nodes.extend(s.makes.iter().cloned());
-            }
-        }
-        close(nodes);
-        if nodes.len() == before {
-            break;
-        }
-    };
-    lower(nodes, &mut reached);
+    let mut walk = Walk::new(steps, nodes);
+    walk.lower(nodes, &close);
     for round in 0..IR_ROUNDS {
-        let mut next = nodes.clone();
-        for (s, r) in steps.iter().zip(reached.iter_mut()) {
-            if !s.lowering && (round == 0 || !s.simplify) && s.needs.is_subset(nodes) {
-                *r = true;
-                next.extend(s.makes.iter().cloned());
+        // The rules whose needs the kinds at the start of the round meet.
+        let ready: Vec<usize> = (0..steps.len())
+            .filter(|&i| {
+                let s = &steps[i];
+                !s.lowering && (round == 0 || !s.simplify) && walk.unmet[i] == 0
+            })
+            .collect();
+        for i in ready {
+            walk.reached[i] = true;
+            for kind in &steps[i].makes {
+                walk.add(kind, nodes);
             }
         }
-        *nodes = next;
-        lower(nodes, &mut reached);
+        walk.lower(nodes, &close);
     }
-    reached
+    walk.reached
+}
+
+/// The state of [`reach`]: which steps need each kind, how many kinds each still lacks, and
+/// the lowerings whose needs are met but whose kinds are not yet added.
+struct Walk<'s, N> {
+    steps: &'s [Step<N>],
+    needed_by: HashMap<&'s N, Vec<usize>>,
+    unmet: Vec<usize>,
+    reached: Vec<bool>,
+    ready: Vec<usize>,
+}
+
+impl<'s, N: Ord + Hash + Clone> Walk<'s, N> {
+    fn new(steps: &'s [Step<N>], nodes: &BTreeSet<N>) -> Walk<'s, N> {
+        let mut needed_by: HashMap<&N, Vec<usize>> = HashMap::new();
+        let mut unmet = vec![0; steps.len()];
+        let mut ready = Vec::new();
+        for (i, s) in steps.iter().enumerate() {
+            for kind in &s.needs {
+                if !nodes.contains(kind) {
+                    needed_by.entry(kind).or_default().push(i);
+                    unmet[i] += 1;
+                }
+            }
+            if unmet[i] == 0 && s.lowering {
+                ready.push(i);
+            }
+        }
+        Walk {
+            steps,
+            needed_by,
+            unmet,
+            reached: vec![false; steps.len()],
+            ready,
+        }
+    }
+
+    /// Adds a kind, counting down the steps that need it.
+    fn add(&mut self, kind: &N, nodes: &mut BTreeSet<N>) {
+        if !nodes.insert(kind.clone()) {
+            return;
+        }
+        for &i in self.needed_by.get(kind).into_iter().flatten() {
+            self.unmet[i] -= 1;
+            if self.unmet[i] == 0 && self.steps[i].lowering {
+                self.ready.push(i);
+            }
+        }
+    }
+
+    /// Follows the lowerings, and what `close` derives, to a fixpoint.
+    fn lower(&mut self, nodes: &mut BTreeSet<N>, close: &impl Fn(&mut BTreeSet<N>)) {
+        loop {
+            while let Some(i) = self.ready.pop() {
+                self.reached[i] = true;
+                for kind in &self.steps[i].makes {
+                    self.add(kind, nodes);
+                }
+            }
+            let mut closed = nodes.clone();
+            close(&mut closed);
+            let derived: Vec<N> = closed.difference(nodes).cloned().collect();
+            if derived.is_empty() {
+                return;
+            }
+            for kind in &derived {
+                self.add(kind, nodes);
+            }
+        }
+    }
 }
 
 #[cfg(test)]

@@ -488,11 +488,15 @@ pub fn constants_in_play(in_play: &BTreeSet<VecType>, inputs: &[Rc<Expr>]) -> BT
             if let Some(sum) = joined_shift_count(n) {
                 constants.insert(sum);
             }
-            // A 64-bit shift by 32-bit words (`word_pairs`) moves bits across by the rest.
-            if matches!(n.op, Op::Shl | Op::Shr) && n.ty.elem.bits() == 64 {
+            // A 64-bit shift by 32-bit words (`word_pairs`), and a right shift of a product
+            // by less than half its width cut to the half (`product_bits_across_halves`), move
+            // bits across the halves by the rest.
+            let product = n.op == Op::Shr && n.args[0].op == Op::Mul && n.ty.elem.bits() >= 32;
+            if matches!(n.op, Op::Shl | Op::Shr) && n.ty.elem.bits() == 64 || product {
+                let half = i64::from(n.ty.elem.bits() / 2);
                 if let Op::Const(v) = &n.args[1].op {
                     for c in v.iter().map(|b| lane_value(n.ty.elem, *b)) {
-                        constants.extend([32 - c, c - 32].into_iter().filter(|k| *k > 0));
+                        constants.extend([half - c, c - half].into_iter().filter(|k| *k > 0));
                     }
                 }
             }

@@ -169,3 +169,41 @@ pub fn saturating_sums(t: VecType, w: VecType, own: Own, lacks: Lacks) -> Vec<Re
     }
     out
 }
+
+/// A saturating narrowing to `t` of values of `w` that only ever pass `t`'s maximum by one and
+/// never reach its minimum (their bounds): the plain narrowing, where the maximum plus one
+/// wraps to the minimum, with those lanes' bits flipped (the minimum's flipped are the
+/// maximum's). `mul_shift_right(x_i16, y_i16,
+/// 15)` passes only at -32768 squared: x86's `pmulhw`/`pmullw` product bits and a fix-up
+/// rather than the products widened, shifted and packed.
+pub fn saturation_above_by_one(t: VecType, w: VecType, own: Own) -> Option<Rewrite> {
+    let ints = t.elem.is_int() && w.elem.is_int() && w.lanes == t.lanes;
+    if !ints || w.elem.bits() <= t.elem.bits() || w.elem.bits() > 64 || !own("SatCast", t) {
+        return None;
+    }
+    let (min, max) = (t.elem.min_value(), t.elem.max_value());
+    let x = Term::Wildcard("x".into());
+    let narrowed = op("Cast", t, vec![x.clone()]);
+    let wrapped = op(
+        "Eq",
+        t.with_elem(Elem::Bool),
+        vec![narrowed.clone(), constant(t, min)],
+    );
+    // The all-ones mask of the wrapped lanes flips the minimum's bits into the maximum's.
+    let mask = op("Select", t, vec![wrapped, constant(t, -1), constant(t, 0)]);
+    Some(Rewrite {
+        ruleset: Ruleset::Lower,
+        source: format!(
+            "{} saturating narrowing of {} above by one",
+            type_name(t),
+            type_name(w)
+        ),
+        lhs: op("SatCast", t, vec![x.clone()]),
+        rhs: op("Xor", t, vec![narrowed, mask]),
+        conditions: vec![
+            Condition::TypeOf(x, w),
+            Condition::Compare(Cmp::Gt, Int::Lo("x".into()), Int::Lit(min)),
+            Condition::Compare(Cmp::Le, Int::Hi("x".into()), Int::Lit(max + 1)),
+        ],
+    })
+}

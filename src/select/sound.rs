@@ -11,10 +11,10 @@ use super::mask_bits::mask_bits;
 use super::popcount::{clz_rewrites, popcount_rewrites};
 use super::products::{
     high_bits_of_word_products, high_half_by_even_and_odd, multiply_by_halves, product_as_pair_sum,
-    wide_multiply, widened_product,
+    product_bits_across_halves, wide_multiply, widened_product,
 };
 use super::reshape::reshaping;
-use super::saturating::saturating_sums;
+use super::saturating::{saturating_sums, saturation_above_by_one};
 use super::shifts::{
     halved_rounding_shift, oversized_shifts, rounding_shift_without_widening, shift_of_narrowing,
     shift_of_shift, shifts_by_other_means,
@@ -420,7 +420,9 @@ pub fn generated(
         out.extend(clz_rewrites(t, lacks, direct));
         for &w in types {
             out.extend(saturating_sums(t, w, own, lacks));
-            out.extend(rounding_shift_without_widening(t, w, own, lacks));
+            out.extend(rounding_shift_without_widening(t, w, own));
+            out.extend(product_bits_across_halves(t, w, own));
+            out.extend(saturation_above_by_one(t, w, own));
             out.extend(halved_rounding_shift(t, w));
         }
     }

@@ -246,6 +246,33 @@ fn shifts_by_a_value_reverse_for_negative_amounts_as_halide_shifts() {
 }
 
 #[test]
+fn halide_rounding_shifts_by_a_value_round_right_shifts_and_reverse_for_negative_amounts() {
+    let user = |text: &str| {
+        let declared = Default::default();
+        crate::ir::forms::elaborate_expression(text, "expression", &macros(), 1, &declared)
+            .unwrap_or_else(|e| panic!("{text}: {e}"))
+    };
+    let right = user("rounding_shift_right(x_i16, y_i16)");
+    assert_eq!(run(&right, &[("x_i16", 6), ("y_i16", 2)]), 2);
+    assert_eq!(run(&right, &[("x_i16", -6), ("y_i16", 2)]), -1);
+    assert_eq!(run(&right, &[("x_i16", 3), ("y_i16", -4)]), 48);
+    assert_eq!(run(&right, &[("x_i16", 32767), ("y_i16", 1)]), 16384);
+    let left = user("rounding_shift_left(x_u8, y_i8)");
+    assert_eq!(run(&left, &[("x_u8", 3), ("y_i8", 2)]), 12);
+    assert_eq!(run(&left, &[("x_u8", 255), ("y_i8", -1)]), 128);
+    assert_eq!(run(&left, &[("x_u8", 5), ("y_i8", -2)]), 1);
+    // An unsigned amount is never negative: the right shift rounds.
+    let unsigned = user("rounding_shift_right(x_u8, y_u8)");
+    assert_eq!(run(&unsigned, &[("x_u8", 255), ("y_u8", 1)]), 128);
+    assert_eq!(run(&unsigned, &[("x_u8", 200), ("y_u8", 0)]), 200);
+    // By a constant, the FPIR idiom itself.
+    assert_eq!(
+        user("rounding_shift_right(x_u8, 1)").to_string(),
+        user("rounding_shr(x_u8, 1)").to_string()
+    );
+}
+
+#[test]
 fn a_chain_of_shifts_by_values_elaborates_each_operand_once() {
     // The macros read the shifted value twice; bound once, 40 shifts stay a chain (expanded
     // textually, the tree doubled at every level: 2^40 nodes).

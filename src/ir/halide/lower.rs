@@ -1,7 +1,9 @@
 //! Halide's operators and functions as IR s-expressions: literal folding, division and
 //! remainder as `divide-by` and `remainder-by` (lowered once the dividend's type is known),
 //! shifts by a value (Halide's signed amounts), casts, `clamp`, Halide's
-//! unsigned `abs`, its bit counts (`count_leading_zeros`, `count_trailing_zeros`), and
+//! unsigned `abs`, its bit counts (`count_leading_zeros`, `count_trailing_zeros`), Halide's
+//! names of its fixed-point intrinsics (`rounding_shift_right`, `mul_shift_right`,
+//! `widen_right_add`, ...), `reinterpret`, and
 //! any other call passed through by name (idioms).
 
 use super::Shifts;
@@ -122,7 +124,7 @@ fn fold(op: &str, a: i128, b: i128, loc: &Location) -> Result<Option<i128>> {
 }
 
 /// A call: casts, the built-in Halide functions, or any other name passed through as `(name ...)`.
-pub(super) fn call(name: &str, args: Vec<SExpr>, loc: &Location) -> Result<SExpr> {
+pub(super) fn call(name: &str, args: Vec<SExpr>, shifts: Shifts, loc: &Location) -> Result<SExpr> {
     let arity = |n: usize| -> Result<()> {
         if args.len() == n {
             Ok(())
@@ -189,9 +191,96 @@ pub(super) fn call(name: &str, args: Vec<SExpr>, loc: &Location) -> Result<SExpr
             let mask = list("and", vec![list("not", vec![x], loc), below], loc);
             return Ok(list("popcount", vec![mask], loc));
         }
+        // Halide's shifts by name: `shift_left(x, y)` is `x << y`, and the widening ones shift
+        // `x` widened; by a value, Halide's signed amounts as the operators'.
+        "shift_left" | "shift_right" | "widening_shift_left" | "widening_shift_right" => {
+            arity(2)?;
+            let [x, y] = <[SExpr; 2]>::try_from(args).expect("two arguments");
+            let x = match name.starts_with("widening") {
+                true => list("widen", vec![x], loc),
+                false => x,
+            };
+            let (op, ir) = match name.ends_with("left") {
+                true => ("<<", "shl"),
+                false => (">>", "shr"),
+            };
+            return combine(op, ir, x, y, shifts, loc);
+        }
+        // Halide's rounding shifts: by a constant, the FPIR idioms (a negative amount shifts
+        // the other way); by a value, see `rounding_shift_by_value`.
+        "rounding_shift_left" | "rounding_shift_right" => {
+            arity(2)?;
+            let left = name == "rounding_shift_left";
+            let [x, y] = <[SExpr; 2]>::try_from(args).expect("two arguments");
+            return Ok(match (as_int(&y), shifts) {
+                (Some(k), _) => {
+                    let op = match left == (k < 0) {
+                        true => "rounding_shr",
+                        false => "shl",
+                    };
+                    list(op, vec![x, int(k.abs(), &y.loc)], loc)
+                }
+                (None, Shifts::Halide) => rounding_shift_by_value(left, x, y, loc),
+                (None, Shifts::Ir) => {
+                    let idiom = match left {
+                        true => "rounding_shl",
+                        false => "rounding_shr",
+                    };
+                    list(idiom, vec![x, y], loc)
+                }
+            });
+        }
+        // Halide's names of the FPIR idioms that Pitchfork names otherwise.
+        "mul_shift_right" => return Ok(list("mul_shr", args, loc)),
+        "rounding_mul_shift_right" => return Ok(list("rounding_mul_shr", args, loc)),
+        "widen_right_add" => return Ok(list("extending_add", args, loc)),
+        "widen_right_sub" => return Ok(list("extending_sub", args, loc)),
+        "widen_right_mul" => return Ok(list("extending_mul", args, loc)),
+        // Halide's `reinterpret(T, x)`: x's bits as lanes of T (of the same width).
+        "reinterpret" => {
+            arity(2)?;
+            return Ok(list("bitcast", args, loc));
+        }
         _ => {}
     }
     Ok(list(name, args, loc))
+}
+
+/// Halide's `rounding_shift_left(x, y)` (`left`) or `rounding_shift_right(x, y)` for a `y` that
+/// is not a constant: `y` read as `halide-shl` reads it (prelude), a negative signed amount
+/// shifting the other way, every right shift rounding (the FPIR idiom `rounding_shr`). `x` and
+/// `y` are bound once.
+fn rounding_shift_by_value(left: bool, x: SExpr, y: SExpr, loc: &Location) -> SExpr {
+    let (x_name, y_name) = ("rounding_shift_x", "rounding_shift_y");
+    let (xs, ys) = (|| sym(x_name, loc), || sym(y_name, loc));
+    let amount = || list("halide-amount", vec![xs(), ys()], loc);
+    let shl = |k: SExpr| {
+        let bits = list("bitcast", vec![list("elem", vec![xs()], loc), k], loc);
+        list("shl", vec![xs(), bits], loc)
+    };
+    let rounding_shr = |k: SExpr| list("rounding_shr", vec![xs(), k], loc);
+    let negated = || list("neg", vec![amount()], loc);
+    let (negative, otherwise) = match left {
+        true => (rounding_shr(negated()), shl(amount())),
+        false => (shl(negated()), rounding_shr(amount())),
+    };
+    let negative_amount = list("lt", vec![amount(), int(0, loc)], loc);
+    let signed = list(
+        "select",
+        vec![negative_amount, negative, otherwise.clone()],
+        loc,
+    );
+    let is_signed = list("is-signed", vec![list("elem", vec![ys()], loc)], loc);
+    let body = list("if", vec![is_signed, signed, otherwise], loc);
+    list(
+        "let",
+        vec![
+            sym(x_name, loc),
+            x,
+            list("let", vec![sym(y_name, loc), y, body], loc),
+        ],
+        loc,
+    )
 }
 
 /// Halide's `abs`: of a signed integer it is unsigned (`abs(i8(-128))` is `u8(128)`), so the IR's

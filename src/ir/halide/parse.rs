@@ -126,7 +126,7 @@ impl Parser {
                 self.budget.enter(&loc)?;
                 let args = self.call_args(&name, &loc)?;
                 self.budget.leave();
-                call(&name, args, &loc)
+                call(&name, args, self.shifts, &loc)
             }
             Tok::Ident(name) => Ok(sym(&name, &loc)),
             Tok::Punct("(") => {

@@ -80,6 +80,35 @@ fn casts_and_calls() {
         "(rounding_mul_shr a_i16 b_i16 15)"
     );
     assert_eq!(sx("f()"), "(f)");
+    // Halide's own names of the fixed-point intrinsics.
+    assert_eq!(
+        sx("mul_shift_right(a_i16, b_i16, 15)"),
+        "(mul_shr a_i16 b_i16 15)"
+    );
+    assert_eq!(
+        sx("rounding_mul_shift_right(a_u8, b_u8, 7)"),
+        "(rounding_mul_shr a_u8 b_u8 7)"
+    );
+    assert_eq!(
+        sx("rounding_shift_right(a_i16, 3)"),
+        "(rounding_shr a_i16 3)"
+    );
+    assert_eq!(sx("rounding_shift_right(a_i16, -3)"), "(shl a_i16 3)");
+    assert_eq!(sx("rounding_shift_left(a_i16, 3)"), "(shl a_i16 3)");
+    assert_eq!(
+        sx("rounding_shift_left(a_i16, -3)"),
+        "(rounding_shr a_i16 3)"
+    );
+    assert_eq!(sx("shift_left(a_u8, 2)"), "(shl a_u8 2)");
+    assert_eq!(sx("shift_right(a_u8, b_i8)"), "(halide-shr a_u8 b_i8)");
+    assert_eq!(sx("widening_shift_left(a_u8, 2)"), "(shl (widen a_u8) 2)");
+    assert_eq!(sx("widening_shift_right(a_i8, -1)"), "(shl (widen a_i8) 1)");
+    assert!(err("shift_left(a_u8)").contains("shift_left takes 2 argument(s), got 1"));
+    assert_eq!(
+        sx("widen_right_add(a_u16, b_u8)"),
+        "(extending_add a_u16 b_u8)"
+    );
+    assert_eq!(sx("reinterpret(i16, a_u16)"), "(bitcast i16 a_u16)");
     assert_eq!(
         sx("u8((u16(a_u8) + u16(b_u8) + 1) >> 1)"),
         "(cast u8 (shr (add (add (cast u16 a_u8) (cast u16 b_u8)) 1) 1))"
