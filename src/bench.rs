@@ -38,6 +38,10 @@ pub struct Figures {
     pub compile_cached_median_ms: f64,
     pub compile_cached_max_ms: f64,
     pub compile_validate_median_ms: f64,
+    /// A whole `isadb compile` process per corpus expression (no selection cache): median and
+    /// maximum.
+    pub compile_process_median_ms: f64,
+    pub compile_process_max_ms: f64,
 }
 
 /// The selection corpus: Pitchfork's and Halide's fixed-point patterns on each target.
@@ -118,7 +122,27 @@ fn selection_times(
     Ok(times)
 }
 
-/// Measures every figure on `project`, each query process and selection `rounds` times.
+/// The wall time of one `isadb --home HOME ARGS...` process; an error if it exits with 2 (bad
+/// input or a failure).
+fn process_ms(exe: &std::path::Path, home: &std::path::Path, args: &[&str]) -> Result<f64> {
+    let t = Instant::now();
+    let out = Command::new(exe)
+        .arg("--home")
+        .arg(home)
+        .args(args)
+        .output()
+        .map_err(|e| Error::io(exe, e))?;
+    if out.status.code() == Some(2) {
+        return Err(Error::Tool(format!(
+            "{args:?} failed: {}",
+            String::from_utf8_lossy(&out.stderr).trim()
+        )));
+    }
+    Ok(t.elapsed().as_secs_f64() * 1000.0)
+}
+
+/// Measures every figure on `project`, each query process and selection `rounds` times (a
+/// compile process once per expression).
 pub fn run(project: &Project, rounds: usize) -> Result<Figures> {
     // Scratch databases live in a temporary directory removed when this function returns.
     let scratch = tempfile::Builder::new()
@@ -144,25 +168,23 @@ pub fn run(project: &Project, rounds: usize) -> Result<Figures> {
         "equivalents of _mm256_avg_epu8 on neon",
         "idioms of vdotq_u32",
     ] {
-        let mut times = Vec::new();
-        for _ in 0..rounds {
-            let t = Instant::now();
-            let out = Command::new(&exe)
-                .arg("--home")
-                .arg(home)
-                .args(["query", q])
-                .output()
-                .map_err(|e| Error::io(&exe, e))?;
-            if out.status.code() == Some(2) {
-                return Err(Error::Tool(format!(
-                    "query {q:?} failed: {}",
-                    String::from_utf8_lossy(&out.stderr).trim()
-                )));
-            }
-            times.push(t.elapsed().as_secs_f64() * 1000.0);
-        }
+        let times = (0..rounds)
+            .map(|_| process_ms(&exe, home, &["query", q]))
+            .collect::<Result<Vec<f64>>>()?;
         query_process_ms.push((q.to_string(), median(times)));
     }
+    // Each corpus expression compiled by a process of its own, without the selection cache:
+    // the whole of what one `isadb compile` costs (catalog, selection, proof).
+    let compile_process_ms = COMPILE_CORPUS
+        .iter()
+        .map(|(target, text)| {
+            process_ms(
+                &exe,
+                home,
+                &["compile", text, "--target", target, "--no-cache"],
+            )
+        })
+        .collect::<Result<Vec<f64>>>()?;
 
     let envs: Vec<(usize, Env)> = specs
         .instructions
@@ -220,6 +242,7 @@ pub fn run(project: &Project, rounds: usize) -> Result<Figures> {
         validate,
     } = times?;
     let max = |v: &[f64]| v.iter().copied().fold(0.0, f64::max);
+    let compile_process_max_ms = max(&compile_process_ms);
 
     Ok(Figures {
         compile_catalog_ms,
@@ -229,6 +252,8 @@ pub fn run(project: &Project, rounds: usize) -> Result<Figures> {
         compile_cached_max_ms: max(&cached),
         compile_cached_median_ms: median(cached),
         compile_validate_median_ms: median(validate),
+        compile_process_median_ms: median(compile_process_ms),
+        compile_process_max_ms,
         db_build_ms,
         instructions: specs.instructions.len(),
         query_process_ms,

@@ -21,7 +21,7 @@ fn an_x86_intrinsic_ports_to_neon_and_back_proven_and_run() {
     // the high bit (tbl gives zero for indices past 15, as pshufb does for a set high bit);
     // pmuludq on one lane is umull of lane 0 by lane 0; HVX widens a register's low half by
     // vunpack, a 16-byte SSE register being the low lanes of a 128-byte HVX one.
-    let cases: [(&[&str], &[&str]); 29] = [
+    let cases: [(&[&str], &[&str]); 34] = [
         (
             &["_mm_shuffle_epi8", "--target", "neon"],
             &["vandq_s8", "vqtbl1q_s8"],
@@ -160,6 +160,16 @@ fn an_x86_intrinsic_ports_to_neon_and_back_proven_and_run() {
             &["_mm_mullo_epi32", "--target", "hvx"],
             &["Q6_Vw_vmpyieo_VhVh", "Q6_Vw_vmpyieacc_VwVwVuh"],
         ),
+        // f32 lanes compared into all-ones lanes, read as their bits (cmpps's result is f32,
+        // NEON's u32), and f32 lanes moved as bits by the search over NEON's moves.
+        (&["_mm_cmplt_ps", "--target", "neon"], &["vcgtq_f32"]),
+        (&["vcltq_f32", "--target", "x86-avx2"], &["_mm_cmplt_ps"]),
+        (&["_mm_andnot_ps", "--target", "neon"], &["vbicq_u32"]),
+        (&["_mm_unpacklo_ps", "--target", "neon"], &["vzip1q_s32"]),
+        (
+            &["_mm_shuffle_ps", "--target", "neon", "--imm", "27"],
+            &["vextq_s16", "vrev64q_s32"],
+        ),
     ];
     for (args, expected) in cases {
         let mut all = vec!["--json", "port"];
@@ -187,10 +197,18 @@ fn an_x86_intrinsic_ports_to_neon_and_back_proven_and_run() {
     // reinterpreted (no C type of their own), flags of scalarized lanes spread over an HVX
     // predicate, bits read as bool lanes and back (a bit reversal scalarized), and a rounding
     // constant wider than an e-graph lane.
-    let runs: [(&[&str], &str, Toolchain, &str); 21] = [
+    let runs: [(&[&str], &str, Toolchain, &str); 24] = [
         (&["_mm_madd_epi16"], "neon", Toolchain::Neon, "natively"),
         (&["_mm_add_ps"], "neon", Toolchain::Neon, "natively"),
         (&["_mm_min_ps"], "neon", Toolchain::Neon, "natively"),
+        (&["_mm_cmpneq_ps"], "neon", Toolchain::Neon, "natively"),
+        (&["_mm_blendv_ps"], "neon", Toolchain::Neon, "natively"),
+        (
+            &["_mm_shuffle_ps", "--imm", "177"],
+            "neon",
+            Toolchain::Neon,
+            "natively",
+        ),
         (
             &["vcvtq_f32_s32"],
             "x86-avx2",

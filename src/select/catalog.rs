@@ -4,7 +4,7 @@
 
 use super::fixed_operand::{fixed_operand_variants, zero_accumulator_variants};
 use super::lowering::{
-    bitwise_variants, commuted_variant, even_lanes_variants, fact_lowering,
+    bits_of_result_variant, bitwise_variants, commuted_variant, even_lanes_variants, fact_lowering,
     result_register_variants, scalar_register_variants, semantics_lowering, signedness_variants,
     Lowering,
 };
@@ -81,6 +81,7 @@ impl Catalog {
                 variants.extend(scalar_register_variants(&l, ins));
                 variants.extend(even_lanes_variants(&l));
                 variants.extend(result_register_variants(&l, target.register_bits));
+                variants.extend(bits_of_result_variant(&l));
                 variants.push(l);
                 let commuted: Vec<Lowering> =
                     variants.iter().filter_map(commuted_variant).collect();

@@ -281,6 +281,21 @@ pub fn bitwise_variants(l: &Lowering) -> Vec<Lowering> {
         .collect()
 }
 
+/// An instruction whose result is the bits of a value of another type of the same width (x86's
+/// `cmpps`: all-ones lanes made as u32, read as f32) computes that value too, its result read
+/// at the value's type: the lowering of the value itself (NEON's `vcltq_f32` on x86).
+pub fn bits_of_result_variant(l: &Lowering) -> Option<Lowering> {
+    let (Op::Bitcast(_), [value]) = (&l.pattern.op, l.pattern.args.as_slice()) else {
+        return None;
+    };
+    let same_lanes = value.ty.lanes == l.pattern.ty.lanes && value.ty.bits() == l.pattern.ty.bits();
+    (same_lanes && value.ty.elem != crate::ir::Elem::Bool).then(|| Lowering {
+        pattern: value.clone(),
+        source: format!("{} read as {}", l.source, value.ty),
+        ..l.clone()
+    })
+}
+
 /// A pattern with a commutative operator whose operands are of different kinds (`(and (not a)
 /// b)`, `(min (max a lo) hi)`, HVX's `(cast (shr (add (mul a b) (cast x)) 16))`) matches the other
 /// operand order too: the pattern with the operands of the outermost such operator swapped.

@@ -13,7 +13,7 @@
 
 use super::catalog::Catalog;
 use super::node::{instruction, Node};
-use crate::ir::{Expr, VecType};
+use crate::ir::{Elem, Expr, VecType};
 use crate::semantics::{eval, Env, Value};
 use rand::rngs::SmallRng;
 use rand::{Rng, SeedableRng};
@@ -41,11 +41,10 @@ fn byte_map(e: &Expr, operands: &[(String, VecType)]) -> Option<ByteMap> {
         .map(|(_, t)| (t.bits() / 8) as usize)
         .collect();
     let total: usize = sizes.iter().sum();
-    let ints = operands
-        .iter()
-        .all(|(_, t)| t.elem.is_int() && t.bits().is_multiple_of(8));
-    if total == 0 || total >= 255 || !ints || !e.ty.elem.is_int() || !e.ty.bits().is_multiple_of(8)
-    {
+    // f32 lanes move as their bits (moves copy values, NaNs' bits included).
+    let bits = |t: &VecType| (t.elem.is_int() || t.elem == Elem::F32) && t.bits().is_multiple_of(8);
+    let moved = operands.iter().all(|(_, t)| bits(t));
+    if total == 0 || total >= 255 || !moved || !bits(&e.ty) {
         return None;
     }
     let run = |tag: &dyn Fn(usize) -> u8| -> Option<Vec<u8>> {

@@ -156,7 +156,25 @@ pub(super) fn call(name: &str, args: Vec<SExpr>, shifts: Shifts, loc: &Location)
     }
     match name {
         "min" | "max" | "absd" => arity(2)?,
-        "select" => arity(3)?,
+        // Halide's `select(c0, v0, c1, v1, ..., default)`: the first value whose condition
+        // holds, nested selects.
+        "select" => {
+            if args.len() < 3 || args.len() % 2 == 0 {
+                return Err(Error::parse(
+                    loc,
+                    format!(
+                        "select takes a condition and a value, repeated, and a default (an odd count of 3 or more arguments), got {}",
+                        args.len()
+                    ),
+                ));
+            }
+            let mut args = args;
+            let mut chosen = args.pop().expect("a default");
+            while let (Some(value), Some(condition)) = (args.pop(), args.pop()) {
+                chosen = list("select", vec![condition, value, chosen], loc);
+            }
+            return Ok(chosen);
+        }
         "reduce_add" | "reduce_max" | "reduce_min" => {
             arity(2)?;
             if let SKind::Int(k) = args[0].kind {

@@ -110,6 +110,11 @@ fn casts_and_calls() {
     );
     assert_eq!(sx("reinterpret(i16, a_u16)"), "(bitcast i16 a_u16)");
     assert_eq!(
+        sx("select(a_u8 < 3, 1, a_u8 < 9, 2, 3)"),
+        "(select (lt a_u8 3) 1 (select (lt a_u8 9) 2 3))"
+    );
+    assert!(err("select(a_bool, 1, 2, 3)").contains("got 4"));
+    assert_eq!(
         sx("u8((u16(a_u8) + u16(b_u8) + 1) >> 1)"),
         "(cast u8 (shr (add (add (cast u16 a_u8) (cast u16 b_u8)) 1) 1))"
     );
