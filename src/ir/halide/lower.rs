@@ -159,7 +159,7 @@ pub(super) fn call(name: &str, args: Vec<SExpr>, shifts: Shifts, loc: &Location)
         // Halide's `select(c0, v0, c1, v1, ..., default)`: the first value whose condition
         // holds, nested selects.
         "select" => {
-            if args.len() < 3 || args.len() % 2 == 0 {
+            if args.len() < 3 || args.len().is_multiple_of(2) {
                 return Err(Error::parse(
                     loc,
                     format!(
