@@ -25,6 +25,13 @@ fn elab(text: &str, lanes: u32) -> Rc<Expr> {
     elaborate_halide(text, "expression", &macros(), lanes).unwrap_or_else(|e| panic!("{text}: {e}"))
 }
 
+/// One lane of an expression as a user types it (Halide's shifts by a value).
+fn user(text: &str) -> Rc<Expr> {
+    let declared = Default::default();
+    crate::ir::forms::elaborate_expression(text, "expression", &macros(), 1, &declared)
+        .unwrap_or_else(|e| panic!("{text}: {e}"))
+}
+
 fn elab_err(text: &str) -> String {
     match elaborate_halide(text, "expression", &macros(), 8) {
         Ok(e) => panic!("{text} elaborated to {e}"),
@@ -223,11 +230,6 @@ fn mixing_element_types_is_a_type_error() {
 
 #[test]
 fn shifts_by_a_value_reverse_for_negative_amounts_as_halide_shifts() {
-    let user = |text: &str| {
-        let declared = Default::default();
-        crate::ir::forms::elaborate_expression(text, "expression", &macros(), 1, &declared)
-            .unwrap_or_else(|e| panic!("{text}: {e}"))
-    };
     let shl = user("x_i8 << y_i8");
     assert_eq!(run(&shl, &[("x_i8", 100), ("y_i8", -2)]), 25);
     assert_eq!(run(&shl, &[("x_i8", -100), ("y_i8", -2)]), -25);
@@ -247,11 +249,6 @@ fn shifts_by_a_value_reverse_for_negative_amounts_as_halide_shifts() {
 
 #[test]
 fn halide_rounding_shifts_by_a_value_round_right_shifts_and_reverse_for_negative_amounts() {
-    let user = |text: &str| {
-        let declared = Default::default();
-        crate::ir::forms::elaborate_expression(text, "expression", &macros(), 1, &declared)
-            .unwrap_or_else(|e| panic!("{text}: {e}"))
-    };
     let right = user("rounding_shift_right(x_i16, y_i16)");
     assert_eq!(run(&right, &[("x_i16", 6), ("y_i16", 2)]), 2);
     assert_eq!(run(&right, &[("x_i16", -6), ("y_i16", 2)]), -1);
