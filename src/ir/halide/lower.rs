@@ -236,7 +236,10 @@ pub(super) fn call(name: &str, args: Vec<SExpr>, shifts: Shifts, loc: &Location)
                         true => "rounding_shr",
                         false => "shl",
                     };
-                    list(op, vec![x, int(k.abs(), &y.loc)], loc)
+                    let k = k.checked_abs().ok_or_else(|| {
+                        Error::parse(&y.loc, format!("{name} by {k}: the amount is out of range"))
+                    })?;
+                    list(op, vec![x, int(k, &y.loc)], loc)
                 }
                 (None, Shifts::Halide) => rounding_shift_by_value(left, x, y, loc),
                 (None, Shifts::Ir) => {
@@ -248,12 +251,23 @@ pub(super) fn call(name: &str, args: Vec<SExpr>, shifts: Shifts, loc: &Location)
                 }
             });
         }
-        // Halide's names of the FPIR idioms that Pitchfork names otherwise.
-        "mul_shift_right" => return Ok(list("mul_shr", args, loc)),
-        "rounding_mul_shift_right" => return Ok(list("rounding_mul_shr", args, loc)),
-        "widen_right_add" => return Ok(list("extending_add", args, loc)),
-        "widen_right_sub" => return Ok(list("extending_sub", args, loc)),
-        "widen_right_mul" => return Ok(list("extending_mul", args, loc)),
+        // Halide's names of the FPIR idioms that Pitchfork names otherwise (the arity checked
+        // here, so that an error names what the user wrote).
+        "mul_shift_right"
+        | "rounding_mul_shift_right"
+        | "widen_right_add"
+        | "widen_right_sub"
+        | "widen_right_mul" => {
+            let (idiom, n) = match name {
+                "mul_shift_right" => ("mul_shr", 3),
+                "rounding_mul_shift_right" => ("rounding_mul_shr", 3),
+                "widen_right_add" => ("extending_add", 2),
+                "widen_right_sub" => ("extending_sub", 2),
+                _ => ("extending_mul", 2),
+            };
+            arity(n)?;
+            return Ok(list(idiom, args, loc));
+        }
         // Halide's `reinterpret(T, x)`: x's bits as lanes of T (of the same width).
         "reinterpret" => {
             arity(2)?;

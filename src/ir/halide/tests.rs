@@ -104,6 +104,13 @@ fn casts_and_calls() {
     assert_eq!(sx("widening_shift_left(a_u8, 2)"), "(shl (widen a_u8) 2)");
     assert_eq!(sx("widening_shift_right(a_i8, -1)"), "(shl (widen a_i8) 1)");
     assert!(err("shift_left(a_u8)").contains("shift_left takes 2 argument(s), got 1"));
+    assert!(
+        err("mul_shift_right(a_i16, b_i16)").contains("mul_shift_right takes 3 argument(s), got 2")
+    );
+    assert!(
+        err("rounding_shift_right(a_i16, -170141183460469231731687303715884105727 - 1)")
+            .contains("the amount is out of range")
+    );
     assert_eq!(
         sx("widen_right_add(a_u16, b_u8)"),
         "(extending_add a_u16 b_u8)"
