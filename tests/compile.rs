@@ -457,6 +457,32 @@ fn a_cache_row_edited_into_another_term_is_caught_on_random_inputs() {
     assert_eq!(compile_json(home, AVERAGE, &[])["cached"], true);
 }
 
+/// The fingerprint a `compile` process keeps in the database for the next one is the one the
+/// catalog hashes to, and any change to the rules forgets it.
+#[test]
+fn a_kept_catalog_fingerprint_is_the_catalogs_and_is_forgotten_when_a_rule_changes() {
+    let guard = project_copy("compile-kept-fingerprint");
+    let home = guard.path();
+    compile_json(home, AVERAGE, &["--no-cache"]);
+    let db = Database::open(Project::at(home).db).unwrap();
+    let kept = || db.meta("catalog_fingerprint neon").unwrap();
+    let by_the_binary = kept().expect("the compile process kept its catalog's fingerprint");
+    // This test's own executable is another isadb: it hashes the catalog itself.
+    let selector = Selector::load(&Project::at(home), Target::parse("neon").unwrap()).unwrap();
+    let fingerprint = &selector.catalog.fingerprint;
+    assert_eq!(fingerprint.len(), 64);
+    assert!(
+        by_the_binary.ends_with(&format!(" {fingerprint}")),
+        "{by_the_binary}"
+    );
+    let changed = db
+        .conn()
+        .execute("UPDATE rules SET status = status WHERE id = 1", [])
+        .unwrap();
+    assert_eq!(changed, 1);
+    assert_eq!(kept(), None);
+}
+
 /// `compile --batch FILE --target neon --jobs JOBS --json`.
 fn neon_batch(home: &std::path::Path, file: &std::path::Path, jobs: &str) -> Output {
     isadb(

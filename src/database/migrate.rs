@@ -6,7 +6,7 @@ use rusqlite::Connection;
 use crate::error::{Error, Result};
 
 /// The migrations in order; migration `i` (0-based) brings the schema to version `i + 1`.
-const MIGRATIONS: [(&str, &str); 12] = [
+const MIGRATIONS: [(&str, &str); 13] = [
     ("0001_core", include_str!("../../schemas/0001_core.sql")),
     ("0002_rules", include_str!("../../schemas/0002_rules.sql")),
     (
@@ -45,6 +45,10 @@ const MIGRATIONS: [(&str, &str); 12] = [
     (
         "0013_kernel_rule_sets",
         include_str!("../../schemas/0013_kernel_rule_sets.sql"),
+    ),
+    (
+        "0014_catalog_fingerprints",
+        include_str!("../../schemas/0014_catalog_fingerprints.sql"),
     ),
 ];
 

@@ -102,6 +102,55 @@ impl Reader<'_> {
         Some(c)
     }
 
+    /// The head symbol of the list starting here, if one does.
+    fn list_head_ahead(&self) -> Option<String> {
+        if self.peek() != Some('(') {
+            return None;
+        }
+        let rest = self.chars[self.pos + 1..]
+            .iter()
+            .skip_while(|c| c.is_whitespace());
+        let head: String = rest
+            .take_while(|c| !c.is_whitespace() && !matches!(c, '(' | ')' | ';' | '"'))
+            .collect();
+        Some(head)
+    }
+
+    /// Moves past the list starting here (strings and comments inside it included).
+    fn skip_list(&mut self) -> Result<()> {
+        let loc = self.loc();
+        let mut depth = 0usize;
+        while let Some(c) = self.bump() {
+            match c {
+                '(' => depth += 1,
+                ')' => {
+                    depth -= 1;
+                    if depth == 0 {
+                        return Ok(());
+                    }
+                }
+                ';' => {
+                    while self.peek().is_some_and(|c| c != '\n') {
+                        self.bump();
+                    }
+                }
+                '"' => loop {
+                    match self.bump() {
+                        None => return Err(Error::parse(&loc, "unterminated string")),
+                        Some('"') => break,
+                        Some('\\') => _ = self.bump(),
+                        Some(_) => {}
+                    }
+                },
+                _ => {}
+            }
+        }
+        Err(Error::parse(
+            &self.loc(),
+            format!("expected ')' to close the '(' at {}:{}", loc.line, loc.col),
+        ))
+    }
+
     fn skip_space(&mut self) {
         while let Some(c) = self.peek() {
             if c == ';' {
@@ -260,6 +309,13 @@ fn atom(s: &str) -> std::result::Result<SKind, String> {
 
 /// Reads every top-level expression of `text`; `file` names the source in error locations.
 pub fn read_all(text: &str, file: &str) -> Result<Vec<SExpr>> {
+    read_all_but(text, file, None)
+}
+
+/// Reads every top-level expression except the lists headed by `skipped`, which are only
+/// scanned to their closing parenthesis (what the caller would drop costs no tree: the macros
+/// of `specs/` are read without the instruction families around them).
+pub fn read_all_but(text: &str, file: &str, skipped: Option<&str>) -> Result<Vec<SExpr>> {
     let mut r = Reader {
         chars: text.chars().collect(),
         pos: 0,
@@ -275,7 +331,11 @@ pub fn read_all(text: &str, file: &str) -> Result<Vec<SExpr>> {
             return Ok(out);
         }
         r.budget = TreeBudget::default();
-        out.push(r.read()?);
+        if skipped.is_some_and(|head| r.list_head_ahead().as_deref() == Some(head)) {
+            r.skip_list()?;
+        } else {
+            out.push(r.read()?);
+        }
     }
 }
 
@@ -317,5 +377,23 @@ mod tests {
         assert_eq!(err, "q:1:4: unexpected ')'");
         let err = read_one("(a) (b)", "q").unwrap_err().to_string();
         assert_eq!(err, "q:1:5: expected one expression, found more after it");
+    }
+
+    #[test]
+    fn lists_of_a_skipped_head_are_scanned_past_and_not_read() {
+        let text =
+            "(macro m (x) x)\n(family f \"a ) b\" ; c ) d\n  (g (h)))\n( family  k)\n(idiom i)";
+        let read = read_all_but(text, "t", Some("family")).unwrap();
+        let heads: Vec<_> = read.iter().map(|f| f.head().unwrap()).collect();
+        assert_eq!(heads, ["macro", "idiom"]);
+        assert_eq!(
+            read[1].loc.line, 5,
+            "lines are counted through what was skipped"
+        );
+        assert_eq!(read_all(text, "t").unwrap().len(), 4);
+        let err = read_all_but("(a)\n(family (b)", "f.spec", Some("family"))
+            .unwrap_err()
+            .to_string();
+        assert_eq!(err, "f.spec:2:12: expected ')' to close the '(' at 2:1");
     }
 }

@@ -83,7 +83,12 @@ impl Graph {
         };
         let mut nodes = Vec::new();
         let mut heads = Vec::new();
-        for (name, function) in egraph.functions_iter() {
+        // Instruction constructors are declared as the e-graph meets them (`pending.rs`), so
+        // in an order that depends on the run; read in name order (the catalog's) after the
+        // operators, ties between equal costs go the same way in every run, alone or in batch.
+        let mut functions: Vec<(&String, &egglog::Function)> = egraph.functions_iter().collect();
+        functions.sort_by_key(|(name, _)| name.starts_with("I_").then_some(*name));
+        for (name, function) in functions {
             let ty = function.func_type();
             // Only constructors of `Expr` whose primitive operands print as below.
             let printable = ty

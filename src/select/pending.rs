@@ -5,12 +5,14 @@
 //! only once its left side could match the e-graph ([`Index::could_match`]: its operators at
 //! their types, nested as the pattern nests them, with its literals and the types its
 //! conditions require); egglog runs a rule declared late against every e-node, old ones
-//! included, so what saturation derives is the same.
+//! included, so what saturation derives is the same. The instruction constructors a rewrite
+//! makes are declared with it (a program names hundreds; declaring one makes an egglog table),
+//! in the program's order.
 
 use super::prematch::{Index, Needs};
 use super::term::Rewrite;
 use crate::error::{Error, Result};
-use std::collections::HashSet;
+use std::collections::{BTreeSet, HashMap, HashSet};
 
 /// The rewrites of a program not declared yet, and what the e-graph holds.
 pub struct Pending {
@@ -18,11 +20,15 @@ pub struct Pending {
     waiting: Vec<(Needs, Rewrite)>,
     /// The constructors the waiting left sides name.
     names: HashSet<&'static str>,
+    /// Each instruction constructor not declared yet, by name, with its position in the
+    /// program and its declaration.
+    constructors: HashMap<String, (usize, String)>,
 }
 
 impl Pending {
-    /// The rewrites, none declared yet.
-    pub fn new(rewrites: Vec<Rewrite>) -> Pending {
+    /// The rewrites and the instruction constructors (name, declaration) they make, none
+    /// declared yet.
+    pub fn new(rewrites: Vec<Rewrite>, constructors: Vec<(String, String)>) -> Pending {
         let mut names = HashSet::new();
         let waiting = rewrites
             .into_iter()
@@ -32,7 +38,16 @@ impl Pending {
                 (needs, r)
             })
             .collect();
-        Pending { waiting, names }
+        let constructors = constructors
+            .into_iter()
+            .enumerate()
+            .map(|(i, (name, text))| (name, (i, text)))
+            .collect();
+        Pending {
+            waiting,
+            names,
+            constructors,
+        }
     }
 
     /// Declares every waiting rewrite of `ruleset`, the one about to run, whose left side
@@ -57,7 +72,17 @@ impl Pending {
         if ready.is_empty() {
             return Ok(());
         }
-        let text: String = ready.iter().map(|(_, r)| r.to_string()).collect();
+        let mut made = BTreeSet::new();
+        for (_, r) in &ready {
+            r.rhs.instructions(&mut made);
+        }
+        let mut constructors: Vec<(usize, String)> = made
+            .into_iter()
+            .filter_map(|name| self.constructors.remove(name))
+            .collect();
+        constructors.sort();
+        let mut text: String = constructors.into_iter().map(|(_, c)| c).collect();
+        text.extend(ready.iter().map(|(_, r)| r.to_string()));
         egraph
             .parse_and_run_program(None, &text)
             .map_err(|e| Error::data("egglog", crate::error::one_line(&e)))?;
@@ -99,7 +124,10 @@ mod tests {
             "(let n (Neg \"i8x16\" (Var \"i8x16\" \"a\")))\n",
         );
         egraph.parse_and_run_program(None, program).unwrap();
-        let mut pending = Pending::new(vec![rewrite("Neg", "Abs"), rewrite("Abs", "Popcount")]);
+        let mut pending = Pending::new(
+            vec![rewrite("Neg", "Abs"), rewrite("Abs", "Popcount")],
+            vec![],
+        );
         pending.declare(&mut egraph, "lower").unwrap();
         assert_eq!(pending.waiting.len(), 1, "Abs is not in the e-graph yet");
         egraph.parse_and_run_program(None, "(run lower 1)").unwrap();

@@ -67,7 +67,7 @@ impl Needs {
             return;
         };
         self.heads.push((name, ty));
-        for (at, arg) in t.children().into_iter().enumerate() {
+        for (at, arg) in t.children().enumerate() {
             match head(arg) {
                 Some((arg_name, arg_ty)) => self.edges.push((name, ty, at, Some(arg_name), arg_ty)),
                 None => {

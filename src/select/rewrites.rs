@@ -194,14 +194,10 @@ pub fn lowering_rewrites(
 /// times, ... as wide by masks of them too (their every part is all ones or all zeros):
 /// `pblendvb` after a `pcmpgtd`.
 fn on_masks(r: &Rewrite, ins: &Instruction) -> Vec<Rewrite> {
-    fn replaced(t: &Term, changed: &mut bool) -> Term {
-        match t {
-            Term::Op {
-                name: "Lt",
-                ty,
-                args,
-                ..
-            } if matches!(
+    fn sign_test(t: &Term) -> bool {
+        matches!(
+            t,
+            Term::Op { name: "Lt", args, .. } if matches!(
                 &args[..],
                 [
                     Term::Wildcard(_),
@@ -210,22 +206,29 @@ fn on_masks(r: &Rewrite, ins: &Instruction) -> Vec<Rewrite> {
                         ..
                     }
                 ]
-            ) =>
-            {
-                *changed = true;
-                Term::Nonzero {
-                    ty: *ty,
-                    arg: Box::new(args[0].clone()),
-                }
-            }
-            other => other.clone().map_operands(|a| replaced(&a, changed)),
+            )
+        )
+    }
+    /// Whether `replaced` changes `t` (it looks through operators and reinterprets).
+    fn tests_a_sign(t: &Term) -> bool {
+        sign_test(t)
+            || matches!(t, Term::Op { .. } | Term::Reinterpret { .. })
+                && t.children().any(tests_a_sign)
+    }
+    fn replaced(t: &Term) -> Term {
+        match t {
+            Term::Op { ty, args, .. } if sign_test(t) => Term::Nonzero {
+                ty: *ty,
+                arg: Box::new(args[0].clone()),
+            },
+            other => other.clone().map_operands(|a| replaced(&a)),
         }
     }
-    let mut changed = false;
-    let lhs = replaced(&r.lhs, &mut changed);
-    if !changed {
+    // Most rewrites test no sign: they are not copied to find that out.
+    if !tests_a_sign(&r.lhs) {
         return vec![];
     }
+    let lhs = replaced(&r.lhs);
     let source = format!("{} on a mask of all-ones lanes", r.source);
     let mut out = vec![Rewrite {
         source: source.clone(),

@@ -61,7 +61,7 @@ pub fn run(program: &Program) -> Result<String> {
 /// extracts them.
 pub fn run_within(program: &Program, budget: Budget) -> Result<Vec<String>> {
     let mut egraph = egglog::EGraph::default();
-    let (text, rewrites) = without_rewrites(program);
+    let (text, rewrites, constructors) = without_rewrites(program);
     let commands = egraph.parse_program(None, &text).map_err(egglog_error)?;
     // Every root is extracted at the end, with one computation of the costs.
     let roots: Vec<egglog::ast::Expr> = commands
@@ -76,7 +76,7 @@ pub fn run_within(program: &Program, budget: Budget) -> Result<Vec<String>> {
         started: Instant::now(),
         growth: HashMap::new(),
         roots: roots.clone(),
-        pending: Pending::new(rewrites),
+        pending: Pending::new(rewrites, constructors),
         limited: None,
     };
     for command in commands {
@@ -91,18 +91,23 @@ pub fn run_within(program: &Program, budget: Budget) -> Result<Vec<String>> {
     extract_all(&mut egraph, &roots)
 }
 
-/// The program's egglog text without its rewrites, and the rewrites (declared on demand, see
-/// [`Pending`]).
-fn without_rewrites(program: &Program) -> (String, Vec<Rewrite>) {
+/// The program's egglog text without its rewrites and instruction constructors, and those
+/// (declared on demand, see [`Pending`]): a program names hundreds of instructions, of which a
+/// selection's e-graph meets a few.
+fn without_rewrites(program: &Program) -> (String, Vec<Rewrite>, Vec<(String, String)>) {
     let mut text = String::new();
     let mut rewrites = Vec::new();
+    let mut constructors = Vec::new();
     for command in &program.commands {
         match command {
             term::Command::Rewrite(r) => rewrites.push(r.clone()),
+            term::Command::Instruction { name, .. } => {
+                constructors.push((name.clone(), command.to_string()))
+            }
             other => text.push_str(&other.to_string()),
         }
     }
-    (text, rewrites)
+    (text, rewrites, constructors)
 }
 
 /// The cheapest term of each root, as text, from one reading of the e-graph ([`Graph`]):

@@ -2,7 +2,7 @@
 
 use super::{Family, Instruction, Isa};
 use crate::error::{Error, Location, Result};
-use crate::ir::sexpr::{read_all, SExpr, SKind};
+use crate::ir::sexpr::{read_all_but, SExpr, SKind};
 use crate::ir::{Macro, Macros};
 use std::collections::HashMap;
 use std::path::{Path, PathBuf};
@@ -140,11 +140,9 @@ fn load(dir: &Path, with_families: bool) -> Result<SpecSet> {
             .unwrap_or(&path)
             .display()
             .to_string();
-        forms.extend(read_all(&text, &shown)?);
+        let skipped = (!with_families).then_some("family");
+        forms.extend(read_all_but(&text, &shown, skipped)?);
         set.files.push((path, text));
-    }
-    if !with_families {
-        forms.retain(|f| f.head() != Some("family"));
     }
     load_forms(&mut set, &forms)?;
     Ok(set)

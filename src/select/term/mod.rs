@@ -304,18 +304,20 @@ impl Term {
         }
     }
 
-    /// The subterms.
-    pub fn children(&self) -> Vec<&Term> {
-        match self {
-            Term::Op { args, .. } | Term::Instr { args, .. } => args.iter().collect(),
+    /// The subterms, in order (without allocating: program generation walks every term of
+    /// thousands of rewrites).
+    pub fn children(&self) -> impl Iterator<Item = &Term> + '_ {
+        let (args, first, second): (&[Term], Option<&Term>, Option<&Term>) = match self {
+            Term::Op { args, .. } | Term::Instr { args, .. } => (args, None, None),
             Term::Reinterpret { arg, .. }
             | Term::Nonzero { arg, .. }
             | Term::Spread { arg, .. }
             | Term::Lanes { arg, .. }
-            | Term::Out(arg) => vec![arg],
-            Term::Pair { lo, hi, .. } | Term::OutPair(lo, hi) => vec![lo, hi],
-            _ => vec![],
-        }
+            | Term::Out(arg) => (&[], Some(arg), None),
+            Term::Pair { lo, hi, .. } | Term::OutPair(lo, hi) => (&[], Some(lo), Some(hi)),
+            _ => (&[], None, None),
+        };
+        args.iter().chain(first).chain(second)
     }
 
     /// Reads a term egglog extracted (or the selection cache stored).
