@@ -20,6 +20,11 @@ pub use migrate::{NEWER_SCHEMA, SCHEMA_VERSION};
 pub use stats::Stats;
 pub use tables::COMMITTED_TABLES;
 
+/// The most of the database file SQLite maps into memory instead of copying it page by page
+/// into its cache: a `compile` process reads a few megabytes of instructions and rules, and
+/// copying them took about a tenth of its catalog's loading.
+const MMAP_BYTES: i64 = 1 << 30;
+
 /// An open, migrated isadb database.
 pub struct Database {
     conn: Connection,
@@ -85,6 +90,7 @@ impl Database {
             ));
         }
         conn.pragma_update(None, "foreign_keys", true)?;
+        conn.pragma_update(None, "mmap_size", MMAP_BYTES)?;
         Ok(Database {
             conn,
             read_only: true,
@@ -103,9 +109,11 @@ impl Database {
     }
 
     /// WAL lets readers run beside one writer; the busy timeout makes a second writer wait
-    /// instead of failing at once; foreign keys are off by default in SQLite.
+    /// instead of failing at once; foreign keys are off by default in SQLite. The file is read
+    /// through a memory map ([`MMAP_BYTES`]).
     fn setup(mut conn: Connection) -> Result<Database> {
         conn.busy_timeout(std::time::Duration::from_secs(5))?;
+        conn.pragma_update(None, "mmap_size", MMAP_BYTES)?;
         conn.query_row("PRAGMA journal_mode = WAL", [], |_| Ok(()))?;
         conn.pragma_update(None, "foreign_keys", true)?;
         migrate::migrate(&mut conn)?;

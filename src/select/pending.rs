@@ -15,9 +15,10 @@ use crate::error::{Error, Result};
 use std::collections::{BTreeSet, HashMap, HashSet};
 
 /// The rewrites of a program not declared yet, and what the e-graph holds.
-pub struct Pending {
-    /// Each rewrite waiting, with the typed operators its left side names.
-    waiting: Vec<(Needs, Rewrite)>,
+pub struct Pending<'p> {
+    /// Each rewrite waiting (the program's, not copied), with the typed operators its left
+    /// side names.
+    waiting: Vec<(Needs, &'p Rewrite)>,
     /// The constructors the waiting left sides name.
     names: HashSet<&'static str>,
     /// Each instruction constructor not declared yet, by name, with its position in the
@@ -25,10 +26,13 @@ pub struct Pending {
     constructors: HashMap<String, (usize, String)>,
 }
 
-impl Pending {
+impl<'p> Pending<'p> {
     /// The rewrites and the instruction constructors (name, declaration) they make, none
     /// declared yet.
-    pub fn new(rewrites: Vec<Rewrite>, constructors: Vec<(String, String)>) -> Pending {
+    pub fn new(
+        rewrites: impl IntoIterator<Item = &'p Rewrite>,
+        constructors: Vec<(String, String)>,
+    ) -> Pending<'p> {
         let mut names = HashSet::new();
         let waiting = rewrites
             .into_iter()
@@ -61,14 +65,15 @@ impl Pending {
             return Ok(());
         }
         let index = Index::read(egraph, &self.names);
-        let (ready, waiting): (Vec<_>, Vec<_>) = std::mem::take(&mut self.waiting)
-            .into_iter()
-            .partition(|(needs, r)| {
+        // Only the few ready ones move; the thousands left keep their places.
+        let ready: Vec<(Needs, &Rewrite)> = self
+            .waiting
+            .extract_if(.., |(needs, r)| {
                 r.ruleset.as_str() == ruleset
                     && index.holds(needs)
                     && index.could_match(&r.lhs, &r.conditions)
-            });
-        self.waiting = waiting;
+            })
+            .collect();
         if ready.is_empty() {
             return Ok(());
         }
@@ -124,10 +129,8 @@ mod tests {
             "(let n (Neg \"i8x16\" (Var \"i8x16\" \"a\")))\n",
         );
         egraph.parse_and_run_program(None, program).unwrap();
-        let mut pending = Pending::new(
-            vec![rewrite("Neg", "Abs"), rewrite("Abs", "Popcount")],
-            vec![],
-        );
+        let rewrites = [rewrite("Neg", "Abs"), rewrite("Abs", "Popcount")];
+        let mut pending = Pending::new(&rewrites, vec![]);
         pending.declare(&mut egraph, "lower").unwrap();
         assert_eq!(pending.waiting.len(), 1, "Abs is not in the e-graph yet");
         egraph.parse_and_run_program(None, "(run lower 1)").unwrap();

@@ -94,13 +94,13 @@ pub fn run_within(program: &Program, budget: Budget) -> Result<Vec<String>> {
 /// The program's egglog text without its rewrites and instruction constructors, and those
 /// (declared on demand, see [`Pending`]): a program names hundreds of instructions, of which a
 /// selection's e-graph meets a few.
-fn without_rewrites(program: &Program) -> (String, Vec<Rewrite>, Vec<(String, String)>) {
+fn without_rewrites(program: &Program) -> (String, Vec<&Rewrite>, Vec<(String, String)>) {
     let mut text = String::new();
     let mut rewrites = Vec::new();
     let mut constructors = Vec::new();
     for command in &program.commands {
         match command {
-            term::Command::Rewrite(r) => rewrites.push(r.clone()),
+            term::Command::Rewrite(r) => rewrites.push(r),
             term::Command::Instruction { name, .. } => {
                 constructors.push((name.clone(), command.to_string()))
             }
@@ -145,7 +145,7 @@ fn root_values(
 
 /// A schedule interpreted as egglog does (`repeat` stops early when nothing changes,
 /// `saturate` runs to a fixpoint), with the budget checked after every step.
-struct Steps {
+struct Steps<'p> {
     budget: Budget,
     started: Instant,
     /// How many times over each ruleset's last two iterations grew the e-graph (the last, the
@@ -154,7 +154,7 @@ struct Steps {
     /// The terms the program extracts, whose costs end a `repeat` early.
     roots: Vec<egglog::ast::Expr>,
     /// The program's rewrites, declared once the e-graph can match them.
-    pending: Pending,
+    pending: Pending<'p>,
     /// The scheduler capping each rule's matches per iteration, once the e-graph is expected
     /// to pass a quarter of the budget ([`MatchLimit`]), with the most matches a rule had;
     /// from then on every step uses it, and one that held matches back ends the run.
@@ -181,7 +181,7 @@ struct Progress {
     can_stop: bool,
 }
 
-impl Steps {
+impl Steps<'_> {
     fn run(&mut self, egraph: &mut egglog::EGraph, schedule: &Schedule) -> Result<Progress> {
         match schedule {
             GenericSchedule::Run(_, config) if config.until.is_none() => {
