@@ -11,7 +11,7 @@
 use super::catalog::{instruction_constructor, Catalog};
 use super::encode::{constructor, ground, lane_broadcast_facts};
 use super::layout;
-use super::reach::{reach, Step};
+use super::reach::{live, reach, Heads, Step};
 use super::rewrites::{constants_in_play, lowering_rewrites, rule_rewrite, takes_constants};
 use super::shifts::{per_lane_shift_types, per_lane_shifts};
 use super::sound::{cast_midpoints, cast_twin, generated, part_widenings};
@@ -22,7 +22,6 @@ use super::word_pairs::register_pairs;
 use crate::ir::{Elem, Expr, Op, VecType};
 use crate::rules::load::rule_types;
 use crate::rules::Rule;
-use rustc_hash::FxHashSet;
 use std::collections::{BTreeMap, BTreeSet, HashMap};
 use std::fmt;
 use std::rc::Rc;
@@ -138,9 +137,6 @@ impl Shape {
         }
     }
 }
-
-/// The typed heads of the e-graph a rewrite can match: an operator at a type.
-type Heads = BTreeSet<(&'static str, VecType)>;
 
 impl Programs {
     /// The whole program for `input` on the catalog's target.
@@ -546,59 +542,4 @@ impl Programs {
             }
         }
     }
-}
-
-/// The rewrites that can apply, without repeats (see `reach.rs`): the first `from_rules` are
-/// stored rules, followed for [`IR_ROUNDS`](super::reach::IR_ROUNDS) rounds (simplify rules for
-/// one); the rest (instruction lowerings and rewrites sound by construction) to a fixpoint.
-fn live(
-    mut rewrites: Vec<Rewrite>,
-    from_rules: usize,
-    mut nodes: Heads,
-    lane_layout: bool,
-) -> Vec<Rewrite> {
-    let steps: Vec<Step<(&'static str, VecType)>> = rewrites
-        .iter()
-        .enumerate()
-        .map(|(i, r)| {
-            let (mut needs, mut makes) = (Heads::new(), Heads::new());
-            r.lhs.typed_heads(&mut |n, t| _ = needs.insert((n, t)));
-            r.rhs.typed_heads(&mut |n, t| _ = makes.insert((n, t)));
-            Step {
-                lowering: i >= from_rules,
-                simplify: r.ruleset == Ruleset::Simplify,
-                needs,
-                makes,
-            }
-        })
-        .collect();
-    let live = reach(&steps, &mut nodes, |nodes| {
-        // A cast of a constant folds to a constant of the cast's type.
-        let folded: Vec<VecType> = nodes
-            .iter()
-            .filter(|(n, _)| *n == "Cast")
-            .map(|(_, t)| *t)
-            .collect();
-        nodes.extend(folded.into_iter().map(|t| ("Const", t)));
-        if lane_layout {
-            // The even and odd lanes of a node are the same operator at half the lanes.
-            let halved: Vec<(&'static str, VecType)> = nodes
-                .iter()
-                .filter(|(_, t)| t.lanes.is_multiple_of(2))
-                .map(|(n, t)| (*n, t.with_lanes(t.lanes / 2)))
-                .collect();
-            nodes.extend(halved);
-        }
-    });
-    // The first of equal rewrites is kept (compared by reference: cloning thousands of terms
-    // into an ordered set took a tenth of a small program's generation).
-    let mut seen = FxHashSet::default();
-    let keep: Vec<bool> = rewrites
-        .iter()
-        .zip(live)
-        .map(|(r, live)| live && r.lhs != r.rhs && seen.insert((&r.lhs, &r.rhs, &r.conditions)))
-        .collect();
-    let mut keep = keep.into_iter();
-    rewrites.retain(|_| keep.next().unwrap_or(false));
-    rewrites
 }

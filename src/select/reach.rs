@@ -6,6 +6,9 @@
 //! Node kinds are operator names for a first untyped cut over the rules, and typed heads for
 //! the rewrites of the program.
 
+use super::term::{Rewrite, Ruleset};
+use crate::ir::VecType;
+use rustc_hash::FxHashSet;
 use std::collections::{BTreeSet, HashMap};
 use std::hash::Hash;
 
@@ -14,6 +17,9 @@ use std::hash::Hash;
 /// rounding shift, then its saturating narrow); deeper chains make the e-graph larger without
 /// changing what the compile tests select.
 pub const IR_ROUNDS: usize = 2;
+
+/// The typed heads of the e-graph a rewrite can match: an operator at a type.
+pub type Heads = BTreeSet<(&'static str, VecType)>;
 
 /// What one rewrite needs before it can match and what its right side makes.
 pub struct Step<N> {
@@ -54,6 +60,61 @@ pub fn reach<N: Ord + Hash + Clone>(
         walk.lower(nodes, &close);
     }
     walk.reached
+}
+
+/// A program's rewrites that can apply to its input (whose typed heads are `nodes`), without
+/// repeats: the first `from_rules` are stored rules, followed for [`IR_ROUNDS`] rounds (simplify
+/// rules for one); the rest (instruction lowerings and rewrites sound by construction) to a fixpoint.
+pub fn live(
+    mut rewrites: Vec<Rewrite>,
+    from_rules: usize,
+    mut nodes: Heads,
+    lane_layout: bool,
+) -> Vec<Rewrite> {
+    let steps: Vec<Step<(&'static str, VecType)>> = rewrites
+        .iter()
+        .enumerate()
+        .map(|(i, r)| {
+            let (mut needs, mut makes) = (Heads::new(), Heads::new());
+            r.lhs.typed_heads(&mut |n, t| _ = needs.insert((n, t)));
+            r.rhs.typed_heads(&mut |n, t| _ = makes.insert((n, t)));
+            Step {
+                lowering: i >= from_rules,
+                simplify: r.ruleset == Ruleset::Simplify,
+                needs,
+                makes,
+            }
+        })
+        .collect();
+    let live = reach(&steps, &mut nodes, |nodes| {
+        // A cast of a constant folds to a constant of the cast's type.
+        let folded: Vec<VecType> = nodes
+            .iter()
+            .filter(|(n, _)| *n == "Cast")
+            .map(|(_, t)| *t)
+            .collect();
+        nodes.extend(folded.into_iter().map(|t| ("Const", t)));
+        if lane_layout {
+            // The even and odd lanes of a node are the same operator at half the lanes.
+            let halved: Vec<(&'static str, VecType)> = nodes
+                .iter()
+                .filter(|(_, t)| t.lanes.is_multiple_of(2))
+                .map(|(n, t)| (*n, t.with_lanes(t.lanes / 2)))
+                .collect();
+            nodes.extend(halved);
+        }
+    });
+    // The first of equal rewrites is kept (compared by reference: cloning thousands of terms
+    // into an ordered set took a tenth of a small program's generation).
+    let mut seen = FxHashSet::default();
+    let keep: Vec<bool> = rewrites
+        .iter()
+        .zip(live)
+        .map(|(r, live)| live && r.lhs != r.rhs && seen.insert((&r.lhs, &r.rhs, &r.conditions)))
+        .collect();
+    let mut keep = keep.into_iter();
+    rewrites.retain(|_| keep.next().unwrap_or(false));
+    rewrites
 }
 
 /// The state of [`reach`]: which steps need each kind, how many kinds each still lacks, and
