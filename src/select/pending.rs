@@ -79,6 +79,7 @@ impl<'p> Pending<'p> {
         }
         let mut made = BTreeSet::new();
         for (_, r) in &ready {
+            r.lhs.instructions(&mut made);
             r.rhs.instructions(&mut made);
         }
         let mut constructors: Vec<(usize, String)> = made
@@ -142,6 +143,44 @@ mod tests {
                 None,
                 "(check (= n (Popcount \"i8x16\" (Var \"i8x16\" \"a\"))))",
             )
+            .unwrap();
+    }
+
+    /// An instruction constructor is declared with the first rewrite that makes it, and not
+    /// before: egglog does not know it until then.
+    #[test]
+    fn an_instruction_constructor_is_declared_with_the_rewrite_that_makes_it() {
+        let mut egraph = egglog::EGraph::default();
+        let program = concat!(
+            include_str!("prelude.egg"),
+            "(ruleset lower)\n",
+            "(let n (Abs \"i8x16\" (Var \"i8x16\" \"a\")))\n",
+        );
+        egraph.parse_and_run_program(None, program).unwrap();
+        let mut to_instruction = rewrite("Neg", "Abs");
+        to_instruction.rhs = Term::Instr {
+            name: "I_neg".to_string(),
+            args: vec![Term::Slot("x")],
+        };
+        let rewrites = [to_instruction];
+        let constructors = vec![(
+            "I_neg".to_string(),
+            "(constructor I_neg (Expr) Expr :cost 2)\n".to_string(),
+        )];
+        let mut pending = Pending::new(&rewrites, constructors);
+        pending.declare(&mut egraph, "lower").unwrap();
+        assert!(
+            egraph.parse_and_run_program(None, "(I_neg n)").is_err(),
+            "no Neg in the e-graph: I_neg is not declared"
+        );
+        egraph
+            .parse_and_run_program(None, "(let m (Neg \"i8x16\" n))")
+            .unwrap();
+        pending.declare(&mut egraph, "lower").unwrap();
+        assert!(pending.constructors.is_empty());
+        egraph.parse_and_run_program(None, "(run lower 1)").unwrap();
+        egraph
+            .parse_and_run_program(None, "(check (= m (I_neg n)))")
             .unwrap();
     }
 }

@@ -53,9 +53,10 @@ pub fn prove_selection(catalog: &Catalog, input: &Rc<Expr>, root: &Node) -> Resu
 /// before (HVX's `mul_shr(x_i16, y_i16, 15)` proves in 5.5 s alone and took 72 s after the
 /// corpus's other proofs on the same thread; AVX-512's `x_u32 % 7` 6 s alone and timed out).
 ///
-/// The first proof on a thread takes the thread's own context, which it makes (z3's
-/// `with_z3_config` would make that one besides its fresh one, a second context costing as much
-/// as a small proof); later proofs take a fresh one each.
+/// The first proof on a thread takes the thread's own context (z3's `with_z3_config` would make
+/// that one besides its fresh one, a second context costing as much as a small proof); it is
+/// new unless the thread used z3 before, which in one `compile` only the search over the
+/// target's moves may have. Later proofs take a fresh one each.
 fn in_a_fresh_context<R>(prove: impl FnOnce() -> R) -> R {
     thread_local! {
         static FIRST_PROOF: std::cell::Cell<bool> = const { std::cell::Cell::new(true) };
