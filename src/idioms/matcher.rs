@@ -65,6 +65,11 @@ impl<'a> Matcher<'a> {
 
     /// Which of the given idioms the instruction implements.
     pub fn facts_for(&mut self, ins: &Instruction, idioms: &[&Idiom]) -> Result<Vec<Fact>> {
+        // A copy or reinterpretation computes nothing an idiom names (a 2-lane deinterleave
+        // or the like would match it trivially).
+        if ins.semantics.copies_an_operand() {
+            return Ok(Vec::new());
+        }
         let scaled = self.specs.scaled_to(ins, MIN_MATCH_LANES)?;
         let mut rng = SmallRng::seed_from_u64(
             crate::spec::hash_text(&ins.name).len() as u64

@@ -246,6 +246,16 @@ impl Expr {
         out
     }
 
+    /// Whether this is an operand, as it is or its bits read as another type: what a register
+    /// copy or a reinterpretation (NEON's `vreinterpret`, x86's `_mm_castps_si128`) computes.
+    pub fn copies_an_operand(&self) -> bool {
+        match (&self.op, self.args.as_slice()) {
+            (Op::Var(_), _) => true,
+            (Op::Bitcast(_), [x]) => x.copies_an_operand(),
+            _ => false,
+        }
+    }
+
     /// Visits every node, children first.
     pub fn walk(&self, f: &mut impl FnMut(&Expr)) {
         for a in &self.args {

@@ -6,7 +6,7 @@
 //! copy of an operand is none). And an accumulating instruction whose product no instruction
 //! computes alone takes a zero accumulator ([`zero_accumulator_variants`]).
 
-use super::lowering::{copies_an_operand, Arg, Lowering};
+use super::lowering::{Arg, Lowering};
 use super::simplify::simplify;
 use crate::ir::{Expr, Op};
 use crate::spec::Instruction;
@@ -47,7 +47,7 @@ pub fn fixed_operand_variants(l: &Lowering, ins: &Instruction) -> Vec<Lowering> 
             // accumulation of zero (the instruction without the accumulator is one).
             if reads_operand
                 || vars.is_empty()
-                || copies_an_operand(&fixed)
+                || fixed.copies_an_operand()
                 || !drops_a_product_or_clamp(&l.pattern, &fixed)
             {
                 continue;
@@ -134,7 +134,7 @@ fn accumulated(l: &Lowering) -> Option<(String, Rc<Expr>)> {
             .iter()
             .any(|a| matches!(a, Arg::Wildcard(n) if n == name));
         let reads = p.vars().iter().any(|(v, _)| v == name);
-        (wildcard && !reads && !copies_an_operand(p)).then(|| (name.clone(), p.clone()))
+        (wildcard && !reads && !p.copies_an_operand()).then(|| (name.clone(), p.clone()))
     })
 }
 

@@ -170,7 +170,7 @@ pub fn semantics_lowering(ins: &Instruction, index: usize, register_bits: u32) -
     }
     // A copy (HVX's `vassign`) computes nothing extraction could want: rewriting every value
     // of its type into a copy of itself only grows the e-graph.
-    if copies_an_operand(&pattern) {
+    if pattern.copies_an_operand() {
         return None;
     }
     Some(Lowering {
@@ -200,7 +200,7 @@ pub fn result_register_variants(l: &Lowering, register_bits: u32) -> Vec<Lowerin
     p.args
         .iter()
         .zip([0, half_lanes])
-        .filter(|(half, _)| !copies_an_operand(half))
+        .filter(|(half, _)| !half.copies_an_operand())
         .map(|(half, from)| {
             let reads = |name: &String| half.vars().iter().any(|(n, _)| n == name);
             let args = l
@@ -226,15 +226,6 @@ pub fn result_register_variants(l: &Lowering, register_bits: u32) -> Vec<Lowerin
             }
         })
         .collect()
-}
-
-/// Whether `pattern` is an operand, as it is or its bits read as another type.
-pub fn copies_an_operand(pattern: &Expr) -> bool {
-    match (&pattern.op, pattern.args.as_slice()) {
-        (Op::Var(_), _) => true,
-        (Op::Bitcast(_), [x]) => copies_an_operand(x),
-        _ => false,
-    }
 }
 
 /// Whether `pattern` concatenates the variables `lo` and `hi`.

@@ -89,7 +89,7 @@ fn lanes_as_slice(t: VecType, s: VecType, offset: i64) -> [Rewrite; 2] {
 
 /// The even (odd) lanes of a concatenation: those of each half, concatenated.
 fn even_and_odd_by_halves(t: VecType, s: VecType) -> Vec<Rewrite> {
-    if !t.elem.is_int() || !t.lanes.is_multiple_of(2) {
+    if t.elem == Elem::Bool || !t.lanes.is_multiple_of(2) {
         return vec![];
     }
     let (a, b) = (Term::Slot("a"), Term::Slot("b"));

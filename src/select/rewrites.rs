@@ -3,7 +3,7 @@
 //! construction are in `sound.rs`).
 
 use super::catalog::{instruction_constructor, Catalog};
-use super::lowering::{copies_an_operand, Arg, Bound, Lowering};
+use super::lowering::{Arg, Bound, Lowering};
 use super::mask_bits::GATHER_ROUNDS;
 use super::pattern::Pattern;
 use super::popcount::bit_slicing_shifts;
@@ -337,7 +337,7 @@ fn lowering_rewrite(
         );
     }
     let pattern = simplify(&l.pattern.substitute(&map));
-    if copies_an_operand(&pattern) {
+    if pattern.copies_an_operand() {
         return Ok(None);
     }
     let mut p = Pattern::default();

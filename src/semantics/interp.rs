@@ -95,9 +95,11 @@ impl Interp<'_> {
                 args[0]
                     .lanes
                     .chunks(*k as usize)
+                    // From the first lane, not from 0: -0 + -0 is -0 in f32.
                     .map(|c| {
-                        c.iter()
-                            .fold(zero(elem), |acc, &x| binary(&Op::Add, elem, acc, x))
+                        c[1..]
+                            .iter()
+                            .fold(c[0], |acc, &x| binary(&Op::Add, elem, acc, x))
                     })
                     .collect()
             }

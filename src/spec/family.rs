@@ -238,10 +238,10 @@ impl Family {
                         .map(|a| number(&mut scope, a))
                         .collect::<Result<Vec<_>>>()?;
                     match nums[..] {
-                        [c] => meta.cost = c,
+                        [c] => meta.cost = Some(c),
                         [lat, tput] => {
                             (meta.latency, meta.throughput, meta.cost) =
-                                (Some(lat), Some(tput), lat);
+                                (Some(lat), Some(tput), Some(lat));
                         }
                         _ => return Err(clause.err("expected (cost LATENCY [THROUGHPUT])")),
                     }
@@ -294,9 +294,6 @@ impl Family {
                     .form
                     .err(format!("family {} has no (feature ...)", self.name)));
             }
-            if meta.cost == 0.0 {
-                meta.cost = 1.0;
-            }
         }
         if meta.vector_registers {
             for o in meta.operands.iter_mut() {
@@ -326,7 +323,7 @@ impl Family {
             sem_text,
             latency: meta.latency,
             throughput: meta.throughput,
-            cost: meta.cost,
+            cost: meta.cost.unwrap_or(1.0),
             loc: self.form.loc.clone(),
         }))
     }
@@ -474,7 +471,8 @@ struct Clauses {
     intrinsic: Option<String>,
     asm: String,
     feature: String,
-    cost: f64,
+    /// `(cost ...)`: 1 when not given; 0 for what takes no instruction (NEON's vreinterpret).
+    cost: Option<f64>,
     latency: Option<f64>,
     throughput: Option<f64>,
     operands: Vec<Operand>,

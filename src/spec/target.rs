@@ -30,7 +30,9 @@ pub const TARGETS: [Target; 4] = [
     Target {
         name: "x86-avx2",
         isa: Isa::X86,
-        features: &["sse", "sse2", "ssse3", "sse4.1", "sse4.2", "avx", "avx2"],
+        features: &[
+            "sse", "sse2", "sse3", "ssse3", "sse4.1", "sse4.2", "avx", "avx2",
+        ],
         register_bits: 256,
         min_split_bits: 128,
         lane_layout: false,
@@ -42,6 +44,7 @@ pub const TARGETS: [Target; 4] = [
         features: &[
             "sse",
             "sse2",
+            "sse3",
             "ssse3",
             "sse4.1",
             "sse4.2",
