@@ -21,7 +21,7 @@ fn an_x86_intrinsic_ports_to_neon_and_back_proven_and_run() {
     // the high bit (tbl gives zero for indices past 15, as pshufb does for a set high bit);
     // pmuludq on one lane is umull of lane 0 by lane 0; HVX widens a register's low half by
     // vunpack, a 16-byte SSE register being the low lanes of a 128-byte HVX one.
-    let cases: [(&[&str], &[&str]); 34] = [
+    let cases: [(&[&str], &[&str]); 40] = [
         (
             &["_mm_shuffle_epi8", "--target", "neon"],
             &["vandq_s8", "vqtbl1q_s8"],
@@ -70,7 +70,7 @@ fn an_x86_intrinsic_ports_to_neon_and_back_proven_and_run() {
         // bitwise select of the lanes' bits, proven with the bits of f32 lanes uninterpreted.
         (
             &["_mm_min_ps", "--target", "neon"],
-            &["vcgtq_f32", "vbslq_u32"],
+            &["vcgtq_f32", "vbslq_f32"],
         ),
         // f32, proven over the reals: NEON's minNum is SSE's minps there.
         (&["vminnmq_f32", "--target", "x86-avx2"], &["_mm_min_ps"]),
@@ -161,11 +161,41 @@ fn an_x86_intrinsic_ports_to_neon_and_back_proven_and_run() {
             &["Q6_Vw_vmpyieo_VhVh", "Q6_Vw_vmpyieacc_VwVwVuh"],
         ),
         // f32 lanes compared into all-ones lanes, read as their bits (cmpps's result is f32,
-        // NEON's u32), and f32 lanes moved as bits by the search over NEON's moves.
+        // NEON's u32), and f32 lanes moved by NEON's f32 permutes.
         (&["_mm_cmplt_ps", "--target", "neon"], &["vcgtq_f32"]),
         (&["vcltq_f32", "--target", "x86-avx2"], &["_mm_cmplt_ps"]),
         (&["_mm_andnot_ps", "--target", "neon"], &["vbicq_u32"]),
-        (&["_mm_unpacklo_ps", "--target", "neon"], &["vzip1q_s32"]),
+        (&["_mm_unpacklo_ps", "--target", "neon"], &["vzip1q_f32"]),
+        // SSE3's horizontal sums of f32 pairs: faddp; the differences uzp1, uzp2 and fsub.
+        (&["_mm_hadd_ps", "--target", "neon"], &["vpaddq_f32"]),
+        (
+            &["_mm_hsub_ps", "--target", "neon"],
+            &["vuzp1q_f32", "vuzp2q_f32", "vsubq_f32"],
+        ),
+        // A reinterpretation or a register cast is no instruction at all, on either side.
+        (&["vreinterpretq_u8_f32", "--target", "x86-avx2"], &[]),
+        (&["_mm_castps_si128", "--target", "neon"], &[]),
+        // A byte permutation no short sequence of shuffles makes: pshufb at a literal index
+        // vector (a table lookup found by probing the interpreter; the load costs one).
+        (
+            &["vrev32q_s8", "--target", "x86-avx2"],
+            &["literal", "_mm_shuffle_epi8"],
+        ),
+        // movmskps: the compare's 32-bit lanes and-ed with their weights 1, 2, 4, 8 (a constant
+        // built lane by lane) and summed by addv.
+        (
+            &["_mm_movemask_ps", "--target", "neon"],
+            &[
+                "vcltzq_s32",
+                "vdup_n_s32",
+                "vset_lane_s32",
+                "vdup_n_s32",
+                "vset_lane_s32",
+                "vcombine_u32",
+                "vbslq_u32",
+                "vaddvq_u32",
+            ],
+        ),
         (
             &["_mm_shuffle_ps", "--target", "neon", "--imm", "27"],
             &["vextq_s16", "vrev64q_s32"],
@@ -197,7 +227,7 @@ fn an_x86_intrinsic_ports_to_neon_and_back_proven_and_run() {
     // reinterpreted (no C type of their own), flags of scalarized lanes spread over an HVX
     // predicate, bits read as bool lanes and back (a bit reversal scalarized), and a rounding
     // constant wider than an e-graph lane.
-    let runs: [(&[&str], &str, Toolchain, &str); 24] = [
+    let runs: [(&[&str], &str, Toolchain, &str); 27] = [
         (&["_mm_madd_epi16"], "neon", Toolchain::Neon, "natively"),
         (&["_mm_add_ps"], "neon", Toolchain::Neon, "natively"),
         (&["_mm_min_ps"], "neon", Toolchain::Neon, "natively"),
@@ -219,6 +249,14 @@ fn an_x86_intrinsic_ports_to_neon_and_back_proven_and_run() {
         (&["_mm_shuffle_epi8"], "neon", Toolchain::Neon, "natively"),
         (&["_mm_cvtepi8_epi16"], "hvx", Toolchain::Hvx, "natively"),
         (&["_mm_movemask_epi8"], "neon", Toolchain::Neon, "natively"),
+        (&["_mm_movemask_ps"], "neon", Toolchain::Neon, "natively"),
+        (&["_mm_hadd_ps"], "neon", Toolchain::Neon, "natively"),
+        (
+            &["vrev32q_s8"],
+            "x86-avx2",
+            Toolchain::X86,
+            "under qemu-aarch64",
+        ),
         (
             &["_mm256_movemask_epi8"],
             "neon",

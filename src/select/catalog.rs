@@ -57,6 +57,9 @@ impl Catalog {
             isa: Some(target.isa),
             features: Some(target.features),
         })?;
+        // What emits no instruction (NEON's vreinterpret, x86's register casts) is never
+        // selected: the selector's own reinterpretations and lane views are those, for free.
+        instructions.retain(|ins| ins.cost > 0.0);
         instructions.sort_by(|a, b| a.name.cmp(&b.name));
         let by_name: HashMap<&str, usize> = instructions
             .iter()

@@ -3,6 +3,7 @@
 //! the egglog program, run it, read the extracted term back, prove it equivalent to the input
 //! and store it.
 
+use super::byte_map;
 use super::cache;
 use super::catalog::Catalog;
 use super::halves;
@@ -102,7 +103,7 @@ impl Selector {
     pub fn search_moves(&self, input: &Rc<Expr>, below: f64) -> Result<Option<Compiled>> {
         let started = Instant::now();
         let catalog = &self.catalog;
-        if !movement::only_moves_bytes(input) {
+        if !byte_map::only_moves_bytes(input) {
             return Ok(None);
         }
         let Some(root) = movement::search(catalog, self.moves(), input, below) else {

@@ -3,9 +3,8 @@
 
 use super::catalog::Catalog;
 use super::compile::Compiled;
-use super::node::{input_types, Node};
+use super::node::{flatten_parts, input_types, Node};
 use super::scalar_c::{self, lane_type, literal, HELPERS, TYPES};
-use super::steps::flatten_parts;
 use super::term::lane_bits;
 use crate::error::{Error, Result};
 use crate::ir::{Elem, VecType};
@@ -202,6 +201,33 @@ impl Emitter<'_> {
         }
     }
 
+    /// A new variable of vector type `ty` holding `values`, one per lane, from a static array
+    /// (f32 lanes as their bit patterns).
+    fn vector_constant(&mut self, ty: VecType, values: &[i64]) -> Result<String> {
+        let t = self.fresh();
+        let cty = self.c_type(ty, None)?;
+        let elem = match ty.elem {
+            Elem::F32 => "uint32_t",
+            e => scalar_type(e)?,
+        };
+        let lanes = values
+            .iter()
+            .map(|v| match ty.elem {
+                Elem::F32 => Ok(format!("{:#x}u", lane_bits(ty.elem, *v))),
+                e if e.is_int() => literal(e, lane_bits(e, *v)),
+                _ => Ok(v.to_string()),
+            })
+            .collect::<Result<Vec<_>>>()?;
+        writeln!(
+            self.lines,
+            "    static const {elem} {t}_lanes[{}] = {{{}}};\n    {cty} {t}; memcpy(&{t}, {t}_lanes, sizeof {t});",
+            ty.lanes,
+            lanes.join(", ")
+        )
+        .expect("string write");
+        Ok(t)
+    }
+
     /// A C expression (a variable, or a literal for scalars) holding the node's value.
     fn value(&mut self, n: &Rc<Node>) -> Result<String> {
         let key = format!("{n:?}");
@@ -221,23 +247,9 @@ impl Emitter<'_> {
             }
             Node::Const { ty, value } if ty.lanes == 1 => value.to_string(),
             Node::Const { ty, value } => {
-                let t = self.fresh();
-                let cty = self.c_type(*ty, None)?;
-                // f32 lanes as their bit patterns, copied into the vector.
-                let (elem, lane) = match ty.elem {
-                    Elem::F32 => ("uint32_t", format!("{:#x}u", lane_bits(ty.elem, *value))),
-                    e if e.is_int() => (scalar_type(e)?, literal(e, lane_bits(e, *value))?),
-                    e => (scalar_type(e)?, value.to_string()),
-                };
-                writeln!(
-                    self.lines,
-                    "    static const {elem} {t}_lanes[{}] = {{{}}};\n    {cty} {t}; memcpy(&{t}, {t}_lanes, sizeof {t});",
-                    ty.lanes,
-                    vec![lane; ty.lanes as usize].join(", ")
-                )
-                .expect("string write");
-                t
+                self.vector_constant(*ty, &vec![*value; ty.lanes as usize])?
             }
+            Node::Literal { ty, values } => self.vector_constant(*ty, values)?,
             Node::Instr { index, args } => {
                 let ins = &self.catalog.instructions[*index];
                 let intrinsic = ins.intrinsic.as_deref().ok_or_else(|| {

@@ -4,6 +4,10 @@
 //! (`k` = 7, 14, 28) gather the eight bytes of each 64-bit lane into the bits of its low byte
 //! (the bits added never overlap, so the adds are ors); the low bytes of the 64-bit lanes, read
 //! together, are the bits. NEON does it with `ushr #7`, three `usra` and a lane insert.
+//! A few bool lanes (at most eight, the bits of the low lanes of a byte whose other lanes are
+//! zero: x86's `movmskps`) are also the sum of their lanes' weights, 1 << i in lane i, selected
+//! at lanes of any width up to a register (the sums never carry): NEON's `cmlt`, `and` and
+//! `addv` on the 32-bit lanes the mask came from.
 
 use super::fallback::{self, constant, Lacks, Own};
 use super::term::{op, reinterpret, type_name, Condition, Rewrite, Ruleset, Term};
@@ -110,6 +114,93 @@ pub fn mask_bits(t: VecType, own: Own, lacks: Lacks) -> Vec<Rewrite> {
         ));
     }
     out
+}
+
+/// `(Bitcast t c)` of a bool vector of `t.bits()` lanes, at most eight of them set (all, or the
+/// low `k` lanes of a concatenation whose high lanes are the constant 0), as the sum of the lanes'
+/// weights (1 << i in lane i) selected at unsigned lanes of each width up to `register_bits`,
+/// where the input has that bitcast and the target lacks it.
+pub fn weighted_mask_bits(t: VecType, register_bits: u32, own: Own, lacks: Lacks) -> Vec<Rewrite> {
+    let lanes = t.bits();
+    let bools = VecType::new(lanes, Elem::Bool);
+    if !t.elem.is_int()
+        || !(8..=64).contains(&lanes)
+        || !own("Bitcast", t)
+        || !lacks("Bitcast", t, Some(bools))
+    {
+        return Vec::new();
+    }
+    let c = Term::Slot("c");
+    let mut out = Vec::new();
+    let set_lanes = std::iter::successors(Some(2), |k| Some(k * 2)).take_while(|&k| k <= 8);
+    for k in set_lanes.filter(|&k| k <= lanes) {
+        let lhs = match k == lanes {
+            true => op("Bitcast", t, vec![c.clone()]),
+            false => op(
+                "Bitcast",
+                t,
+                vec![op(
+                    "Concat",
+                    bools,
+                    vec![c.clone(), constant(VecType::new(lanes - k, Elem::Bool), 0)],
+                )],
+            ),
+        };
+        for elem in [Elem::U8, Elem::U16, Elem::U32, Elem::U64] {
+            let weighted = VecType::new(k, elem);
+            if weighted.bits() > register_bits {
+                continue;
+            }
+            let selected = op(
+                "Select",
+                weighted,
+                vec![c.clone(), weights(weighted, 0), constant(weighted, 0)],
+            );
+            let sum = op("ReduceAdd", weighted.with_lanes(1), vec![selected]);
+            out.push(fallback::rewrite(
+                format!(
+                    "the bits of {k} bool lanes as {}, their weights summed at {}",
+                    type_name(t),
+                    type_name(weighted)
+                ),
+                lhs.clone(),
+                low_bits(t, sum, elem.bits()),
+                vec![Condition::TypeOf(c.clone(), VecType::new(k, Elem::Bool))],
+            ));
+        }
+    }
+    out
+}
+
+/// The low bits of the one-lane `value` of `bits` bits as the one-lane type `t`: the value
+/// itself, zero-extended, or its low lane read at `t`'s width (a sum below 256 fits any).
+fn low_bits(t: VecType, value: Term, bits: u32) -> Term {
+    let width = t.elem.bits();
+    match bits.cmp(&width) {
+        std::cmp::Ordering::Equal => reinterpret(t, value),
+        std::cmp::Ordering::Less => op("Cast", t, vec![value]),
+        std::cmp::Ordering::Greater => Term::Op {
+            name: "Slice",
+            ty: t,
+            params: vec![0, 1],
+            args: vec![reinterpret(VecType::new(bits / width, t.elem), value)],
+        },
+    }
+}
+
+/// The constant of type `ty` whose lane i is 1 << (first + i), as concatenated splats.
+fn weights(ty: VecType, first: u32) -> Term {
+    match ty.lanes {
+        1 => constant(ty, 1 << first),
+        n => {
+            let half = ty.with_lanes(n / 2);
+            op(
+                "Concat",
+                ty,
+                vec![weights(half, first), weights(half, first + n / 2)],
+            )
+        }
+    }
 }
 
 /// The bits of the bool vector `c` of `lanes` lanes, eight to a byte: `lanes / 8` bytes.

@@ -27,6 +27,7 @@
 
 pub mod batch;
 pub mod bool_logic;
+pub mod byte_map;
 pub mod byte_predicates;
 pub mod cache;
 pub mod catalog;
@@ -71,6 +72,7 @@ pub mod sound;
 pub mod split;
 pub mod steps;
 pub mod sums;
+pub mod table;
 pub mod term;
 pub mod throttle;
 pub mod totality;

@@ -11,12 +11,11 @@
 //! (twice, in opposite orders), and every output byte must carry the same source byte both
 //! times.
 
+use super::byte_map::{byte_map, ByteMap};
 use super::catalog::Catalog;
 use super::node::{instruction, Node};
-use crate::ir::{Elem, Expr, VecType};
-use crate::semantics::{eval, Env, Value};
-use rand::rngs::SmallRng;
-use rand::{Rng, SeedableRng};
+use super::table::{tables, Table};
+use crate::ir::{Expr, VecType};
 use std::collections::HashMap;
 use std::rc::Rc;
 
@@ -24,93 +23,15 @@ use std::rc::Rc;
 pub const MAX_STEPS: usize = 3;
 /// Immediate combinations tried per instruction, at most.
 const MAX_IMMEDIATES: usize = 256;
+/// What a sequence as dear as a table lookup may cost more than it, to be preferred.
+const EQUAL_COSTS: f64 = 1e-9;
 /// Values kept in the search, at most.
 const MAX_VALUES: usize = 30_000;
 /// Values scanned for one whose bytes fit where a step leaves some free, at most.
 const MAX_SCANNED: usize = 5_000;
 
-/// Where each byte of a value comes from: (operand, byte), or zero.
-type ByteMap = Vec<Option<(u8, u16)>>;
 /// What a value must hold: each byte's source, or None where any byte will do.
 type Required = Vec<Option<Option<(u8, u16)>>>;
-
-/// The byte map of `e` over `operands`, if `e` only moves their bytes.
-fn byte_map(e: &Expr, operands: &[(String, VecType)]) -> Option<ByteMap> {
-    let sizes: Vec<usize> = operands
-        .iter()
-        .map(|(_, t)| (t.bits() / 8) as usize)
-        .collect();
-    let total: usize = sizes.iter().sum();
-    // f32 lanes move as their bits (moves copy values, NaNs' bits included).
-    let bits = |t: &VecType| (t.elem.is_int() || t.elem == Elem::F32) && t.bits().is_multiple_of(8);
-    let moved = operands.iter().all(|(_, t)| bits(t));
-    if total == 0 || total >= 255 || !moved || !bits(&e.ty) {
-        return None;
-    }
-    let run = |tag: &dyn Fn(usize) -> u8| -> Option<Vec<u8>> {
-        let mut env = Env::new();
-        let mut next = 0;
-        for ((name, ty), n) in operands.iter().zip(&sizes) {
-            let bytes: Vec<u8> = (next..next + n).map(tag).collect();
-            next += n;
-            env.insert(name.clone(), Value::from_bytes(*ty, &bytes));
-        }
-        Some(eval(e, &env).ok()?.to_bytes())
-    };
-    let up = run(&|i| (i + 1) as u8)?;
-    let down = run(&|i| (total - i) as u8)?;
-    let map: ByteMap = up
-        .iter()
-        .zip(&down)
-        .map(|(&a, &b)| match (a, b) {
-            (0, 0) => Some(None),
-            (0, _) | (_, 0) => None,
-            (a, b) if total.checked_sub(b as usize) == Some(a as usize - 1) => {
-                let mut i = a as usize - 1;
-                let mut k = 0;
-                while i >= sizes[k] {
-                    i -= sizes[k];
-                    k += 1;
-                }
-                Some(Some((k as u8, i as u16)))
-            }
-            _ => None,
-        })
-        .collect::<Option<_>>()?;
-    // The tags alone do not show value-dependent operators (`x == y` is false on distinct
-    // tags): the map must also hold on random bytes, and on every operand holding the same.
-    let mut rng = SmallRng::seed_from_u64(0x5eed);
-    let random: Vec<u8> = (0..total).map(|_| rng.gen()).collect();
-    let offsets: Vec<usize> = sizes
-        .iter()
-        .scan(0, |at, n| Some(std::mem::replace(at, *at + n)))
-        .collect();
-    for same in [false, true] {
-        let byte = |i: usize| {
-            let k = offsets.iter().rposition(|&o| o <= i).unwrap_or(0);
-            if same {
-                random[i - offsets[k]]
-            } else {
-                random[i]
-            }
-        };
-        let out = run(&byte)?;
-        let follows = map.iter().zip(&out).all(|(m, &b)| match m {
-            None => b == 0,
-            Some((k, j)) => b == byte(offsets[*k as usize] + *j as usize),
-        });
-        if !follows {
-            return None;
-        }
-    }
-    Some(map)
-}
-
-/// Whether `input` only moves the bytes of its variables (a shuffle, a shift of whole bytes,
-/// an insert, a blend at constant positions).
-pub fn only_moves_bytes(input: &Expr) -> bool {
-    byte_map(input, &input.vars()).is_some()
-}
 
 /// A data-movement instruction of the target at one choice of its immediates.
 struct Move {
@@ -124,13 +45,14 @@ struct Move {
 }
 
 /// The target's instructions that only move bytes, each at every immediate (up to a bound),
-/// the cheapest of each byte map kept: what [`search`] combines, computed once per catalog.
-pub struct Moves(Vec<Move>);
+/// the cheapest of each byte map kept, and its table lookups: what [`search`] combines,
+/// computed once per catalog.
+pub struct Moves(Vec<Move>, Vec<Table>);
 
 impl Moves {
     /// The moves of `catalog`'s target.
     pub fn of(catalog: &Catalog) -> Moves {
-        Moves(moves(catalog))
+        Moves(moves(catalog), tables(catalog))
     }
 }
 
@@ -181,8 +103,11 @@ fn moves(catalog: &Catalog) -> Vec<Move> {
                 result: ins.result,
                 cost: ins.cost,
             };
+            // Of two moves alike, the cheaper; at equal costs an integer one (the domain of
+            // most data moved; a float move in integer code can cost a bypass delay).
+            let rank = |m: &Move| (m.cost, !m.result.elem.is_int());
             match best.get(&(sizes.clone(), map.clone())) {
-                Some(b) if b.cost <= m.cost => {}
+                Some(b) if rank(b) <= rank(&m) => {}
                 _ => _ = best.insert((sizes, map), m),
             }
         }
@@ -201,6 +126,12 @@ enum From {
     },
     Zero,
     Step(usize, Vec<usize>),
+    /// Table lookup `t` in value `table` at the literal index vector `index`.
+    Table {
+        t: usize,
+        table: usize,
+        index: Vec<i64>,
+    },
 }
 
 struct Found {
@@ -274,6 +205,14 @@ pub fn search(catalog: &Catalog, all_moves: &Moves, input: &Expr, below: f64) ->
     let inputs: Vec<usize> = (0..values.len()).collect();
     let mut frontier = inputs.clone();
     let mut best: Option<usize> = seen.get(&goal).copied();
+    // A table lookup in an operand at a literal index vector; other sequences must cost no
+    // more (no load).
+    let operand_values: Vec<usize> = (0..values.len()).collect();
+    let looked_up = match best {
+        None => table_step(&all_moves.1, &values, &operand_values, &goal, below),
+        Some(_) => None,
+    };
+    let below = looked_up.as_ref().map_or(below, |f| f.cost + EQUAL_COSTS);
     for round in 1..=MAX_STEPS {
         if best.is_some() {
             break;
@@ -347,8 +286,23 @@ pub fn search(catalog: &Catalog, all_moves: &Moves, input: &Expr, below: f64) ->
             .or_else(|| low_bytes(&values, &added, &goal));
         frontier = added;
     }
-    let best = best.filter(|&b| values[b].cost < below)?;
-    let mut root = node(&values, best, &moves, catalog, &operands);
+    // Or a table lookup in a value found (a step, then the lookup).
+    let looked_up = match (best, looked_up) {
+        (None, None) => {
+            let all: Vec<usize> = (0..values.len()).collect();
+            table_step(&all_moves.1, &values, &all, &goal, below)
+        }
+        (_, looked_up) => looked_up,
+    };
+    let best = match (best.filter(|&b| values[b].cost < below), looked_up) {
+        (Some(b), _) => b,
+        (None, Some(found)) => {
+            values.push(found);
+            values.len() - 1
+        }
+        (None, None) => return None,
+    };
+    let mut root = node(&values, best, (&moves, &all_moves.1), catalog, &operands);
     let made = values[best].ty;
     if made.bits() > input.ty.bits() {
         // The goal is the low lanes of the value (a register's low half is free).
@@ -365,6 +319,35 @@ pub fn search(catalog: &Catalog, all_moves: &Moves, input: &Expr, below: f64) ->
             arg: root,
         }),
     })
+}
+
+/// The cheapest lookup computing `goal` in one of the `tables`, at a literal index vector, in
+/// one of the values `among`.
+fn table_step(
+    tables: &[Table],
+    values: &[Found],
+    among: &[usize],
+    goal: &ByteMap,
+    below: f64,
+) -> Option<Found> {
+    let mut best: Option<Found> = None;
+    for (t, table) in tables.iter().enumerate() {
+        for &v in among {
+            let cost = table.cost + values[v].cost;
+            if cost >= below || best.as_ref().is_some_and(|b| b.cost <= cost) {
+                continue;
+            }
+            if let Some(index) = table.index_for(&values[v].map, goal) {
+                best = Some(Found {
+                    map: goal.clone(),
+                    ty: table.result,
+                    cost,
+                    from: From::Table { t, table: v, index },
+                });
+            }
+        }
+    }
+    best
 }
 
 /// The cheapest of the values `added` whose low bytes are `goal`, in whole lanes.
@@ -491,10 +474,17 @@ fn compatible(values: &[Found], required: &Required) -> Option<usize> {
 fn node(
     values: &[Found],
     i: usize,
-    moves: &[&Move],
+    (moves, tables): (&[&Move], &[Table]),
     catalog: &Catalog,
     operands: &[(String, VecType)],
 ) -> Rc<Node> {
+    let as_type = |a: usize, ty: VecType| {
+        let arg = node(values, a, (moves, tables), catalog, operands);
+        match values[a].ty == ty {
+            true => arg,
+            false => Rc::new(Node::Reinterpret { ty, arg }),
+        }
+    };
     match &values[i].from {
         From::Operand { k, offset } => Rc::new(Node::Input {
             name: operands[*k].0.clone(),
@@ -512,53 +502,19 @@ fn node(
                 .vector_operands()
                 .iter()
                 .zip(args)
-                .map(|((_, ty), &a)| {
-                    let arg = node(values, a, moves, catalog, operands);
-                    match values[a].ty == *ty {
-                        true => arg,
-                        false => Rc::new(Node::Reinterpret { ty: *ty, arg }),
-                    }
-                })
+                .map(|((_, ty), &a)| as_type(a, *ty))
                 .collect();
             instruction(catalog, mv.index, &mv.imms, vectors)
         }
-    }
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-    use crate::ir::forms::elaborate_expression;
-    use crate::ir::Macros;
-
-    fn map(text: &str) -> Option<ByteMap> {
-        let e = elaborate_expression(text, "test", &Macros::default(), 4, &HashMap::new()).unwrap();
-        byte_map(&e, &e.vars())
-    }
-
-    #[test]
-    fn byte_maps_follow_moved_bytes_and_reject_computation() {
-        // Lanes 1 and 0 of a, then lane 0 of b: bytes 2-3, 0-1 of a, 0-1 of b.
-        let m = map("(shuffle (1 0 4 0) (var a <4 x i16>) (var b <4 x i16>))").unwrap();
-        let expected: ByteMap = [
-            (0, 2),
-            (0, 3),
-            (0, 0),
-            (0, 1),
-            (1, 0),
-            (1, 1),
-            (0, 0),
-            (0, 1),
-        ]
-        .into_iter()
-        .map(Some)
-        .collect();
-        assert_eq!(m, expected);
-        // Zeros shifted in.
-        let z = map("(concat (const <2 x u8> 0) (slice 0 1 2 (var a <4 x u8>)))").unwrap();
-        assert_eq!(z, vec![None, None, Some((0, 0)), Some((0, 1))]);
-        // Comparisons and arithmetic depend on the values, not only on where bytes go.
-        assert_eq!(map("(select (eq (var a <4 x u8>) (var b <4 x u8>)) (var a <4 x u8>) (const <4 x u8> 0))"), None);
-        assert_eq!(map("(add (var a <4 x u8>) (var b <4 x u8>))"), None);
+        From::Table { t, table, index } => {
+            let lookup = &tables[*t];
+            let literal = Rc::new(Node::Literal {
+                ty: lookup.index_ty,
+                values: index.clone(),
+            });
+            let mut vectors = vec![literal];
+            vectors.insert(lookup.table_operand, as_type(*table, lookup.table_ty));
+            instruction(catalog, lookup.index, &[], vectors)
+        }
     }
 }

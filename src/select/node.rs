@@ -22,6 +22,9 @@ pub enum Node {
     },
     /// A constant broadcast to every lane (one lane value).
     Const { ty: VecType, value: i64 },
+    /// A constant whose lanes differ, one value per lane: a load from a literal pool (the index
+    /// vector of a table lookup such as `pshufb` or `tbl`).
+    Literal { ty: VecType, values: Vec<i64> },
     /// An instruction applied to its operands, in operand order.
     Instr { index: usize, args: Vec<Rc<Node>> },
     /// The same bits read as another type of the same width.
@@ -47,6 +50,28 @@ pub enum Node {
         ty: VecType,
         args: Vec<Rc<Node>>,
     },
+}
+
+/// What loading a [`Node::Literal`] costs: one load.
+pub const LITERAL_LOAD_COST: f64 = 1.0;
+
+/// The parts of a result computed in parts, in lane order.
+pub fn flatten_parts<'a>(n: &'a Rc<Node>, out: &mut Vec<&'a Rc<Node>>) {
+    match &**n {
+        Node::Parts(ps) => ps.iter().for_each(|p| flatten_parts(p, out)),
+        _ => out.push(n),
+    }
+}
+
+/// What assembling `parts` (in lane order) costs, as `OutJoin` in `prelude.egg` does: one lane
+/// insert (or store) after each part smaller than the target's smallest register; nothing
+/// after whole registers.
+fn joins(parts: &[Rc<Node>], catalog: &Catalog) -> f64 {
+    let small = |p: &&Rc<Node>| p.ty(catalog).bits() < catalog.target.min_split_bits;
+    parts[..parts.len().saturating_sub(1)]
+        .iter()
+        .filter(small)
+        .count() as f64
 }
 
 /// Instruction `index` of the catalog at the immediates `imms` over the vector operands
@@ -188,6 +213,7 @@ impl Node {
         match self {
             Node::Input { ty, .. }
             | Node::Const { ty, .. }
+            | Node::Literal { ty, .. }
             | Node::Reinterpret { ty, .. }
             | Node::Nonzero { ty, .. }
             | Node::Spread { ty, .. }
@@ -205,7 +231,7 @@ impl Node {
     /// The nodes this one reads.
     pub fn children(&self) -> &[Rc<Node>] {
         match self {
-            Node::Input { .. } | Node::Const { .. } => &[],
+            Node::Input { .. } | Node::Const { .. } | Node::Literal { .. } => &[],
             Node::Instr { args, .. } | Node::Scalar { args, .. } => args,
             Node::Parts(parts) => parts,
             Node::Reinterpret { arg, .. }
@@ -219,7 +245,7 @@ impl Node {
     pub fn with_children(&self, mut children: Vec<Rc<Node>>) -> Node {
         let mut one = || children.remove(0);
         match self {
-            Node::Input { .. } | Node::Const { .. } => self.clone(),
+            Node::Input { .. } | Node::Const { .. } | Node::Literal { .. } => self.clone(),
             Node::Instr { index, .. } => Node::Instr {
                 index: *index,
                 args: children,
@@ -291,10 +317,14 @@ impl Node {
     pub fn own_cost(&self, catalog: &Catalog) -> f64 {
         match self {
             Node::Instr { index, .. } => catalog.instructions[*index].cost,
+            Node::Literal { .. } => LITERAL_LOAD_COST,
             Node::Scalar { op, ty, args } => {
                 let operands: Vec<(VecType, bool)> = args
                     .iter()
-                    .map(|a| (a.ty(catalog), matches!(**a, Node::Const { .. })))
+                    .map(|a| {
+                        let constant = matches!(**a, Node::Const { .. } | Node::Literal { .. });
+                        (a.ty(catalog), constant)
+                    })
                     .collect();
                 scalar_cost(op, *ty, &operands)
             }
@@ -312,7 +342,15 @@ impl Node {
     fn add_cost<'a>(&'a self, catalog: &Catalog, computed: &mut Vec<&'a Node>) -> f64 {
         match self {
             Node::Input { .. } | Node::Const { .. } => 0.0,
-            Node::Instr { .. } | Node::Scalar { .. } if computed.contains(&self) => 0.0,
+            Node::Instr { .. } | Node::Scalar { .. } | Node::Literal { .. }
+                if computed.contains(&self) =>
+            {
+                0.0
+            }
+            Node::Literal { .. } => {
+                computed.push(self);
+                self.own_cost(catalog)
+            }
             Node::Instr { args, .. } | Node::Scalar { args, .. } => {
                 computed.push(self);
                 self.own_cost(catalog)
@@ -325,7 +363,14 @@ impl Node {
             | Node::Nonzero { arg, .. }
             | Node::Spread { arg, .. }
             | Node::Lanes { arg, .. } => arg.add_cost(catalog, computed),
-            Node::Parts(parts) => parts.iter().map(|p| p.add_cost(catalog, computed)).sum(),
+            Node::Parts(parts) => {
+                let own = joins(parts, catalog);
+                parts
+                    .iter()
+                    .map(|p| p.add_cost(catalog, computed))
+                    .sum::<f64>()
+                    + own
+            }
         }
     }
 
@@ -371,6 +416,10 @@ impl Node {
             Node::Const { ty, value } => {
                 Rc::new(Expr::constant(*ty, vec![lane_bits(ty.elem, *value)]))
             }
+            Node::Literal { ty, values } => Rc::new(Expr::constant(
+                *ty,
+                values.iter().map(|v| lane_bits(ty.elem, *v)).collect(),
+            )),
             Node::Instr { index, args } => {
                 let ins = &catalog.instructions[*index];
                 let mut map = HashMap::new();

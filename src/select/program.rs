@@ -413,6 +413,12 @@ impl Programs {
                 .filter(|t| t.elem.is_int() && t.elem.bits() <= 64)
                 .map(|t| Command::Range(*t)),
         );
+        commands.extend(
+            named
+                .iter()
+                .filter(|t| t.bits() >= target.min_split_bits)
+                .map(|t| Command::RegisterPart(*t)),
+        );
         commands.push(Command::Fixed(include_str!("bounds.egg")));
         if target.lane_layout {
             commands.extend(layout::rules(&types));

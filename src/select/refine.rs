@@ -5,8 +5,9 @@
 //! and replaced by the cheapest one found that costs less than its scalar lanes. The selection is
 //! proven afterwards like any other.
 
+use super::byte_map::only_moves_bytes;
 use super::catalog::Catalog;
-use super::movement::{only_moves_bytes, search, Moves};
+use super::movement::{search, Moves};
 use super::node::Node;
 use super::prove::prove_selection;
 use super::sequences::{self, Components};
@@ -175,7 +176,7 @@ fn moved(n: &Rc<Node>, catalog: &Catalog, moves: &MoveSearch) -> Option<Rc<Node>
     let mut operands = Vec::new();
     for a in args {
         let (base, first) = match &**a {
-            Node::Const { .. } => {
+            Node::Const { .. } | Node::Literal { .. } => {
                 operands.push(a.to_expr(catalog, &HashMap::new()).ok()?);
                 continue;
             }

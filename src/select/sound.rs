@@ -7,7 +7,7 @@
 use super::bool_logic::bool_logic;
 use super::byte_predicates::{logic_of_bytes, select_of_bytes};
 use super::fallback::{fallbacks, Lacks, Own};
-use super::mask_bits::mask_bits;
+use super::mask_bits::{mask_bits, weighted_mask_bits};
 use super::popcount::{clz_rewrites, popcount_rewrites};
 use super::products::{
     high_bits_of_word_products, high_half_by_even_and_odd, multiply_by_halves, product_as_pair_sum,
@@ -415,6 +415,7 @@ pub fn generated(
         out.extend(fallbacks(t, types, masks, own, lacks));
         out.extend(bool_logic(t, types, masks, own, lacks));
         out.extend(mask_bits(t, own, lacks));
+        out.extend(weighted_mask_bits(t, register_bits, own, lacks));
         out.extend(word_pairs(t, types, register_bits, lacks, direct));
         out.extend(popcount_rewrites(t, lacks, direct));
         out.extend(clz_rewrites(t, lacks, direct));

@@ -4,12 +4,11 @@
 
 use super::catalog::Catalog;
 use super::compile::Compiled;
-use super::node::{input_types, Node};
+use super::node::{flatten_parts, input_types, Node};
 use crate::ir::print::op_head;
 use crate::ir::{Elem, VecType};
 use serde::Serialize;
 use std::collections::HashMap;
-use std::rc::Rc;
 
 /// One line of the printed sequence.
 #[derive(Debug, Clone, Serialize)]
@@ -36,20 +35,12 @@ pub fn steps(compiled: &Compiled, catalog: &Catalog) -> (Vec<Step>, Vec<(String,
     flatten_parts(root, &mut parts);
     let mut lane = 0;
     for p in parts {
-        let name = operand_text(&p, catalog, &full, &mut steps, &mut seen);
+        let name = operand_text(p, catalog, &full, &mut steps, &mut seen);
         let n = p.ty(catalog).lanes;
         outputs.push((name, lane, lane + n));
         lane += n;
     }
     (steps, outputs)
-}
-
-/// The parts of a result computed in parts, in lane order.
-pub fn flatten_parts(n: &Rc<Node>, out: &mut Vec<Rc<Node>>) {
-    match &**n {
-        Node::Parts(ps) => ps.iter().for_each(|p| flatten_parts(p, out)),
-        _ => out.push(n.clone()),
-    }
 }
 
 fn operand_text(
@@ -71,6 +62,11 @@ fn operand_text(
             format!("splat({:?}) {ty}", f32::from_bits(*value as u32))
         }
         Node::Const { value, ty } => format!("splat({value}) {ty}"),
+        Node::Literal { values, ty } => {
+            let lanes: Vec<String> = values.iter().map(|v| v.to_string()).collect();
+            let call = format!("literal({}) {ty}", lanes.join(", "));
+            step(call, "load".into(), n.own_cost(catalog), steps, seen)
+        }
         Node::Reinterpret { ty, arg } | Node::Spread { ty, arg } => {
             format!("({ty}) {}", operand_text(arg, catalog, full, steps, seen))
         }
@@ -82,9 +78,9 @@ fn operand_text(
             operand_text(arg, catalog, full, steps, seen),
             offset + ty.lanes
         ),
-        Node::Parts(_) => {
+        Node::Parts(ps) => {
             let mut parts = Vec::new();
-            flatten_parts(&Rc::new(n.clone()), &mut parts);
+            ps.iter().for_each(|p| flatten_parts(p, &mut parts));
             let texts: Vec<String> = parts
                 .iter()
                 .map(|p| operand_text(p, catalog, full, steps, seen))

@@ -23,6 +23,9 @@ pub enum Command {
     /// The type of half of a type's lanes, and that half's lane count:
     /// `(set (half-of "u8x16") "u8x8")`, `(set (lanes-of "u8x8") 8)`.
     Half(VecType),
+    /// A type of at least the target's smallest register, whose values an output takes as
+    /// they are: `(register-part "u8x16")`.
+    RegisterPart(VecType),
     /// A rewrite.
     Rewrite(Rewrite),
     /// The root of the selection of input K: `(let $root (Out t))` for the first,
@@ -47,6 +50,7 @@ impl fmt::Display for Command {
                 "(constructor {name} ({}) Expr :cost {cost})",
                 vec!["Expr"; *operands].join(" ")
             ),
+            Command::RegisterPart(ty) => writeln!(f, "(register-part \"{}\")", type_name(*ty)),
             Command::Range(ty) => {
                 let t = type_name(*ty);
                 writeln!(f, "(set (lanes-of \"{t}\") {})", ty.lanes)?;

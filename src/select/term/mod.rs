@@ -411,7 +411,8 @@ fn term(s: &SExpr) -> Result<Term> {
             arity(1)?;
             Term::Out(arg(1)?)
         }
-        "OutPair" => {
+        // A join's cost is the parts' (see `Node::cost`).
+        "OutPair" | "OutJoin" => {
             arity(2)?;
             Term::OutPair(arg(1)?, arg(2)?)
         }

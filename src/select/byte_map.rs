@@ -1,0 +1,130 @@
+//! Byte maps: where each byte of an expression's value comes from, for expressions that only
+//! move their operands' bytes (a shuffle, a shift of whole bytes, an insert, a blend at constant
+//! positions). The interpreter computes them: the operands' bytes are tagged with distinct
+//! values (twice, in opposite orders), and every output byte must carry the same source byte
+//! both times, and again on random bytes.
+
+use crate::ir::{Elem, Expr, VecType};
+use crate::semantics::{eval, Env, Value};
+use rand::rngs::SmallRng;
+use rand::{Rng, SeedableRng};
+
+/// Where each byte of a value comes from: (operand, byte), or zero.
+pub type ByteMap = Vec<Option<(u8, u16)>>;
+
+/// The byte map of `e` over `operands`, if `e` only moves their bytes.
+pub fn byte_map(e: &Expr, operands: &[(String, VecType)]) -> Option<ByteMap> {
+    let sizes: Vec<usize> = operands
+        .iter()
+        .map(|(_, t)| (t.bits() / 8) as usize)
+        .collect();
+    let total: usize = sizes.iter().sum();
+    // f32 lanes move as their bits (moves copy values, NaNs' bits included).
+    let bits = |t: &VecType| (t.elem.is_int() || t.elem == Elem::F32) && t.bits().is_multiple_of(8);
+    let moved = operands.iter().all(|(_, t)| bits(t));
+    if total == 0 || total >= 255 || !moved || !bits(&e.ty) {
+        return None;
+    }
+    let run = |tag: &dyn Fn(usize) -> u8| -> Option<Vec<u8>> {
+        let mut env = Env::new();
+        let mut next = 0;
+        for ((name, ty), n) in operands.iter().zip(&sizes) {
+            let bytes: Vec<u8> = (next..next + n).map(tag).collect();
+            next += n;
+            env.insert(name.clone(), Value::from_bytes(*ty, &bytes));
+        }
+        Some(eval(e, &env).ok()?.to_bytes())
+    };
+    let up = run(&|i| (i + 1) as u8)?;
+    let down = run(&|i| (total - i) as u8)?;
+    let map: ByteMap = up
+        .iter()
+        .zip(&down)
+        .map(|(&a, &b)| match (a, b) {
+            (0, 0) => Some(None),
+            (0, _) | (_, 0) => None,
+            (a, b) if total.checked_sub(b as usize) == Some(a as usize - 1) => {
+                let mut i = a as usize - 1;
+                let mut k = 0;
+                while i >= sizes[k] {
+                    i -= sizes[k];
+                    k += 1;
+                }
+                Some(Some((k as u8, i as u16)))
+            }
+            _ => None,
+        })
+        .collect::<Option<_>>()?;
+    // The tags alone do not show value-dependent operators (`x == y` is false on distinct
+    // tags): the map must also hold on random bytes, and on every operand holding the same.
+    let mut rng = SmallRng::seed_from_u64(0x5eed);
+    let random: Vec<u8> = (0..total).map(|_| rng.gen()).collect();
+    let offsets: Vec<usize> = sizes
+        .iter()
+        .scan(0, |at, n| Some(std::mem::replace(at, *at + n)))
+        .collect();
+    for same in [false, true] {
+        let byte = |i: usize| {
+            let k = offsets.iter().rposition(|&o| o <= i).unwrap_or(0);
+            if same {
+                random[i - offsets[k]]
+            } else {
+                random[i]
+            }
+        };
+        let out = run(&byte)?;
+        let follows = map.iter().zip(&out).all(|(m, &b)| match m {
+            None => b == 0,
+            Some((k, j)) => b == byte(offsets[*k as usize] + *j as usize),
+        });
+        if !follows {
+            return None;
+        }
+    }
+    Some(map)
+}
+
+/// Whether `input` only moves the bytes of its variables (a shuffle, a shift of whole bytes,
+/// an insert, a blend at constant positions).
+pub fn only_moves_bytes(input: &Expr) -> bool {
+    byte_map(input, &input.vars()).is_some()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::ir::forms::elaborate_expression;
+    use crate::ir::Macros;
+    use std::collections::HashMap;
+
+    fn map(text: &str) -> Option<ByteMap> {
+        let e = elaborate_expression(text, "test", &Macros::default(), 4, &HashMap::new()).unwrap();
+        byte_map(&e, &e.vars())
+    }
+
+    #[test]
+    fn byte_maps_follow_moved_bytes_and_reject_computation() {
+        // Lanes 1 and 0 of a, then lane 0 of b: bytes 2-3, 0-1 of a, 0-1 of b.
+        let m = map("(shuffle (1 0 4 0) (var a <4 x i16>) (var b <4 x i16>))").unwrap();
+        let expected: ByteMap = [
+            (0, 2),
+            (0, 3),
+            (0, 0),
+            (0, 1),
+            (1, 0),
+            (1, 1),
+            (0, 0),
+            (0, 1),
+        ]
+        .into_iter()
+        .map(Some)
+        .collect();
+        assert_eq!(m, expected);
+        // Zeros shifted in.
+        let z = map("(concat (const <2 x u8> 0) (slice 0 1 2 (var a <4 x u8>)))").unwrap();
+        assert_eq!(z, vec![None, None, Some((0, 0)), Some((0, 1))]);
+        // Comparisons and arithmetic depend on the values, not only on where bytes go.
+        assert_eq!(map("(select (eq (var a <4 x u8>) (var b <4 x u8>)) (var a <4 x u8>) (const <4 x u8> 0))"), None);
+        assert_eq!(map("(add (var a <4 x u8>) (var b <4 x u8>))"), None);
+    }
+}

@@ -1,0 +1,152 @@
+//! Table lookups at a literal index vector (x86's `pshufb` and `vpermd`, NEON's `tbl`,
+//! AVX-512's `vpermb`): an instruction whose result lane i is a byte of its table operand, or
+//! zero, chosen by lane i of its index operand alone computes any byte map of that shape in one
+//! step, the index vector a load from a literal pool ([`Node::Literal`]). The movement search
+//! (`movement.rs`) takes such a step where it is the cheapest.
+//!
+//! Found by probing the interpreter: the byte map of the instruction with every index lane
+//! holding one value, for each value of a byte; then checked lane by lane on random index
+//! vectors. The selection is proven by z3 like every other.
+
+use super::byte_map::{byte_map, ByteMap};
+use super::catalog::Catalog;
+use super::node::LITERAL_LOAD_COST;
+use super::term::lane_bits;
+use crate::ir::{Expr, VecType};
+use rand::rngs::SmallRng;
+use rand::{Rng, SeedableRng};
+use std::collections::HashMap;
+use std::rc::Rc;
+
+/// Index values probed per lane: every byte.
+const PROBED: i64 = 256;
+/// Random index vectors a lookup must agree with, lane by lane.
+const CHECKS: usize = 3;
+
+/// One table-lookup instruction of the target.
+pub struct Table {
+    /// The instruction, in the catalog.
+    pub index: usize,
+    /// Which of its two vector operands is the table (the other is the index vector).
+    pub table_operand: usize,
+    /// The table's type and the index vector's.
+    pub table_ty: VecType,
+    pub index_ty: VecType,
+    /// The result's type, and the instruction's cost plus the literal load's.
+    pub result: VecType,
+    pub cost: f64,
+    /// For each probed index value, the byte map (over the table) of the result when every
+    /// index lane holds it.
+    picks: Vec<(i64, ByteMap)>,
+}
+
+impl Table {
+    /// The index vector (one value per lane) for which the lookup in a table holding the
+    /// bytes `table` (a byte map over the search's operands) computes `goal` in its low
+    /// bytes, if there is one.
+    pub fn index_for(&self, table: &ByteMap, goal: &ByteMap) -> Option<Vec<i64>> {
+        let lane = (self.result.bits() / self.result.lanes / 8) as usize;
+        if table.len() * 8 != self.table_ty.bits() as usize
+            || goal.len() > self.result.bits() as usize / 8
+            || !goal.len().is_multiple_of(lane)
+        {
+            return None;
+        }
+        (0..self.result.lanes as usize)
+            .map(|l| {
+                let bytes = l * lane..(l + 1) * lane;
+                self.picks
+                    .iter()
+                    .find(|(_, map)| {
+                        bytes.clone().all(|b| match goal.get(b) {
+                            None => true,
+                            Some(want) => match map[b] {
+                                None => want.is_none(),
+                                Some((_, p)) => table[p as usize] == *want,
+                            },
+                        })
+                    })
+                    .map(|(v, _)| *v)
+            })
+            .collect()
+    }
+}
+
+/// The target's table lookups.
+pub fn tables(catalog: &Catalog) -> Vec<Table> {
+    catalog
+        .instructions
+        .iter()
+        .enumerate()
+        .filter(|(_, ins)| {
+            ins.vector_operands().len() == 2 && ins.vector_operands().len() == ins.operands.len()
+        })
+        .flat_map(|(i, _)| (0..2).filter_map(move |t| table(catalog, i, t)))
+        .collect()
+}
+
+/// Instruction `i` as a lookup in its vector operand `t` at the other, if it is one.
+fn table(catalog: &Catalog, i: usize, t: usize) -> Option<Table> {
+    let ins = &catalog.instructions[i];
+    let operands = ins.vector_operands();
+    let (table, index) = (&operands[t], &operands[1 - t]);
+    let (index_name, index_ty) = index;
+    if index_ty.lanes != ins.result.lanes || !index_ty.elem.is_int() {
+        return None;
+    }
+    let tables = std::slice::from_ref(table);
+    let at = |lanes: &[i64]| -> Option<ByteMap> {
+        let values = lanes.iter().map(|v| lane_bits(index_ty.elem, *v)).collect();
+        let map = HashMap::from([(
+            index_name.clone(),
+            Rc::new(Expr::constant(*index_ty, values)),
+        )]);
+        byte_map(&ins.semantics.substitute(&map), tables)
+    };
+    let mut picks = Vec::new();
+    for v in 0..PROBED {
+        match at(&[v]) {
+            Some(map) => picks.push((v, map)),
+            // Not a move of the table at all.
+            None if v == 0 => return None,
+            None => {}
+        }
+    }
+    // A lookup chooses among bytes of the table: some result byte takes two different ones
+    // at two index values (a multiplication by 0 or 1 only keeps or clears a byte).
+    let chooses = (0..picks[0].1.len()).any(|b| {
+        let mut sources = picks.iter().filter_map(|(_, m)| m[b]);
+        sources
+            .next()
+            .is_some_and(|first| sources.any(|s| s != first))
+    });
+    if !chooses {
+        return None;
+    }
+    // Lane-local: at random index vectors, each result lane is what its index lane picks.
+    let lane = (ins.result.bits() / ins.result.lanes / 8) as usize;
+    let mut rng = SmallRng::seed_from_u64(i as u64);
+    for _ in 0..CHECKS {
+        let chosen: Vec<usize> = (0..index_ty.lanes)
+            .map(|_| rng.gen_range(0..picks.len()))
+            .collect();
+        let lanes: Vec<i64> = chosen.iter().map(|&c| picks[c].0).collect();
+        let map = at(&lanes)?;
+        let agrees = map
+            .iter()
+            .enumerate()
+            .all(|(b, m)| *m == picks[chosen[b / lane]].1[b]);
+        if !agrees {
+            return None;
+        }
+    }
+    Some(Table {
+        index: i,
+        table_operand: t,
+        table_ty: table.1,
+        index_ty: *index_ty,
+        result: ins.result,
+        cost: ins.cost + LITERAL_LOAD_COST,
+        picks,
+    })
+}
