@@ -173,7 +173,8 @@ pub fn port_all(project: &Project, options: &Options, progress: bool) -> Result<
             let (Some(row), Ok(text)) = (&mut rows[i], &all[i].text) else {
                 continue;
             };
-            if row.status == Status::Proven && row.instructions <= 1 {
+            // One step (no output pieces to join) is as cheap as a move gets.
+            if row.status == Status::Proven && row.instructions <= 1 && row.cost <= 1.0 {
                 continue;
             }
             let input = selector.elaborate(text, Some(all[i].lanes), &HashMap::new())?;
