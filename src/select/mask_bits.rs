@@ -10,6 +10,7 @@
 //! `addv` on the 32-bit lanes the mask came from.
 
 use super::fallback::{self, constant, Lacks, Own};
+use super::signedness::Direct;
 use super::term::{op, reinterpret, type_name, Condition, Rewrite, Ruleset, Term};
 use crate::ir::{Elem, VecType};
 
@@ -118,9 +119,16 @@ pub fn mask_bits(t: VecType, own: Own, lacks: Lacks) -> Vec<Rewrite> {
 
 /// `(Bitcast t c)` of a bool vector of `t.bits()` lanes, at most eight of them set (all, or the
 /// low `k` lanes of a concatenation whose high lanes are the constant 0), as the sum of the lanes'
-/// weights (1 << i in lane i) selected at unsigned lanes of each width up to `register_bits`,
-/// where the input has that bitcast and the target lacks it.
-pub fn weighted_mask_bits(t: VecType, register_bits: u32, own: Own, lacks: Lacks) -> Vec<Rewrite> {
+/// weights (1 << i in lane i) selected at unsigned lanes of each width up to `register_bits`
+/// whose sums the target has an instruction for (`direct`), where the input has that bitcast
+/// and the target lacks it.
+pub fn weighted_mask_bits(
+    t: VecType,
+    register_bits: u32,
+    own: Own,
+    lacks: Lacks,
+    direct: Direct,
+) -> Vec<Rewrite> {
     let lanes = t.bits();
     let bools = VecType::new(lanes, Elem::Bool);
     if !t.elem.is_int()
@@ -148,7 +156,7 @@ pub fn weighted_mask_bits(t: VecType, register_bits: u32, own: Own, lacks: Lacks
         };
         for elem in [Elem::U8, Elem::U16, Elem::U32, Elem::U64] {
             let weighted = VecType::new(k, elem);
-            if weighted.bits() > register_bits {
+            if weighted.bits() > register_bits || !direct("ReduceAdd", elem, elem) {
                 continue;
             }
             let selected = op(

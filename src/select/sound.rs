@@ -415,7 +415,7 @@ pub fn generated(
         out.extend(fallbacks(t, types, masks, own, lacks));
         out.extend(bool_logic(t, types, masks, own, lacks));
         out.extend(mask_bits(t, own, lacks));
-        out.extend(weighted_mask_bits(t, register_bits, own, lacks));
+        out.extend(weighted_mask_bits(t, register_bits, own, lacks, direct));
         out.extend(word_pairs(t, types, register_bits, lacks, direct));
         out.extend(popcount_rewrites(t, lacks, direct));
         out.extend(clz_rewrites(t, lacks, direct));
