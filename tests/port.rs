@@ -399,6 +399,19 @@ fn a_hand_written_port_is_refuted_or_proven_and_ships_as_a_drop_in_function() {
         c.contains("static inline int32x4_t isadb__mm_madd_epi16(int16x8_t a, int16x8_t b) {"),
         "{c}"
     );
+    // Translations written with vreinterpret, as translation headers are: andnot's operands
+    // swapped in bic is refuted, in the right order proven; the reinterpretations are no steps.
+    let bic = |x: &str, y: &str| {
+        format!("(vreinterpretq_f32_u32 (vbicq_u32 (vreinterpretq_u32_f32 {x}) (vreinterpretq_u32_f32 {y})))")
+    };
+    for (sequence, verdict) in [(bic("a", "b"), Some(1)), (bic("b", "a"), Some(0))] {
+        let args = ["--json", "port", "_mm_andnot_ps", "--target", "neon"];
+        let out = isadb(home, &[&args[..], &["--check", &sequence]].concat());
+        assert_eq!(out.status.code(), verdict, "{sequence}");
+        if verdict == Some(0) {
+            assert_eq!(selected(&json(&out)), ["vbicq_u32"], "{sequence}");
+        }
+    }
     // movemask's result is the bits of an integer on x86: a port to NEON must pack its bool
     // lanes, and sse2neon's shift-and-accumulate packing proves; the drop-in returns the
     // bits, and runs under qemu beside the x86 instruction run natively.

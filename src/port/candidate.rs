@@ -12,12 +12,13 @@
 
 use crate::error::Result;
 use crate::ir::sexpr::{read_one, SExpr, SKind};
-use crate::ir::{Elem, Expr, VecType};
+use crate::ir::{Elem, Expr, Op, VecType};
 use crate::select::catalog::Catalog;
 use crate::select::node::input_types;
 use crate::select::term::lane_bits;
 use crate::select::{Compiled, Node, Proof};
 use crate::semantics::{prove_equivalent, Verdict};
+use crate::spec::Instruction;
 use serde::Serialize;
 use std::collections::HashMap;
 use std::rc::Rc;
@@ -164,16 +165,17 @@ impl Reader<'_> {
     }
 
     fn instruction(&self, s: &SExpr, head: &str, args: &[SExpr]) -> Result<Rc<Node>> {
+        let named = |i: &Instruction| i.intrinsic.as_deref() == Some(head) || i.name == head;
         let instructions = &self.catalog.instructions;
-        let index = instructions
-            .iter()
-            .position(|i| i.intrinsic.as_deref() == Some(head) || i.name == head)
-            .ok_or_else(|| {
-                s.err(format!(
+        let Some(index) = instructions.iter().position(named) else {
+            return match self.catalog.free.iter().find(|i| named(i)) {
+                Some(free) => self.free(s, free, args),
+                None => Err(s.err(format!(
                     "'{head}' is no instruction of {}",
                     self.catalog.target.name
-                ))
-            })?;
+                ))),
+            };
+        };
         let ins = &instructions[index];
         if args.len() != ins.operands.len() {
             return Err(s.err(format!(
@@ -208,6 +210,43 @@ impl Reader<'_> {
             nodes.push(node);
         }
         Ok(Rc::new(Node::Instr { index, args: nodes }))
+    }
+
+    /// An instruction that emits nothing, as what it is: its operand's bits read as its result
+    /// (a reinterpretation) or its operand's low lanes (a cast to a narrower register).
+    fn free(&self, s: &SExpr, ins: &Instruction, args: &[SExpr]) -> Result<Rc<Node>> {
+        let ([op], [a]) = (ins.operands.as_slice(), args) else {
+            return Err(s.err(format!("{} takes one operand", ins.name)));
+        };
+        let arg = self.node(a)?;
+        let arg = self.fit(
+            arg,
+            op.ty,
+            a,
+            &format!("operand {} of {}", op.name, ins.name),
+        )?;
+        let low = matches!(
+            ins.semantics.op,
+            Op::Slice {
+                start: 0,
+                stride: 1,
+                ..
+            }
+        );
+        Ok(Rc::new(if ins.semantics.copies_an_operand() {
+            Node::Reinterpret {
+                ty: ins.result,
+                arg,
+            }
+        } else if low {
+            Node::Lanes {
+                ty: ins.result,
+                offset: 0,
+                arg,
+            }
+        } else {
+            return Err(s.err(format!("{} computes something", ins.name)));
+        }))
     }
 
     /// `node` given where a `want` is read: itself, its bits read as `want`, or the lanes of

@@ -36,6 +36,10 @@ pub struct Catalog {
     pub rule_macros: Macros,
     /// The target's instructions, by name.
     pub instructions: Vec<Instruction>,
+    /// Its instructions that emit nothing (NEON's vreinterpret, x86's register casts), never
+    /// selected (the selector's own reinterpretations and lane views are them), read only in
+    /// sequences written by hand (`port --check`).
+    pub free: Vec<Instruction>,
     /// What each instruction computes, as patterns.
     pub lowerings: Vec<Lowering>,
     /// Proven rules of kind lift (the lift phase), simplify (with the lift rules) and lower (this
@@ -53,13 +57,13 @@ impl Catalog {
         let db = project.open()?;
         let specs = load_macros(&project.specs)?;
         let rule_macros = rule_macros(&specs.macros)?;
-        let mut instructions = db.instructions(&Filter {
-            isa: Some(target.isa),
-            features: Some(target.features),
-        })?;
-        // What emits no instruction (NEON's vreinterpret, x86's register casts) is never
-        // selected: the selector's own reinterpretations and lane views are those, for free.
-        instructions.retain(|ins| ins.cost > 0.0);
+        let (free, mut instructions): (Vec<Instruction>, Vec<Instruction>) = db
+            .instructions(&Filter {
+                isa: Some(target.isa),
+                features: Some(target.features),
+            })?
+            .into_iter()
+            .partition(|ins| ins.cost == 0.0);
         instructions.sort_by(|a, b| a.name.cmp(&b.name));
         let by_name: HashMap<&str, usize> = instructions
             .iter()
@@ -113,6 +117,7 @@ impl Catalog {
             specs,
             rule_macros,
             instructions,
+            free,
             lowerings,
             lift_rules,
             simplify_rules,
