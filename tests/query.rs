@@ -191,15 +191,23 @@ fn permutations_that_coincide_at_few_lanes_are_told_apart_at_full_width() {
     let mut found = names(&query("deinterleave on hvx"));
     found.sort();
     assert_eq!(found, ["Q6_Vb_vdeal_Vb", "Q6_Vh_vdeal_Vh"]);
-    // A reinterpretation of two lanes is a two-lane deal, a one-lane slice of a concatenation:
-    // a copy matches no idiom.
-    for idiom in ["deinterleave", "unzip_even", "zip_low", "transpose_even"] {
+    // A reinterpretation of two lanes is a two-lane deal, of one lane a one-lane splat: a copy
+    // matches no idiom (NEON has no deal of its own: no rows, exit 1).
+    for idiom in ["splat", "interleave_lanes", "unzip_even"] {
         let found = names(&query(&format!("{idiom} on neon")));
+        assert!(!found.is_empty(), "{idiom}");
         assert!(
             !found.iter().any(|n| n.starts_with("vreinterpret")),
             "{idiom}: {found:?}"
         );
     }
+    let out = Command::new(env!("CARGO_BIN_EXE_isadb"))
+        .args(["--home", env!("CARGO_MANIFEST_DIR"), "--json", "query"])
+        .arg("deinterleave on neon")
+        .output()
+        .unwrap();
+    let rows: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert_eq!(rows, serde_json::json!([]), "{rows}");
     // 256- and 512-bit packs work within each 128-bit lane, so only the 128-bit forms pack
     // their two operands one after the other.
     let mut found = names(&query("saturating pack on x86"));
