@@ -553,6 +553,11 @@ fn damaged_project_files_name_file_and_line() {
             ["neonx", "", "(add a a)", ""],
         ),
         family_damage(
+            "a negative cost",
+            "specs/neon/zz.spec:10:3: family zz-test [W=128]: a cost is a number of cycles, not -2",
+            ["neon", "", "(add a a)", "(cost -2)"],
+        ),
+        family_damage(
             "an immediate range with LO > HI",
             "immediate range 10..=2 of operand i is empty (LO > HI)",
             ["neon", "(i (imm u8 10 2))", "(shl a (broadcast 16 i))", ""],

@@ -7,9 +7,9 @@
 //! selection and is proven by z3 like every other (`Selector::search_moves`); selection also
 //! searches for every scalarized operator that only moves bytes (`refine.rs`).
 //!
-//! Byte maps come from the interpreter: the operands' bytes are tagged with distinct values
-//! (twice, in opposite orders), and every output byte must carry the same source byte both
-//! times.
+//! Byte maps come from the interpreter (`byte_map.rs`). A table lookup at a literal index
+//! vector (`table.rs`) is one more kind of step: tried first on the operands, its cost bounds
+//! the search, and on any value found when nothing else is.
 
 use super::byte_map::{byte_map, ByteMap};
 use super::catalog::Catalog;

@@ -78,9 +78,7 @@ pub fn tables(catalog: &Catalog) -> Vec<Table> {
         .instructions
         .iter()
         .enumerate()
-        .filter(|(_, ins)| {
-            ins.vector_operands().len() == 2 && ins.vector_operands().len() == ins.operands.len()
-        })
+        .filter(|(_, ins)| ins.operands.len() == 2 && ins.operands.iter().all(|o| o.imm.is_none()))
         .flat_map(|(i, _)| (0..2).filter_map(move |t| table(catalog, i, t)))
         .collect()
 }

@@ -237,6 +237,9 @@ impl Family {
                         .iter()
                         .map(|a| number(&mut scope, a))
                         .collect::<Result<Vec<_>>>()?;
+                    if let Some(n) = nums.iter().find(|n| !(**n >= 0.0 && n.is_finite())) {
+                        return Err(clause.err(format!("a cost is a number of cycles, not {n}")));
+                    }
                     match nums[..] {
                         [c] => meta.cost = Some(c),
                         [lat, tput] => {
