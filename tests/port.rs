@@ -21,7 +21,7 @@ fn an_x86_intrinsic_ports_to_neon_and_back_proven_and_run() {
     // the high bit (tbl gives zero for indices past 15, as pshufb does for a set high bit);
     // pmuludq on one lane is umull of lane 0 by lane 0; HVX widens a register's low half by
     // vunpack, a 16-byte SSE register being the low lanes of a 128-byte HVX one.
-    let cases: [(&[&str], &[&str]); 40] = [
+    let cases: [(&[&str], &[&str]); 42] = [
         (
             &["_mm_shuffle_epi8", "--target", "neon"],
             &["vandq_s8", "vqtbl1q_s8"],
@@ -172,6 +172,12 @@ fn an_x86_intrinsic_ports_to_neon_and_back_proven_and_run() {
             &["_mm_hsub_ps", "--target", "neon"],
             &["vuzp1q_f32", "vuzp2q_f32", "vsubq_f32"],
         ),
+        // Roundings: roundps's mode immediate picks frintz; frintm is roundps at mode 1, named.
+        (
+            &["_mm_round_ps", "--target", "neon", "--imm", "3"],
+            &["vrndq_f32"],
+        ),
+        (&["vrndmq_f32", "--target", "x86-avx2"], &["_mm_floor_ps"]),
         // A reinterpretation or a register cast is no instruction at all, on either side.
         (&["vreinterpretq_u8_f32", "--target", "x86-avx2"], &[]),
         (&["_mm_castps_si128", "--target", "neon"], &[]),
@@ -227,7 +233,7 @@ fn an_x86_intrinsic_ports_to_neon_and_back_proven_and_run() {
     // reinterpreted (no C type of their own), flags of scalarized lanes spread over an HVX
     // predicate, bits read as bool lanes and back (a bit reversal scalarized), and a rounding
     // constant wider than an e-graph lane.
-    let runs: [(&[&str], &str, Toolchain, &str); 27] = [
+    let runs: [(&[&str], &str, Toolchain, &str); 29] = [
         (&["_mm_madd_epi16"], "neon", Toolchain::Neon, "natively"),
         (&["_mm_add_ps"], "neon", Toolchain::Neon, "natively"),
         (&["_mm_min_ps"], "neon", Toolchain::Neon, "natively"),
@@ -251,6 +257,13 @@ fn an_x86_intrinsic_ports_to_neon_and_back_proven_and_run() {
         (&["_mm_movemask_epi8"], "neon", Toolchain::Neon, "natively"),
         (&["_mm_movemask_ps"], "neon", Toolchain::Neon, "natively"),
         (&["_mm_hadd_ps"], "neon", Toolchain::Neon, "natively"),
+        (&["_mm_floor_ps"], "neon", Toolchain::Neon, "natively"),
+        (
+            &["vcvtnq_s32_f32"],
+            "x86-avx2",
+            Toolchain::X86,
+            "under qemu-aarch64",
+        ),
         (
             &["vrev32q_s8"],
             "x86-avx2",

@@ -333,3 +333,48 @@ fn gfni_semantics_compute_the_aes_sbox() {
     let product = run("_mm_gf2p8mul_epi8", &[0x57; 16], &[0x83; 16], None);
     assert_eq!(product, vec![0xc1; 16]);
 }
+
+#[test]
+fn roundings_to_integral_f32_agree_with_ieee_at_ties_and_z3_tells_them_apart() {
+    use isadb::{prove_equivalent, Verdict};
+    let x = [2.5f32, -2.5, 0.5, -0.5, 1.5, -0.3, 0.7, 8388607.5];
+    let mut env = Env::new();
+    let bits: Vec<u128> = x.iter().map(|v| v.to_bits() as u128).collect();
+    env.insert("x".into(), lanes("<8 x f32>", &bits));
+    let expected: [(&str, [f32; 8]); 5] = [
+        ("floor", [2.0, -3.0, 0.0, -1.0, 1.0, -1.0, 0.0, 8388607.0]),
+        ("ceil", [3.0, -2.0, 1.0, -0.0, 2.0, -0.0, 1.0, 8388608.0]),
+        ("trunc", [2.0, -2.0, 0.0, -0.0, 1.0, -0.0, 0.0, 8388607.0]),
+        ("round", [2.0, -2.0, 0.0, -0.0, 2.0, -0.0, 1.0, 8388608.0]),
+        (
+            "round-away",
+            [3.0, -3.0, 1.0, -1.0, 2.0, -0.0, 1.0, 8388608.0],
+        ),
+    ];
+    for (op, want) in expected {
+        let e = ir(&format!("({op} (var x <8 x f32>))"));
+        let got = eval(&e, &env).unwrap();
+        let want: Vec<u128> = want.iter().map(|v| v.to_bits() as u128).collect();
+        assert_eq!(got.lanes, want, "{op}");
+        // z3's model of the rounding (over the reals, where -0 is 0) gives the same values.
+        let by_z3 = eval_with_z3(&e, &env).unwrap();
+        let real = |l: &[u128]| -> Vec<f32> {
+            l.iter().map(|b| f32::from_bits(*b as u32) + 0.0).collect()
+        };
+        assert_eq!(real(&by_z3.lanes), real(&got.lanes), "{op} by z3");
+    }
+    let a = |op: &str| ir(&format!("({op} (var a <4 x f32>))"));
+    let trunc_as_select = ir("(select (lt (var a <4 x f32>) (const <4 x f32> 0.0)) (ceil (var a <4 x f32>)) (floor (var a <4 x f32>)))");
+    let verdict = prove_equivalent(&a("trunc"), &trunc_as_select, None, 20_000).unwrap();
+    assert!(verdict.is_proven(), "{verdict:?}");
+    for (l, r) in [
+        ("round", "round-away"),
+        ("round", "floor"),
+        ("trunc", "ceil"),
+    ] {
+        match prove_equivalent(&a(l), &a(r), None, 20_000).unwrap() {
+            Verdict::Counterexample { lhs, rhs, .. } => assert_ne!(lhs, rhs, "{l} {r}"),
+            other => panic!("{l} against {r}: expected a counterexample, got {other:?}"),
+        }
+    }
+}

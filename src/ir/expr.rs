@@ -37,6 +37,14 @@ pub enum Op {
     Clmod,
     Sqrt,
     Sgn,
+    /// f32 rounding to an integral value (IEEE-754 roundToIntegral, the sign kept): toward
+    /// minus infinity, plus infinity, zero, to the nearest with ties to even (Halide's
+    /// `round`) and with ties away from zero.
+    Floor,
+    Ceil,
+    Trunc,
+    Round,
+    RoundAway,
     Eq,
     Ne,
     Lt,
@@ -67,7 +75,7 @@ pub enum Op {
 }
 
 /// Operators whose only parameters are their operands, by their text names.
-pub const SIMPLE_OPS: [(&str, Op); 26] = [
+pub const SIMPLE_OPS: [(&str, Op); 31] = [
     ("add", Op::Add),
     ("sub", Op::Sub),
     ("mul", Op::Mul),
@@ -88,6 +96,11 @@ pub const SIMPLE_OPS: [(&str, Op); 26] = [
     ("clmod", Op::Clmod),
     ("sqrt", Op::Sqrt),
     ("sgn", Op::Sgn),
+    ("floor", Op::Floor),
+    ("ceil", Op::Ceil),
+    ("trunc", Op::Trunc),
+    ("round", Op::Round),
+    ("round-away", Op::RoundAway),
     ("eq", Op::Eq),
     ("ne", Op::Ne),
     ("lt", Op::Lt),
@@ -156,6 +169,14 @@ impl Op {
         )
     }
 
+    /// The f32 roundings to an integral value (`floor`, `ceil`, `trunc`, `round`, `round-away`).
+    pub fn is_rounding(&self) -> bool {
+        matches!(
+            self,
+            Op::Floor | Op::Ceil | Op::Trunc | Op::Round | Op::RoundAway
+        )
+    }
+
     /// Lane-wise operators whose operands all share the result's type.
     pub fn is_lanewise_uniform(&self) -> bool {
         matches!(
@@ -180,7 +201,7 @@ impl Op {
                 | Op::Clmod
                 | Op::Sqrt
                 | Op::Sgn
-        )
+        ) || self.is_rounding()
     }
 
     /// The number of operands; None for the variadic `concat`, `interleave` and `shuffle`.
@@ -188,6 +209,7 @@ impl Op {
         match self {
             Op::Var(_) | Op::Const(_) => Some(0),
             Op::Neg | Op::Not | Op::Abs | Op::Popcount | Op::Clz | Op::Sqrt | Op::Sgn => Some(1),
+            op if op.is_rounding() => Some(1),
             Op::Cast(_) | Op::SatCast(_) | Op::Bitcast(_) | Op::Broadcast(_) => Some(1),
             Op::Slice { .. } | Op::ReduceAdd(_) => Some(1),
             Op::Select => Some(3),
@@ -317,7 +339,14 @@ pub fn infer(op: &Op, tys: &[VecType]) -> Result<VecType, String> {
     };
     match op {
         Op::Var(_) | Op::Const(_) => unreachable!("leaves are built directly"),
-        Op::Div | Op::Sqrt | Op::Sgn => {
+        Op::Div
+        | Op::Sqrt
+        | Op::Sgn
+        | Op::Floor
+        | Op::Ceil
+        | Op::Trunc
+        | Op::Round
+        | Op::RoundAway => {
             let t = same(op, tys)?;
             if t.elem == Elem::F32 {
                 Ok(t)

@@ -2,7 +2,9 @@
 //! lowerings built from proven idiom facts and from instruction semantics, the proven rewrite
 //! rules by phase, and a fingerprint of all of it (the key of the selection cache).
 
-use super::fixed_operand::{fixed_operand_variants, zero_accumulator_variants};
+use super::fixed_operand::{
+    fixed_operand_variants, immediate_mode_variants, zero_accumulator_variants,
+};
 use super::lowering::{
     bits_of_result_variant, bitwise_variants, commuted_variant, even_lanes_variants, fact_lowering,
     result_register_variants, scalar_register_variants, semantics_lowering, signedness_variants,
@@ -85,6 +87,7 @@ impl Catalog {
                 variants.extend(signedness_variants(&l));
                 variants.extend(ranged_variants(&l));
                 variants.extend(fixed_operand_variants(&l, ins));
+                variants.extend(immediate_mode_variants(&l, ins));
                 variants.extend(scalar_register_variants(&l, ins));
                 variants.extend(even_lanes_variants(&l));
                 variants.extend(result_register_variants(&l, target.register_bits));

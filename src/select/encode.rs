@@ -2,7 +2,7 @@
 //! constants as e-graph lanes and its shuffles as slices, and the nodes patterns
 //! (`super::pattern`) share with it.
 
-use super::term::{reinterpret, Term, CONSTRUCTORS};
+use super::term::{reinterpret, spells, Term, CONSTRUCTORS};
 use crate::ir::{Elem, Expr, Op};
 use crate::semantics::{eval, Env};
 use std::rc::Rc;
@@ -26,10 +26,7 @@ pub fn constructor(op: &Op, args: usize) -> Option<(&'static str, Vec<i64>)> {
         Op::Select => "Select",
         other => {
             let n = other.name();
-            CONSTRUCTORS
-                .iter()
-                .find(|c| c.name.eq_ignore_ascii_case(n))?
-                .name
+            CONSTRUCTORS.iter().find(|c| spells(c.name, n))?.name
         }
     };
     Some((name, vec![]))

@@ -4,13 +4,16 @@
 //! operand replaced by the constant is simplified ([`simplify`]); where that folds a multiply,
 //! a minimum or a maximum away, the instruction with that operand fixed is another lowering (a
 //! copy of an operand is none). And an accumulating instruction whose product no instruction
-//! computes alone takes a zero accumulator ([`zero_accumulator_variants`]).
+//! computes alone takes a zero accumulator ([`zero_accumulator_variants`]). An immediate that
+//! only chooses among computations (a rounding mode) is fixed to each of its values
+//! ([`immediate_mode_variants`]).
 
 use super::lowering::{Arg, Lowering};
 use super::simplify::simplify;
 use crate::ir::{Expr, Op};
+use crate::semantics::{eval, Env};
 use crate::spec::Instruction;
-use std::collections::HashMap;
+use std::collections::{HashMap, HashSet};
 use std::rc::Rc;
 
 /// The constants an operand is fixed to: the identities of addition and multiplication.
@@ -63,6 +66,96 @@ pub fn fixed_operand_variants(l: &Lowering, ins: &Instruction) -> Vec<Lowering> 
         }
     }
     out
+}
+
+/// Immediates of at most this many values are tried one by one as modes.
+const MODE_VALUES: i128 = 16;
+
+/// An immediate that only chooses among computations (`roundps`'s rounding mode): read by the
+/// pattern only inside conditions of selects, with few values. The instruction at each value
+/// whose pattern, the immediate fixed, selects by no constant condition any more (each choice
+/// folded away; a blend's constant lane mask stays, and is no mode) is another lowering; values
+/// giving the same pattern give it once, at the lowest. Patterns of one lane have none.
+pub fn immediate_mode_variants(l: &Lowering, ins: &Instruction) -> Vec<Lowering> {
+    let mut out = Vec::new();
+    // At one lane every choice looks like a mode: a lane insert at lane 0 would be a copy.
+    if l.pattern.ty.lanes == 1 {
+        return out;
+    }
+    for (i, (arg, op)) in l.args.iter().zip(&ins.operands).enumerate() {
+        let Some((lo, hi)) = op.imm else {
+            continue;
+        };
+        let reads = l.pattern.vars().iter().any(|(v, _)| *v == op.name);
+        if !matches!(arg, Arg::Splat)
+            || hi - lo >= MODE_VALUES
+            || !reads
+            || read_outside_conditions(&l.pattern, &op.name)
+        {
+            continue;
+        }
+        let mut patterns = HashSet::new();
+        for value in lo..=hi {
+            let constant = Rc::new(Expr::constant(op.ty, vec![value as u128]));
+            let renames = HashMap::from([(op.name.clone(), constant)]);
+            let fixed = simplify(&chosen(&l.pattern.substitute(&renames)));
+            if selects_by_a_constant(&fixed)
+                || fixed.vars().is_empty()
+                || fixed.copies_an_operand()
+                || !patterns.insert(fixed.to_string())
+            {
+                continue;
+            }
+            let mut args = l.args.clone();
+            args[i] = Arg::Fixed(value as i64);
+            out.push(Lowering {
+                pattern: fixed,
+                args,
+                source: format!("{} with {} = {value}", l.source, op.name),
+                ..l.clone()
+            });
+        }
+    }
+    out
+}
+
+/// `e` with each select whose condition is constant and the same in every lane replaced by
+/// the operand it chooses.
+fn chosen(e: &Rc<Expr>) -> Rc<Expr> {
+    let args: Vec<Rc<Expr>> = e.args.iter().map(chosen).collect();
+    if e.op == Op::Select && args[0].vars().is_empty() {
+        if let Ok(condition) = eval(&args[0], &Env::new()) {
+            if let Some(&first) = condition.lanes.first() {
+                if condition.lanes.iter().all(|&lane| lane == first) {
+                    return args[if first != 0 { 1 } else { 2 }].clone();
+                }
+            }
+        }
+    }
+    if args.iter().zip(&e.args).all(|(a, b)| Rc::ptr_eq(a, b)) {
+        return e.clone();
+    }
+    Rc::new(Expr {
+        op: e.op.clone(),
+        ty: e.ty,
+        args,
+    })
+}
+
+/// Whether `e` reads the variable `name` other than in the condition of a select.
+fn read_outside_conditions(e: &Expr, name: &str) -> bool {
+    match &e.op {
+        Op::Var(v) => v == name,
+        Op::Select => e.args[1..].iter().any(|a| read_outside_conditions(a, name)),
+        _ => e.args.iter().any(|a| read_outside_conditions(a, name)),
+    }
+}
+
+/// Whether `e` holds a select whose condition reads no variable.
+fn selects_by_a_constant(e: &Expr) -> bool {
+    let mut found = false;
+    e.walk(&mut |x| found |= x.op == Op::Select && x.args[0].vars().is_empty());
+    found
 }
 
 /// Whether `fixed` computes fewer multiplies, minimums or maximums than `pattern`.

@@ -94,6 +94,23 @@ static inline float isadb_fdiv(float x, float y) {
 }
 /* Correctly rounded f32 square root in integers (no libm: the HVX programs have none, and a
    square root is never halfway between two floats, so the guard bit decides the rounding). */
+/* IEEE roundToIntegral, the sign kept: 0 floor, 1 ceil, 2 trunc, 3 nearest with ties to even,
+   4 nearest with ties away from zero. At 2^23 and above every f32 is integral. */
+static inline float isadb_fround(float x, int mode) {
+  uint32_t b = isadb_f32_bits(x);
+  if (((b >> 23) & 0xffu) >= 150u) return x != x ? isadb_f32(b | 0x00400000u) : x;
+  int32_t t = (int32_t)x, up = x < 0.0f ? -1 : 1;
+  float f = x - (float)t, a = isadb_fabs(f);
+  int32_t r = t;
+  switch (mode) {
+  case 0: r = f < 0.0f ? t - 1 : t; break;
+  case 1: r = f > 0.0f ? t + 1 : t; break;
+  case 2: break;
+  case 3: r = a > 0.5f || (a == 0.5f && (t & 1)) ? t + up : t; break;
+  default: r = a >= 0.5f ? t + up : t; break;
+  }
+  return isadb_f32(isadb_f32_bits((float)r) | (b & 0x80000000u));
+}
 static inline float isadb_fsqrt(float x) {
   uint32_t b; memcpy(&b, &x, sizeof b);
   if (x != x || ((b >> 31) && (b << 1))) return isadb_f32(0x7fc00000u);
@@ -381,6 +398,11 @@ fn float(op: &Op, args: &[String]) -> Result<String> {
         Op::Neg => format!("-{}", x()),
         Op::Abs => format!("isadb_fabs({})", x()),
         Op::Sqrt => format!("isadb_fsqrt({})", x()),
+        Op::Floor => format!("isadb_fround({}, 0)", x()),
+        Op::Ceil => format!("isadb_fround({}, 1)", x()),
+        Op::Trunc => format!("isadb_fround({}, 2)", x()),
+        Op::Round => format!("isadb_fround({}, 3)", x()),
+        Op::RoundAway => format!("isadb_fround({}, 4)", x()),
         Op::Min => format!("isadb_fmin({}, {})", x(), y()),
         Op::Max => format!("isadb_fmax({}, {})", x(), y()),
         Op::Sgn => format!("{v} > 0.0f ? 1.0f : {v} < 0.0f ? -1.0f : 0.0f", v = x()),

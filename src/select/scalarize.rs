@@ -11,7 +11,7 @@
 //! the vector instruction costs 1: a vector sequence is preferred wherever one exists, as
 //! extraction already prefers one (operator nodes cost 1,000,000 in the e-graph).
 
-use super::term::CONSTRUCTORS;
+use super::term::{spells, CONSTRUCTORS};
 use crate::ir::expr::{infer, SIMPLE_OPS};
 use crate::ir::{Op, VecType};
 
@@ -67,7 +67,7 @@ pub fn ir_op(name: &str, ty: VecType, params: &[i64], operands: &[VecType]) -> R
         },
         other => SIMPLE_OPS
             .iter()
-            .find(|(n, _)| n.eq_ignore_ascii_case(other))
+            .find(|(n, _)| spells(other, n))
             .map(|(_, op)| op.clone())
             .ok_or_else(|| format!("unknown operator {other}"))?,
     };

@@ -113,7 +113,17 @@ pub fn cells(target: Target) -> Vec<Cell> {
                 ]
             };
             let unary: &[&str] = if float {
-                &["neg", "abs", "sqrt", "sgn"]
+                &[
+                    "neg",
+                    "abs",
+                    "sqrt",
+                    "sgn",
+                    "floor",
+                    "ceil",
+                    "trunc",
+                    "round",
+                    "round-away",
+                ]
             } else {
                 &["neg", "not", "abs", "popcount", "clz"]
             };

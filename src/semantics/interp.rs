@@ -184,6 +184,11 @@ fn unary(op: &Op, elem: Elem, x: u128) -> u128 {
             Op::Neg => -v,
             Op::Abs => v.abs(),
             Op::Sqrt => v.sqrt(),
+            Op::Floor => v.floor(),
+            Op::Ceil => v.ceil(),
+            Op::Trunc => v.trunc(),
+            Op::Round => v.round_ties_even(),
+            Op::RoundAway => v.round(),
             Op::Sgn => {
                 if v > 0.0 {
                     1.0

@@ -2,7 +2,8 @@
 //! The encoding is over the reals: rounding, infinities, NaN and the sign of zero are not
 //! modelled, so an f32 proof holds for real-number arithmetic.
 
-use z3::ast::{Real, BV};
+use crate::ir::Op;
+use z3::ast::{Int, Real, BV};
 
 /// The real number `n`. Built from a numeral string: `Real::from_rational` calls
 /// `Z3_mk_real_int64`, which Debian's z3 4.8.12 does not have.
@@ -47,4 +48,37 @@ pub fn toward_zero(r: &Real, lo: i128, hi: i128, bits: u32) -> BV {
         &Real::sub(&[&real_int(0), &clamped]).to_int().unary_minus(),
     );
     BV::from_int(&truncated, bits)
+}
+
+/// `r` rounded to an integer by the rounding operator `op` (`Op::is_rounding`): toward minus
+/// infinity, plus infinity or zero, or to the nearest with ties to even or away from zero.
+/// Every form is written over `floor(r)` (z3's `to_int`) alone and its fraction: z3 answers
+/// queries over one `to_int` per lane at once, and not in minutes with `to_int(-r)` beside it.
+pub fn rounded(op: &Op, r: &Real) -> Real {
+    let one = real_int(1);
+    let half = Real::from_rational_str("1", "2").expect("a numeral parses");
+    let below = Real::from_int(&r.to_int());
+    let above = Real::add(&[&below, &one]);
+    let fraction = Real::sub(&[r, &below]);
+    let ceil = fraction.gt(real_int(0)).ite(&above, &below);
+    let nonnegative = r.ge(real_int(0));
+    // The nearer of below and above, a tie going to `tie`.
+    let nearest = |tie: &Real| {
+        fraction
+            .lt(&half)
+            .ite(&below, &fraction.gt(&half).ite(&above, tie))
+    };
+    match op {
+        Op::Floor => below,
+        Op::Ceil => ceil,
+        Op::Trunc => nonnegative.ite(&below, &ceil),
+        Op::Round => {
+            // floor(r) is even when it is twice floor(r / 2) (linear: no `mod` for z3).
+            let halved = Real::mul(&[r, &half]).to_int();
+            let even = Int::add(&[&halved, &halved]).eq(r.to_int());
+            nearest(&even.ite(&below, &above))
+        }
+        Op::RoundAway => nearest(&nonnegative.ite(&above, &below)),
+        _ => unreachable!("only roundings are rounded"),
+    }
 }

@@ -4,7 +4,7 @@
 
 use super::bitvec::{bv_const, carryless_mod, carryless_mul, resize};
 use super::float_bits::FloatBits;
-use super::reals::{real_int, real_of_f32, toward_zero};
+use super::reals::{real_int, real_of_f32, rounded, toward_zero};
 use crate::error::{Error, Result};
 use crate::ir::{Elem, Expr, Op};
 use std::cell::RefCell;
@@ -306,6 +306,7 @@ impl Encoder {
                     Op::Sgn => r
                         .gt(&zero)
                         .ite(&real_int(1), &r.lt(&zero).ite(&real_int(-1), &zero)),
+                    op if op.is_rounding() => rounded(op, r),
                     _ => unreachable!("typing admits no other f32 unary op"),
                 })
             }

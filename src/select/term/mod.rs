@@ -43,7 +43,7 @@ const fn c(name: &'static str, params: usize, args: usize) -> Constructor {
 pub const OPERATOR_COST: u64 = 1_000_000;
 
 /// Every operator constructor besides `Var` and `Const`, as `prelude.egg` declares them.
-pub const CONSTRUCTORS: [Constructor; 38] = [
+pub const CONSTRUCTORS: [Constructor; 43] = [
     c("Add", 0, 2),
     c("Sub", 0, 2),
     c("Mul", 0, 2),
@@ -64,6 +64,11 @@ pub const CONSTRUCTORS: [Constructor; 38] = [
     c("Clmod", 0, 2),
     c("Sqrt", 0, 1),
     c("Sgn", 0, 1),
+    c("Floor", 0, 1),
+    c("Ceil", 0, 1),
+    c("Trunc", 0, 1),
+    c("Round", 0, 1),
+    c("RoundAway", 0, 1),
     c("Eq", 0, 2),
     c("Ne", 0, 2),
     c("Lt", 0, 2),
@@ -83,6 +88,15 @@ pub const CONSTRUCTORS: [Constructor; 38] = [
     c("Compress", 0, 2),
     c("Expand", 0, 2),
 ];
+
+/// Whether the constructor `name` spells the IR operator named `op` (`RoundAway`,
+/// `round-away`).
+pub fn spells(name: &str, op: &str) -> bool {
+    let mut letters = op.chars().filter(|c| *c != '-');
+    name.chars()
+        .all(|c| letters.next().is_some_and(|l| l.eq_ignore_ascii_case(&c)))
+        && letters.next().is_none()
+}
 
 /// The IR operator `name` at type `ty` on `args` (no parameters).
 pub fn op(name: &'static str, ty: VecType, args: Vec<Term>) -> Term {
