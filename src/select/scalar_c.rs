@@ -92,10 +92,9 @@ static inline float isadb_fdiv(float x, float y) {
   uint64_t n = ma << 40;
   return isadb_f32_round(sign, n / mb, ea - eb - 40, n % mb != 0);
 }
-/* Correctly rounded f32 square root in integers (no libm: the HVX programs have none, and a
-   square root is never halfway between two floats, so the guard bit decides the rounding). */
 /* IEEE roundToIntegral, the sign kept: 0 floor, 1 ceil, 2 trunc, 3 nearest with ties to even,
-   4 nearest with ties away from zero. At 2^23 and above every f32 is integral. */
+   4 nearest with ties away from zero, in integers (no libm). At 2^23 and above every f32 is
+   integral. */
 static inline float isadb_fround(float x, int mode) {
   uint32_t b = isadb_f32_bits(x);
   if (((b >> 23) & 0xffu) >= 150u) return x != x ? isadb_f32(b | 0x00400000u) : x;
@@ -111,6 +110,8 @@ static inline float isadb_fround(float x, int mode) {
   }
   return isadb_f32(isadb_f32_bits((float)r) | (b & 0x80000000u));
 }
+/* Correctly rounded f32 square root in integers (no libm: the HVX programs have none, and a
+   square root is never halfway between two floats, so the guard bit decides the rounding). */
 static inline float isadb_fsqrt(float x) {
   uint32_t b; memcpy(&b, &x, sizeof b);
   if (x != x || ((b >> 31) && (b << 1))) return isadb_f32(0x7fc00000u);
