@@ -21,7 +21,7 @@ fn an_x86_intrinsic_ports_to_neon_and_back_proven_and_run() {
     // the high bit (tbl gives zero for indices past 15, as pshufb does for a set high bit);
     // pmuludq on one lane is umull of lane 0 by lane 0; HVX widens a register's low half by
     // vunpack, a 16-byte SSE register being the low lanes of a 128-byte HVX one.
-    let cases: [(&[&str], &[&str]); 42] = [
+    let cases: [(&[&str], &[&str]); 44] = [
         (
             &["_mm_shuffle_epi8", "--target", "neon"],
             &["vandq_s8", "vqtbl1q_s8"],
@@ -178,6 +178,24 @@ fn an_x86_intrinsic_ports_to_neon_and_back_proven_and_run() {
             &["vrndq_f32"],
         ),
         (&["vrndmq_f32", "--target", "x86-avx2"], &["_mm_floor_ps"]),
+        // AArch64's saturating conversion on x86: cvttps2dq, NaN lanes cleared by an ordered
+        // compare, lanes past 2^31 flipped to the maximum by a xor (was scalarized).
+        (
+            &["vcvtq_s32_f32", "--target", "x86-avx2"],
+            &[
+                "_mm_cvttps_epi32",
+                "_mm_cmpeq_ps",
+                "_mm_and_si128",
+                "_mm_cmpge_ps",
+                "_mm_xor_si128",
+            ],
+        ),
+        // An unordered compare is no constant, though over the reals no lane is a NaN: the
+        // byte maps are checked on NaN lanes too (it had ported to a zero vector).
+        (
+            &["_mm_cmp_ps", "--target", "neon", "--imm", "3"],
+            &["vceqq_f32", "vceqq_f32", "vandq_u32", "vmvnq_u32"],
+        ),
         // A reinterpretation or a register cast is no instruction at all, on either side.
         (&["vreinterpretq_u8_f32", "--target", "x86-avx2"], &[]),
         (&["_mm_castps_si128", "--target", "neon"], &[]),

@@ -56,20 +56,22 @@ pub fn byte_map(e: &Expr, operands: &[(String, VecType)]) -> Option<ByteMap> {
         })
         .collect::<Option<_>>()?;
     // The tags alone do not show value-dependent operators (`x == y` is false on distinct
-    // tags): the map must also hold on random bytes, and on every operand holding the same.
+    // tags): the map must also hold on random bytes, on every operand holding the same, and on
+    // all-ones bytes, where every f32 lane is a NaN (random ones rarely are: x86's unordered
+    // comparison looked like a constant zero, which the reals, where no lane is a NaN, prove).
     let mut rng = SmallRng::seed_from_u64(0x5eed);
     let random: Vec<u8> = (0..total).map(|_| rng.gen()).collect();
     let offsets: Vec<usize> = sizes
         .iter()
         .scan(0, |at, n| Some(std::mem::replace(at, *at + n)))
         .collect();
-    for same in [false, true] {
+    for fill in [Fill::Random, Fill::Same, Fill::Ones] {
         let byte = |i: usize| {
             let k = offsets.iter().rposition(|&o| o <= i).unwrap_or(0);
-            if same {
-                random[i - offsets[k]]
-            } else {
-                random[i]
+            match fill {
+                Fill::Random => random[i],
+                Fill::Same => random[i - offsets[k]],
+                Fill::Ones => 0xff,
             }
         };
         let out = run(&byte)?;
@@ -82,6 +84,14 @@ pub fn byte_map(e: &Expr, operands: &[(String, VecType)]) -> Option<ByteMap> {
         }
     }
     Some(map)
+}
+
+/// The bytes a byte map is checked on besides the tags.
+enum Fill {
+    Random,
+    /// Every operand the same random bytes.
+    Same,
+    Ones,
 }
 
 /// Whether `input` only moves the bytes of its variables (a shuffle, a shift of whole bytes,
@@ -126,5 +136,8 @@ mod tests {
         // Comparisons and arithmetic depend on the values, not only on where bytes go.
         assert_eq!(map("(select (eq (var a <4 x u8>) (var b <4 x u8>)) (var a <4 x u8>) (const <4 x u8> 0))"), None);
         assert_eq!(map("(add (var a <4 x u8>) (var b <4 x u8>))"), None);
+        // An unordered f32 comparison is zero unless a lane is a NaN: not a constant.
+        let unordered = "(select (not (eq (var a <4 x f32>) (var a <4 x f32>))) (const <4 x u32> 4294967295) (const <4 x u32> 0))";
+        assert_eq!(map(unordered), None);
     }
 }

@@ -26,7 +26,7 @@ use std::rc::Rc;
 
 /// Part of every fingerprint: bump it whenever program generation or term extraction changes,
 /// so terms chosen by an older selector are not reused.
-pub const SELECTOR_VERSION: &str = "selector-46";
+pub const SELECTOR_VERSION: &str = "selector-47";
 
 /// Everything selection on one target reads.
 pub struct Catalog {
@@ -87,7 +87,10 @@ impl Catalog {
                 variants.extend(signedness_variants(&l));
                 variants.extend(ranged_variants(&l));
                 variants.extend(fixed_operand_variants(&l, ins));
-                variants.extend(immediate_mode_variants(&l, ins));
+                // A mode's result read at its value's type (`_mm256_cmp_ps` at a predicate).
+                let modes = immediate_mode_variants(&l, ins);
+                variants.extend(modes.iter().filter_map(bits_of_result_variant));
+                variants.extend(modes);
                 variants.extend(scalar_register_variants(&l, ins));
                 variants.extend(even_lanes_variants(&l));
                 variants.extend(result_register_variants(&l, target.register_bits));

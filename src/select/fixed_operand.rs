@@ -69,7 +69,7 @@ pub fn fixed_operand_variants(l: &Lowering, ins: &Instruction) -> Vec<Lowering> 
 }
 
 /// Immediates of at most this many values are tried one by one as modes.
-const MODE_VALUES: i128 = 16;
+const MODE_VALUES: i128 = 32;
 
 /// An immediate that only chooses among computations (`roundps`'s rounding mode): read by the
 /// pattern only inside conditions of selects, with few values. The instruction at each value

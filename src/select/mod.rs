@@ -39,6 +39,7 @@ pub mod encode;
 pub mod extract;
 pub mod fallback;
 pub mod fixed_operand;
+pub mod float_conversions;
 pub mod halves;
 pub mod layout;
 pub mod lowering;

@@ -7,6 +7,7 @@
 use super::bool_logic::bool_logic;
 use super::byte_predicates::{logic_of_bytes, select_of_bytes};
 use super::fallback::{fallbacks, Lacks, Own};
+use super::float_conversions::{float_conversions, float_midpoint};
 use super::mask_bits::{mask_bits, weighted_mask_bits};
 use super::popcount::{clz_rewrites, popcount_rewrites};
 use super::products::{
@@ -59,12 +60,7 @@ pub fn cast_twin(s: VecType, t: VecType) -> Option<VecType> {
 /// inside it is clamping to the inner one: `i8_sat(x_u16)` is `i8_sat(i16_sat(x_u16))`).
 pub fn cast_midpoints(s: VecType, t: VecType, saturating: bool) -> Vec<VecType> {
     if s.lanes == t.lanes && (s.elem == Elem::F32) != (t.elem == Elem::F32) {
-        // Integers narrower than 32 bits convert to and from f32 through i32, which holds them.
-        let int = if s.elem == Elem::F32 { t.elem } else { s.elem };
-        return match int.is_int() && int.bits() < 32 {
-            true => vec![t.with_elem(Elem::I32)],
-            false => vec![],
-        };
+        return float_midpoint(s, t).into_iter().collect();
     }
     if !s.elem.is_int() || !t.elem.is_int() || s.lanes != t.lanes {
         return vec![];
@@ -91,36 +87,6 @@ pub fn cast_midpoints(s: VecType, t: VecType, saturating: bool) -> Vec<VecType> 
         vec![]
     };
     mids.into_iter().flatten().map(|e| t.with_elem(e)).collect()
-}
-
-/// An integer narrower than 32 bits converts to f32 as its i32 does (exactly), and an f32
-/// converts to it as the saturation of its conversion to i32 (the IR's conversion saturates at
-/// the type's bounds, NaN giving 0).
-fn float_conversion_through_i32(s: VecType, t: VecType) -> Vec<Rewrite> {
-    let x = Term::Slot("x");
-    let outer = if t.elem == Elem::F32 {
-        "Cast"
-    } else {
-        "SatCast"
-    };
-    if (s.elem == Elem::F32) == (t.elem == Elem::F32) {
-        return vec![];
-    }
-    cast_midpoints(s, t, false)
-        .into_iter()
-        .map(|mid| Rewrite {
-            ruleset: Ruleset::Lower,
-            source: format!(
-                "{} to {} through {}",
-                type_name(s),
-                type_name(t),
-                type_name(mid)
-            ),
-            lhs: op("Cast", t, vec![x.clone()]),
-            rhs: op(outer, t, vec![op("Cast", mid, vec![x.clone()])]),
-            conditions: vec![Condition::TypeOf(x.clone(), s)],
-        })
-        .collect()
 }
 
 /// A widening cast of a part of an input narrower than a register is half of the same cast of
@@ -344,7 +310,8 @@ fn comparison_and_select_rewrites(t: VecType) -> Vec<Rewrite> {
 /// products of widened values by their even lanes ([`widened_product`]) and their high halves
 /// by the even and odd lanes apart ([`high_half_by_even_and_odd`]), where the program wants
 /// the multiply, and wide multiplies the target lacks by products of halves
-/// ([`multiply_by_halves`]); the shifts, comparisons and conversions of `signedness.rs` that the program
+/// ([`multiply_by_halves`]); conversions between f32 and integers ([`float_conversions`]); the
+/// shifts, comparisons and conversions of `signedness.rs` that the program
 /// `wanted`; saturating sums and rounding shifts without the wide type ([`saturating_sums`],
 /// [`rounding_shift_without_widening`]); and the operators the program `lacks` by others
 /// ([`fallbacks`]; `masks`: comparisons make masks on the
@@ -429,7 +396,7 @@ pub fn generated(
     }
     for &t in types {
         for &s in types {
-            out.extend(float_conversion_through_i32(s, t));
+            out.extend(float_conversions(s, t, wanted, lacks));
             if !t.elem.is_int() || !s.elem.is_int() || s.lanes != t.lanes {
                 continue;
             }

@@ -1,7 +1,9 @@
-//! z3 bit-vector helpers of the encoding: constants of any width, and carry-less (GF(2)
-//! polynomial) arithmetic for `clmul` and `clmod`.
+//! z3 bit-vector helpers of the encoding: constants of any width, carry-less (GF(2)
+//! polynomial) arithmetic for `clmul` and `clmod`, the arms of a select, and a word's value
+//! by its 16-bit pieces.
 
-use z3::ast::{Ast, Bool, BV};
+use z3::ast::{Ast, Bool, Int, BV};
+use z3::DeclKind;
 
 /// The carry-less product of a and b, truncated to their width: a << i for every set bit i of b.
 pub fn carryless_mul(a: &BV, b: &BV) -> BV {
@@ -83,4 +85,29 @@ pub fn resize(b: &BV, signed: bool, to: u32) -> BV {
         std::cmp::Ordering::Greater if signed => b.sign_ext(to - w),
         std::cmp::Ordering::Greater => b.zero_ext(to - w),
     }
+}
+
+/// The condition and arms of a select of bit-vectors (an `ite`).
+pub fn select_arms(b: &BV) -> Option<(Bool, BV, BV)> {
+    if !b.is_app() || b.decl().kind() != DeclKind::Ite {
+        return None;
+    }
+    let c = b.children();
+    Some((c[0].as_bool()?, c[1].as_bv()?, c[2].as_bv()?))
+}
+
+/// The integer value of `b` as the sum of its 16-bit pieces, each scaled (the top one signed
+/// where `signed`), each piece simplified: the value of `x_u32 >> 16` or `x_u32 & 65535` is then
+/// a sum over the same pieces as `x_u32`'s, a linear fact (u32 to f32 by halves, against the
+/// whole's conversion: 20 s with z3's `bv2int` of the whole, milliseconds so).
+pub fn int_of_halfwords(b: &BV, signed: bool) -> Int {
+    let bits = b.get_size();
+    if bits <= 16 || !bits.is_multiple_of(16) {
+        return Int::from_bv(b, signed);
+    }
+    let top = bits / 16 - 1;
+    (0..=top).rev().fold(Int::from_u64(0), |high, k| {
+        let piece = b.extract(16 * k + 15, 16 * k).simplify();
+        high * Int::from_u64(1 << 16) + Int::from_bv(&piece, signed && k == top)
+    })
 }

@@ -3,7 +3,7 @@
 //! modelled, so an f32 proof holds for real-number arithmetic.
 
 use crate::ir::Op;
-use z3::ast::{Int, Real, BV};
+use z3::ast::{Bool, Int, Real, BV};
 
 /// The real number `n`. Built from a numeral string: `Real::from_rational` calls
 /// `Z3_mk_real_int64`, which Debian's z3 4.8.12 does not have.
@@ -37,17 +37,24 @@ fn exact_fraction(x: f32) -> (String, String) {
     }
 }
 
-/// `r` clamped to `lo..=hi` and rounded toward zero, as a bit-vector of `bits` bits.
+/// `r` clamped to `lo..=hi` and rounded toward zero, as a bit-vector of `bits` bits. The bounds
+/// are bit-vector constants chosen outside the conversion: z3 (4.8) decides little about
+/// `int2bv` of a term, so a lane out of range must not need it (`select(x >= 2^31, 2^31 - 1,
+/// ...)` against `i32(x)` was unknown after a minute with the clamp inside), and the truncation
+/// is over `floor` alone (see [`rounded`]): a negative value with a fraction is one above it.
 pub fn toward_zero(r: &Real, lo: i128, hi: i128, bits: u32) -> BV {
     let real =
         |v: i128| Real::from_rational_str(&v.to_string(), "1").expect("an integer numeral parses");
-    let (low, high) = (real(lo), real(hi));
-    let clamped = r.lt(&low).ite(&low, &r.gt(&high).ite(&high, r));
-    let truncated = clamped.ge(real_int(0)).ite(
-        &clamped.to_int(),
-        &Real::sub(&[&real_int(0), &clamped]).to_int().unary_minus(),
-    );
-    BV::from_int(&truncated, bits)
+    let bound = |v: i128| BV::from_u64((v as u128 & (u128::MAX >> (128 - bits))) as u64, bits);
+    let below = r.to_int();
+    let exact = Real::from_int(&below).eq(r);
+    let truncated = Bool::or(&[&r.ge(real_int(0)), &exact])
+        .ite(&below, &Int::add(&[&below, &Int::from_i64(1)]));
+    r.lt(real(lo)).ite(
+        &bound(lo),
+        &r.gt(real(hi))
+            .ite(&bound(hi), &BV::from_int(&truncated, bits)),
+    )
 }
 
 /// `r` rounded to an integer by the rounding operator `op` (`Op::is_rounding`): toward minus

@@ -2,7 +2,9 @@
 //! (sqrt is an uninterpreted function), following the interpreter's definitions exactly. The
 //! bits of an f32 lane (a bitcast to or from f32) are [`FloatBits`].
 
-use super::bitvec::{bv_const, carryless_mod, carryless_mul, resize};
+use super::bitvec::{
+    bv_const, carryless_mod, carryless_mul, int_of_halfwords, resize, select_arms,
+};
 use super::float_bits::FloatBits;
 use super::reals::{real_int, real_of_f32, rounded, toward_zero};
 use crate::error::{Error, Result};
@@ -10,7 +12,7 @@ use crate::ir::{Elem, Expr, Op};
 use std::cell::RefCell;
 use std::collections::{HashMap, HashSet};
 use std::rc::Rc;
-use z3::ast::{Ast, Bool, Dynamic, Int, Real, BV};
+use z3::ast::{Ast, Bool, Dynamic, Real, BV};
 use z3::{FuncDecl, Sort};
 
 /// One lane of a symbolic vector.
@@ -400,13 +402,16 @@ impl Encoder {
         match (x, to) {
             // Over the reals an integer converts exactly (f32 rounding is not modelled).
             (Lane::Bits(b), Elem::F32) => {
-                Lane::Num(Real::from_int(&Int::from_bv(b, from.is_signed())))
+                Lane::Num(Real::from_int(&int_of_halfwords(b, from.is_signed())))
             }
             // Toward zero, saturating at the type's bounds.
             (Lane::Num(r), to) if to != Elem::F32 => {
                 self.converted_real(r, to.min_value(), to.max_value(), to)
             }
             (Lane::Bits(b), to) if to != Elem::Bool => {
+                if let Some(pushed) = self.through_selects(b, &|arm| self.cast(from, to, arm)) {
+                    return pushed;
+                }
                 let origin = self.converted.borrow().get(b).cloned();
                 match origin {
                     // A conversion keeping the value of a converted real.
@@ -425,6 +430,30 @@ impl Encoder {
         }
     }
 
+    /// A conversion of a select whose arms hold a converted real (an `ite` of bit-vectors, as a
+    /// saturating narrowing of x86's fixed-up `cvttps2dq` has it) as the select of the arms'
+    /// conversions, so each converted arm is the same term as the input's conversion of the
+    /// real: z3 then need not relate the arm's `int2bv` to another width's, which took it
+    /// minutes. None where no arm holds a converted real.
+    fn through_selects(&self, b: &BV, convert: &dyn Fn(&Lane) -> Lane) -> Option<Lane> {
+        let converted = |b: &BV| self.converted.borrow().contains_key(b);
+        fn holds(b: &BV, converted: &dyn Fn(&BV) -> bool) -> bool {
+            converted(b)
+                || select_arms(b)
+                    .is_some_and(|(_, t, e)| holds(&t, converted) || holds(&e, converted))
+        }
+        fn pushed(b: &BV, converted: &dyn Fn(&BV) -> bool, convert: &dyn Fn(&Lane) -> Lane) -> BV {
+            match select_arms(b) {
+                Some((c, t, e)) if !converted(b) => c.ite(
+                    &pushed(&t, converted, convert),
+                    &pushed(&e, converted, convert),
+                ),
+                _ => convert(&Lane::Bits(b.clone())).bits().clone(),
+            }
+        }
+        (!converted(b) && holds(b, &converted)).then(|| Lane::Bits(pushed(b, &converted, convert)))
+    }
+
     fn sat_cast(&self, from: Elem, to: Elem, x: &Lane) -> Lane {
         let origin = self.converted.borrow().get(x.bits()).cloned();
         if let Some((r, lo, hi)) = origin {
@@ -432,6 +461,9 @@ impl Encoder {
             if lo <= hi {
                 return self.converted_real(&r, lo, hi, to);
             }
+        }
+        if let Some(pushed) = self.through_selects(x.bits(), &|arm| self.sat_cast(from, to, arm)) {
+            return pushed;
         }
         // Compare in a width that holds both ranges exactly.
         let w = from.bits().max(to.bits()) + 2;
