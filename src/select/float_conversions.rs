@@ -3,7 +3,7 @@
 //! conversion with an out-of-range result (x86's "integer indefinite") fixed up in the lanes
 //! where the IR's saturating one differs, and u32 to f32 by its two 16-bit halves.
 
-use super::fallback::Lacks;
+use super::fallback::{constant as int, Lacks};
 use super::signedness::Wanted;
 use super::term::{lane_value, op, reinterpret, type_name, Condition, Rewrite, Ruleset, Term};
 use crate::ir::{Elem, VecType};
@@ -61,11 +61,6 @@ pub fn float_midpoint(s: VecType, t: VecType) -> Option<VecType> {
 /// An f32 lane constant.
 fn float(ty: VecType, v: f32) -> Term {
     Term::constant(ty, lane_value(ty.elem, v.to_bits() as u128))
-}
-
-/// An integer lane constant of `ty`.
-fn int(ty: VecType, v: i128) -> Term {
-    Term::constant(ty, lane_value(ty.elem, v as u128 & ty.elem.mask()))
 }
 
 /// The bounds, as f32, of the lanes a conversion of f32 to `t` computes in range: `x >= lo`
