@@ -167,7 +167,11 @@ enum Command {
     /// the selection equivalent with z3, and print it with its cost.
     Compile {
         /// The expression (not with --batch).
-        #[arg(required_unless_present = "batch", conflicts_with = "batch")]
+        #[arg(
+            required_unless_present = "batch",
+            conflicts_with = "batch",
+            allow_hyphen_values = true
+        )]
         expr: Option<String>,
         /// x86-avx2, x86-avx512, neon or hvx (with --batch: for lines that name none).
         #[arg(long, value_parser = choice::<Target>(), required_unless_present = "batch")]

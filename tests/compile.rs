@@ -231,6 +231,56 @@ fn translation_validation_rejects_a_wrong_selection() {
     assert!(err.contains("differs from the input"), "{err}");
 }
 
+/// A wrong selection z3 cannot see: `!=` of f32 lanes as the ordered comparison (false where
+/// a lane is NaN) instead of the unordered one. The proof is over the reals, where no lane is a
+/// NaN, so it passes; running the C on inputs with NaN (the input only compares f32 lanes, so
+/// the check draws them) finds the lane.
+#[test]
+fn running_on_nan_catches_a_selection_only_wrong_for_nan() {
+    if !tools(Toolchain::X86) {
+        return;
+    }
+    let guard = project_copy("compile-nan");
+    let home = guard.path();
+    let mut selector =
+        Selector::load(&Project::at(home), Target::parse("x86-avx2").unwrap()).unwrap();
+    let compiled = selector
+        .compile("x_f32 != y_f32", None, &HashMap::new(), None)
+        .unwrap();
+    let catalog = &selector.catalog;
+    // vcmpps with predicate 4 (NEQ_UQ: true where unordered); 12 is NEQ_OQ.
+    fn with_predicate(n: &Rc<Node>, from: i64, to: i64) -> Rc<Node> {
+        Rc::new(match &**n {
+            Node::Const { ty, value } if *value == from => Node::Const { ty: *ty, value: to },
+            Node::Instr { index, args } => Node::Instr {
+                index: *index,
+                args: args.iter().map(|a| with_predicate(a, from, to)).collect(),
+            },
+            Node::Nonzero { ty, arg } => Node::Nonzero {
+                ty: *ty,
+                arg: with_predicate(arg, from, to),
+            },
+            Node::Reinterpret { ty, arg } => Node::Reinterpret {
+                ty: *ty,
+                arg: with_predicate(arg, from, to),
+            },
+            other => other.clone(),
+        })
+    }
+    let ordered = with_predicate(&compiled.root, 4, 12);
+    assert_ne!(ordered, compiled.root, "{:?}", compiled.root);
+    prove_selection(catalog, &compiled.input, &ordered).unwrap();
+    let wrong = isadb::Compiled {
+        root: ordered,
+        ..compiled
+    };
+    let work = tempfile::tempdir().unwrap();
+    match run_c(&wrong, catalog, 50, 1, work.path(), &Host::detect()).unwrap() {
+        RunCheck::NotRun(why) => eprintln!("not run here: {why}"),
+        check => assert!(matches!(check, RunCheck::Mismatch(_)), "{check:?}"),
+    }
+}
+
 #[test]
 fn emits_the_egglog_program_and_c() {
     let guard = project_copy("compile-emit");

@@ -384,6 +384,34 @@ fn roundings_to_integral_f32_agree_with_ieee_at_ties_and_z3_tells_them_apart() {
 /// conversions' bounds outside z3's `int2bv` (a minute unknown before), a saturating narrowing
 /// of it too; without the fix-up z3 finds the lane at 2^31. u32 to f32 by halves proves as a
 /// linear fact over the 16-bit pieces (20 s with z3's `bv2int` of the whole word).
+/// f32 `abs` and negation as the sign bit cleared and flipped (x86's `andps`/`xorps` with a
+/// constant) are proven; a mask clearing another bit is not.
+#[test]
+fn z3_reads_the_sign_bit_cleared_and_flipped_as_abs_and_negation() {
+    use isadb::prove_equivalent;
+    let x = "(var x <4 x f32>)";
+    let on_bits = |logic: &str, mask: u32| {
+        ir(&format!(
+            "(bitcast f32 ({logic} (bitcast u32 {x}) (const <4 x u32> {mask})))"
+        ))
+    };
+    for (lhs, rhs) in [
+        (format!("(abs {x})"), on_bits("and", 0x7fff_ffff)),
+        (format!("(neg {x})"), on_bits("xor", 0x8000_0000)),
+        (format!("(neg (abs {x}))"), on_bits("or", 0x8000_0000)),
+    ] {
+        let verdict = prove_equivalent(&ir(&lhs), &rhs, None, 20_000).unwrap();
+        assert!(verdict.is_proven(), "{lhs}: {verdict:?}");
+    }
+    let wrong = prove_equivalent(
+        &ir(&format!("(abs {x})")),
+        &on_bits("and", 0x7fff_fffe),
+        None,
+        20_000,
+    );
+    assert!(!wrong.unwrap().is_proven());
+}
+
 #[test]
 fn z3_proves_the_fixed_up_conversion_and_refutes_the_bare_one() {
     use isadb::{prove_equivalent, Verdict};

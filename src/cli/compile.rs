@@ -6,7 +6,7 @@ use super::{print_out, text_choice, Context, Outcome};
 use crate::error::{Error, Result};
 use crate::ir::Elem;
 use crate::port::native::CrossRun;
-use crate::select::check::RunCheck;
+use crate::select::check::{Floats, RunCheck};
 use crate::select::{self, Proof, Report, Request, Selector, Step};
 use crate::spec::Target;
 use crate::words::text_enum;
@@ -363,13 +363,14 @@ impl<'a> View<'a> {
             same_tree: r.same_tree,
             rewrites: r.rewrites,
             run: r.run.as_ref().map(|check| match check {
-                RunCheck::Equal { lanes, reals } => format!(
+                RunCheck::Equal { lanes, floats } => format!(
                     "ran the C on {}: {lanes} lanes equal the interpreter's{}",
                     target.name,
-                    if *reals {
-                        " (f32 inputs finite, -0 equal to +0: the proof is over the reals)"
-                    } else {
-                        ""
+                    match floats {
+                        Floats::None => "",
+                        Floats::Reals =>
+                            " (f32 inputs finite, -0 equal to +0: the proof is over the reals)",
+                        Floats::Ieee => " (f32 inputs with NaN and infinities, compared exactly)",
                     }
                 ),
                 RunCheck::Mismatch(m) => {

@@ -31,7 +31,8 @@ pub fn bool_logic(
 
 /// On targets whose comparisons make masks, the mask (at an integer type among `types`) of
 /// `and`, `or`, `xor` and `not` of bool lanes `t` is the same operation on the operands' masks
-/// (`select(a > 3 && a < b, ...)` on NEON: two `cmgt`, an `and`, a `bsl`).
+/// (`select(a > 3 && a < b, ...)` on NEON: two `cmgt`, an `and`, a `bsl`), and the bool lanes
+/// are where that mask is not zero (`a > 3 && a < b` as a result: two `cmgt`, an `and`).
 fn logic_masks(t: VecType, types: &[VecType], own: Own) -> Vec<Rewrite> {
     let (a, b) = (Term::Slot("a"), Term::Slot("b"));
     let mut out = Vec::new();
@@ -48,12 +49,27 @@ fn logic_masks(t: VecType, types: &[VecType], own: Own) -> Vec<Rewrite> {
                 "Not" => vec![a.clone()],
                 _ => vec![a.clone(), b.clone()],
             };
+            let logic_op = op(logic, t, operands.clone());
+            // Bool lanes the input itself makes by logic (its result, or a `select`'s
+            // condition) are where their mask is not zero, as a comparison's are.
+            out.push(rewrite(
+                format!(
+                    "{logic} of bool lanes is where its {} mask is not zero",
+                    type_name(m)
+                ),
+                logic_op.clone(),
+                Term::Nonzero {
+                    ty: t,
+                    arg: Box::new(mask(logic_op.clone())),
+                },
+                vec![],
+            ));
             out.push(rewrite(
                 format!(
                     "the {} mask of {logic} is {logic} of the masks",
                     type_name(m)
                 ),
-                mask(op(logic, t, operands.clone())),
+                mask(logic_op),
                 op(logic, m, operands.into_iter().map(mask).collect()),
                 vec![],
             ));

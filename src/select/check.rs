@@ -10,7 +10,7 @@ use super::emit_c::{c_name, function, parameters, result_lane_bytes, result_type
 use super::node::Node;
 use crate::error::{Error, Result};
 use crate::ir::limits::MAX_RUN_LANES;
-use crate::ir::{Elem, VecType};
+use crate::ir::{Elem, Expr, Op, VecType};
 use crate::semantics::sample::random_lanes;
 use crate::semantics::value::lane_eq;
 use crate::semantics::{eval, Env, Value};
@@ -29,14 +29,61 @@ pub enum RunCheck {
     Equal {
         /// Lanes compared.
         lanes: usize,
-        /// The input has f32 lanes, proven over the reals: its f32 inputs were drawn finite
-        /// and f32 results compared as numbers (-0 equals +0), the domain of the proof.
-        reals: bool,
+        /// How f32 inputs were drawn and f32 results compared.
+        floats: Floats,
     },
     /// The first differing lane: iteration, lane, expected, actual.
     Mismatch(String),
     /// Compiled and linked, not run: why this machine cannot run it ("CPU lacks avx512vnni").
     NotRun(String),
+}
+
+/// How a check draws f32 inputs and compares f32 results.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Floats {
+    /// The input has no f32 lanes.
+    None,
+    /// Proven over the reals: f32 inputs drawn finite, f32 results compared as numbers (-0
+    /// equals +0), the domain of the proof.
+    Reals,
+    /// Every f32 value of the input only reaches comparisons, conversions, roundings, selects,
+    /// negations and absolute values, whose IEEE results are fixed for every input, NaN and
+    /// infinities included (a conversion of NaN is 0, a comparison with NaN false but for
+    /// `!=`): those are drawn too, and lanes compared exactly. The proof, over the reals, does
+    /// not see them.
+    Ieee,
+}
+
+impl Floats {
+    /// How `input`'s f32 lanes are checked.
+    pub fn of(input: &Expr) -> Floats {
+        let mut any = false;
+        let mut ieee = true;
+        input.walk(&mut |n| {
+            any |= n.ty.elem == Elem::F32;
+            let f32_node_ieee = match n.op {
+                Op::Var(_) | Op::Const(_) | Op::Select | Op::Neg | Op::Abs => true,
+                Op::Floor | Op::Ceil | Op::Trunc | Op::Round | Op::RoundAway => true,
+                // A conversion from integers: no NaN to meet.
+                Op::Cast(Elem::F32) => n.args[0].ty.elem.is_int(),
+                _ => false,
+            };
+            let reads_f32_ieee = match n.op {
+                Op::Eq | Op::Ne | Op::Lt | Op::Le | Op::Gt | Op::Ge | Op::Select => true,
+                Op::Neg | Op::Abs => true,
+                Op::Floor | Op::Ceil | Op::Trunc | Op::Round | Op::RoundAway => true,
+                Op::Cast(e) | Op::SatCast(e) => e.is_int(),
+                _ => false,
+            };
+            let reads_f32 = n.args.iter().any(|a| a.ty.elem == Elem::F32);
+            ieee &= (n.ty.elem != Elem::F32 || f32_node_ieee) && (!reads_f32 || reads_f32_ieee);
+        });
+        match (any, ieee) {
+            (false, _) => Floats::None,
+            (true, true) => Floats::Ieee,
+            (true, false) => Floats::Reals,
+        }
+    }
 }
 
 /// The CPU features of the selected instructions, sorted, each once. An AVX-512 instruction on
@@ -108,11 +155,12 @@ pub fn random_inputs(compiled: &Compiled, iterations: usize, seed: u64) -> Resul
         )));
     }
     let mut rng = SmallRng::seed_from_u64(seed);
+    let finite = Floats::of(&compiled.input) == Floats::Reals;
     let values = params
         .into_iter()
         .map(|(name, ty)| {
             let mut lanes = random_lanes(ty, ty.lanes as usize * iterations, &mut rng);
-            if ty.elem == Elem::F32 {
+            if finite && ty.elem == Elem::F32 {
                 // Finite values only: f32 selections are proven over the reals.
                 for (i, lane) in lanes.iter_mut().enumerate() {
                     if !f32::from_bits(*lane as u32).is_finite() {
@@ -249,10 +297,7 @@ pub fn run_c(
         Err(reason) => return Ok(RunCheck::NotRun(reason)),
     };
     let result = compiled.input.ty;
-    let mut reals = false;
-    compiled
-        .input
-        .walk(&mut |n| reals |= n.ty.elem == Elem::F32);
+    let floats = Floats::of(&compiled.input);
     for it in 0..iterations {
         let mut env = Env::new();
         for (name, ty, _) in &inputs.values {
@@ -262,7 +307,7 @@ pub fn run_c(
         let expected = eval(&compiled.input, &env)?;
         let n = result.lanes as usize;
         for (lane, (e, a)) in expected.lanes.iter().zip(&actual[it * n..]).enumerate() {
-            let as_numbers = reals
+            let as_numbers = floats == Floats::Reals
                 && result.elem == Elem::F32
                 && f32::from_bits(*e as u32) == f32::from_bits(*a as u32);
             if !lane_eq(result.elem, *e, *a) && !as_numbers {
@@ -275,6 +320,44 @@ pub fn run_c(
     }
     Ok(RunCheck::Equal {
         lanes: result.lanes as usize * iterations,
-        reals,
+        floats,
     })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::ir::forms::elaborate_expression;
+    use crate::ir::Macros;
+    use std::collections::HashMap;
+
+    fn floats(text: &str) -> Floats {
+        let e = elaborate_expression(text, "test", &Macros::default(), 8, &HashMap::new());
+        Floats::of(&e.unwrap())
+    }
+
+    #[test]
+    fn nan_is_drawn_only_where_ieee_fixes_every_f32_result() {
+        assert_eq!(floats("x_u8 + y_u8"), Floats::None);
+        // Comparisons, conversions to integers, roundings and selects: IEEE's results.
+        for ieee in [
+            "i32(x_f32)",
+            "u8(floor(x_f32))",
+            "x_f32 != y_f32",
+            "select(x_f32 < y_f32, x_f32, y_f32)",
+            "f32(x_i32) < y_f32",
+            "-abs(x_f32)",
+        ] {
+            assert_eq!(floats(ieee), Floats::Ieee, "{ieee}");
+        }
+        // Arithmetic, and minimums whose NaN operand the selection may return either way.
+        for reals in [
+            "x_f32 + y_f32",
+            "i32(x_f32 * 2.0f)",
+            "min(x_f32, y_f32)",
+            "abs(x_f32 - y_f32)",
+        ] {
+            assert_eq!(floats(reals), Floats::Reals, "{reals}");
+        }
+    }
 }

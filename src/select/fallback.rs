@@ -95,27 +95,32 @@ pub fn fallbacks(
     out
 }
 
-/// f32 negation and absolute value where the target has no instruction (x86): a subtraction
-/// from zero, and the larger of the value and its negation (equal over the reals, as f32
-/// selections are proven; IEEE's differ only in the sign of a zero result).
+/// f32 negation and absolute value where the target has no instruction (x86, HVX): the bits
+/// with the sign flipped and cleared (`xorps`/`andps` with a constant), exactly IEEE's
+/// (NaN, infinities and signed zeros included); z3 reads them back as `-x` and `|x|`
+/// (`float_bits.rs`).
 fn float_arithmetic(t: VecType, own: Own, lacks: Lacks) -> Vec<Rewrite> {
     let x = Term::Slot("x");
     let name = type_name(t);
-    let negated = op("Sub", t, vec![constant(t, 0), x.clone()]);
+    let bits = t.with_elem(Elem::U32);
+    let on_bits = |logic: &'static str, mask: i128| {
+        let operands = vec![reinterpret(bits, x.clone()), constant(bits, mask)];
+        reinterpret(t, op(logic, bits, operands))
+    };
     let mut out = Vec::new();
     if own("Neg", t) && lacks("Neg", t, None) {
         out.push(rewrite(
-            format!("negation at {name} is a subtraction from zero"),
+            format!("negation at {name} flips the sign bit"),
             op("Neg", t, vec![x.clone()]),
-            negated.clone(),
+            on_bits("Xor", 0x8000_0000),
             vec![],
         ));
     }
     if own("Abs", t) && lacks("Abs", t, None) {
         out.push(rewrite(
-            format!("abs at {name} is the larger of the value and its negation"),
+            format!("abs at {name} clears the sign bit"),
             op("Abs", t, vec![x.clone()]),
-            op("Max", t, vec![x, negated]),
+            on_bits("And", 0x7fff_ffff),
             vec![],
         ));
     }

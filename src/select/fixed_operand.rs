@@ -31,7 +31,8 @@ pub fn fixed_operand_variants(l: &Lowering, ins: &Instruction) -> Vec<Lowering> 
             _ => None,
         })
         .collect();
-    if wildcards.len() < 2 {
+    // Fixing an operand is kept only where it drops a product or a clamp.
+    if wildcards.len() < 2 || products_and_clamps(&l.pattern) == 0 {
         return vec![];
     }
     let mut out = Vec::new();
@@ -160,12 +161,14 @@ fn selects_by_a_constant(e: &Expr) -> bool {
 
 /// Whether `fixed` computes fewer multiplies, minimums or maximums than `pattern`.
 fn drops_a_product_or_clamp(pattern: &Expr, fixed: &Expr) -> bool {
-    let count = |e: &Expr| {
-        let mut n = 0;
-        e.walk(&mut |x| n += usize::from(matches!(x.op, Op::Mul | Op::Min | Op::Max)));
-        n
-    };
-    count(fixed) < count(pattern)
+    products_and_clamps(fixed) < products_and_clamps(pattern)
+}
+
+/// The multiplies, minimums and maximums `e` computes.
+fn products_and_clamps(e: &Expr) -> usize {
+    let mut n = 0;
+    e.walk(&mut |x| n += usize::from(matches!(x.op, Op::Mul | Op::Min | Op::Max)));
+    n
 }
 
 /// An accumulating instruction with no instruction computing its product alone (HVX's signed
@@ -174,18 +177,22 @@ fn drops_a_product_or_clamp(pattern: &Expr, fixed: &Expr) -> bool {
 /// where no lowering of `lowerings` computes `p` (up to its wildcards' names), the lowering of
 /// `p` with `acc` fixed to 0.
 pub fn zero_accumulator_variants(lowerings: &[Lowering]) -> Vec<Lowering> {
-    // What some lowering computes, and what a variant made here computes.
-    let mut computed: std::collections::HashSet<String> =
-        lowerings.iter().map(|l| canonical(&l.pattern)).collect();
-    let mut out: Vec<Lowering> = Vec::new();
     // Instructions as they are, not variants with an operand fixed already.
-    let unfixed = lowerings
+    let accumulating: Vec<(&Lowering, String, Rc<Expr>)> = lowerings
         .iter()
-        .filter(|l| !l.args.iter().any(|a| matches!(a, Arg::Fixed(_))));
-    for l in unfixed {
-        let Some((acc, product)) = accumulated(l) else {
-            continue;
-        };
+        .filter(|l| !l.args.iter().any(|a| matches!(a, Arg::Fixed(_))))
+        .filter_map(|l| accumulated(l).map(|(acc, product)| (l, acc, product)))
+        .collect();
+    // What some lowering computes, and what a variant made here computes: only patterns whose
+    // operator some product has can be one of them (the text names the operator).
+    let operators: HashSet<&Op> = accumulating.iter().map(|(_, _, p)| &p.op).collect();
+    let mut computed: HashSet<String> = lowerings
+        .iter()
+        .filter(|l| operators.contains(&l.pattern.op))
+        .map(|l| canonical(&l.pattern))
+        .collect();
+    let mut out: Vec<Lowering> = Vec::new();
+    for (l, acc, product) in accumulating {
         if !computed.insert(canonical(&product)) {
             continue;
         }

@@ -57,6 +57,7 @@ pub mod program;
 pub mod prove;
 pub mod ranged;
 pub mod reach;
+pub mod reciprocal;
 pub mod refine;
 pub mod report;
 pub mod reshape;

@@ -12,6 +12,7 @@ use super::catalog::{instruction_constructor, Catalog};
 use super::encode::{constructor, ground, lane_broadcast_facts};
 use super::layout;
 use super::reach::{live, reach, Heads, Step};
+use super::reciprocal::reciprocal_products;
 use super::rewrites::{constants_in_play, lowering_rewrites, rule_rewrite, takes_constants};
 use super::shifts::{per_lane_shift_types, per_lane_shifts};
 use super::sound::{cast_midpoints, cast_twin, generated, part_widenings};
@@ -381,6 +382,7 @@ impl Programs {
             }
         };
         rewrites.extend(extra);
+        rewrites.extend(reciprocal_products(inputs, &types));
         if target.lane_layout {
             // Layout rules make these at every type in play.
             for t in &types {

@@ -4,7 +4,8 @@
 //! the bits, as the interpreter's raw lanes do. Constants convert exactly (finite ones), an
 //! if-then-else converts arm by arm, and bits chosen by a condition (a bitwise select by a
 //! mask) are expanded on it, so `vbsl` of an `fcmgt` mask is the select of the two values.
-//! Anything else about the bits (the sign bit, the exponent) is unknown to z3: not proven.
+//! The sign bit cleared, set or flipped is `abs`, `-abs` and negation ([`sign_bit_idiom`]);
+//! anything else about the bits (the exponent, the mantissa) is unknown to z3: not proven.
 
 use super::reals::real_of_f32;
 use std::cell::RefCell;
@@ -98,6 +99,9 @@ impl FloatBits {
                 return real_of_f32(f);
             }
         }
+        if let Some(r) = sign_bit_idiom(b) {
+            return r;
+        }
         // Bits chosen by a condition (a bitwise select by a mask of it) are, case by case, the
         // bits of either side: expanded on the condition, each case simplifies.
         if let Some(c) = first_condition(b, 64).filter(|_| expansions > 0) {
@@ -114,6 +118,41 @@ impl FloatBits {
         let back = self.f32_bits.apply(&[&r]).as_bv().expect("a bit-vector");
         self.axioms.borrow_mut().push(back.eq(b));
         r
+    }
+}
+
+/// The value of an f32 lane's bits with the sign bit cleared (`abs`), set (`-abs`) or flipped
+/// (negation), as z3's simplifier spells an `and`, `or` or `xor` of the sign bit:
+/// `(concat S ((_ extract 30 0) (f32_bits r)))` with `S` `#b0`, `#b1` or the sign negated.
+/// None for other bits.
+fn sign_bit_idiom(b: &BV) -> Option<Real> {
+    if !b.is_app() || b.decl().name() != "concat" {
+        return None;
+    }
+    let [sign, magnitude] = &b.children()[..] else {
+        return None;
+    };
+    let (sign, magnitude) = (sign.as_bv()?, magnitude.as_bv()?);
+    if sign.get_size() != 1 || magnitude.get_size() != 31 || !magnitude.is_app() {
+        return None;
+    }
+    let [bits] = &magnitude.children()[..] else {
+        return None;
+    };
+    let bits = bits.as_bv()?;
+    if !bits.is_app() || bits.decl().name() != "f32_bits" || magnitude != bits.extract(30, 0) {
+        return None;
+    }
+    let r = bits.children().first()?.as_real()?;
+    let abs = r.lt(real_of_f32(0.0)).ite(&r.unary_minus(), &r);
+    if sign == BV::from_u64(0, 1) {
+        Some(abs)
+    } else if sign == BV::from_u64(1, 1) {
+        Some(abs.unary_minus())
+    } else if sign == bits.extract(31, 31).bvnot().simplify() {
+        Some(r.unary_minus())
+    } else {
+        None
     }
 }
 
