@@ -1,27 +1,21 @@
-//! `and`, `or`, `xor` and `not` of bool lanes on targets without instructions for them: on
-//! targets whose comparisons make masks (NEON, AVX2) as the same operations on the masks, and
-//! where there is no negation of bool lanes (AVX-512's masks, HVX's predicates) by
-//! complementary comparisons and De Morgan's law. On mask targets too, a mask at one lane width
+//! `and`, `or`, `xor` and `not` of bool lanes: on targets whose comparisons make masks (NEON,
+//! AVX2) as the same operations on the masks, and on every target by complementary comparisons
+//! and De Morgan's law (which AVX-512's masked and HVX's accumulating comparisons fold into
+//! the comparisons themselves). On mask targets too, a mask at one lane width
 //! is the mask at another converted (truncated, or sign-extended), so that a select of 16-bit
 //! lanes can take the mask of a 32-bit comparison.
 
-use super::fallback::{constant, rewrite, Lacks, Own};
+use super::fallback::{constant, rewrite, Own};
 use super::term::{op, reinterpret, type_name, Condition, Rewrite, Term};
 use crate::ir::{Elem, VecType};
 
 /// The rewrites of this module for bool lanes `t` (see the module's doc), operands among
 /// `types`; `masks`: the target's comparisons make masks.
-pub fn bool_logic(
-    t: VecType,
-    types: &[VecType],
-    masks: bool,
-    own: Own,
-    lacks: Lacks,
-) -> Vec<Rewrite> {
+pub fn bool_logic(t: VecType, types: &[VecType], masks: bool, own: Own) -> Vec<Rewrite> {
     if t.elem != Elem::Bool {
         return Vec::new();
     }
-    let mut out = complementary_comparisons(t, types, lacks);
+    let mut out = complementary_comparisons(t, types);
     if masks {
         out.extend(logic_masks(t, types, own));
         out.extend(mask_widths(t, types, own));
@@ -161,14 +155,12 @@ fn mask_widths(t: VecType, types: &[VecType], own: Own) -> Vec<Rewrite> {
     out
 }
 
-/// Where the target has no negation of bool lanes `t`: the negation of an integer comparison is
-/// the complementary comparison (`!(a == b)` is `a != b`, `!(a < b)` is `a >= b`), and a select
-/// by `a || b` is the select by `!a && !b` with its arms swapped (AVX-512 and HVX fold an `and`
-/// of comparisons into a masked or accumulating comparison).
-fn complementary_comparisons(t: VecType, types: &[VecType], lacks: Lacks) -> Vec<Rewrite> {
-    if !lacks("Not", t, None) {
-        return Vec::new();
-    }
+/// The negation of an integer comparison is the complementary comparison (`!(a == b)` is
+/// `a != b`, `!(a < b)` is `a >= b`), and a select by `a || b` is the select by `!a && !b` with
+/// its arms swapped (AVX-512 and HVX fold an `and` of comparisons into a masked or accumulating
+/// comparison): on every target, whether or not it has a negation or an `or` of bool lanes
+/// (AVX-512's `knot` and `kor` cost an instruction the fold saves).
+fn complementary_comparisons(t: VecType, types: &[VecType]) -> Vec<Rewrite> {
     let (x, y) = (Term::Slot("x"), Term::Slot("y"));
     let mut out = Vec::new();
     let pairs = [("Eq", "Ne"), ("Lt", "Ge"), ("Le", "Gt")];
@@ -185,35 +177,33 @@ fn complementary_comparisons(t: VecType, types: &[VecType], lacks: Lacks) -> Vec
             ));
         }
     }
-    if lacks("Or", t, None) {
-        let (a, b) = (Term::Slot("a"), Term::Slot("b"));
-        let not = |c: &Term| op("Not", t, vec![c.clone()]);
-        for &s in types
-            .iter()
-            .filter(|s| s.lanes == t.lanes && s.elem != Elem::Bool)
-        {
-            out.push(rewrite(
-                format!(
-                    "a {} select by an or is by the and of the negations, arms swapped",
-                    type_name(s)
-                ),
-                op(
-                    "Select",
-                    s,
-                    vec![
-                        op("Or", t, vec![a.clone(), b.clone()]),
-                        x.clone(),
-                        y.clone(),
-                    ],
-                ),
-                op(
-                    "Select",
-                    s,
-                    vec![op("And", t, vec![not(&a), not(&b)]), y.clone(), x.clone()],
-                ),
-                vec![],
-            ));
-        }
+    let (a, b) = (Term::Slot("a"), Term::Slot("b"));
+    let not = |c: &Term| op("Not", t, vec![c.clone()]);
+    for &s in types
+        .iter()
+        .filter(|s| s.lanes == t.lanes && s.elem != Elem::Bool)
+    {
+        out.push(rewrite(
+            format!(
+                "a {} select by an or is by the and of the negations, arms swapped",
+                type_name(s)
+            ),
+            op(
+                "Select",
+                s,
+                vec![
+                    op("Or", t, vec![a.clone(), b.clone()]),
+                    x.clone(),
+                    y.clone(),
+                ],
+            ),
+            op(
+                "Select",
+                s,
+                vec![op("And", t, vec![not(&a), not(&b)]), y.clone(), x.clone()],
+            ),
+            vec![],
+        ));
     }
     out
 }
