@@ -166,12 +166,9 @@ enum Command {
     /// Select instructions for a Halide-style expression on a target through the stored rules (egglog), prove
     /// the selection equivalent with z3, and print it with its cost.
     Compile {
-        /// The expression (not with --batch).
-        #[arg(
-            required_unless_present = "batch",
-            conflicts_with = "batch",
-            allow_hyphen_values = true
-        )]
+        /// The expression (not with --batch; it may start with '-').
+        #[arg(required_unless_present = "batch", conflicts_with = "batch")]
+        #[arg(allow_hyphen_values = true)]
         expr: Option<String>,
         /// x86-avx2, x86-avx512, neon or hvx (with --batch: for lines that name none).
         #[arg(long, value_parser = choice::<Target>(), required_unless_present = "batch")]
