@@ -164,15 +164,23 @@ fn the_c_of_every_run_file_computes_its_expression() {
     }
 }
 
+/// A selector for x86 `target` on a copy of the project (kept while the guard lives), where
+/// this machine builds x86 C.
+fn x86_selector(copy: &str, target: &str) -> Option<(tempfile::TempDir, Selector)> {
+    if !tools(Toolchain::X86) {
+        return None;
+    }
+    let guard = project_copy(copy);
+    let target = Target::parse(target).unwrap();
+    let selector = Selector::load(&Project::at(guard.path()), target).unwrap();
+    Some((guard, selector))
+}
+
 #[test]
 fn a_selection_the_cpu_cannot_run_is_compiled_and_not_run() {
-    if !tools(Toolchain::X86) {
+    let Some((_guard, mut selector)) = x86_selector("compile-not-run", "x86-avx512") else {
         return;
-    }
-    let guard = project_copy("compile-not-run");
-    let home = guard.path();
-    let mut selector =
-        Selector::load(&Project::at(home), Target::parse("x86-avx512").unwrap()).unwrap();
+    };
     let expr = "acc_i32 + reduce_add(4, i32(a_u8) * i32(b_i8))";
     let compiled = selector.compile(expr, None, &HashMap::new(), None).unwrap();
     let catalog = &selector.catalog;
@@ -237,13 +245,9 @@ fn translation_validation_rejects_a_wrong_selection() {
 /// the check draws them) finds the lane.
 #[test]
 fn running_on_nan_catches_a_selection_only_wrong_for_nan() {
-    if !tools(Toolchain::X86) {
+    let Some((_guard, mut selector)) = x86_selector("compile-nan", "x86-avx2") else {
         return;
-    }
-    let guard = project_copy("compile-nan");
-    let home = guard.path();
-    let mut selector =
-        Selector::load(&Project::at(home), Target::parse("x86-avx2").unwrap()).unwrap();
+    };
     let compiled = selector
         .compile("x_f32 != y_f32", None, &HashMap::new(), None)
         .unwrap();
