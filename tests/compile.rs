@@ -359,6 +359,11 @@ fn bad_input_is_one_line_and_exit_2() {
             vec!["compile", "--target", "neon", "a_u8", "--emit", "asm"],
             "--emit asm",
         ),
+        // An expression may start with '-', an unknown option is still one.
+        (
+            vec!["compile", "--target", "neon", "--bogus"],
+            "unexpected argument '--bogus'",
+        ),
     ];
     for (args, needle) in cases {
         let out = isadb(home, &args);

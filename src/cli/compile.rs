@@ -44,6 +44,12 @@ pub struct Options<'a> {
 /// `compile`: selects, proves and prints the instruction sequence; exit 1 when the C run
 /// disagrees with the interpreter.
 pub fn compile(ctx: &Context, expr: &str, target: Target, options: Options) -> Result<Outcome> {
+    // The expression may start with '-' (a negation); an unknown option is not read as one.
+    if expr.starts_with("--") {
+        return Err(Error::Usage(format!(
+            "compile: unexpected argument '{expr}' (see isadb compile --help)"
+        )));
+    }
     let Options {
         lanes,
         vars,
