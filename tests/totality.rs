@@ -70,6 +70,7 @@ fn the_table_covers_every_operator_type_and_lane_count() {
         "sub",
         "mul",
         "div",
+        "mod",
         "neg",
         "and",
         "or",
@@ -114,6 +115,9 @@ fn the_table_covers_every_operator_type_and_lane_count() {
         all.iter().filter(|c| c.op.starts_with("cast ")).count(),
         56 * 4
     );
+    // Division at every type, remainder at every integer type.
+    assert_eq!(all.iter().filter(|c| c.op == "div").count(), 9 * 4);
+    assert_eq!(all.iter().filter(|c| c.op == "mod").count(), 8 * 4);
     assert_eq!(lane_counts(neon, Elem::U16), vec![1, 8, 16, 32]);
     let hvx = Target::parse("hvx").unwrap();
     assert_eq!(lane_counts(hvx, Elem::U8), vec![1, 128, 256, 512]);
@@ -125,8 +129,17 @@ fn the_table_covers_every_operator_type_and_lane_count() {
 #[test]
 fn scalarized_selections_run_and_equal_the_interpreter() {
     let guard = project_copy("totality-run");
-    let cases: [(&str, &str, &str, bool); 14] = [
+    let cases: [(&str, &str, &str, bool); 18] = [
         ("x86-avx2", "(popcount a_u64)", "4", false),
+        ("x86-avx2", "(div a_i8 b_i8)", "32", true),
+        ("x86-avx512", "(mod a_i64 (add b_i64 c_i64))", "8", true),
+        (
+            "neon",
+            "(sub (div a_i16 b_i16) (mod a_i16 c_i16))",
+            "8",
+            true,
+        ),
+        ("hvx", "(mod a_i32 b_i32)", "32", true),
         ("x86-avx2", "(add (popcount a_u64) b_u64)", "8", false),
         ("x86-avx2", "(clz (shr a_i64 b_i64))", "4", false),
         (

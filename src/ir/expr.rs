@@ -17,7 +17,11 @@ pub enum Op {
     Add,
     Sub,
     Mul,
+    /// f32 division; on integers Halide's: Euclidean (rounded down for a positive divisor, up
+    /// for a negative one, so the remainder is never negative), and zero where the divisor is.
     Div,
+    /// Halide's integer remainder: Euclidean (in `0..|divisor|`), zero where the divisor is.
+    Mod,
     Neg,
     And,
     Or,
@@ -75,11 +79,12 @@ pub enum Op {
 }
 
 /// Operators whose only parameters are their operands, by their text names.
-pub const SIMPLE_OPS: [(&str, Op); 31] = [
+pub const SIMPLE_OPS: [(&str, Op); 32] = [
     ("add", Op::Add),
     ("sub", Op::Sub),
     ("mul", Op::Mul),
     ("div", Op::Div),
+    ("mod", Op::Mod),
     ("neg", Op::Neg),
     ("and", Op::And),
     ("or", Op::Or),
@@ -185,6 +190,7 @@ impl Op {
                 | Op::Sub
                 | Op::Mul
                 | Op::Div
+                | Op::Mod
                 | Op::Neg
                 | Op::And
                 | Op::Or
@@ -339,6 +345,18 @@ pub fn infer(op: &Op, tys: &[VecType]) -> Result<VecType, String> {
     };
     match op {
         Op::Var(_) | Op::Const(_) => unreachable!("leaves are built directly"),
+        Op::Div | Op::Mod if tys[0].elem.is_int() => {
+            let t = same(op, tys)?;
+            if t.elem.bits() <= 64 {
+                Ok(t)
+            } else {
+                Err(format!("{name} needs lanes of at most 64 bits, got {t}"))
+            }
+        }
+        Op::Mod => Err(format!("{name} needs integer lanes, got {}", tys[0])),
+        Op::Div if tys[0].elem == Elem::Bool => {
+            Err(format!("{name} needs f32 or integer lanes, got {}", tys[0]))
+        }
         Op::Div
         | Op::Sqrt
         | Op::Sgn

@@ -14,7 +14,7 @@ use super::layout;
 use super::reach::{live, reach, Heads, Step};
 use super::reciprocal::reciprocal_products;
 use super::rewrites::{constants_in_play, lowering_rewrites, rule_rewrite, takes_constants};
-use super::shifts::{per_lane_shift_types, per_lane_shifts};
+use super::shifts::{per_lane_shift_types, per_lane_shifts, widened_shift_nodes};
 use super::sound::{cast_midpoints, cast_twin, generated, part_widenings};
 use super::split::splits;
 use super::sums::wider_sum_types;
@@ -155,13 +155,31 @@ impl Programs {
         inputs: &[Rc<Expr>],
     ) -> Result<Program, String> {
         let target = catalog.target;
+        let direct = self.direct.get_or_insert_with(|| direct_operators(catalog));
+        let lacks = |op: &Op, elem: Elem| {
+            let name = if *op == Op::Shl { "Shl" } else { "Shr" };
+            !direct.contains(&(name, elem, elem))
+        };
         let mut split_list = Vec::new();
         for input in inputs {
             splits(input, target.min_split_bits, &mut split_list);
         }
+        let mut widened_shifts: Vec<(Rc<Expr>, Rc<Expr>)> = Vec::new();
+        let halves = split_list.iter().flat_map(|(_, lo, hi)| [lo, hi]);
+        for e in inputs.iter().chain(halves) {
+            for pair in widened_shift_nodes(e, target.register_bits, target.min_split_bits, &lacks)
+            {
+                if !widened_shifts.iter().any(|(n, _)| *n == pair.0) {
+                    widened_shifts.push(pair);
+                }
+            }
+        }
+        for (_, widened) in &widened_shifts {
+            splits(widened, target.min_split_bits, &mut split_list);
+        }
         let mut in_play: BTreeSet<VecType> = BTreeSet::new();
         let mut add_types = |e: &Expr| e.walk(&mut |n| _ = in_play.insert(n.ty));
-        for input in inputs {
+        for input in inputs.iter().chain(widened_shifts.iter().map(|(_, w)| w)) {
             add_types(input);
         }
         for (_, lo, hi) in &split_list {
@@ -210,9 +228,18 @@ impl Programs {
             .iter()
             .map(|i| ground(i))
             .collect::<Result<Vec<_>, _>>()?;
+        let widened_unions: Vec<Command> = widened_shifts
+            .iter()
+            .map(|(node, widened)| Ok(Command::Union(ground(node)?, ground(widened)?)))
+            .collect::<Result<_, String>>()?;
         let mut nodes = Heads::new();
         for root in &roots {
             root.typed_heads(&mut |n, t| _ = nodes.insert((n, t)));
+        }
+        for fact in &widened_unions {
+            if let Command::Union(_, widened) = fact {
+                widened.typed_heads(&mut |n, t| _ = nodes.insert((n, t)));
+            }
         }
         let mut doubling = Vec::new();
         for input in inputs {
@@ -314,7 +341,8 @@ impl Programs {
         let halves = split_list.iter().flat_map(|(_, lo, hi)| [lo, hi]);
         let direct = self.direct.get_or_insert_with(|| direct_operators(catalog));
         let adds = |w| direct.contains(&("Add", w, w));
-        for e in inputs.iter().chain(halves).chain(&doubled) {
+        let widened = widened_shifts.iter().map(|(_, w)| w);
+        for e in inputs.iter().chain(halves).chain(&doubled).chain(widened) {
             per_lane_shift_types(e, &mut shifting);
             wider_sum_types(e, &adds, &mut types);
         }
@@ -435,6 +463,7 @@ impl Programs {
             commands.extend(doubling[k].clone());
         }
         commands.extend(narrow_parts);
+        commands.extend(widened_unions);
         commands.extend(
             part_halves
                 .into_iter()

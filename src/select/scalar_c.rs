@@ -57,6 +57,20 @@ static inline uint64_t isadb_clmod(uint64_t a, uint64_t m) {
   for (int i = 63; i >= degree; i--) if ((a >> i) & 1) a ^= m << (i - degree);
   return a;
 }
+/* Halide's integer division and remainder: Euclidean, zero by zero, MIN / -1 wrapping. */
+static inline int64_t isadb_div_s(int64_t a, int64_t b) {
+  if (b == 0) return 0;
+  if (b == -1) return (int64_t)(0 - (uint64_t)a);
+  int64_t q = a / b, r = a % b;
+  return r < 0 ? (b > 0 ? q - 1 : q + 1) : q;
+}
+static inline int64_t isadb_mod_s(int64_t a, int64_t b) {
+  if (b == 0 || b == -1) return 0;
+  int64_t r = a % b;
+  return r < 0 ? (b > 0 ? r + b : r - b) : r;
+}
+static inline uint64_t isadb_div_u(uint64_t a, uint64_t b) { return b == 0 ? 0 : a / b; }
+static inline uint64_t isadb_mod_u(uint64_t a, uint64_t b) { return b == 0 ? 0 : a % b; }
 /* M * 2^E (plus a nonzero remainder below it when sticky) rounded to the nearest f32, ties to
    even, with subnormals and overflow. */
 static inline float isadb_f32_round(uint32_t sign, uint64_t m, int e, int sticky) {
@@ -343,6 +357,19 @@ fn lanewise(op: &Op, from: Elem, to: Elem, args: &[String]) -> Result<String> {
             y(),
             u = unsigned(from)?
         ),
+        Op::Div | Op::Mod => {
+            let (sign, wide) = if from.is_signed() {
+                ("s", "int64_t")
+            } else {
+                ("u", "uint64_t")
+            };
+            format!(
+                "({t})isadb_{}_{sign}(({wide}){}, ({wide}){})",
+                op.name(),
+                x(),
+                y()
+            )
+        }
         Op::Popcount => format!(
             "({t})__builtin_popcountll((uint64_t)({}){})",
             unsigned(from)?,

@@ -8,6 +8,7 @@ use super::signedness::Wanted;
 use super::term::{op, reinterpret, type_name, Cmp, Condition, Int, IntOp, Rewrite, Ruleset, Term};
 use crate::ir::{Elem, Expr, Op, VecType};
 use std::collections::BTreeSet;
+use std::rc::Rc;
 
 /// Shifts by a constant of at least the lane width, as the IR defines them: a left or a
 /// logical right shift is zero, an arithmetic right shift is one by the width less one (the
@@ -497,11 +498,7 @@ fn clamped_shift_counts(t: VecType, wanted: Wanted) -> Vec<Rewrite> {
 /// [`per_lane_shifts`] are made at these types only.
 pub fn per_lane_shift_types(e: &Expr, types: &mut BTreeSet<VecType>) {
     e.walk(&mut |n| {
-        let mut variable = false;
-        if matches!(n.op, Op::Shl | Op::Shr) {
-            n.args[1].walk(&mut |c| variable |= matches!(c.op, Op::Var(_)));
-        }
-        if variable {
+        if shifts_per_lane(n) {
             let mut t = Some(n.ty);
             while let Some(at) = t {
                 types.insert(at);
@@ -510,6 +507,63 @@ pub fn per_lane_shift_types(e: &Expr, types: &mut BTreeSet<VecType>) {
             }
         }
     });
+}
+
+/// Whether `n` shifts by per-lane counts (counts computed from a variable).
+fn shifts_per_lane(n: &Expr) -> bool {
+    let mut variable = false;
+    if matches!(n.op, Op::Shl | Op::Shr) {
+        n.args[1].walk(&mut |c| variable |= matches!(c.op, Op::Var(_)));
+    }
+    variable
+}
+
+/// The shifts by per-lane counts in `e` that `lacks` (by operator and element type), too
+/// narrow for the program to split (halves below `min_split_bits`), and whose lanes widened to
+/// twice the bits, once or twice, pass a register of `register_bits` before the target has the
+/// shift, each with that widened shift as IR: `(cast t (shift (cast w a) (cast w b)))`, true
+/// for the reasons [`widened_shifts`] gives (and the widened shift in turn, when it needs
+/// widening again). As IR the program splits it into register halves as it splits its input
+/// (x86's 16 bytes shifted in 32-bit lanes fill two registers); the rewrite of
+/// [`widened_shifts`] makes a shift wider than a register, which nothing splits on a target
+/// without lane layout.
+pub fn widened_shift_nodes(
+    e: &Expr,
+    register_bits: u32,
+    min_split_bits: u32,
+    lacks: &dyn Fn(&Op, Elem) -> bool,
+) -> Vec<(Rc<Expr>, Rc<Expr>)> {
+    let mut out = Vec::new();
+    e.walk_distinct(&mut |n| {
+        if shifts_per_lane(n) && n.ty.bits() / 2 < min_split_bits {
+            out.extend(widened_shift(n, register_bits, lacks).into_iter().flatten());
+        }
+    });
+    out
+}
+
+/// The widened shift of [`widened_shift_nodes`] for the shift `n`, and those of the shifts it
+/// makes; None where no widening passes a register.
+fn widened_shift(
+    n: &Expr,
+    register_bits: u32,
+    lacks: &dyn Fn(&Op, Elem) -> bool,
+) -> Option<Vec<(Rc<Expr>, Rc<Expr>)>> {
+    let w = widened(n.ty).filter(|_| lacks(&n.op, n.ty.elem))?;
+    let at_w = |x: &Rc<Expr>| Expr::build(Op::Cast(w.elem), vec![x.clone()]).map(Rc::new);
+    let shift = Expr::build(
+        n.op.clone(),
+        vec![at_w(&n.args[0]).ok()?, at_w(&n.args[1]).ok()?],
+    )
+    .ok()?;
+    let inner = widened_shift(&shift, register_bits, lacks);
+    if w.bits() <= register_bits && inner.is_none() {
+        return None;
+    }
+    let whole = Expr::build(Op::Cast(n.ty.elem), vec![Rc::new(shift)]).ok()?;
+    let mut out = vec![(Rc::new(n.clone()), Rc::new(whole))];
+    out.extend(inner.into_iter().flatten());
+    Some(out)
 }
 
 /// Shifts by per-lane counts at `t`: their counts clamped, and at 8 and 16 bits through wider

@@ -109,7 +109,8 @@ pub fn cells(target: Target) -> Vec<Cell> {
                 &["add", "sub", "mul", "div", "min", "max"]
             } else {
                 &[
-                    "add", "sub", "mul", "and", "or", "xor", "shl", "shr", "min", "max",
+                    "add", "sub", "mul", "div", "mod", "and", "or", "xor", "shl", "shr", "min",
+                    "max",
                 ]
             };
             let unary: &[&str] = if float {

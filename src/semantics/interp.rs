@@ -271,6 +271,16 @@ fn binary(op: &Op, elem: Elem, a: u128, b: u128) -> u128 {
         Op::Xor => a ^ b,
         Op::Clmul => carryless_mul(a, b) & m,
         Op::Clmod => carryless_mod(a, b),
+        // Halide's: Euclidean, zero by a zero divisor, the quotient wrapped (MIN / -1 = MIN).
+        Op::Div | Op::Mod if b == 0 => 0,
+        Op::Div if elem.is_signed() => {
+            sign_extend(a, bits).div_euclid(sign_extend(b, bits)) as u128 & m
+        }
+        Op::Div => a / b,
+        Op::Mod if elem.is_signed() => {
+            sign_extend(a, bits).rem_euclid(sign_extend(b, bits)) as u128 & m
+        }
+        Op::Mod => a % b,
         Op::Shl if b >= bits as u128 => 0,
         Op::Shl => (a << b) & m,
         Op::Shr if elem.is_signed() => {

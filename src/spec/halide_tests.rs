@@ -328,12 +328,18 @@ fn float_literals_and_division() {
     assert_eq!(half.to_string(), "(div (var x_f32 f32) (const f32 2.0))");
     let three = (3.0f32).to_bits() as i128;
     assert_eq!(run(&half, &[("x_f32", three)]), (1.5f32).to_bits() as i128);
+    // By a variable: the IR's operator; f32's remainder x - 2 * floor(x / 2).
     assert_eq!(
-        elab_err("x_u8 / y_u8"),
-        "expression:1:6: integer division by a value that is not a constant is not supported"
+        elab("x_u8 / y_u8", 1).to_string(),
+        "(div (var x_u8 u8) (var y_u8 u8))"
     );
     assert_eq!(
-        elab_err("x_f32 % 2"),
-        "expression:1:7: remainder (%) of f32 values is not supported"
+        elab("x_i16 % y_i16", 1).to_string(),
+        "(mod (var x_i16 i16) (var y_i16 i16))"
     );
+    let remainder = elab("x_f32 % 2", 1);
+    for (x, r) in [(7.5f32, 1.5f32), (-1.0, 1.0), (4.0, 0.0)] {
+        let got = run(&remainder, &[("x_f32", x.to_bits() as i128)]);
+        assert_eq!(got, r.to_bits() as i128, "{x} % 2");
+    }
 }

@@ -13,7 +13,8 @@
 //! `x % c = x - (x / c) * c`. `semantics/division_tests.rs` runs the expansions on every
 //! 8-bit dividend and divisor and on sampled 16- and 32-bit dividends, and proves them with z3
 //! at 8 and 16 bits. A 64-bit dividend needs a 128-bit product, which selection's 64-bit lanes
-//! cannot hold: only powers of two divide it.
+//! cannot hold: only powers of two divide it so; other divisors (and zero, and variables) are
+//! the IR's `div` and `mod`, Halide's division by any divisor.
 
 use crate::error::Result;
 use crate::ir::types::Elem;
@@ -25,6 +26,16 @@ pub enum Divide {
     Quotient,
     /// `x % c`, in `0..|c|`.
     Remainder,
+}
+
+impl Divide {
+    /// The IR operator computing it by any divisor.
+    pub fn operator(self) -> &'static str {
+        match self {
+            Divide::Quotient => "div",
+            Divide::Remainder => "mod",
+        }
+    }
 }
 
 /// The IR s-expression computing `x / c` or `x % c` for `x` of element type `elem`, with `x`
@@ -50,15 +61,11 @@ pub fn expansion(
             elem.name()
         ));
     }
-    if c == 0 {
-        return Err("division by zero".into());
-    }
     let power_of_two = c.unsigned_abs().is_power_of_two();
-    if elem.bits() == 64 && !power_of_two {
-        return Err(format!(
-            "division of {} by {c}: a 64-bit dividend needs a 128-bit product, which instruction selection does not support; divide by a power of two or a narrower type",
-            elem.name()
-        ));
+    if c == 0 || (elem.bits() == 64 && !power_of_two) {
+        // Zero (Halide's quotient and remainder are then zero), or a 64-bit dividend, whose
+        // multiply-high needs a 128-bit product: the IR's own operator, by the constant.
+        return Ok(format!("({} {name} {c})", what.operator()));
     }
     if c < 0 && !elem.is_signed() {
         return Err(format!(

@@ -288,7 +288,11 @@ impl<'m> Scope<'m> {
             },
             "divide-by" | "remainder-by" => {
                 arity(2)?;
-                let quotient = head == "divide-by";
+                let what = if head == "divide-by" {
+                    divide::Divide::Quotient
+                } else {
+                    divide::Divide::Remainder
+                };
                 let dividend = self.elab(&args[0])?;
                 let float = match &dividend {
                     Elab::Typed(x) => x.ty.elem == Elem::F32,
@@ -296,38 +300,33 @@ impl<'m> Scope<'m> {
                         matches!(lit.kind, SKind::Float(_)) || *elem == Some(Elem::F32)
                     }
                 };
-                if float && quotient {
-                    // f32 division: the IR's `div`, its literals typed by the other operand.
-                    let mut items = vec![SExpr {
-                        kind: SKind::Sym("div".into()),
-                        loc: s.loc.clone(),
-                    }];
-                    items.extend(args.iter().cloned());
-                    let div = SExpr {
-                        kind: SKind::List(items),
-                        loc: s.loc.clone(),
-                    };
-                    return self.elab(&div);
+                let call = |head: &str, items: Vec<SExpr>| SExpr {
+                    kind: SKind::List(
+                        std::iter::once(SExpr {
+                            kind: SKind::Sym(head.into()),
+                            loc: s.loc.clone(),
+                        })
+                        .chain(items)
+                        .collect(),
+                    ),
+                    loc: s.loc.clone(),
+                };
+                let (x, y) = (&args[0], &args[1]);
+                if float && what == divide::Divide::Remainder {
+                    // Halide's f32 remainder: x - y * floor(x / y).
+                    let quotient = call("floor", vec![call("div", vec![x.clone(), y.clone()])]);
+                    let product = call("mul", vec![y.clone(), quotient]);
+                    return self.elab(&call("sub", vec![x.clone(), product]));
                 }
+                let SKind::Int(c) = y.kind else {
+                    // f32 division, or integer division by a variable: the IR's operator, its
+                    // literals typed by the other operand.
+                    return self.elab(&call(what.operator(), vec![x.clone(), y.clone()]));
+                };
                 if float {
-                    return Err(s.err("remainder (%) of f32 values is not supported"));
+                    return self.elab(&call("div", vec![x.clone(), y.clone()]));
                 }
-                let SKind::Int(c) = args[1].kind else {
-                    return Err(s.err(format!(
-                        "integer {} by a value that is not a constant is not supported",
-                        if quotient {
-                            "division"
-                        } else {
-                            "remainder (%)"
-                        }
-                    )));
-                };
                 let x = self.typed(dividend, &args[0])?;
-                let what = if quotient {
-                    divide::Divide::Quotient
-                } else {
-                    divide::Divide::Remainder
-                };
                 let name = format!("dividend%{}", x.ty.elem.name());
                 let text = divide::expansion(what, x.ty.elem, c, &name).map_err(|m| s.err(m))?;
                 let body = divide::read(&text, &s.loc)?;

@@ -43,11 +43,12 @@ const fn c(name: &'static str, params: usize, args: usize) -> Constructor {
 pub const OPERATOR_COST: u64 = 1_000_000;
 
 /// Every operator constructor besides `Var` and `Const`, as `prelude.egg` declares them.
-pub const CONSTRUCTORS: [Constructor; 43] = [
+pub const CONSTRUCTORS: [Constructor; 44] = [
     c("Add", 0, 2),
     c("Sub", 0, 2),
     c("Mul", 0, 2),
     c("Div", 0, 2),
+    c("Mod", 0, 2),
     c("Neg", 0, 1),
     c("And", 0, 2),
     c("Or", 0, 2),
