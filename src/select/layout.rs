@@ -110,11 +110,18 @@ pub fn narrow_nodes(
     }
     let mut out = Vec::new();
     let root = doublings(input, min_bits);
+    let padded_root = root.last().cloned();
     if !root.is_empty() {
         out.push((input.clone(), root));
     }
     if inner {
-        visit(input, min_bits, &mut BTreeSet::new(), &mut out);
+        let mut seen = BTreeSet::new();
+        visit(input, min_bits, &mut seen, &mut out);
+        // The input padded to a register has nodes of its own with narrow operands (a
+        // widening of a quarter register, padded to half of one).
+        if let Some(padded) = padded_root {
+            visit(&padded, min_bits, &mut seen, &mut out);
+        }
     }
     out
 }
@@ -258,7 +265,8 @@ pub fn doubling_facts(
     };
     let mut out = Vec::new();
     for (node, chain) in narrow_nodes(input, min_bits, inner) {
-        let narrow = ground(&node)?;
+        // As the padded root's union has it, when the node is of the padded root.
+        let narrow = padded(ground(&node)?);
         for d in chain {
             let whole = padded(ground(&d)?);
             // On HVX a doubled node of a register pair is, like the input, the interleave of

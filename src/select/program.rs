@@ -89,13 +89,25 @@ fn direct_operators(catalog: &Catalog) -> BTreeSet<Direct> {
 }
 
 /// The parts of inputs (type, name, offset) in `t` read directly by an operator other than a
-/// cast (a saturating one clamps them first).
+/// cast to another type (a saturating one clamps them first).
 fn parts_under_operators(t: &Term, out: &mut BTreeSet<(VecType, String, i64)>) {
-    if let Term::Op { name, args, .. } = t {
-        if *name != "Cast" {
-            for a in args {
-                if let Term::Part { ty, name, offset } = a {
-                    out.insert((*ty, name.clone(), *offset));
+    if let Term::Op {
+        name,
+        ty: result,
+        args,
+        ..
+    } = t
+    {
+        for a in args {
+            if let Term::Part {
+                ty,
+                name: part,
+                offset,
+            } = a
+            {
+                // A conversion to the part's own type (a macro's) keeps it.
+                if *name != "Cast" || ty == result {
+                    out.insert((*ty, part.clone(), *offset));
                 }
             }
         }
