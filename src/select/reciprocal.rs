@@ -1,7 +1,9 @@
 //! f32 division by a power of two is the product by its reciprocal: both are the one real
 //! `x * 2^-k` rounded once, so they are the same f32 for every `x` (NaN, infinities, zeros and
 //! subnormal results alike), and a multiply takes a fraction of a divide's latency (`divps` 11,
-//! `mulps` 4 on AVX2; `fdiv` 10, `fmul` 3 on NEON).
+//! `mulps` 4 on AVX2; `fdiv` 10, `fmul` 3 on NEON). A product by a power of two is likewise the
+//! division by its reciprocal, the form of NEON's fixed-point conversions (`vcvtq_n_f32_s32`
+//! is the conversion divided by `2^n`).
 
 use super::encode::fold;
 use super::fallback::rewrite;
@@ -10,35 +12,44 @@ use crate::ir::{Elem, Expr, Op, VecType};
 use std::collections::BTreeSet;
 use std::rc::Rc;
 
-/// For every f32 type among `types` and every power of two some input divides by: the
-/// division by it is the product by its reciprocal.
+/// For every f32 type among `types` and every power of two some input divides by (multiplies
+/// by): the division by it is the product by its reciprocal (the product the division).
 pub fn reciprocal_products(inputs: &[Rc<Expr>], types: &BTreeSet<VecType>) -> Vec<Rewrite> {
-    let mut divisors = BTreeSet::new();
+    let mut constants = BTreeSet::new();
     for input in inputs {
         input.walk(&mut |n| {
-            if n.op == Op::Div && n.ty.elem == Elem::F32 {
+            let operation = match n.op {
+                Op::Div => "Div",
+                Op::Mul => "Mul",
+                _ => return,
+            };
+            if n.ty.elem == Elem::F32 {
                 if let Ok(bits) = fold(&n.args[1]) {
-                    divisors.insert(bits as u32);
+                    constants.insert((operation, bits as u32));
                 }
             }
         });
     }
     let x = Term::Slot("x");
     let mut out = Vec::new();
-    for &bits in &divisors {
+    for &(operation, bits) in &constants {
         let Some(reciprocal) = exact_reciprocal(f32::from_bits(bits)) else {
             continue;
+        };
+        let (other, word, other_word) = match operation {
+            "Div" => ("Mul", "division", "product"),
+            _ => ("Div", "product", "division"),
         };
         for &t in types.iter().filter(|t| t.elem == Elem::F32) {
             let lane = |v: f32| Term::constant(t, lane_value(Elem::F32, v.to_bits().into()));
             out.push(rewrite(
                 format!(
-                    "division by {} at {} is the product by {reciprocal}",
+                    "{word} by {} at {} is the {other_word} by {reciprocal}",
                     f32::from_bits(bits),
-                    type_name(t)
+                    type_name(t),
                 ),
-                op("Div", t, vec![x.clone(), lane(f32::from_bits(bits))]),
-                op("Mul", t, vec![x.clone(), lane(reciprocal)]),
+                op(operation, t, vec![x.clone(), lane(f32::from_bits(bits))]),
+                op(other, t, vec![x.clone(), lane(reciprocal)]),
                 vec![],
             ));
         }

@@ -464,6 +464,13 @@ fn joined_shift_count(n: &Expr) -> Option<i64> {
     Some(outer + count(inner)?)
 }
 
+/// `|k|` for the f32 bits of `±2^k` (normal), else None.
+fn power_of_two_exponent(bits: u32) -> Option<i64> {
+    let exponent = (bits >> 23) & 0xff;
+    (bits & 0x7f_ffff == 0 && exponent != 0 && exponent != 0xff)
+        .then(|| (i64::from(exponent) - 127).abs())
+}
+
 /// The constants scalar operands take: the inputs' constants, each lane width in play less one
 /// (an oversized arithmetic shift becomes one by that much) and each lane width (the odd lanes
 /// are the high halves of lanes twice as wide), the logarithm of each power of two (rules solve
@@ -479,6 +486,11 @@ pub fn constants_in_play(in_play: &BTreeSet<VecType>, inputs: &[Rc<Expr>]) -> BT
         input.walk(&mut |n| {
             if let Op::Const(v) = &n.op {
                 constants.extend(v.iter().map(|b| lane_value(n.ty.elem, *b)));
+                // An f32 power of two 2^k or 2^-k: k (the fraction bits of a fixed-point
+                // conversion, NEON's `vcvtq_n`).
+                if n.ty.elem == Elem::F32 {
+                    constants.extend(v.iter().filter_map(|b| power_of_two_exponent(*b as u32)));
+                }
             }
             if matches!(n.op, Op::Popcount | Op::Clz) {
                 constants.extend(bit_slicing_shifts(n.ty.elem.bits()));
