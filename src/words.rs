@@ -7,7 +7,7 @@ pub fn did_you_mean(name: &str, known: &[&str]) -> String {
     let best = known
         .iter()
         .map(|k| (edit_distance(name, k), *k))
-        .filter(|(d, k)| *d <= (k.len().max(name.len()) / 3).max(2))
+        .filter(|(d, k)| *d > 0 && *d <= (k.len().max(name.len()) / 3).max(2))
         .min();
     best.map_or_else(String::new, |(_, k)| format!(" (did you mean '{k}'?)"))
 }

@@ -359,6 +359,14 @@ fn bad_input_is_one_line_and_exit_2() {
             vec!["compile", "--target", "neon", "a_u8", "--emit", "asm"],
             "--emit asm",
         ),
+        (
+            vec!["compile", "--target", "neon", "cast<uint9_t>(a_u16)"],
+            "unknown type 'uint9_t' in cast<uint9_t>",
+        ),
+        (
+            vec!["compile", "--target", "neon", "saturating_cast + a_u8"],
+            "'saturating_cast' is a function, not a value",
+        ),
         // An expression may start with '-', an unknown option is still one.
         (
             vec!["compile", "--target", "neon", "--bogus"],

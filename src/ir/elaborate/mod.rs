@@ -250,6 +250,11 @@ impl<'m> Scope<'m> {
                 ))));
             }
         }
+        if self.macros.map.contains_key(name) {
+            return Err(s.err(format!(
+                "'{name}' is a function, not a value: call it, as {name}(...)"
+            )));
+        }
         let mut known: Vec<&str> = self.vars.keys().map(String::as_str).collect();
         known.extend(self.macros.map.keys().map(String::as_str));
         Err(s.err(format!(

@@ -121,6 +121,37 @@ fn fold(op: &str, a: i128, b: i128, loc: &Location) -> Result<Option<i128>> {
     v.map(Some).ok_or_else(overflow)
 }
 
+/// The element type a cast names: isadb's (`u8`), C's (`uint8_t`, `float`) or Halide's
+/// (`uint8`, `float32`).
+pub(super) fn elem_named(name: &str) -> Option<Elem> {
+    let base = name.strip_suffix("_t").unwrap_or(name);
+    let short = match (base, base.strip_prefix("uint"), base.strip_prefix("int")) {
+        ("float" | "float32", ..) => "f32".to_string(),
+        (_, Some(bits), _) => format!("u{bits}"),
+        (_, None, Some(bits)) => format!("i{bits}"),
+        _ => name.to_string(),
+    };
+    Elem::parse(&short)
+}
+
+/// The cast `name(x)` or `name<T>(x)` to `elem` (`head` the IR's `cast`, `sat-cast` or
+/// `bitcast`).
+pub(super) fn template_cast(
+    head: &str,
+    elem: Elem,
+    name: &str,
+    args: Vec<SExpr>,
+    loc: &Location,
+) -> Result<SExpr> {
+    let [x] = <[SExpr; 1]>::try_from(args).map_err(|args| {
+        Error::parse(
+            loc,
+            format!("{name} takes 1 argument(s), got {}", args.len()),
+        )
+    })?;
+    Ok(list(head, vec![sym(elem.name(), loc), x], loc))
+}
+
 /// A call: casts, the built-in Halide functions, or any other name passed through as `(name ...)`.
 pub(super) fn call(name: &str, args: Vec<SExpr>, shifts: Shifts, loc: &Location) -> Result<SExpr> {
     let arity = |n: usize| -> Result<()> {
@@ -133,13 +164,8 @@ pub(super) fn call(name: &str, args: Vec<SExpr>, shifts: Shifts, loc: &Location)
             ))
         }
     };
-    if Elem::parse(name).is_some() {
-        arity(1)?;
-        return Ok(list(
-            "cast",
-            vec![sym(name, loc), args.into_iter().next().unwrap()],
-            loc,
-        ));
+    if let Some(elem) = elem_named(name) {
+        return template_cast("cast", elem, name, args, loc);
     }
     if let Some(t) = name
         .strip_suffix("_sat")

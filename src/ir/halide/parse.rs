@@ -3,7 +3,7 @@
 //! `a + b + ...` nests one level per operator, as the tree it builds does).
 
 use super::lex::{Tok, Token};
-use super::lower::{as_int, call, combine, int, list, sym};
+use super::lower::{as_int, call, combine, elem_named, int, list, sym, template_cast};
 use super::Shifts;
 use crate::error::{Error, Location, Result};
 use crate::ir::limits::TreeBudget;
@@ -121,6 +121,46 @@ impl Parser {
                 kind: SKind::Float(x),
                 loc,
             }),
+            // Halide's C++ casts: `cast<uint8_t>(e)`, `saturating_cast<int8_t>(e)`,
+            // `reinterpret<uint16_t>(e)`.
+            Tok::Ident(name)
+                if matches!(name.as_str(), "cast" | "saturating_cast" | "reinterpret")
+                    && self.at_punct("<") =>
+            {
+                self.next();
+                let mut token = || {
+                    let t = self.next();
+                    (t.loc.clone(), t.tok.clone())
+                };
+                let (ty_loc, ty_tok) = token();
+                let Tok::Ident(ty) = ty_tok else {
+                    return Err(Error::parse(
+                        &ty_loc,
+                        format!("expected a type after '{name}<', found {ty_tok}"),
+                    ));
+                };
+                let elem = elem_named(&ty).ok_or_else(|| {
+                    Error::parse(&ty_loc, format!("unknown type '{ty}' in {name}<{ty}>"))
+                })?;
+                for close in [">", "("] {
+                    let (at, found) = token();
+                    if found != Tok::Punct(close) {
+                        return Err(Error::parse(
+                            &at,
+                            format!("expected '{close}' in {name}<{ty}>(...), found {found}"),
+                        ));
+                    }
+                }
+                self.budget.enter(&loc)?;
+                let args = self.call_args(&name, &loc)?;
+                self.budget.leave();
+                let head = match name.as_str() {
+                    "cast" => "cast",
+                    "saturating_cast" => "sat-cast",
+                    _ => "bitcast",
+                };
+                template_cast(head, elem, &name, args, &loc)
+            }
             Tok::Ident(name) if self.at_punct("(") => {
                 self.next();
                 self.budget.enter(&loc)?;

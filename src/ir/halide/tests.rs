@@ -66,6 +66,28 @@ fn casts_and_calls() {
         "(add (sat-cast i16 x_i32) (mul (cast u16 y_u8) 3))"
     );
     assert_eq!(sx("min(a_u8, max(b_u8, 3))"), "(min a_u8 (max b_u8 3))");
+    // Halide's C++ casts and its type names, C's too.
+    assert_eq!(sx("cast<uint8_t>(x_u16)"), "(cast u8 x_u16)");
+    assert_eq!(sx("saturating_cast<int8_t>(x_i16)"), "(sat-cast i8 x_i16)");
+    assert_eq!(sx("reinterpret<uint16_t>(x_i16)"), "(bitcast u16 x_i16)");
+    assert_eq!(sx("cast<float>(x_i32) < 2"), "(lt (cast f32 x_i32) 2)");
+    assert_eq!(
+        sx("uint8(x_u16) + int16_t(y_i8)"),
+        "(add (cast u8 x_u16) (cast i16 y_i8))"
+    );
+    assert_eq!(sx("float32(x_i32)"), "(cast f32 x_i32)");
+    assert_eq!(
+        err("cast<foo>(x_u8)"),
+        "expression:1:6: unknown type 'foo' in cast<foo>"
+    );
+    assert_eq!(
+        err("cast<uint8_t x_u16"),
+        "expression:1:14: expected '>' in cast<uint8_t>(...), found 'x_u16'"
+    );
+    assert_eq!(
+        err("cast<u8>(x_u16, y_u16)"),
+        "expression:1:1: cast takes 1 argument(s), got 2"
+    );
     assert_eq!(sx("clamp(x_i16, -5, 5)"), "(min (max x_i16 -5) 5)");
     assert_eq!(
         sx("select(a_u8 > b_u8, a_u8, b_u8)"),
