@@ -221,6 +221,12 @@ pub(super) fn call(name: &str, args: Vec<SExpr>, shifts: Shifts, loc: &Location)
             return Ok(halide_abs(args.into_iter().next().unwrap(), loc));
         }
         // Halide's names of the bit counts (of the operand's type, as Halide's are).
+        // A NaN is the one value not equal to itself.
+        "is_nan" => {
+            arity(1)?;
+            let x = args.into_iter().next().unwrap();
+            return Ok(list("ne", vec![x.clone(), x], loc));
+        }
         "count_leading_zeros" => {
             arity(1)?;
             return Ok(list("clz", args, loc));

@@ -76,6 +76,7 @@ fn casts_and_calls() {
         "(add (cast u8 x_u16) (cast i16 y_i8))"
     );
     assert_eq!(sx("float32(x_i32)"), "(cast f32 x_i32)");
+    assert_eq!(sx("is_nan(x_f32)"), "(ne x_f32 x_f32)");
     assert_eq!(
         err("cast<foo>(x_u8)"),
         "expression:1:6: unknown type 'foo' in cast<foo>"
