@@ -318,6 +318,21 @@ fn reduce_max_and_min_take_the_extreme_of_each_group_of_k_lanes() {
 }
 
 #[test]
+fn absd_of_f32_is_the_absolute_difference() {
+    assert_eq!(
+        elab("absd(x_f32, y_f32)", 4).to_string(),
+        "(abs (sub (var x_f32 <4 x f32>) (var y_f32 <4 x f32>)))"
+    );
+    let absd = elab("absd(x_f32, 1.5f)", 1);
+    for (x, d) in [(4.0f32, 2.5f32), (-1.0, 2.5), (1.5, 0.0)] {
+        assert_eq!(
+            run(&absd, &[("x_f32", x.to_bits() as i128)]),
+            d.to_bits() as i128
+        );
+    }
+}
+
+#[test]
 fn float_literals_and_division() {
     assert_eq!(sx("x_f32 * 2.5f + -1.5"), "(add (mul x_f32 2.5) -1.5)");
     assert_eq!(

@@ -499,6 +499,25 @@ impl<'m> Scope<'m> {
                     if matches!(head, "halide-shl" | "halide-shr") {
                         return self.halide_shift(head, args, s);
                     }
+                    // Halide's absd of f32 lanes is |x - y| (the FPIR idiom is of integers,
+                    // its result unsigned).
+                    if head == "absd" && args.len() == 2 {
+                        if let Elab::Typed(x) = self.elab(&args[0])? {
+                            if x.ty.elem == Elem::F32 {
+                                let sym = |name: &str| SExpr {
+                                    kind: SKind::Sym(name.into()),
+                                    loc: s.loc.clone(),
+                                };
+                                let call = |items: Vec<SExpr>| SExpr {
+                                    kind: SKind::List(items),
+                                    loc: s.loc.clone(),
+                                };
+                                let difference =
+                                    call(vec![sym("sub"), args[0].clone(), args[1].clone()]);
+                                return self.elab(&call(vec![sym("abs"), difference]));
+                            }
+                        }
+                    }
                     if self.depth >= MAX_EXPANSION_DEPTH {
                         return Err(s.err(format!(
                             "expansion of {head} nests too deep (recursive macro?)"
