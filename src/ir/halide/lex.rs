@@ -68,11 +68,17 @@ pub(super) fn lex(text: &str, file: &str) -> Result<Vec<Token>> {
                 i += 1;
             }
             let word: String = chars[start..i].iter().collect();
-            let value = match word.strip_prefix("0x").or_else(|| word.strip_prefix("0X")) {
+            // C's integer suffixes (`3u`, `255UL`) change nothing here: literals take their
+            // type from their siblings.
+            let integer = word.trim_end_matches(['u', 'U', 'l', 'L']);
+            let value = match integer
+                .strip_prefix("0x")
+                .or_else(|| integer.strip_prefix("0X"))
+            {
                 Some(hex) if !hex.is_empty() => u128::from_str_radix(hex, 16)
                     .ok()
                     .and_then(|v| i128::try_from(v).ok()),
-                _ => word.parse::<i128>().ok(),
+                _ => integer.parse::<i128>().ok(),
             };
             match value {
                 Some(v) => Tok::Int(v),
