@@ -221,6 +221,22 @@ pub(super) fn call(name: &str, args: Vec<SExpr>, shifts: Shifts, loc: &Location)
             return Ok(halide_abs(args.into_iter().next().unwrap(), loc));
         }
         // Halide's names of the bit counts (of the operand's type, as Halide's are).
+        // Halide's division through a table of multipliers for a u8 divisor: the division's
+        // result (by zero, Halide's zero), the divisor converted to the dividend's type.
+        "fast_integer_divide" | "fast_integer_modulo" => {
+            arity(2)?;
+            let head = match name {
+                "fast_integer_divide" => "divide-by",
+                _ => "remainder-by",
+            };
+            let mut it = args.into_iter();
+            let (x, y) = (it.next().unwrap(), it.next().unwrap());
+            let y = match as_int(&y) {
+                Some(_) => y,
+                None => list("as", vec![x.clone(), y], loc),
+            };
+            return Ok(list(head, vec![x, y], loc));
+        }
         // A NaN is the one value not equal to itself.
         "is_nan" => {
             arity(1)?;

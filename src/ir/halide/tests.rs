@@ -77,6 +77,10 @@ fn casts_and_calls() {
     );
     assert_eq!(sx("float32(x_i32)"), "(cast f32 x_i32)");
     assert_eq!(sx("is_nan(x_f32)"), "(ne x_f32 x_f32)");
+    assert_eq!(
+        sx("fast_integer_divide(x_i16, y_u8)"),
+        "(divide-by x_i16 (as x_i16 y_u8))"
+    );
     assert_eq!(sx("x_u8 * 2u + 0xffUL"), "(add (mul x_u8 2) 255)");
     assert_eq!(
         err("cast<foo>(x_u8)"),
