@@ -48,6 +48,7 @@ pub mod movement;
 pub mod node;
 pub mod pattern;
 pub mod pending;
+pub mod per_lane_shifts;
 pub mod prematch;
 
 pub mod permute;

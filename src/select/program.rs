@@ -11,10 +11,10 @@
 use super::catalog::{instruction_constructor, Catalog};
 use super::encode::{constructor, ground, lane_broadcast_facts};
 use super::layout;
+use super::per_lane_shifts::{per_lane_shift_types, per_lane_shifts, widened_shift_nodes};
 use super::reach::{live, reach, Heads, Step};
 use super::reciprocal::reciprocal_products;
 use super::rewrites::{constants_in_play, lowering_rewrites, rule_rewrite, takes_constants};
-use super::shifts::{per_lane_shift_types, per_lane_shifts, widened_shift_nodes};
 use super::sound::{cast_midpoints, cast_twin, generated, part_widenings};
 use super::split::splits;
 use super::sums::wider_sum_types;
@@ -176,19 +176,7 @@ impl Programs {
         for input in inputs {
             splits(input, target.min_split_bits, &mut split_list);
         }
-        let mut widened_shifts: Vec<(Rc<Expr>, Rc<Expr>)> = Vec::new();
-        let halves = split_list.iter().flat_map(|(_, lo, hi)| [lo, hi]);
-        for e in inputs.iter().chain(halves) {
-            for pair in widened_shift_nodes(e, target.register_bits, target.min_split_bits, &lacks)
-            {
-                if !widened_shifts.iter().any(|(n, _)| *n == pair.0) {
-                    widened_shifts.push(pair);
-                }
-            }
-        }
-        for (_, widened) in &widened_shifts {
-            splits(widened, target.min_split_bits, &mut split_list);
-        }
+        let widened_shifts = widened_shift_nodes(inputs, &mut split_list, &target, &lacks);
         let mut in_play: BTreeSet<VecType> = BTreeSet::new();
         let mut add_types = |e: &Expr| e.walk(&mut |n| _ = in_play.insert(n.ty));
         for input in inputs.iter().chain(widened_shifts.iter().map(|(_, w)| w)) {

@@ -1,6 +1,6 @@
 //! z3 bit-vector helpers of the encoding: constants of any width, carry-less (GF(2)
-//! polynomial) arithmetic for `clmul` and `clmod`, the arms of a select, and a word's value
-//! by its 16-bit pieces.
+//! polynomial) arithmetic for `clmul` and `clmod`, Halide's Euclidean division, the arms of a
+//! select, and a word's value by its 16-bit pieces.
 
 use z3::ast::{Ast, Bool, Int, BV};
 use z3::DeclKind;
@@ -110,4 +110,29 @@ pub fn int_of_halfwords(b: &BV, signed: bool) -> Int {
         let piece = b.extract(16 * k + 15, 16 * k).simplify();
         high * Int::from_u64(1 << 16) + Int::from_bv(&piece, signed && k == top)
     })
+}
+
+/// Halide's integer `x / y` (`quotient`) or `x % y`: Euclidean, from the truncating bit-vector
+/// division (whose remainder takes the dividend's sign), zero where `y` is.
+pub fn euclidean(quotient: bool, signed: bool, x: &BV, y: &BV) -> BV {
+    let w = x.get_size();
+    let zero = BV::from_u64(0, w);
+    let result = if !signed {
+        if quotient {
+            x.bvudiv(y)
+        } else {
+            x.bvurem(y)
+        }
+    } else {
+        let (q, r) = (x.bvsdiv(y), x.bvsrem(y));
+        let one = BV::from_u64(1, w);
+        let negative = r.bvslt(&zero);
+        let up = y.bvsgt(&zero);
+        if quotient {
+            negative.ite(&up.ite(&q.bvsub(&one), &q.bvadd(&one)), &q)
+        } else {
+            negative.ite(&up.ite(&r.bvadd(y), &r.bvsub(y)), &r)
+        }
+    };
+    y.eq(&zero).ite(&zero, &result)
 }

@@ -3,7 +3,7 @@
 //! bits of an f32 lane (a bitcast to or from f32) are [`FloatBits`].
 
 use super::bitvec::{
-    bv_const, carryless_mod, carryless_mul, int_of_halfwords, resize, select_arms,
+    bv_const, carryless_mod, carryless_mul, euclidean, int_of_halfwords, resize, select_arms,
 };
 use super::float_bits::FloatBits;
 use super::reals::{real_int, real_of_f32, rounded, toward_zero};
@@ -371,7 +371,7 @@ impl Encoder {
                     Op::Xor => Lane::Bits(x.bvxor(y)),
                     Op::Clmul => Lane::Bits(carryless_mul(x, y)),
                     Op::Clmod => Lane::Bits(carryless_mod(x, y)),
-                    Op::Div | Op::Mod => Lane::Bits(euclidean(op, s, x, y)),
+                    Op::Div | Op::Mod => Lane::Bits(euclidean(*op == Op::Div, s, x, y)),
                     Op::Shl => Lane::Bits(x.bvshl(y)),
                     Op::Shr if s => Lane::Bits(x.bvashr(y)),
                     Op::Shr => Lane::Bits(x.bvlshr(y)),
@@ -580,29 +580,4 @@ pub fn eval_with_z3(e: &Expr, env: &crate::semantics::Env) -> Result<crate::sema
         })
         .collect::<Result<Vec<_>>>()?;
     Ok(crate::semantics::Value::new(e.ty, lanes))
-}
-
-/// Halide's integer `x / y` or `x % y` (`op`): Euclidean, from the truncating bit-vector
-/// division (whose remainder takes the dividend's sign), zero where `y` is.
-fn euclidean(op: &Op, signed: bool, x: &BV, y: &BV) -> BV {
-    let w = x.get_size();
-    let zero = BV::from_u64(0, w);
-    let result = if !signed {
-        if *op == Op::Div {
-            x.bvudiv(y)
-        } else {
-            x.bvurem(y)
-        }
-    } else {
-        let (q, r) = (x.bvsdiv(y), x.bvsrem(y));
-        let one = BV::from_u64(1, w);
-        let negative = r.bvslt(&zero);
-        let up = y.bvsgt(&zero);
-        if *op == Op::Div {
-            negative.ite(&up.ite(&q.bvsub(&one), &q.bvadd(&one)), &q)
-        } else {
-            negative.ite(&up.ite(&r.bvadd(y), &r.bvsub(y)), &r)
-        }
-    };
-    y.eq(&zero).ite(&zero, &result)
 }

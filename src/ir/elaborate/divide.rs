@@ -16,7 +16,9 @@
 //! cannot hold: only powers of two divide it so; other divisors (and zero, and variables) are
 //! the IR's `div` and `mod`, Halide's division by any divisor.
 
+use super::{Elab, Scope};
 use crate::error::Result;
+use crate::ir::sexpr::{SExpr, SKind};
 use crate::ir::types::Elem;
 
 /// Division or remainder.
@@ -35,6 +37,65 @@ impl Divide {
             Divide::Quotient => "div",
             Divide::Remainder => "mod",
         }
+    }
+}
+
+impl Scope<'_> {
+    /// `(divide-by x y)` and `(remainder-by x y)`, Halide's `/` and `%` once the dividend's type
+    /// is known: f32 division, f32's remainder `x - y * floor(x / y)`, the expansion of an
+    /// integer division by a constant ([`expansion`]), or the IR's `div` and `mod` by anything
+    /// else.
+    pub(super) fn divide_by(&mut self, head: &str, args: &[SExpr], s: &SExpr) -> Result<Elab> {
+        if args.len() != 2 {
+            return Err(s.err(format!("{head} takes 2 argument(s), got {}", args.len())));
+        }
+        let what = if head == "divide-by" {
+            Divide::Quotient
+        } else {
+            Divide::Remainder
+        };
+        let dividend = self.elab(&args[0])?;
+        let float = match &dividend {
+            Elab::Typed(x) => x.ty.elem == Elem::F32,
+            Elab::Lit(lit, elem) => matches!(lit.kind, SKind::Float(_)) || *elem == Some(Elem::F32),
+        };
+        let call = |head: &str, items: Vec<SExpr>| SExpr {
+            kind: SKind::List(
+                std::iter::once(SExpr {
+                    kind: SKind::Sym(head.into()),
+                    loc: s.loc.clone(),
+                })
+                .chain(items)
+                .collect(),
+            ),
+            loc: s.loc.clone(),
+        };
+        let (x, y) = (&args[0], &args[1]);
+        if float && what == Divide::Remainder {
+            // Halide's f32 remainder: x - y * floor(x / y).
+            let quotient = call("floor", vec![call("div", vec![x.clone(), y.clone()])]);
+            let product = call("mul", vec![y.clone(), quotient]);
+            return self.elab(&call("sub", vec![x.clone(), product]));
+        }
+        let SKind::Int(c) = y.kind else {
+            // f32 division, or integer division by a variable: the IR's operator, its literals
+            // typed by the other operand.
+            return self.elab(&call(what.operator(), vec![x.clone(), y.clone()]));
+        };
+        if float {
+            return self.elab(&call("div", vec![x.clone(), y.clone()]));
+        }
+        let x = self.typed(dividend, &args[0])?;
+        let name = format!("dividend%{}", x.ty.elem.name());
+        let text = expansion(what, x.ty.elem, c, &name).map_err(|m| s.err(m))?;
+        let body = read(&text, &s.loc)?;
+        let saved = self.vars.insert(name.clone(), x);
+        let out = self.elab(&body);
+        match saved {
+            Some(v) => self.vars.insert(name, v),
+            None => self.vars.remove(&name),
+        };
+        out
     }
 }
 

@@ -291,58 +291,7 @@ impl<'m> Scope<'m> {
                 )),
                 other => Err(s.err(format!("expected a value, but ({head} ...) is {other}"))),
             },
-            "divide-by" | "remainder-by" => {
-                arity(2)?;
-                let what = if head == "divide-by" {
-                    divide::Divide::Quotient
-                } else {
-                    divide::Divide::Remainder
-                };
-                let dividend = self.elab(&args[0])?;
-                let float = match &dividend {
-                    Elab::Typed(x) => x.ty.elem == Elem::F32,
-                    Elab::Lit(lit, elem) => {
-                        matches!(lit.kind, SKind::Float(_)) || *elem == Some(Elem::F32)
-                    }
-                };
-                let call = |head: &str, items: Vec<SExpr>| SExpr {
-                    kind: SKind::List(
-                        std::iter::once(SExpr {
-                            kind: SKind::Sym(head.into()),
-                            loc: s.loc.clone(),
-                        })
-                        .chain(items)
-                        .collect(),
-                    ),
-                    loc: s.loc.clone(),
-                };
-                let (x, y) = (&args[0], &args[1]);
-                if float && what == divide::Divide::Remainder {
-                    // Halide's f32 remainder: x - y * floor(x / y).
-                    let quotient = call("floor", vec![call("div", vec![x.clone(), y.clone()])]);
-                    let product = call("mul", vec![y.clone(), quotient]);
-                    return self.elab(&call("sub", vec![x.clone(), product]));
-                }
-                let SKind::Int(c) = y.kind else {
-                    // f32 division, or integer division by a variable: the IR's operator, its
-                    // literals typed by the other operand.
-                    return self.elab(&call(what.operator(), vec![x.clone(), y.clone()]));
-                };
-                if float {
-                    return self.elab(&call("div", vec![x.clone(), y.clone()]));
-                }
-                let x = self.typed(dividend, &args[0])?;
-                let name = format!("dividend%{}", x.ty.elem.name());
-                let text = divide::expansion(what, x.ty.elem, c, &name).map_err(|m| s.err(m))?;
-                let body = divide::read(&text, &s.loc)?;
-                let saved = self.vars.insert(name.clone(), x);
-                let out = self.elab(&body);
-                match saved {
-                    Some(v) => self.vars.insert(name, v),
-                    None => self.vars.remove(&name),
-                };
-                out
-            }
+            "divide-by" | "remainder-by" => self.divide_by(head, args, s),
             "var" => {
                 arity(2)?;
                 let name = args[0]

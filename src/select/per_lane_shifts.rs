@@ -1,0 +1,336 @@
+//! Shifts by per-lane counts (counts computed from a variable): the counts clamped to the lane
+//! width (of either signedness, Halide's signed counts too), and at 8 and 16 bits through lanes
+//! of twice the bits, as rewrites and, where the widened lanes pass a register on a target
+//! without lane layout, as IR the program splits.
+
+use super::signedness::Wanted;
+use super::split::splits;
+use super::term::{op, reinterpret, type_name, Cmp, Condition, Int, Rewrite, Ruleset, Term};
+use crate::ir::{Elem, Expr, Op, VecType};
+use crate::spec::Target;
+use std::collections::BTreeSet;
+use std::rc::Rc;
+
+/// Shifts by per-lane counts with the counts clamped to the lane width, which changes no lane
+/// (a shift by the width or more is zero, or the sign), so that instructions reading only a
+/// count's low bits take them (NEON's `ushl` reads the low byte, signed; see `ranged.rs`): a
+/// shift by a count of at least zero (also below the width, zero selected beyond, for HVX), a
+/// signed type's counts read unsigned, a right shift as a left shift by negated counts, and
+/// Halide's shift by a signed count (a right shift where it is negative), whose count is
+/// clamped to minus the width and the width or split into each arm's count from 0 up.
+fn clamped_shift_counts(t: VecType, wanted: Wanted) -> Vec<Rewrite> {
+    if !t.elem.is_int() || t.elem.bits() > 64 {
+        return vec![];
+    }
+    let bits = t.elem.bits() as i128;
+    let (a, b) = (Term::Wildcard("a".into()), Term::Wildcard("b".into()));
+    let name = type_name(t);
+    let mut out = Vec::new();
+    let from_zero = |least: i128| {
+        vec![
+            Condition::Compare(Cmp::Ge, Int::Lo("b".into()), Int::Lit(0)),
+            Condition::Compare(Cmp::Ge, Int::Hi("b".into()), Int::Lit(least)),
+            Condition::Compare(Cmp::Lt, Int::Lo("b".into()), Int::Hi("b".into())),
+        ]
+    };
+    for shift in ["Shl", "Shr"].into_iter().filter(|s| wanted(s, t, None)) {
+        // Counts of either signedness (`x_i32 >> y_u32` reads `y` as `i32`).
+        for u in [Some(t.elem), t.elem.other_signedness()]
+            .into_iter()
+            .flatten()
+        {
+            let u = t.with_elem(u);
+            let at_t = |v: Term| if u == t { v } else { reinterpret(t, v) };
+            let clamped = op("Min", u, vec![b.clone(), Term::constant(u, bits as i64)]);
+            let mut conditions = from_zero(bits + 1);
+            if u != t {
+                conditions.insert(0, Condition::TypeOf(b.clone(), u));
+            }
+            out.push(Rewrite {
+                ruleset: Ruleset::Lower,
+                source: format!(
+                    "a {name} {shift} by {} counts from 0 up, clamped to {bits}",
+                    type_name(u)
+                ),
+                lhs: op(shift, t, vec![a.clone(), at_t(b.clone())]),
+                rhs: op(shift, t, vec![a.clone(), at_t(clamped)]),
+                conditions,
+            });
+        }
+        // Counts of a signed type are read unsigned (x86's `vpsrav` of `epi32` counts): clamped
+        // at the unsigned type.
+        if let Some(u) = t.elem.unsigned().filter(|_| t.elem.is_signed()) {
+            let u = t.with_elem(u);
+            let clamped = op(
+                "Min",
+                u,
+                vec![reinterpret(u, b.clone()), Term::constant(u, bits as i64)],
+            );
+            out.push(Rewrite {
+                ruleset: Ruleset::Lower,
+                source: format!("a {name} {shift} by counts read unsigned, clamped to {bits}"),
+                lhs: op(shift, t, vec![a.clone(), b.clone()]),
+                rhs: op(shift, t, vec![a.clone(), reinterpret(t, clamped)]),
+                conditions: vec![Condition::Compare(
+                    Cmp::Lt,
+                    Int::Lo("b".into()),
+                    Int::Lit(0),
+                )],
+            });
+        }
+        // Counts up to the width less one, for instructions that read fewer bits (HVX's
+        // `vasl` reads five of a 16-bit count, signed): an arithmetic shift by the width is
+        // one by the width less one, other shifts by the width are zero.
+        let below = op(
+            "Min",
+            t,
+            vec![b.clone(), Term::constant(t, bits as i64 - 1)],
+        );
+        let shifted = op(shift, t, vec![a.clone(), below]);
+        let rhs = if shift == "Shr" && t.elem.is_signed() {
+            shifted
+        } else {
+            let in_range = op(
+                "Lt",
+                t.with_elem(Elem::Bool),
+                vec![b.clone(), Term::constant(t, bits as i64)],
+            );
+            op("Select", t, vec![in_range, shifted, Term::constant(t, 0)])
+        };
+        out.push(Rewrite {
+            ruleset: Ruleset::Lower,
+            source: format!("a {name} {shift} by counts from 0 up, below {bits}"),
+            lhs: op(shift, t, vec![a.clone(), b.clone()]),
+            rhs,
+            conditions: from_zero(bits),
+        });
+    }
+    if !(wanted("Shl", t, None) && wanted("Shr", t, None)) {
+        return out;
+    }
+    // Halide's `a << y` for a signed `y` at `a`'s width: `select(y < 0, a >> -y, a << y)`, the
+    // counts reinterpreted as `a`'s type where it is unsigned.
+    let Some(s) = t.elem.signed().map(|e| t.with_elem(e)) else {
+        return out;
+    };
+    let at_t = |v: Term| if s == t { v } else { reinterpret(t, v) };
+    // `select(y < 0, a >> -right, a << left)`: Halide's shift when both counts are `y`.
+    let by_sign = |y: &Term, right: Term, left: Term| {
+        op(
+            "Select",
+            t,
+            vec![
+                op(
+                    "Lt",
+                    t.with_elem(Elem::Bool),
+                    vec![y.clone(), Term::constant(s, 0)],
+                ),
+                op("Shr", t, vec![a.clone(), at_t(op("Neg", s, vec![right]))]),
+                op("Shl", t, vec![a.clone(), at_t(left)]),
+            ],
+        )
+    };
+    let halide = |y: &Term| by_sign(y, y.clone(), y.clone());
+    // A right shift by counts from 0 to the width (not one constant) is Halide's left shift
+    // by their negation (at 0 both shift by nothing): NEON shifts right by negative counts.
+    let at_s = |v: Term| if s == t { v } else { reinterpret(s, v) };
+    out.push(Rewrite {
+        ruleset: Ruleset::Lower,
+        source: format!(
+            "a {name} right shift by counts 0..{bits} as a left shift by their negation"
+        ),
+        lhs: op("Shr", t, vec![a.clone(), b.clone()]),
+        rhs: halide(&op("Neg", s, vec![at_s(b.clone())])),
+        conditions: vec![
+            Condition::Compare(Cmp::Ge, Int::Lo("b".into()), Int::Lit(0)),
+            Condition::Compare(Cmp::Le, Int::Hi("b".into()), Int::Lit(bits)),
+            Condition::Compare(Cmp::Lt, Int::Lo("b".into()), Int::Hi("b".into())),
+        ],
+    });
+    // Halide's `a >> y` is `a << -y`: the negation is clamped (the bounds are `y`'s, as the
+    // negation of the type's minimum wraps to itself, a right shift).
+    let negated = |y: Term| op("Neg", s, vec![y]);
+    let clamp = |y: Term| {
+        op(
+            "Max",
+            s,
+            vec![
+                op("Min", s, vec![y, Term::constant(s, bits as i64)]),
+                Term::constant(s, -bits as i64),
+            ],
+        )
+    };
+    let bounds = [
+        (Int::Lo("b".into()), Cmp::Lt, -bits),
+        (Int::Hi("b".into()), Cmp::Gt, bits),
+    ];
+    // Within -width..width, the arms' counts from 0 up (each arm is taken only where its
+    // count is): HVX shifts by counts from 0 to the width less one.
+    let arms = by_sign(
+        &b,
+        op("Min", s, vec![b.clone(), Term::constant(s, 0)]),
+        op("Max", s, vec![b.clone(), Term::constant(s, 0)]),
+    );
+    out.push(Rewrite {
+        ruleset: Ruleset::Lower,
+        source: format!("Halide's {name} shift by signed counts, each arm's count from 0 up"),
+        lhs: halide(&b),
+        rhs: arms,
+        conditions: vec![
+            Condition::Compare(Cmp::Lt, Int::Lo("b".into()), Int::Lit(0)),
+            Condition::Compare(Cmp::Ge, Int::Lo("b".into()), Int::Lit(-bits)),
+            Condition::Compare(Cmp::Le, Int::Hi("b".into()), Int::Lit(bits)),
+        ],
+    });
+    for (side, cmp, limit) in bounds {
+        for (lhs, rhs, which) in [
+            (halide(&b), halide(&clamp(b.clone())), "left"),
+            (
+                halide(&negated(b.clone())),
+                halide(&clamp(negated(b.clone()))),
+                "right",
+            ),
+        ] {
+            out.push(Rewrite {
+                ruleset: Ruleset::Lower,
+                source: format!(
+                    "Halide's {name} {which} shift by signed counts, clamped to -{bits}..{bits}"
+                ),
+                lhs,
+                rhs,
+                conditions: vec![Condition::Compare(cmp, side.clone(), Int::Lit(limit))],
+            });
+        }
+    }
+    out
+}
+
+/// The types of the shifts by per-lane counts in `e` (counts computed from a variable), at both
+/// signednesses, and the types [`widened_shifts`] makes of them: the rewrites of
+/// [`per_lane_shifts`] are made at these types only.
+pub fn per_lane_shift_types(e: &Expr, types: &mut BTreeSet<VecType>) {
+    e.walk(&mut |n| {
+        if shifts_per_lane(n) {
+            let mut t = Some(n.ty);
+            while let Some(at) = t {
+                types.insert(at);
+                types.extend(at.elem.other_signedness().map(|o| at.with_elem(o)));
+                t = widened(at);
+            }
+        }
+    });
+}
+
+/// Whether `n` shifts by per-lane counts (counts computed from a variable).
+fn shifts_per_lane(n: &Expr) -> bool {
+    let mut variable = false;
+    if matches!(n.op, Op::Shl | Op::Shr) {
+        n.args[1].walk(&mut |c| variable |= matches!(c.op, Op::Var(_)));
+    }
+    variable
+}
+
+/// The shifts by per-lane counts in `inputs` and their halves in `split_list` that `lacks` (by
+/// operator and element type), too narrow for the program to split (halves below the target's
+/// `min_split_bits`), and whose lanes widened to twice the bits, once or twice, pass a register
+/// before the target has the shift, each with that widened shift as IR: `(cast t (shift (cast
+/// w a) (cast w b)))`, true for the reasons [`widened_shifts`] gives (and the widened shift in
+/// turn, when it needs widening again). As IR the program splits it into register halves as it
+/// splits its input (x86's 16 bytes shifted in 32-bit lanes fill two registers): their splits
+/// join `split_list`. The rewrite of [`widened_shifts`] makes a shift wider than a register,
+/// which nothing splits on a target without lane layout.
+pub fn widened_shift_nodes(
+    inputs: &[Rc<Expr>],
+    split_list: &mut Vec<(Rc<Expr>, Rc<Expr>, Rc<Expr>)>,
+    target: &Target,
+    lacks: &dyn Fn(&Op, Elem) -> bool,
+) -> Vec<(Rc<Expr>, Rc<Expr>)> {
+    let mut out: Vec<(Rc<Expr>, Rc<Expr>)> = Vec::new();
+    let halves = split_list.iter().flat_map(|(_, lo, hi)| [lo, hi]);
+    for e in inputs.iter().chain(halves) {
+        e.walk_distinct(&mut |n| {
+            if !shifts_per_lane(n) || n.ty.bits() / 2 >= target.min_split_bits {
+                return;
+            }
+            for pair in widened_shift(n, target.register_bits, lacks)
+                .into_iter()
+                .flatten()
+            {
+                if !out.iter().any(|(node, _)| *node == pair.0) {
+                    out.push(pair);
+                }
+            }
+        });
+    }
+    for (_, widened) in &out {
+        splits(widened, target.min_split_bits, split_list);
+    }
+    out
+}
+
+/// The widened shift of [`widened_shift_nodes`] for the shift `n`, and those of the shifts it
+/// makes; None where no widening passes a register.
+fn widened_shift(
+    n: &Expr,
+    register_bits: u32,
+    lacks: &dyn Fn(&Op, Elem) -> bool,
+) -> Option<Vec<(Rc<Expr>, Rc<Expr>)>> {
+    let w = widened(n.ty).filter(|_| lacks(&n.op, n.ty.elem))?;
+    let at_w = |x: &Rc<Expr>| Expr::build(Op::Cast(w.elem), vec![x.clone()]).map(Rc::new);
+    let shift = Expr::build(
+        n.op.clone(),
+        vec![at_w(&n.args[0]).ok()?, at_w(&n.args[1]).ok()?],
+    )
+    .ok()?;
+    let inner = widened_shift(&shift, register_bits, lacks);
+    if w.bits() <= register_bits && inner.is_none() {
+        return None;
+    }
+    let whole = Expr::build(Op::Cast(n.ty.elem), vec![Rc::new(shift)]).ok()?;
+    let mut out = vec![(Rc::new(n.clone()), Rc::new(whole))];
+    out.extend(inner.into_iter().flatten());
+    Some(out)
+}
+
+/// Shifts by per-lane counts at `t`: their counts clamped, and at 8 and 16 bits through wider
+/// lanes.
+pub fn per_lane_shifts(t: VecType, wanted: Wanted) -> Vec<Rewrite> {
+    let mut out = clamped_shift_counts(t, wanted);
+    out.extend(widened_shifts(t, wanted));
+    out
+}
+
+/// A type of 8- or 16-bit lanes with the lanes at twice the bits.
+fn widened(t: VecType) -> Option<VecType> {
+    let w = t
+        .elem
+        .wide()
+        .filter(|_| t.elem.is_int() && t.elem.bits() <= 16)?;
+    Some(t.with_elem(w))
+}
+
+/// Shifts by per-lane counts at 8 and 16 bits, which x86 before AVX-512 lacks, as the shifts
+/// of the lanes widened to twice the bits, truncated: a count of the width or more leaves zero
+/// or the sign either way (a count read as signed and extended stays that large).
+fn widened_shifts(t: VecType, wanted: Wanted) -> Vec<Rewrite> {
+    let Some(w) = widened(t) else {
+        return vec![];
+    };
+    let (a, b) = (Term::Wildcard("a".into()), Term::Wildcard("b".into()));
+    let at_w = |x: &Term| op("Cast", w, vec![x.clone()]);
+    ["Shl", "Shr"]
+        .into_iter()
+        .filter(|s| wanted(s, t, None))
+        .map(|shift| Rewrite {
+            ruleset: Ruleset::Lower,
+            source: format!("a {} {shift} by counts, at {}", type_name(t), type_name(w)),
+            lhs: op(shift, t, vec![a.clone(), b.clone()]),
+            rhs: op("Cast", t, vec![op(shift, w, vec![at_w(&a), at_w(&b)])]),
+            conditions: vec![Condition::Compare(
+                Cmp::Lt,
+                Int::Lo("b".into()),
+                Int::Hi("b".into()),
+            )],
+        })
+        .collect()
+}
