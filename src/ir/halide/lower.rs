@@ -220,7 +220,6 @@ pub(super) fn call(name: &str, args: Vec<SExpr>, shifts: Shifts, loc: &Location)
             arity(1)?;
             return Ok(halide_abs(args.into_iter().next().unwrap(), loc));
         }
-        // Halide's names of the bit counts (of the operand's type, as Halide's are).
         // Halide's division through a table of multipliers for a u8 divisor: the division's
         // result (by zero, Halide's zero), the divisor converted to the dividend's type.
         "fast_integer_divide" | "fast_integer_modulo" => {
@@ -243,6 +242,7 @@ pub(super) fn call(name: &str, args: Vec<SExpr>, shifts: Shifts, loc: &Location)
             let x = args.into_iter().next().unwrap();
             return Ok(list("ne", vec![x.clone(), x], loc));
         }
+        // Halide's names of the bit counts (of the operand's type, as Halide's are).
         "count_leading_zeros" => {
             arity(1)?;
             return Ok(list("clz", args, loc));
