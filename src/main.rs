@@ -308,7 +308,12 @@ enum Command {
 #[derive(Subcommand)]
 enum DbAction {
     /// Rebuild rules.db/isadb.sqlite from specs/ and the committed CSV tables.
-    Build,
+    Build {
+        /// Also match again the instruction-idiom pairs whose proof z3 left unknown (after the
+        /// prover improved), and record the new verdicts.
+        #[arg(long)]
+        retry_unknown: bool,
+    },
     /// Write the committed tables as CSV into a directory (default rules.db/).
     Export { dir: Option<PathBuf> },
     /// Load the committed tables from CSV files in a directory (default rules.db/).
@@ -350,7 +355,7 @@ fn main() -> ExitCode {
     let ctx = cli::Context::new(home, output);
     let result = match args.command {
         Command::Db { action } => match action {
-            DbAction::Build => cli::db::build(&ctx),
+            DbAction::Build { retry_unknown } => cli::db::build(&ctx, retry_unknown),
             DbAction::Export { dir } => cli::db::export(&ctx, dir),
             DbAction::Import { dir, merge } => cli::db::import(&ctx, dir, merge),
             DbAction::Stats => cli::db::stats(&ctx),

@@ -346,7 +346,7 @@ fn bad_input_is_one_line_and_exit_2() {
             vec!["compile", "--target", "avx3", "a_u8 + b_u8"],
             "unknown target 'avx3'",
         ),
-        (vec!["compile", "--target", "neon", "a_u8 + b_u16"], "u8"),
+        (vec!["compile", "--target", "neon", "a_u8 & b_i16"], "u8"),
         (
             vec!["compile", "--target", "neon", "a_u8 +"],
             "expression: neither a Halide-style expression (1:7: expected an expression, found end of input) nor an s-expression (",
@@ -596,7 +596,7 @@ fn a_batch_selects_what_compile_selects_for_every_selection_file() {
         })
         .collect();
     lines.push("# a comment, then a plain line for --target".to_string());
-    lines.push("a_u8 + b_u16".to_string());
+    lines.push("a_u8 & b_i16".to_string());
     let file = home.join("batch.jsonl");
     std::fs::write(&file, lines.join("\n")).unwrap();
     let out = neon_batch(home, &file, "2");

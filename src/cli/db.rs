@@ -7,9 +7,10 @@ use serde::Serialize;
 use std::collections::BTreeMap;
 use std::path::PathBuf;
 
-/// `db build`: rebuilds the database, matching idioms again where they changed.
-pub fn build(ctx: &Context) -> Result<Outcome> {
-    let b = ctx.project.rebuild()?;
+/// `db build`: rebuilds the database, matching idioms again where they changed (and, with
+/// `retry_unknown`, where z3 left a match unknown).
+pub fn build(ctx: &Context, retry_unknown: bool) -> Result<Outcome> {
+    let b = ctx.project.rebuild(retry_unknown)?;
     ctx.print(&b, || {
         format!(
             "built {} ({} instructions from {} families, {} idioms) in {:.0} ms\n",

@@ -2,7 +2,7 @@
 //! instruction's semantics and the idiom catalogue are unchanged; everything else is matched
 //! again, on every core.
 
-use super::fact::Fact;
+use super::fact::{Fact, FactStatus};
 use super::matcher::Matcher;
 use super::store;
 use crate::database::Database;
@@ -140,8 +140,14 @@ fn match_parallel(specs: &SpecSet, jobs: &[Job]) -> Result<Vec<Vec<Fact>>> {
 }
 
 /// Brings `idiom_matches` up to date (when `rematch`: pairs whose instruction or idiom changed
-/// are matched again; otherwise only what the cache holds is used), then rebuilds `implements`.
-pub fn refresh(db: &mut Database, specs: &SpecSet, rematch: bool) -> Result<Refresh> {
+/// are matched again, and with `retry_unknown` the pairs holding a fact z3 left unknown;
+/// otherwise only what the cache holds is used), then rebuilds `implements`.
+pub fn refresh(
+    db: &mut Database,
+    specs: &SpecSet,
+    rematch: bool,
+    retry_unknown: bool,
+) -> Result<Refresh> {
     let now = idiom_hashes(specs);
     let catalogue = catalogue_hash(&now);
     let versions = store::catalogue_versions(db)?;
@@ -156,7 +162,14 @@ pub fn refresh(db: &mut Database, specs: &SpecSet, rematch: bool) -> Result<Refr
             .first()
             .filter(|c| c.sem_hash == ins.sem_hash)
             .and_then(|c| versions.get(&c.catalogue));
-        let unchanged = |d: &str| old.is_some_and(|o| o.get(d) == now.get(d));
+        let undecided: Vec<&str> = rows
+            .iter()
+            .filter_map(|c| c.fact.as_ref())
+            .filter(|f| retry_unknown && f.status == FactStatus::Unknown)
+            .map(|f| f.idiom.as_str())
+            .collect();
+        let unchanged =
+            |d: &str| old.is_some_and(|o| o.get(d) == now.get(d)) && !undecided.contains(&d);
         keep.push(
             rows.iter()
                 .filter(|c| c.sem_hash == ins.sem_hash)

@@ -62,6 +62,14 @@ impl Elem {
         Elem::ALL.into_iter().find(|e| e.name() == s)
     }
 
+    /// The element type a variable's name gives it: its suffix (`acc_u32`), or its prefix
+    /// before a number, as Halide's `simd_op_check` names its inputs (`i8_1`, `u16_2`).
+    pub fn of_variable(name: &str) -> Option<Elem> {
+        let (stem, last) = name.rsplit_once('_')?;
+        let numbered = !last.is_empty() && last.bytes().all(|b| b.is_ascii_digit());
+        Elem::parse(last).or_else(|| numbered.then(|| Elem::parse(stem)).flatten())
+    }
+
     /// Width in bits; a bool lane is one bit.
     pub fn bits(self) -> u32 {
         match self {

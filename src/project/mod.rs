@@ -46,6 +46,8 @@ pub enum Matching {
     Rematch,
     /// Use the committed matches as they are.
     Reuse,
+    /// Match what changed, and the pairs z3 left unknown, again (`db build --retry-unknown`).
+    RetryUnknown,
 }
 
 /// What `db build` built.
@@ -193,10 +195,14 @@ impl Project {
 
     /// `db build`: rebuilds the database from the specs and the committed tables, matching
     /// idioms again where they changed.
-    pub fn rebuild(&self) -> Result<Built> {
+    pub fn rebuild(&self, retry_unknown: bool) -> Result<Built> {
         let start = Instant::now();
         let specs = load_dir(&self.specs)?;
-        self.build(&specs, Matching::Rematch)?;
+        let matching = match retry_unknown {
+            true => Matching::RetryUnknown,
+            false => Matching::Rematch,
+        };
+        self.build(&specs, matching)?;
         Ok(Built {
             instructions: specs.instructions.len(),
             families: specs.families.len(),
@@ -264,9 +270,10 @@ impl Project {
         db.insert_specs(specs)?;
         db.import_tables(&self.tables, &self.committed_tables_present())?;
         crate::rules::sync_rules(db, &self.specs, &specs.macros)?;
-        crate::idioms::refresh(db, specs, matching == Matching::Rematch)?;
+        let rematch = matching != Matching::Reuse;
+        crate::idioms::refresh(db, specs, rematch, matching == Matching::RetryUnknown)?;
         crate::classes::refresh(db, specs)?;
-        if matching == Matching::Rematch {
+        if rematch {
             db.export_tables(
                 &self.tables,
                 &["idiom_matches", "idiom_catalogue", "similarity_checks"],

@@ -111,10 +111,17 @@ fn mask_widths(t: VecType, types: &[VecType], own: Own) -> Vec<Rewrite> {
         ));
     }
     let (x, y) = (Term::Slot("x"), Term::Slot("y"));
+    // A select of f32 lanes takes the mask of their bits' width (NEON's `bsl`, AVX2's
+    // `blendvps`), and comparisons of f32 lanes make masks of that width too.
+    let float_selected = |m: VecType| m.elem.bits() == 32 && own("Select", m.with_elem(Elem::F32));
     let selected = masks
         .iter()
-        .filter(|&&m| own("Select", m) || own("Cast", m));
-    for (&m, &s) in selected.flat_map(|m| masks.iter().map(move |s| (m, s))) {
+        .filter(|&&m| own("Select", m) || own("Cast", m) || float_selected(m));
+    let floats = types
+        .iter()
+        .filter(|s| s.lanes == t.lanes && s.elem == Elem::F32);
+    let compared: Vec<VecType> = masks.iter().chain(floats).copied().collect();
+    for (&m, &s) in selected.flat_map(|m| compared.iter().map(move |s| (m, s))) {
         let Some(w) = Elem::int(s.elem.bits(), true).map(|e| t.with_elem(e)) else {
             continue;
         };

@@ -83,6 +83,7 @@ impl Scope<'_> {
                     let Some(elem) = elem else {
                         let ty = hint
                             .or_else(|| Some(VecType::new(lanes?, cast_elem?)))
+                            .or_else(|| Some(VecType::new(lanes?, self.halide_literal(&lit)?)))
                             .ok_or_else(untyped)?;
                         return Ok(Rc::new(self.constant(ty, &[lit], a)?));
                     };
@@ -97,6 +98,17 @@ impl Scope<'_> {
                 }
             })
             .collect()
+    }
+
+    /// The type Halide gives a literal nothing else types (`select(c, 1.0f, 2.0f)`): i32 for
+    /// an integer, f32 for a float; None outside Halide's front end.
+    fn halide_literal(&self, lit: &SExpr) -> Option<Elem> {
+        match lit.kind {
+            _ if !self.halide_conversions => None,
+            SKind::Int(_) => Some(Elem::I32),
+            SKind::Float(_) => Some(Elem::F32),
+            _ => None,
+        }
     }
 
     /// A constant of type `ty` from one (splat) or `ty.lanes` literal values.

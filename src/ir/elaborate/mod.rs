@@ -1,6 +1,7 @@
 //! Elaboration of s-expressions into typed IR: resolves names, expands macros and idioms,
 //! evaluates meta expressions, gives integer literals the type of their sibling operands.
 
+mod coerce;
 mod divide;
 mod halide_shift;
 mod literal;
@@ -164,6 +165,9 @@ pub struct Scope<'m> {
     pub vars: HashMap<String, Rc<Expr>>,
     /// With a lane count, a free name ending in a type suffix (`a_u8`) is a variable of that type.
     pub implicit_lanes: Option<u32>,
+    /// Whether operands of different types meet as Halide's front end converts them
+    /// ([`coerce`]); the s-expression form's operators take operands of one type.
+    pub halide_conversions: bool,
     depth: usize,
 }
 
@@ -175,6 +179,7 @@ impl<'m> Scope<'m> {
             meta: HashMap::new(),
             vars: HashMap::new(),
             implicit_lanes: None,
+            halide_conversions: false,
             depth: 0,
         }
     }
@@ -243,7 +248,7 @@ impl<'m> Scope<'m> {
             None => {}
         }
         if let Some(lanes) = self.implicit_lanes {
-            if let Some(elem) = name.rsplit_once('_').and_then(|(_, t)| Elem::parse(t)) {
+            if let Some(elem) = Elem::of_variable(name) {
                 return Ok(Elab::Typed(Rc::new(Expr::var(
                     name,
                     VecType::new(lanes, elem),
@@ -511,7 +516,10 @@ impl<'m> Scope<'m> {
                     .iter()
                     .map(|a| self.elab(a))
                     .collect::<Result<Vec<_>>>()?;
-                let typed = self.type_literals(&op, elabs, args, s)?;
+                let mut typed = self.type_literals(&op, elabs, args, s)?;
+                if self.halide_conversions {
+                    typed = coerce::match_types(&op, typed).map_err(|m| Error::ty(&s.loc, m))?;
+                }
                 build(op, typed)
             }
         }

@@ -236,6 +236,22 @@ pub(super) fn call(name: &str, args: Vec<SExpr>, shifts: Shifts, loc: &Location)
             };
             return Ok(list(head, vec![x, y], loc));
         }
+        // Halide's approximate reciprocals (rcpps, frecpe): computed exactly, as Halide does
+        // on a target without them (z3 proves a selection against the exact value, which the
+        // estimates only approach).
+        "fast_inverse" | "fast_inverse_sqrt" => {
+            arity(1)?;
+            let x = args.into_iter().next().unwrap();
+            let x = match name {
+                "fast_inverse" => x,
+                _ => list("sqrt", vec![x], loc),
+            };
+            let one = SExpr {
+                kind: SKind::Float(1.0),
+                loc: loc.clone(),
+            };
+            return Ok(list("div", vec![one, x], loc));
+        }
         // A NaN is the one value not equal to itself.
         "is_nan" => {
             arity(1)?;

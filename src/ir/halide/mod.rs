@@ -84,20 +84,16 @@ pub fn elaborate_parsed(
     var_lanes(s, lanes as u64, declared, &mut uses)?;
     let mut scope = Scope::new(macros);
     scope.implicit_lanes = Some(lanes);
+    scope.halide_conversions = true;
     for (name, (n, _)) in uses {
         let elem = declared
             .get(&name)
             .copied()
-            .or_else(|| type_suffix(&name))
+            .or_else(|| Elem::of_variable(&name))
             .expect("only typed names are collected");
         scope.bind_var(&name, VecType::new(n as u32, elem));
     }
     scope.expr(s)
-}
-
-/// The element type a variable name carries as its suffix (`acc_u32` -> u32).
-fn type_suffix(name: &str) -> Option<Elem> {
-    name.rsplit_once('_').and_then(|(_, t)| Elem::parse(t))
 }
 
 /// The lane count of every typed variable: `lanes` outside a reduction (`reduce-add`,
@@ -109,7 +105,7 @@ fn var_lanes(
     out: &mut HashMap<String, (u64, Location)>,
 ) -> Result<()> {
     match &s.kind {
-        SKind::Sym(name) if type_suffix(name).is_some() || declared.contains_key(name) => {
+        SKind::Sym(name) if Elem::of_variable(name).is_some() || declared.contains_key(name) => {
             if lanes > MAX_LANES as u64 {
                 return Err(s.err(lanes_message(lanes, &format!("'{name}'"))));
             }

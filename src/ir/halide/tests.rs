@@ -236,3 +236,52 @@ fn shifts_by_a_negative_constant_go_the_other_way() {
     assert_eq!(sx("a_i8 << -2"), "(shr a_i8 2)");
     assert_eq!(sx("a_u16 >> -1"), "(shl a_u16 1)");
 }
+
+/// `text` elaborated at 4 lanes without macros, printed.
+fn elaborated(text: &str) -> Result<String> {
+    elaborate_halide(text, "expression", &Macros::default(), 4).map(|e| e.to_string())
+}
+
+#[test]
+fn operands_of_different_types_meet_as_halide_converts_them() {
+    let same = |a: &str, b: &str| assert_eq!(elaborated(a).unwrap(), elaborated(b).unwrap());
+    // simd_op_check's names: the type before the number.
+    same("i8_1 + u16_2", "i16(i8_1) + i16(u16_2)");
+    same("i16(i8_1) * i8_2", "i16(i8_1) * i16(i8_2)");
+    same("u16_1 + u8_1", "u16_1 + u16(u8_1)");
+    // A signed integer meets any integer at the signed type of the wider width.
+    same("i8_1 + u8_1", "i8_1 + i8(u8_1)");
+    same("u8_1 < i16_1", "i16(u8_1) < i16_1");
+    same("max(u32_1, i16_1)", "max(i32(u32_1), i32(i16_1))");
+    // An integer meeting a float becomes the float.
+    same("i16_1 * f32_1", "f32(i16_1) * f32_1");
+    // Bitwise operators widen within one signedness, and reject the rest.
+    same("u8_1 & u16_1", "u16(u8_1) & u16_1");
+    let e = elaborated("u8_1 & i8_1").unwrap_err().to_string();
+    assert!(
+        e.contains("and needs operands of one type, got <4 x u8> and <4 x i8>"),
+        "{e}"
+    );
+    // A literal nothing else types is Halide's i32 or f32.
+    same(
+        "select(u8_1 == u8_2, 1, 2)",
+        "select(u8_1 == u8_2, i32(1), i32(2))",
+    );
+    same(
+        "select(u8_1 == u8_2, 1.5f, 2.0f)",
+        "select(u8_1 == u8_2, f32(1.5), f32(2.0))",
+    );
+}
+
+#[test]
+fn the_s_expression_form_keeps_operands_of_one_type() {
+    let macros = Macros::default();
+    let none = HashMap::new();
+    let e = crate::ir::forms::elaborate_expression("(add x_i16 y_i8)", "e", &macros, 4, &none)
+        .unwrap_err()
+        .to_string();
+    assert!(
+        e.contains("add needs operands of one type, got <4 x i16> and <4 x i8>"),
+        "{e}"
+    );
+}
