@@ -3,7 +3,8 @@
 //! and De Morgan's law (which AVX-512's masked and HVX's accumulating comparisons fold into
 //! the comparisons themselves). On mask targets too, a mask at one lane width
 //! is the mask at another converted (truncated, or sign-extended), so that a select of 16-bit
-//! lanes can take the mask of a 32-bit comparison.
+//! lanes can take the mask of a 32-bit comparison, and a comparison of bytes selecting words is
+//! also that of the bytes widened.
 
 use super::fallback::{constant, rewrite, Own};
 use super::term::{op, reinterpret, type_name, Condition, Rewrite, Term};
@@ -144,6 +145,25 @@ fn mask_widths(t: VecType, types: &[VecType], own: Own) -> Vec<Rewrite> {
                 op("Cast", m, vec![mask(w, compared.clone())]),
                 vec![Condition::TypeOf(x.clone(), s)],
             ));
+            // Widened more than twice (bytes compared, words selected), the comparison is also
+            // that of its operands widened to the selected width: an integer's order survives
+            // widening (to signed lanes, which hold unsigned ones zero-extended, and which
+            // every target compares), and the mask of a comparison of bytes would widen twice.
+            let wide = Elem::int(m.elem.bits(), true).map(|e| t.with_elem(e));
+            let far = s.elem.is_int() && m.elem.bits() > 2 * s.elem.bits();
+            if let Some(wide) = wide.filter(|_| far) {
+                let widened = |v: &Term| op("Cast", wide, vec![v.clone()]);
+                out.push(rewrite(
+                    format!(
+                        "{cmp} at {} is {cmp} of the operands widened to {}",
+                        type_name(s),
+                        type_name(wide)
+                    ),
+                    compared.clone(),
+                    op(cmp, t, vec![widened(&x), widened(&y)]),
+                    vec![Condition::TypeOf(x.clone(), s)],
+                ));
+            }
             // Narrowed, -1 and 0 saturate to themselves (x86's `packssdw` of masks).
             if w.elem.bits() > m.elem.bits() {
                 out.push(rewrite(

@@ -1,5 +1,6 @@
 //! Identities folded out of instantiated instruction patterns, so a pattern reads the way the
-//! input writes the same computation: a multiplier of one disappears, as do an added or
+//! input writes the same computation: a computation over constants is its value, a multiplier
+//! of one disappears, as do an added or
 //! subtracted zero and a maximum with the type's least value (a minimum with it is that
 //! value); a slice of every lane is its operand, a concatenation of one operand is that
 //! operand, a conversion to the type its operand already has is that operand, a value widened
@@ -26,6 +27,12 @@ pub fn simplify(e: &Rc<Expr>) -> Rc<Expr> {
             args: args.clone(),
         })
     };
+    // A computation over constants alone is its value (HVX's rounding bias `(1 << 8) >> 1`).
+    if !args.is_empty() && args.iter().all(|a| matches!(a.op, Op::Const(_))) {
+        if let Ok(v) = eval(&rebuilt(), &Env::new()) {
+            return Rc::new(Expr::constant(v.ty, v.lanes));
+        }
+    }
     let least = e.ty.elem.min_value();
     match &e.op {
         Op::Mul if e.ty.elem.is_int() => {
