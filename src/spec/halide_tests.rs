@@ -358,3 +358,33 @@ fn float_literals_and_division() {
         assert_eq!(got, r.to_bits() as i128, "{x} % 2");
     }
 }
+
+/// Halide's lerp of integer lanes: exact at the ends of the weight, within one of the exact
+/// interpolation between (its division by 2^b - 1 is `(p / 2^b + p) / 2^b`), and monotonic
+/// in the weight; signed lanes are interpolated over their whole range.
+#[test]
+fn lerp_has_halides_rounding() {
+    let u8s = user("lerp(z_u8, o_u8, w_u8)");
+    for z in (0..=255).step_by(17) {
+        for o in (0..=255).step_by(15) {
+            let mut last = None;
+            for w in 0..=255i128 {
+                let r = run(&u8s, &[("z_u8", z), ("o_u8", o), ("w_u8", w)]);
+                let exact = (z * (255 - w) + o * w) as f64 / 255.0;
+                assert!((r as f64 - exact).abs() < 1.0, "lerp({z}, {o}, {w}) = {r}");
+                if let Some(l) = last {
+                    assert!(if o >= z { r >= l } else { r <= l }, "lerp({z}, {o}, {w})");
+                }
+                last = Some(r);
+            }
+            assert_eq!(run(&u8s, &[("z_u8", z), ("o_u8", o), ("w_u8", 0)]), z);
+            assert_eq!(run(&u8s, &[("z_u8", z), ("o_u8", o), ("w_u8", 255)]), o);
+        }
+    }
+    let i16s = user("lerp(z_i16, o_i16, w_u16)");
+    let at = |z, o, w| run(&i16s, &[("z_i16", z), ("o_i16", o), ("w_u16", w)]);
+    assert_eq!(at(-32768, 32767, 0), -32768);
+    assert_eq!(at(-32768, 32767, 65535), 32767);
+    assert_eq!(at(-100, 100, 32768), 0);
+    assert_eq!(at(100, -100, 65535), -100);
+}

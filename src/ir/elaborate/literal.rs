@@ -104,7 +104,7 @@ impl Scope<'_> {
     /// an integer, f32 for a float; None outside Halide's front end.
     fn halide_literal(&self, lit: &SExpr) -> Option<Elem> {
         match lit.kind {
-            _ if !self.halide_conversions => None,
+            _ if !self.is_halide(lit) => None,
             SKind::Int(_) => Some(Elem::I32),
             SKind::Float(_) => Some(Elem::F32),
             _ => None,

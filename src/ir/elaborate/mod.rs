@@ -165,9 +165,11 @@ pub struct Scope<'m> {
     pub vars: HashMap<String, Rc<Expr>>,
     /// With a lane count, a free name ending in a type suffix (`a_u8`) is a variable of that type.
     pub implicit_lanes: Option<u32>,
-    /// Whether operands of different types meet as Halide's front end converts them
-    /// ([`coerce`]); the s-expression form's operators take operands of one type.
-    pub halide_conversions: bool,
+    /// The source text (its location's file) written in Halide's syntax, whose operators'
+    /// operands of different types meet as Halide's front end converts them ([`coerce`]) and
+    /// whose literals nothing else types are Halide's i32 or f32; the macros it calls, and the
+    /// s-expression form, take operands of one type.
+    pub halide_source: Option<String>,
     depth: usize,
 }
 
@@ -179,9 +181,14 @@ impl<'m> Scope<'m> {
             meta: HashMap::new(),
             vars: HashMap::new(),
             implicit_lanes: None,
-            halide_conversions: false,
+            halide_source: None,
             depth: 0,
         }
+    }
+
+    /// Whether `s` was written in the Halide-style source (not in a macro it calls).
+    fn is_halide(&self, s: &SExpr) -> bool {
+        self.halide_source.as_ref() == Some(&s.loc.file)
     }
 
     /// Declares the IR variable `name` of type `ty`.
@@ -517,7 +524,7 @@ impl<'m> Scope<'m> {
                     .map(|a| self.elab(a))
                     .collect::<Result<Vec<_>>>()?;
                 let mut typed = self.type_literals(&op, elabs, args, s)?;
-                if self.halide_conversions {
+                if self.is_halide(s) {
                     typed = coerce::match_types(&op, typed).map_err(|m| Error::ty(&s.loc, m))?;
                 }
                 build(op, typed)

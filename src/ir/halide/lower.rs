@@ -252,6 +252,34 @@ pub(super) fn call(name: &str, args: Vec<SExpr>, shifts: Shifts, loc: &Location)
             };
             return Ok(list("div", vec![one, x], loc));
         }
+        // Halide's linear interpolation, with its rounding (prelude's `halide-lerp`).
+        "lerp" => {
+            arity(3)?;
+            return Ok(list("halide-lerp", args, loc));
+        }
+        // Halide's type constructors, as the element type's name (`cast(UInt(8), x)`).
+        "UInt" | "Int" | "Float" => {
+            arity(1)?;
+            let bits = as_int(&args[0]);
+            let short = match name {
+                "UInt" => "u",
+                "Int" => "i",
+                _ => "f",
+            };
+            let elem = bits.and_then(|b| Elem::parse(&format!("{short}{b}")));
+            return match elem {
+                Some(e) => Ok(sym(e.name(), loc)),
+                None => Err(Error::parse(
+                    loc,
+                    format!("{name}({}) is not an element type isadb has", args[0]),
+                )),
+            };
+        }
+        // Hints to Halide's scheduler and simplifier: the value itself.
+        "likely" | "likely_if_innermost" | "strict_float" => {
+            arity(1)?;
+            return Ok(args.into_iter().next().unwrap());
+        }
         // A NaN is the one value not equal to itself.
         "is_nan" => {
             arity(1)?;

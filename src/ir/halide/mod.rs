@@ -84,7 +84,7 @@ pub fn elaborate_parsed(
     var_lanes(s, lanes as u64, declared, &mut uses)?;
     let mut scope = Scope::new(macros);
     scope.implicit_lanes = Some(lanes);
-    scope.halide_conversions = true;
+    scope.halide_source = Some(s.loc.file.clone());
     for (name, (n, _)) in uses {
         let elem = declared
             .get(&name)

@@ -285,3 +285,20 @@ fn the_s_expression_form_keeps_operands_of_one_type() {
         "{e}"
     );
 }
+
+#[test]
+fn halides_type_constructors_and_hints() {
+    assert_eq!(sx("cast(UInt(8), x_i16)"), sx("cast(u8, x_i16)"));
+    assert_eq!(
+        sx("saturating_cast(Int(16), x_i32)"),
+        sx("saturating_cast(i16, x_i32)")
+    );
+    assert_eq!(
+        sx("reinterpret(Float(32), x_u32)"),
+        sx("reinterpret(f32, x_u32)")
+    );
+    assert_eq!(sx("likely(x_u8) + strict_float(y_f32)"), sx("x_u8 + y_f32"));
+    assert!(err("cast(UInt(7), x_u8)").contains("UInt(7) is not an element type isadb has"));
+    // lerp is Halide's, with its rounding (prelude's `halide-lerp`).
+    assert_eq!(sx("lerp(a_u8, b_u8, w_u8)"), "(halide-lerp a_u8 b_u8 w_u8)");
+}
