@@ -44,7 +44,7 @@ enum Command {
     /// Build, export, import or summarize the database.
     Db {
         #[command(subcommand)]
-        action: DbAction,
+        action: cli::db::DbAction,
     },
     /// Semantics, types, feature, cost, family and cross-ISA class of one instruction.
     Show { instruction: String },
@@ -305,29 +305,6 @@ enum Command {
     },
 }
 
-#[derive(Subcommand)]
-enum DbAction {
-    /// Rebuild rules.db/isadb.sqlite from specs/ and the committed CSV tables.
-    Build {
-        /// Also match again the instruction-idiom pairs whose proof z3 left unknown (after the
-        /// prover improved), and record the new verdicts.
-        #[arg(long)]
-        retry_unknown: bool,
-    },
-    /// Write the committed tables as CSV into a directory (default rules.db/).
-    Export { dir: Option<PathBuf> },
-    /// Load the committed tables from CSV files in a directory (default rules.db/).
-    Import {
-        dir: Option<PathBuf>,
-        /// Add the rows to the tables (a row replaces the one with its name or key) instead of
-        /// replacing the tables, and write the merged tables to rules.db/ (for `synth --shard`).
-        #[arg(long)]
-        merge: bool,
-    },
-    /// Instruction counts per ISA and feature, and the other tables' sizes.
-    Stats,
-}
-
 fn main() -> ExitCode {
     let args = match Args::try_parse() {
         Ok(args) => args,
@@ -354,12 +331,7 @@ fn main() -> ExitCode {
     };
     let ctx = cli::Context::new(home, output);
     let result = match args.command {
-        Command::Db { action } => match action {
-            DbAction::Build { retry_unknown } => cli::db::build(&ctx, retry_unknown),
-            DbAction::Export { dir } => cli::db::export(&ctx, dir),
-            DbAction::Import { dir, merge } => cli::db::import(&ctx, dir, merge),
-            DbAction::Stats => cli::db::stats(&ctx),
-        },
+        Command::Db { action } => cli::db::run(&ctx, action),
         Command::Show { instruction } => cli::inspect::show(&ctx, &instruction),
         Command::Classes { isa, spanning } => cli::classes::classes(&ctx, isa, spanning),
         Command::List { isa, feature, grep } => {

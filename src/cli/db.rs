@@ -7,6 +7,44 @@ use serde::Serialize;
 use std::collections::BTreeMap;
 use std::path::PathBuf;
 
+/// The `db` subcommands.
+#[derive(clap::Subcommand)]
+pub enum DbAction {
+    /// Rebuild rules.db/isadb.sqlite from specs/ and the committed CSV tables.
+    Build {
+        /// Also match again the instruction-idiom pairs whose proof z3 left unknown (after the
+        /// prover improved), and record the new verdicts.
+        #[arg(long)]
+        retry_unknown: bool,
+    },
+    /// Write the committed tables as CSV into a directory (default rules.db/).
+    Export {
+        /// The directory (default rules.db/).
+        dir: Option<PathBuf>,
+    },
+    /// Load the committed tables from CSV files in a directory (default rules.db/).
+    Import {
+        /// The directory (default rules.db/).
+        dir: Option<PathBuf>,
+        /// Add the rows to the tables (a row replaces the one with its name or key) instead of
+        /// replacing the tables, and write the merged tables to rules.db/ (for `synth --shard`).
+        #[arg(long)]
+        merge: bool,
+    },
+    /// Instruction counts per ISA and feature, and the other tables' sizes.
+    Stats,
+}
+
+/// Runs one `db` subcommand.
+pub fn run(ctx: &Context, action: DbAction) -> Result<Outcome> {
+    match action {
+        DbAction::Build { retry_unknown } => build(ctx, retry_unknown),
+        DbAction::Export { dir } => export(ctx, dir),
+        DbAction::Import { dir, merge } => import(ctx, dir, merge),
+        DbAction::Stats => stats(ctx),
+    }
+}
+
 /// `db build`: rebuilds the database, matching idioms again where they changed (and, with
 /// `retry_unknown`, where z3 left a match unknown).
 pub fn build(ctx: &Context, retry_unknown: bool) -> Result<Outcome> {

@@ -90,6 +90,23 @@ mod tests {
     }
 
     #[test]
+    fn the_s_expression_form_keeps_operands_of_one_type() {
+        let e = elaborate_expression(
+            "(add x_i16 y_i8)",
+            "e",
+            &Macros::default(),
+            4,
+            &HashMap::new(),
+        )
+        .unwrap_err()
+        .to_string();
+        assert!(
+            e.contains("add needs operands of one type, got <4 x i16> and <4 x i8>"),
+            "{e}"
+        );
+    }
+
+    #[test]
     fn a_text_in_neither_form_names_both() {
         let e = parse_expression("x_i8 * * 2", "lhs")
             .unwrap_err()

@@ -274,19 +274,6 @@ fn operands_of_different_types_meet_as_halide_converts_them() {
 }
 
 #[test]
-fn the_s_expression_form_keeps_operands_of_one_type() {
-    let macros = Macros::default();
-    let none = HashMap::new();
-    let e = crate::ir::forms::elaborate_expression("(add x_i16 y_i8)", "e", &macros, 4, &none)
-        .unwrap_err()
-        .to_string();
-    assert!(
-        e.contains("add needs operands of one type, got <4 x i16> and <4 x i8>"),
-        "{e}"
-    );
-}
-
-#[test]
 fn halides_type_constructors_and_hints() {
     assert_eq!(sx("cast(UInt(8), x_i16)"), sx("cast(u8, x_i16)"));
     assert_eq!(
