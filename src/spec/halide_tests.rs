@@ -388,3 +388,15 @@ fn lerp_has_halides_rounding() {
     assert_eq!(at(-100, 100, 32768), 0);
     assert_eq!(at(100, -100, 65535), -100);
 }
+
+/// Halide's functions of two values convert them as its operators do (`match_types`); a
+/// literal still takes its sibling's type, and the s-expression form stays strict.
+#[test]
+fn halides_functions_convert_their_operands() {
+    let same = |a: &str, b: &str| assert_eq!(elab(a, 8), elab(b, 8), "{a} vs {b}");
+    same("absd(i16_1, i8_2)", "absd(i16_1, i16(i8_2))");
+    same("widening_add(u8_1, u16_2)", "widening_add(u16(u8_1), u16_2)");
+    same("saturating_add(u8_1, i8_2)", "saturating_add(i8(u8_1), i8_2)");
+    same("absd(u8_1, 3)", "absd(u8_1, u8(3))");
+    assert!(elab_err("absd(a_u8 & b_i16, c_u8)").contains("type error"));
+}

@@ -3,7 +3,7 @@
 
 mod coerce;
 mod divide;
-mod halide_shift;
+mod halide_calls;
 mod literal;
 mod meta_eval;
 
@@ -459,6 +459,11 @@ impl<'m> Scope<'m> {
                 if let Some(m) = self.macros.map.get(head) {
                     if matches!(head, "halide-shl" | "halide-shr") {
                         return self.halide_shift(head, args, s);
+                    }
+                    if self.is_halide(s) && halide_calls::MATCHING_FUNCTIONS.contains(&head) {
+                        if let Some(converted) = self.halide_matching_call(head, args, s)? {
+                            return Ok(converted);
+                        }
                     }
                     // Halide's absd of f32 lanes is |x - y| (the FPIR idiom is of integers,
                     // its result unsigned).

@@ -1,0 +1,97 @@
+//! Halide's shifts by a value, elaborated with their operands bound once, and Halide's functions
+//! whose two operands meet as its operators' do.
+
+use super::{coerce, Elab, Scope};
+use crate::error::{Error, Result};
+use crate::ir::expr::{Expr, Op};
+use crate::ir::sexpr::{SExpr, SKind};
+use std::rc::Rc;
+
+/// Halide's functions of two values that convert them as its arithmetic operators do
+/// (IROperator.cpp calls `match_types` on their operands).
+pub(super) const MATCHING_FUNCTIONS: [&str; 9] = [
+    "absd",
+    "saturating_add",
+    "saturating_sub",
+    "halving_add",
+    "halving_sub",
+    "rounding_halving_add",
+    "widening_add",
+    "widening_sub",
+    "widening_mul",
+];
+
+impl Scope<'_> {
+    /// Halide's shift by a value (prelude's `halide-shl`, `halide-shr`): the operands are
+    /// elaborated once, checked to have integer lanes (an error where the shift is written),
+    /// and bound to names the macro reads, so a chain of shifts stays a shared tree rather
+    /// than one the macro's repeated `x` doubles at every level.
+    pub(super) fn halide_shift(&mut self, head: &str, args: &[SExpr], s: &SExpr) -> Result<Elab> {
+        let values = args
+            .iter()
+            .map(|a| self.expr(a))
+            .collect::<Result<Vec<_>>>()?;
+        if values.iter().any(|v| !v.ty.elem.is_int()) {
+            let shown: Vec<String> = values.iter().map(|v| v.ty.to_string()).collect();
+            return Err(s.err(format!(
+                "shifts need integer lanes, got {}",
+                shown.join(" and ")
+            )));
+        }
+        self.expand_bound(head, values, s)
+    }
+
+    /// A call of one of Halide's [`MATCHING_FUNCTIONS`] written in the Halide source whose two
+    /// operands are lanes of different types: the macro over the operands converted as
+    /// Halide converts them; None where they need no conversion (or one is a literal, which its
+    /// sibling types).
+    pub(super) fn halide_matching_call(
+        &mut self,
+        head: &str,
+        args: &[SExpr],
+        s: &SExpr,
+    ) -> Result<Option<Elab>> {
+        let [x, y] = args else {
+            return Ok(None);
+        };
+        let (Elab::Typed(a), Elab::Typed(b)) = (self.elab(x)?, self.elab(y)?) else {
+            return Ok(None);
+        };
+        if a.ty.elem == b.ty.elem {
+            return Ok(None);
+        }
+        let values = coerce::match_types(&Op::Add, vec![a, b]).map_err(|m| Error::ty(&s.loc, m))?;
+        self.expand_bound(head, values, s).map(Some)
+    }
+
+    /// The macro `head` expanded over `values`, each bound to a name the expansion reads, so
+    /// that a value used twice stays one shared tree.
+    fn expand_bound(&mut self, head: &str, values: Vec<Rc<Expr>>, s: &SExpr) -> Result<Elab> {
+        let names: Vec<String> = (0..values.len())
+            .map(|i| format!("bound%{}%{i}", self.depth))
+            .collect();
+        let symbols: Vec<SExpr> = names
+            .iter()
+            .map(|n| SExpr {
+                kind: SKind::Sym(n.clone()),
+                loc: s.loc.clone(),
+            })
+            .collect();
+        let expanded = self.macros.map[head].expand(&symbols, s)?;
+        let saved: Vec<_> = names
+            .iter()
+            .zip(values)
+            .map(|(n, v)| self.vars.insert(n.clone(), v))
+            .collect();
+        self.depth += 1;
+        let out = self.elab(&expanded);
+        self.depth -= 1;
+        for (n, old) in names.iter().zip(saved) {
+            match old {
+                Some(v) => self.vars.insert(n.clone(), v),
+                None => self.vars.remove(n),
+            };
+        }
+        out
+    }
+}
