@@ -395,8 +395,25 @@ fn lerp_has_halides_rounding() {
 fn halides_functions_convert_their_operands() {
     let same = |a: &str, b: &str| assert_eq!(elab(a, 8), elab(b, 8), "{a} vs {b}");
     same("absd(i16_1, i8_2)", "absd(i16_1, i16(i8_2))");
-    same("widening_add(u8_1, u16_2)", "widening_add(u16(u8_1), u16_2)");
-    same("saturating_add(u8_1, i8_2)", "saturating_add(i8(u8_1), i8_2)");
+    same(
+        "widening_add(u8_1, u16_2)",
+        "widening_add(u16(u8_1), u16_2)",
+    );
+    same(
+        "saturating_add(u8_1, i8_2)",
+        "saturating_add(i8(u8_1), i8_2)",
+    );
     same("absd(u8_1, 3)", "absd(u8_1, u8(3))");
     assert!(elab_err("absd(a_u8 & b_i16, c_u8)").contains("type error"));
+}
+
+/// A type error inside an idiom or prelude macro the user called is placed at the call,
+/// naming the macro and where in it the error arose.
+#[test]
+fn an_error_inside_a_called_macro_is_placed_at_the_call() {
+    let msg = elab_err("a_u8 + widening_add(f32_1, f32_2)");
+    assert!(
+        msg.starts_with("expression:1:8: type error: in widening_add (prelude.spec:"),
+        "{msg}"
+    );
 }

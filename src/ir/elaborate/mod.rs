@@ -186,9 +186,27 @@ impl<'m> Scope<'m> {
         }
     }
 
+    /// A type error inside the macro `head` called at `s` in the Halide-style source, placed
+    /// at the call (where the user can mend it), naming where in the macro it arose.
+    fn at_call(&self, e: Error, head: &str, s: &SExpr) -> Error {
+        match e {
+            Error::Type { loc, msg } | Error::Parse { loc, msg }
+                if self.is_halide(s) && !self.is_halide_loc(&loc) =>
+            {
+                Error::ty(&s.loc, format!("in {head} ({loc}): {msg}"))
+            }
+            other => other,
+        }
+    }
+
+    /// Whether `loc` lies in the Halide-style source.
+    fn is_halide_loc(&self, loc: &Location) -> bool {
+        self.halide_source.as_ref() == Some(&loc.file)
+    }
+
     /// Whether `s` was written in the Halide-style source (not in a macro it calls).
     fn is_halide(&self, s: &SExpr) -> bool {
-        self.halide_source.as_ref() == Some(&s.loc.file)
+        self.is_halide_loc(&s.loc)
     }
 
     /// Declares the IR variable `name` of type `ty`.
@@ -460,11 +478,6 @@ impl<'m> Scope<'m> {
                     if matches!(head, "halide-shl" | "halide-shr") {
                         return self.halide_shift(head, args, s);
                     }
-                    if self.is_halide(s) && halide_calls::MATCHING_FUNCTIONS.contains(&head) {
-                        if let Some(converted) = self.halide_matching_call(head, args, s)? {
-                            return Ok(converted);
-                        }
-                    }
                     // Halide's absd of f32 lanes is |x - y| (the FPIR idiom is of integers,
                     // its result unsigned).
                     if head == "absd" && args.len() == 2 {
@@ -484,6 +497,11 @@ impl<'m> Scope<'m> {
                             }
                         }
                     }
+                    if self.is_halide(s) && halide_calls::MATCHING_FUNCTIONS.contains(&head) {
+                        if let Some(converted) = self.halide_matching_call(head, args, s)? {
+                            return Ok(converted);
+                        }
+                    }
                     if self.depth >= MAX_EXPANSION_DEPTH {
                         return Err(s.err(format!(
                             "expansion of {head} nests too deep (recursive macro?)"
@@ -493,7 +511,7 @@ impl<'m> Scope<'m> {
                     self.depth += 1;
                     let r = self.elab(&expanded);
                     self.depth -= 1;
-                    return r;
+                    return r.map_err(|e| self.at_call(e, head, s));
                 }
                 let op = match head {
                     "select" => Op::Select,
