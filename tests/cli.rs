@@ -283,3 +283,46 @@ fn csv_export_import_round_trips_and_rejects_bad_rows() {
     assert_eq!(o.status.code(), Some(2));
     assert!(stderr(&o).contains("rules.csv: line 2"), "{}", stderr(&o));
 }
+
+/// An idiom fact z3 left unknown is not used and stays so through `db build`; `db build
+/// --retry-unknown` asks z3 again, proves it, uses it and writes the verdict back to the
+/// committed CSV.
+#[test]
+fn retry_unknown_matches_an_undecided_fact_again() {
+    let h = home("retry");
+    let csv = h.path().join("rules.db/idiom_matches.csv");
+    let text = std::fs::read_to_string(&csv).unwrap();
+    let fact = |l: &str| l.starts_with("vqrdmulhq_s16,") && l.contains(",rounding_mul_shr,");
+    let edited: String = text
+        .lines()
+        .map(|l| match fact(l) {
+            true => l.replacen(",proven,", ",unknown,", 1),
+            false => l.to_string(),
+        })
+        .map(|l| l + "\n")
+        .collect();
+    assert_ne!(
+        edited, text,
+        "no proven rounding_mul_shr fact of vqrdmulhq_s16 to edit"
+    );
+    std::fs::write(&csv, &edited).unwrap();
+    let idioms = || stdout(&isadb(&h, &["query", "idioms of vqrdmulhq_s16"]));
+    let undecided = || {
+        std::fs::read_to_string(&csv)
+            .unwrap()
+            .lines()
+            .any(|l| fact(l) && l.contains(",unknown,"))
+    };
+    let o = isadb(&h, &["db", "build"]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    assert!(!idioms().contains("rounding_mul_shr"), "{}", idioms());
+    assert!(undecided());
+    let o = isadb(&h, &["db", "build", "--retry-unknown"]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    assert!(
+        idioms().contains("rounding_mul_shr: i16 x i16 -> i16, z=15"),
+        "{}",
+        idioms()
+    );
+    assert!(!undecided());
+}
