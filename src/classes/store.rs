@@ -102,13 +102,19 @@ pub struct ClassRow {
 
 /// Every class with its members, in name order.
 pub fn all_classes(db: &Database) -> Result<Vec<ClassRow>> {
+    classes_named(db, None)
+}
+
+/// The classes (only the one named `only`, when given) with their members, by name.
+fn classes_named(db: &Database, only: Option<&str>) -> Result<Vec<ClassRow>> {
     let mut stmt = db.conn().prepare(
         "SELECT c.name, c.description, i.name, s.name, m.binding
          FROM classes c JOIN class_members m ON m.class_id = c.id
          JOIN instructions i ON i.id = m.instruction_id JOIN isas s ON s.id = i.isa_id
+         WHERE ?1 IS NULL OR c.name = ?1
          ORDER BY c.name, s.name, i.name",
     )?;
-    let rows = stmt.query_map([], |r| {
+    let rows = stmt.query_map([only], |r| {
         Ok((
             r.get::<_, String>(0)?,
             r.get::<_, String>(1)?,
@@ -157,6 +163,6 @@ pub fn class_of(db: &Database, name: &str) -> Result<Option<ClassRow>> {
         })?;
     match class {
         None => Ok(None),
-        Some(c) => Ok(all_classes(db)?.into_iter().find(|r| r.name == c)),
+        Some(c) => Ok(classes_named(db, Some(&c))?.into_iter().next()),
     }
 }

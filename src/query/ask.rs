@@ -15,6 +15,7 @@ use regex::Regex;
 use rusqlite::OptionalExtension;
 use serde::Serialize;
 use std::path::Path;
+use std::sync::LazyLock;
 
 /// One row of an answer.
 #[derive(Debug, Clone, Serialize, PartialEq)]
@@ -93,25 +94,28 @@ pub fn load_queries(dir: &Path) -> Result<(Vec<NamedQuery>, Program)> {
         }
     }
     // The most specific patterns (most literal text) are tried first.
-    queries.sort_by_key(|q| std::cmp::Reverse(literal_len(&q.pattern)));
+    queries.sort_by_cached_key(|q| std::cmp::Reverse(literal_len(&q.pattern)));
     Ok((queries, library))
 }
 
+/// `{hole}` in a pattern.
+static HOLE: LazyLock<Regex> = LazyLock::new(|| Regex::new(r"\{(\w+)\}").expect("a valid regex"));
+
+/// The length of a pattern without its holes.
 fn literal_len(pattern: &str) -> usize {
-    Regex::new(r"\{\w+\}")
-        .unwrap()
-        .replace_all(pattern, "")
-        .len()
+    HOLE.replace_all(pattern, "").len()
 }
 
 /// The pattern (line 1 of `file`) as an anchored, case-insensitive regex with one named group
 /// per hole; a hole other than [`HOLES`], or one used twice, is an error naming its column.
 fn pattern_regex(pattern: &str, file: &str) -> Result<Regex> {
-    let mut re = String::from("(?i)^\\s*");
-    let holes = Regex::new(r"\{(\w+)\}").unwrap();
+    // Literal text matches ASCII case-insensitively (Unicode case tables made compiling the
+    // patterns most of a query process); holes take any text.
+    let literal = |text: &str| format!("(?i-u:{})", regex::escape(text).replace(' ', "\\s+"));
+    let mut re = String::from("^\\s*");
     let mut last = 0;
     let mut seen = Vec::new();
-    for m in holes.captures_iter(pattern) {
+    for m in HOLE.captures_iter(pattern) {
         let whole = m.get(0).unwrap();
         let hole = m.get(1).map_or("", |h| h.as_str());
         let at = |msg: String| {
@@ -132,11 +136,11 @@ fn pattern_regex(pattern: &str, file: &str) -> Result<Regex> {
             return Err(at(format!("hole {{{hole}}} appears twice")));
         }
         seen.push(hole);
-        re.push_str(&regex::escape(&pattern[last..whole.start()]).replace(' ', "\\s+"));
+        re.push_str(&literal(&pattern[last..whole.start()]));
         re.push_str(&format!("(?P<{hole}>.+?)"));
         last = whole.end();
     }
-    re.push_str(&regex::escape(&pattern[last..]).replace(' ', "\\s+"));
+    re.push_str(&literal(&pattern[last..]));
     re.push_str("\\s*$");
     Regex::new(&re).map_err(|e| {
         let loc = Location {
