@@ -66,25 +66,38 @@ pub fn parse_halide_with(text: &str, source: &str, shifts: Shifts) -> Result<SEx
 /// of `reduce_add(k, e)` have `k` times the lanes of its result, so in
 /// `acc_u32 + reduce_add(4, u32(a_u8) * u32(b_u8))` `acc_u32` has `lanes` lanes and `a_u8`,
 /// `b_u8` have `4 * lanes`.
-/// Shifts by a value are the IR's (`Shifts::Ir`): this reads rule sides.
+/// Shifts by a value are the IR's (`Shifts::Ir`), and operands of an operator must have one
+/// type (no Halide conversions): this reads rule sides, typed templates.
 pub fn elaborate_halide(text: &str, source: &str, macros: &Macros, lanes: u32) -> Result<Rc<Expr>> {
     let parsed = parse_halide_with(text, source, Shifts::Ir)?;
-    elaborate_parsed(&parsed, macros, lanes, &HashMap::new())
+    elaborate_typed(&parsed, macros, lanes, &HashMap::new(), false)
 }
 
-/// Elaborates a parsed Halide-style expression as [`elaborate_halide`] does, with variables
-/// whose element type is `declared` (`--var z:u16`) rather than carried as a suffix.
+/// Elaborates a parsed Halide-style expression a user wrote as [`elaborate_halide`] does, but
+/// with Halide's conversions between operand types and its types of lone literals, and with
+/// variables whose element type is `declared` (`--var z:u16`) rather than carried as a suffix.
 pub fn elaborate_parsed(
     s: &SExpr,
     macros: &Macros,
     lanes: u32,
     declared: &HashMap<String, Elem>,
 ) -> Result<Rc<Expr>> {
+    elaborate_typed(s, macros, lanes, declared, true)
+}
+
+/// Elaborates a parsed Halide-style expression, with Halide's `conversions` or without.
+fn elaborate_typed(
+    s: &SExpr,
+    macros: &Macros,
+    lanes: u32,
+    declared: &HashMap<String, Elem>,
+    conversions: bool,
+) -> Result<Rc<Expr>> {
     let mut uses = HashMap::new();
     var_lanes(s, lanes as u64, declared, &mut uses)?;
     let mut scope = Scope::new(macros);
     scope.implicit_lanes = Some(lanes);
-    scope.halide_source = Some(s.loc.file.clone());
+    scope.halide_source = conversions.then(|| s.loc.file.clone());
     for (name, (n, _)) in uses {
         let elem = declared
             .get(&name)

@@ -237,9 +237,10 @@ fn shifts_by_a_negative_constant_go_the_other_way() {
     assert_eq!(sx("a_u16 >> -1"), "(shl a_u16 1)");
 }
 
-/// `text` elaborated at 4 lanes without macros, printed.
+/// `text` as a user writes it elaborated at 4 lanes without macros, printed.
 fn elaborated(text: &str) -> Result<String> {
-    elaborate_halide(text, "expression", &Macros::default(), 4).map(|e| e.to_string())
+    let parsed = parse_halide(text, "expression")?;
+    elaborate_parsed(&parsed, &Macros::default(), 4, &HashMap::new()).map(|e| e.to_string())
 }
 
 #[test]
@@ -255,7 +256,13 @@ fn operands_of_different_types_meet_as_halide_converts_them() {
     same("max(u32_1, i16_1)", "max(i32(u32_1), i32(i16_1))");
     // An integer meeting a float becomes the float.
     same("i16_1 * f32_1", "f32(i16_1) * f32_1");
-    // Bitwise operators widen within one signedness, and reject the rest.
+    // Bitwise operators widen within one signedness, and reject the rest; rule sides, typed
+    // templates, convert nothing.
+    let strict = elaborate_halide("u16_1 + u8_1", "rule", &Macros::default(), 4);
+    assert!(strict
+        .unwrap_err()
+        .to_string()
+        .contains("add needs operands of one type"));
     same("u8_1 & u16_1", "u16(u8_1) & u16_1");
     let e = elaborated("u8_1 & i8_1").unwrap_err().to_string();
     assert!(
