@@ -1,15 +1,17 @@
-//! Halide's shifts by a value, elaborated with their operands bound once, and Halide's functions
-//! whose two operands meet as its operators' do.
+//! Calls the Halide-style source treats specially: its shifts by a value, elaborated with their
+//! operands bound once; `absd` of f32 lanes; Halide's functions whose two operands meet as its
+//! operators' do; and type errors inside a called macro placed at the call.
 
 use super::{coerce, Elab, Scope};
-use crate::error::{Error, Result};
+use crate::error::{Error, Location, Result};
 use crate::ir::expr::{Expr, Op};
 use crate::ir::sexpr::{SExpr, SKind};
+use crate::ir::types::Elem;
 use std::rc::Rc;
 
 /// Halide's functions of two values that convert them as its arithmetic operators do
 /// (IROperator.cpp calls `match_types` on their operands).
-pub(super) const MATCHING_FUNCTIONS: [&str; 9] = [
+const MATCHING_FUNCTIONS: [&str; 9] = [
     "absd",
     "saturating_add",
     "saturating_sub",
@@ -22,6 +24,64 @@ pub(super) const MATCHING_FUNCTIONS: [&str; 9] = [
 ];
 
 impl Scope<'_> {
+    /// A call of a macro that Halide's source treats specially, elaborated: its shifts by a
+    /// value, `absd` of f32 lanes (`|x - y|`: the FPIR idiom is of integers, its result
+    /// unsigned), and its functions of two values whose operands need converting; None for
+    /// the plain expansion.
+    pub(super) fn halide_call(
+        &mut self,
+        head: &str,
+        args: &[SExpr],
+        s: &SExpr,
+    ) -> Result<Option<Elab>> {
+        if matches!(head, "halide-shl" | "halide-shr") {
+            return self.halide_shift(head, args, s).map(Some);
+        }
+        if head == "absd" && args.len() == 2 {
+            if let Elab::Typed(x) = self.elab(&args[0])? {
+                if x.ty.elem == Elem::F32 {
+                    let sym = |name: &str| SExpr {
+                        kind: SKind::Sym(name.into()),
+                        loc: s.loc.clone(),
+                    };
+                    let call = |items: Vec<SExpr>| SExpr {
+                        kind: SKind::List(items),
+                        loc: s.loc.clone(),
+                    };
+                    let difference = call(vec![sym("sub"), args[0].clone(), args[1].clone()]);
+                    return self.elab(&call(vec![sym("abs"), difference])).map(Some);
+                }
+            }
+        }
+        if self.is_halide(s) && MATCHING_FUNCTIONS.contains(&head) {
+            return self.halide_matching_call(head, args, s);
+        }
+        Ok(None)
+    }
+
+    /// A type error inside the macro `head` called at `s` in the Halide-style source, placed
+    /// at the call (where the user can mend it), naming where in the macro it arose.
+    pub(super) fn at_call(&self, e: Error, head: &str, s: &SExpr) -> Error {
+        match e {
+            Error::Type { loc, msg } | Error::Parse { loc, msg }
+                if self.is_halide(s) && !self.is_halide_loc(&loc) =>
+            {
+                Error::ty(&s.loc, format!("in {head} ({loc}): {msg}"))
+            }
+            other => other,
+        }
+    }
+
+    /// Whether `loc` lies in the Halide-style source.
+    fn is_halide_loc(&self, loc: &Location) -> bool {
+        self.halide_source.as_ref() == Some(&loc.file)
+    }
+
+    /// Whether `s` was written in the Halide-style source (not in a macro it calls).
+    pub(super) fn is_halide(&self, s: &SExpr) -> bool {
+        self.is_halide_loc(&s.loc)
+    }
+
     /// Halide's shift by a value (prelude's `halide-shl`, `halide-shr`): the operands are
     /// elaborated once, checked to have integer lanes (an error where the shift is written),
     /// and bound to names the macro reads, so a chain of shifts stays a shared tree rather

@@ -186,29 +186,6 @@ impl<'m> Scope<'m> {
         }
     }
 
-    /// A type error inside the macro `head` called at `s` in the Halide-style source, placed
-    /// at the call (where the user can mend it), naming where in the macro it arose.
-    fn at_call(&self, e: Error, head: &str, s: &SExpr) -> Error {
-        match e {
-            Error::Type { loc, msg } | Error::Parse { loc, msg }
-                if self.is_halide(s) && !self.is_halide_loc(&loc) =>
-            {
-                Error::ty(&s.loc, format!("in {head} ({loc}): {msg}"))
-            }
-            other => other,
-        }
-    }
-
-    /// Whether `loc` lies in the Halide-style source.
-    fn is_halide_loc(&self, loc: &Location) -> bool {
-        self.halide_source.as_ref() == Some(&loc.file)
-    }
-
-    /// Whether `s` was written in the Halide-style source (not in a macro it calls).
-    fn is_halide(&self, s: &SExpr) -> bool {
-        self.is_halide_loc(&s.loc)
-    }
-
     /// Declares the IR variable `name` of type `ty`.
     pub fn bind_var(&mut self, name: &str, ty: VecType) {
         self.vars
@@ -475,32 +452,8 @@ impl<'m> Scope<'m> {
             }
             _ => {
                 if let Some(m) = self.macros.map.get(head) {
-                    if matches!(head, "halide-shl" | "halide-shr") {
-                        return self.halide_shift(head, args, s);
-                    }
-                    // Halide's absd of f32 lanes is |x - y| (the FPIR idiom is of integers,
-                    // its result unsigned).
-                    if head == "absd" && args.len() == 2 {
-                        if let Elab::Typed(x) = self.elab(&args[0])? {
-                            if x.ty.elem == Elem::F32 {
-                                let sym = |name: &str| SExpr {
-                                    kind: SKind::Sym(name.into()),
-                                    loc: s.loc.clone(),
-                                };
-                                let call = |items: Vec<SExpr>| SExpr {
-                                    kind: SKind::List(items),
-                                    loc: s.loc.clone(),
-                                };
-                                let difference =
-                                    call(vec![sym("sub"), args[0].clone(), args[1].clone()]);
-                                return self.elab(&call(vec![sym("abs"), difference]));
-                            }
-                        }
-                    }
-                    if self.is_halide(s) && halide_calls::MATCHING_FUNCTIONS.contains(&head) {
-                        if let Some(converted) = self.halide_matching_call(head, args, s)? {
-                            return Ok(converted);
-                        }
+                    if let Some(done) = self.halide_call(head, args, s)? {
+                        return Ok(done);
                     }
                     if self.depth >= MAX_EXPANSION_DEPTH {
                         return Err(s.err(format!(
