@@ -411,6 +411,7 @@ fn halides_functions_convert_their_operands() {
         "saturating_add(i8(u8_1), i8_2)",
     );
     same("absd(u8_1, 3)", "absd(u8_1, u8(3))");
+    same("absd(u8_1, f32_1)", "absd(f32(u8_1), f32_1)");
     assert!(elab_err("absd(a_u8 & b_i16, c_u8)").contains("type error"));
 }
 

@@ -121,6 +121,14 @@ impl Scope<'_> {
             return Ok(None);
         }
         let values = coerce::match_types(&Op::Add, vec![a, b]).map_err(|m| Error::ty(&s.loc, m))?;
+        if head == "absd" && values[0].ty.elem == Elem::F32 {
+            // An integer meeting f32 lanes: `|x - y|`, as `absd` of f32 lanes is.
+            let difference = Expr::build(Op::Sub, values).map(Rc::new);
+            let abs = difference.and_then(|d| Expr::build(Op::Abs, vec![d]));
+            return abs
+                .map(|e| Some(Elab::Typed(Rc::new(e))))
+                .map_err(|m| Error::ty(&s.loc, m));
+        }
         self.expand_bound(head, values, s).map(Some)
     }
 
