@@ -12,13 +12,13 @@ use super::catalog::{instruction_constructor, Catalog};
 use super::encode::{constructor, ground, lane_broadcast_facts};
 use super::layout;
 use super::per_lane_shifts::{per_lane_shift_types, per_lane_shifts, widened_shift_nodes};
-use super::reach::{live, reach, Heads, Step};
+use super::reach::{live, reach, Headed, Heads, Names, Step};
 use super::reciprocal::reciprocal_products;
-use super::rewrites::{constants_in_play, lowering_rewrites, rule_rewrite, takes_constants};
+use super::rewrites::{choice_rewrites, constants_in_play, rule_rewrite, scalar_choices};
 use super::sound::{cast_midpoints, cast_twin, generated, part_widenings};
 use super::split::splits;
 use super::sums::wider_sum_types;
-use super::term::{op, type_name, Command, Rewrite, Ruleset, Term};
+use super::term::{op, type_name, Command, Ruleset, Term};
 use super::word_pairs::register_pairs;
 use crate::ir::{Elem, Expr, Op, VecType};
 use crate::rules::load::rule_types;
@@ -49,15 +49,21 @@ impl fmt::Display for Program {
 }
 
 /// A rule's rewrite at one element type and lane count, or why it has none.
-type Built = Result<Option<Rewrite>, String>;
+type Built = Result<Option<Rc<Headed>>, String>;
+
+/// A lowering's rewrites with its scalar operands at given values (none for most), or why it
+/// has none.
+type Chosen = Result<Vec<Rc<Headed>>, String>;
 
 /// Program generation for one catalog, keeping the rewrites that do not depend on the input:
-/// rules at a type and lane count, and lowerings without scalar operands.
+/// rules at a type and lane count, and lowerings at each choice of values of their scalar
+/// operands.
 #[derive(Default)]
 pub struct Programs {
     rules: HashMap<(Ruleset, String, Option<Elem>, u32), Built>,
-    lowerings: HashMap<usize, Result<Vec<Rewrite>, String>>,
-    shapes: HashMap<(Ruleset, String), Shape>,
+    lowerings: HashMap<(usize, Vec<Vec<i64>>), Chosen>,
+    /// Each rule's first instance at a type it covers (none: it needs and makes nothing).
+    shapes: HashMap<(Ruleset, String), Option<Rc<Headed>>>,
     direct: Option<BTreeSet<Direct>>,
 }
 
@@ -114,40 +120,6 @@ fn parts_under_operators(t: &Term, out: &mut BTreeSet<(VecType, String, i64)>) {
     }
     for child in t.children() {
         parts_under_operators(child, out);
-    }
-}
-
-/// Operator names, whatever their type: the untyped view of what a rewrite needs and makes.
-type Names = BTreeSet<&'static str>;
-
-/// The operators a rule's rewrites need (left side) and make (right side) at any type and
-/// lane count, read off one of its instances.
-#[derive(Clone, Default)]
-struct Shape {
-    needs: Names,
-    makes: Names,
-}
-
-impl Shape {
-    fn step(self, lowering: bool, simplify: bool) -> Step<&'static str> {
-        Step {
-            lowering,
-            simplify,
-            needs: self.needs,
-            makes: self.makes,
-        }
-    }
-
-    fn of(r: &Rewrite) -> Shape {
-        let names = |t: &Term| {
-            let mut n = Names::new();
-            t.typed_heads(&mut |name, _| _ = n.insert(name));
-            n
-        };
-        Shape {
-            needs: names(&r.lhs),
-            makes: names(&r.rhs),
-        }
     }
 }
 
@@ -210,16 +182,7 @@ impl Programs {
         let mut skipped = Vec::new();
         let mut lowered = Vec::new();
         for (i, l) in catalog.lowerings_for(inputs) {
-            // Without scalar operands a lowering's rewrite does not depend on the input.
-            let built = if takes_constants(l) {
-                lowering_rewrites(l, catalog, &constants)
-            } else {
-                self.lowerings
-                    .entry(i)
-                    .or_insert_with(|| lowering_rewrites(l, catalog, &BTreeSet::new()))
-                    .clone()
-            };
-            match built {
+            match self.lowering(i, catalog, &constants) {
                 Ok(rs) => lowered.extend(rs),
                 Err(why) => skipped.push(format!("{}: {why}", l.source)),
             }
@@ -302,7 +265,11 @@ impl Programs {
                 }
             });
         }
-        rewrites.extend(part_widenings(&parts, target.register_bits));
+        rewrites.extend(
+            part_widenings(&parts, target.register_bits)
+                .into_iter()
+                .map(Headed::new),
+        );
         // An input, or a part of one, two registers wide, is its two register-wide parts.
         let whole_inputs: BTreeSet<(VecType, String)> = inputs
             .iter()
@@ -347,14 +314,8 @@ impl Programs {
             wider_sum_types(e, &adds, &mut types);
         }
         types.extend(&shifting);
-        loop {
-            let before = types.len();
-            for r in &rewrites {
-                r.rhs.types(&mut types);
-            }
-            if types.len() == before {
-                break;
-            }
+        for r in &rewrites {
+            types.extend(&r.makes_types);
         }
         // Casts can go through their twins and midpoints (see `generated`), to a fixpoint.
         loop {
@@ -409,8 +370,12 @@ impl Programs {
                 break extra;
             }
         };
-        rewrites.extend(extra);
-        rewrites.extend(reciprocal_products(inputs, &types));
+        rewrites.extend(extra.into_iter().map(Headed::new));
+        rewrites.extend(
+            reciprocal_products(inputs, &types)
+                .into_iter()
+                .map(Headed::new),
+        );
         if target.lane_layout {
             // Layout rules make these at every type in play.
             for t in &types {
@@ -419,7 +384,7 @@ impl Programs {
                 }
             }
         }
-        let rewrites = live(rewrites, from_rules, nodes, target.lane_layout);
+        let rewrites = live(&rewrites, from_rules, nodes, target.lane_layout);
 
         let mut commands = vec![Command::Fixed(include_str!("prelude.egg"))];
         let mut used = BTreeSet::new();
@@ -493,7 +458,7 @@ impl Programs {
     fn rules_in_reach<'c>(
         &mut self,
         catalog: &'c Catalog,
-        lowered: &[Rewrite],
+        lowered: &[Rc<Headed>],
         mut names: Names,
         lanes: &BTreeSet<u32>,
     ) -> Vec<(&'c Rule, Ruleset)> {
@@ -502,57 +467,75 @@ impl Programs {
             (&catalog.simplify_rules, Ruleset::Simplify),
             (&catalog.lower_rules, Ruleset::Lower),
         ];
-        let mut rules: Vec<(&Rule, Ruleset, Shape)> = Vec::new();
+        let mut rules: Vec<(&Rule, Ruleset, Option<Rc<Headed>>)> = Vec::new();
         for (list, ruleset) in phases {
             for rule in list {
                 let shape = self.shape(rule, ruleset, catalog, lanes);
                 rules.push((rule, ruleset, shape));
             }
         }
-        let steps: Vec<Step<&'static str>> = lowered
-            .iter()
-            .map(|r| Shape::of(r).step(true, false))
-            .chain(rules.iter().map(|(_, ruleset, shape)| {
-                shape.clone().step(false, *ruleset == Ruleset::Simplify)
-            }))
-            .collect();
+        let nothing = Names::new();
+        let steps: Vec<Step<&'static str>> =
+            lowered
+                .iter()
+                .map(|h| (true, false, Some(h)))
+                .chain(rules.iter().map(|(_, ruleset, shape)| {
+                    (false, *ruleset == Ruleset::Simplify, shape.as_ref())
+                }))
+                .map(|(lowering, simplify, shape)| Step {
+                    lowering,
+                    simplify,
+                    needs: shape.map_or(&nothing, |h| &h.needs_names),
+                    makes: shape.map_or(&nothing, |h| &h.makes_names),
+                })
+                .collect();
         let reached = reach(&steps, &mut names, |_| {});
         rules
-            .into_iter()
+            .iter()
             .zip(reached.into_iter().skip(lowered.len()))
             .filter(|(_, r)| *r)
-            .map(|((rule, ruleset, _), _)| (rule, ruleset))
+            .map(|((rule, ruleset, _), _)| (*rule, *ruleset))
             .collect()
     }
 
-    /// The rule's [`Shape`], from its first instance at a type it covers and a lane count in
-    /// play; without one there it needs nothing (it is then always instantiated, so its reason
-    /// to be skipped is reported).
+    /// The rule's first instance at a type it covers and a lane count in play, whose heads are
+    /// what it needs and makes at any; without one there it needs nothing (it is then always
+    /// instantiated, so its reason to be skipped is reported).
     fn shape(
         &mut self,
         rule: &Rule,
         ruleset: Ruleset,
         catalog: &Catalog,
         lanes: &BTreeSet<u32>,
-    ) -> Shape {
+    ) -> Option<Rc<Headed>> {
         let key = (ruleset, rule.name.clone());
         if let Some(shape) = self.shapes.get(&key) {
             return shape.clone();
         }
-        let shape = rule_types(rule)
-            .into_iter()
-            .find_map(|t| {
-                lanes.iter().find_map(|&l| {
-                    let built = self
-                        .rules
-                        .entry((ruleset, rule.name.clone(), t, l))
-                        .or_insert_with(|| rule_rewrite(rule, t, l, catalog, ruleset));
-                    built.as_ref().ok().and_then(|r| r.as_ref()).map(Shape::of)
-                })
-            })
-            .unwrap_or_default();
+        let shape = rule_types(rule).into_iter().find_map(|t| {
+            lanes
+                .iter()
+                .find_map(|&l| self.rule_at(rule, t, l, catalog, ruleset).ok().flatten())
+        });
         self.shapes.insert(key, shape.clone());
         shape
+    }
+
+    /// The rule's rewrite at one element type and lane count, built once.
+    fn rule_at(
+        &mut self,
+        rule: &Rule,
+        t: Option<Elem>,
+        l: u32,
+        catalog: &Catalog,
+        ruleset: Ruleset,
+    ) -> Built {
+        self.rules
+            .entry((ruleset, rule.name.clone(), t, l))
+            .or_insert_with(|| {
+                rule_rewrite(rule, t, l, catalog, ruleset).map(|r| r.map(Headed::new))
+            })
+            .clone()
     }
 
     /// The rule's rewrites at every element type it covers and every lane count in play.
@@ -562,21 +545,33 @@ impl Programs {
         lanes: &BTreeSet<u32>,
         catalog: &Catalog,
         ruleset: Ruleset,
-        out: &mut Vec<Rewrite>,
+        out: &mut Vec<Rc<Headed>>,
         skipped: &mut Vec<String>,
     ) {
         for t in rule_types(rule) {
             for &l in lanes {
-                let built = self
-                    .rules
-                    .entry((ruleset, rule.name.clone(), t, l))
-                    .or_insert_with(|| rule_rewrite(rule, t, l, catalog, ruleset));
-                match built {
-                    Ok(Some(r)) => out.push(r.clone()),
+                match self.rule_at(rule, t, l, catalog, ruleset) {
+                    Ok(Some(r)) => out.push(r),
                     Ok(None) => {}
                     Err(why) => skipped.push(format!("rule {}: {why}", rule.name)),
                 }
             }
         }
+    }
+
+    /// The rewrites of lowering `i`: its scalar operands at each choice of values among
+    /// `constants` ([`scalar_choices`]), each choice built once.
+    fn lowering(&mut self, i: usize, catalog: &Catalog, constants: &BTreeSet<i64>) -> Chosen {
+        let l = &catalog.lowerings[i];
+        let mut out = Vec::new();
+        for values in scalar_choices(l, catalog, constants) {
+            let key = (i, values.iter().map(|(_, v)| v.clone()).collect());
+            let built = self.lowerings.entry(key).or_insert_with(|| {
+                let rewrites = choice_rewrites(l, &catalog.instructions[l.instruction], &values);
+                rewrites.map(|rs| rs.into_iter().map(Headed::new).collect())
+            });
+            out.extend(built.clone()?);
+        }
+        Ok(out)
     }
 }

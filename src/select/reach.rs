@@ -8,9 +8,10 @@
 
 use super::term::{Rewrite, Ruleset};
 use crate::ir::VecType;
-use rustc_hash::FxHashSet;
+use rustc_hash::FxHashMap;
 use std::collections::{BTreeSet, HashMap};
-use std::hash::Hash;
+use std::hash::{Hash, Hasher};
+use std::rc::Rc;
 
 /// Rounds of stored lift and lower rules followed from the input (simplify rules, the most
 /// numerous, in the first round only). Lifting often takes two rules (`(x + 8) / 16` to a
@@ -21,14 +22,71 @@ pub const IR_ROUNDS: usize = 2;
 /// The typed heads of the e-graph a rewrite can match: an operator at a type.
 pub type Heads = BTreeSet<(&'static str, VecType)>;
 
+/// Operator names, whatever their type: the untyped view of what a rewrite needs and makes.
+pub type Names = BTreeSet<&'static str>;
+
 /// What one rewrite needs before it can match and what its right side makes.
-pub struct Step<N> {
+pub struct Step<'s, N> {
     /// A lowering (followed to a fixpoint) rather than a stored rule.
     pub lowering: bool,
     /// A simplify rule, followed in the first round only.
     pub simplify: bool,
-    pub needs: BTreeSet<N>,
-    pub makes: BTreeSet<N>,
+    pub needs: &'s BTreeSet<N>,
+    pub makes: &'s BTreeSet<N>,
+}
+
+/// A rewrite with the operators its sides name, typed and untyped, read off its terms once: a
+/// program holds thousands of rewrites, most of them the same from one input to the next
+/// (lowerings, stored rules at a type), which are shared rather than copied or walked again.
+pub struct Headed {
+    pub rewrite: Rc<Rewrite>,
+    /// The typed heads of its left side.
+    pub needs: Heads,
+    /// The typed heads of its right side.
+    pub makes: Heads,
+    /// The operators of its left side.
+    pub needs_names: Names,
+    /// The operators of its right side.
+    pub makes_names: Names,
+    /// The types its right side holds.
+    pub makes_types: BTreeSet<VecType>,
+    /// A hash of its sides and conditions, to find repeats.
+    hash: u64,
+}
+
+impl Headed {
+    /// The rewrite with its heads, shared.
+    pub fn new(rewrite: Rewrite) -> Rc<Headed> {
+        let (mut needs, mut makes) = (Heads::new(), Heads::new());
+        rewrite
+            .lhs
+            .typed_heads(&mut |n, t| _ = needs.insert((n, t)));
+        rewrite
+            .rhs
+            .typed_heads(&mut |n, t| _ = makes.insert((n, t)));
+        let names = |heads: &Heads| heads.iter().map(|(n, _)| *n).collect();
+        let mut makes_types = BTreeSet::new();
+        rewrite.rhs.types(&mut makes_types);
+        let mut hasher = rustc_hash::FxHasher::default();
+        (&rewrite.lhs, &rewrite.rhs, &rewrite.conditions).hash(&mut hasher);
+        Rc::new(Headed {
+            needs_names: names(&needs),
+            makes_names: names(&makes),
+            needs,
+            makes,
+            makes_types,
+            hash: hasher.finish(),
+            rewrite: Rc::new(rewrite),
+        })
+    }
+
+    /// Whether the two are the same rewrite (whatever they were made from).
+    fn same(&self, other: &Headed) -> bool {
+        let (a, b) = (&self.rewrite, &other.rewrite);
+        self.hash == other.hash
+            && (Rc::ptr_eq(a, b)
+                || a.lhs == b.lhs && a.rhs == b.rhs && a.conditions == b.conditions)
+    }
 }
 
 /// Which steps can apply, starting from `nodes` (which ends holding every kind reached);
@@ -53,7 +111,7 @@ pub fn reach<N: Ord + Hash + Clone>(
             .collect();
         for i in ready {
             walk.reached[i] = true;
-            for kind in &steps[i].makes {
+            for kind in steps[i].makes {
                 walk.add(kind, nodes);
             }
         }
@@ -66,24 +124,19 @@ pub fn reach<N: Ord + Hash + Clone>(
 /// repeats: the first `from_rules` are stored rules, followed for [`IR_ROUNDS`] rounds (simplify
 /// rules for one); the rest (instruction lowerings and rewrites sound by construction) to a fixpoint.
 pub fn live(
-    mut rewrites: Vec<Rewrite>,
+    rewrites: &[Rc<Headed>],
     from_rules: usize,
     mut nodes: Heads,
     lane_layout: bool,
-) -> Vec<Rewrite> {
+) -> Vec<Rc<Rewrite>> {
     let steps: Vec<Step<(&'static str, VecType)>> = rewrites
         .iter()
         .enumerate()
-        .map(|(i, r)| {
-            let (mut needs, mut makes) = (Heads::new(), Heads::new());
-            r.lhs.typed_heads(&mut |n, t| _ = needs.insert((n, t)));
-            r.rhs.typed_heads(&mut |n, t| _ = makes.insert((n, t)));
-            Step {
-                lowering: i >= from_rules,
-                simplify: r.ruleset == Ruleset::Simplify,
-                needs,
-                makes,
-            }
+        .map(|(i, h)| Step {
+            lowering: i >= from_rules,
+            simplify: h.rewrite.ruleset == Ruleset::Simplify,
+            needs: &h.needs,
+            makes: &h.makes,
         })
         .collect();
     let live = reach(&steps, &mut nodes, |nodes| {
@@ -104,23 +157,31 @@ pub fn live(
             nodes.extend(halved);
         }
     });
-    // The first of equal rewrites is kept (compared by reference: cloning thousands of terms
-    // into an ordered set took a tenth of a small program's generation).
-    let mut seen = FxHashSet::default();
-    let keep: Vec<bool> = rewrites
+    // The first of equal rewrites is kept (found by their hashes, kept since they were made).
+    let mut seen: FxHashMap<u64, Vec<&Headed>> = FxHashMap::default();
+    rewrites
         .iter()
         .zip(live)
-        .map(|(r, live)| live && r.lhs != r.rhs && seen.insert((&r.lhs, &r.rhs, &r.conditions)))
-        .collect();
-    let mut keep = keep.into_iter();
-    rewrites.retain(|_| keep.next().unwrap_or(false));
-    rewrites
+        .filter(|(h, live)| {
+            let r = &h.rewrite;
+            if !*live || r.lhs == r.rhs {
+                return false;
+            }
+            let same_hash = seen.entry(h.hash).or_default();
+            let new = !same_hash.iter().any(|k| k.same(h));
+            if new {
+                same_hash.push(h);
+            }
+            new
+        })
+        .map(|(h, _)| h.rewrite.clone())
+        .collect()
 }
 
 /// The state of [`reach`]: which steps need each kind, how many kinds each still lacks, and
 /// the lowerings whose needs are met but whose kinds are not yet added.
 struct Walk<'s, N> {
-    steps: &'s [Step<N>],
+    steps: &'s [Step<'s, N>],
     needed_by: HashMap<&'s N, Vec<usize>>,
     unmet: Vec<usize>,
     reached: Vec<bool>,
@@ -128,12 +189,12 @@ struct Walk<'s, N> {
 }
 
 impl<'s, N: Ord + Hash + Clone> Walk<'s, N> {
-    fn new(steps: &'s [Step<N>], nodes: &BTreeSet<N>) -> Walk<'s, N> {
+    fn new(steps: &'s [Step<'s, N>], nodes: &BTreeSet<N>) -> Walk<'s, N> {
         let mut needed_by: HashMap<&N, Vec<usize>> = HashMap::new();
         let mut unmet = vec![0; steps.len()];
         let mut ready = Vec::new();
         for (i, s) in steps.iter().enumerate() {
-            for kind in &s.needs {
+            for kind in s.needs {
                 if !nodes.contains(kind) {
                     needed_by.entry(kind).or_default().push(i);
                     unmet[i] += 1;
@@ -170,7 +231,7 @@ impl<'s, N: Ord + Hash + Clone> Walk<'s, N> {
         loop {
             while let Some(i) = self.ready.pop() {
                 self.reached[i] = true;
-                for kind in &self.steps[i].makes {
+                for kind in self.steps[i].makes {
                     self.add(kind, nodes);
                 }
             }
@@ -195,28 +256,36 @@ mod tests {
     const RULE: u8 = 1;
     const SIMPLIFY: u8 = 2;
 
-    fn step(kind: u8, needs: &[&'static str], makes: &[&'static str]) -> Step<&'static str> {
+    type Sets = (u8, BTreeSet<&'static str>, BTreeSet<&'static str>);
+
+    fn sets(kind: u8, needs: &[&'static str], makes: &[&'static str]) -> Sets {
+        let set = |names: &[&'static str]| names.iter().copied().collect();
+        (kind, set(needs), set(makes))
+    }
+
+    fn step((kind, needs, makes): &Sets) -> Step<'_, &'static str> {
         Step {
-            lowering: kind == LOWERING,
-            simplify: kind == SIMPLIFY,
-            needs: needs.iter().copied().collect(),
-            makes: makes.iter().copied().collect(),
+            lowering: *kind == LOWERING,
+            simplify: *kind == SIMPLIFY,
+            needs,
+            makes,
         }
     }
 
     #[test]
     fn lowerings_chain_to_a_fixpoint_rules_for_two_rounds_and_simplify_rules_for_one() {
         assert_eq!(IR_ROUNDS, 2);
-        let steps = [
-            step(LOWERING, &["Add"], &["Shl"]),
-            step(LOWERING, &["Shl"], &["Sub"]),
-            step(RULE, &["Sub"], &["Neg"]),
-            step(RULE, &["Neg"], &["Not"]),
-            step(RULE, &["Not"], &["Xor"]),
-            step(SIMPLIFY, &["Neg"], &["Or"]),
-            step(LOWERING, &["Mul"], &["And"]),
-            step(SIMPLIFY, &["Add"], &["Min"]),
+        let sets = [
+            sets(LOWERING, &["Add"], &["Shl"]),
+            sets(LOWERING, &["Shl"], &["Sub"]),
+            sets(RULE, &["Sub"], &["Neg"]),
+            sets(RULE, &["Neg"], &["Not"]),
+            sets(RULE, &["Not"], &["Xor"]),
+            sets(SIMPLIFY, &["Neg"], &["Or"]),
+            sets(LOWERING, &["Mul"], &["And"]),
+            sets(SIMPLIFY, &["Add"], &["Min"]),
         ];
+        let steps: Vec<_> = sets.iter().map(step).collect();
         let mut nodes: BTreeSet<&str> = ["Add"].into_iter().collect();
         let reached = reach(&steps, &mut nodes, |_| {});
         assert_eq!(reached, [true, true, true, true, false, false, false, true]);

@@ -77,23 +77,22 @@ fn wider_than_64(e: &Expr) -> bool {
     wide
 }
 
-/// Whether a lowering's rewrites depend on the input's constants (it has scalar operands).
-pub fn takes_constants(l: &Lowering) -> bool {
-    l.args.iter().any(|a| matches!(a, Arg::Splat | Arg::Packed))
-}
-
 /// The most combinations of values a lowering's scalar operands are tried in.
 const MAX_SCALAR_CHOICES: usize = 256;
 
-/// The rewrites of one lowering: scalar operands take each value among `constants` (within
-/// an immediate's range), so shift amounts and multipliers fold into the pattern; a packed
+/// A lowering's scalar operands, each with the lane values it takes.
+pub type ScalarChoice<'c> = Vec<(&'c Operand, Vec<i64>)>;
+
+/// The values a lowering's scalar operands take, one choice per rewrite (one empty choice for
+/// a lowering without them): each value among `constants` (within an immediate's range and
+/// the lowering's bounds), so shift amounts and multipliers fold into the pattern; a packed
 /// scalar register takes two such values alternating over its lanes (one is also tried).
 /// Past [`MAX_SCALAR_CHOICES`] combinations, every scalar operand takes the same value.
-pub fn lowering_rewrites(
+pub fn scalar_choices<'c>(
     l: &Lowering,
-    catalog: &Catalog,
+    catalog: &'c Catalog,
     constants: &BTreeSet<i64>,
-) -> Result<Vec<Rewrite>, String> {
+) -> Vec<ScalarChoice<'c>> {
     let ins = &catalog.instructions[l.instruction];
     let mut per_operand: Vec<(&Operand, Vec<Vec<i64>>)> = Vec::new();
     for (arg, op) in l.args.iter().zip(&ins.operands) {
@@ -131,7 +130,7 @@ pub fn lowering_rewrites(
         .iter()
         .try_fold(1usize, |n, (_, lanes)| n.checked_mul(lanes.len()))
         .unwrap_or(usize::MAX);
-    let choices: Vec<Vec<(&Operand, Vec<i64>)>> = if combinations <= MAX_SCALAR_CHOICES {
+    let choices: Vec<ScalarChoice> = if combinations <= MAX_SCALAR_CHOICES {
         per_operand
             .iter()
             .fold(vec![vec![]], |choices, (op, lanes)| {
@@ -177,12 +176,17 @@ pub fn lowering_rewrites(
                 .all(|b| lanes.iter().all(|v| (b.lo..=b.hi).contains(&(*v as i128))))
         })
     };
-    let mut out = choices
-        .iter()
-        .filter(within_bounds)
-        .map(|values| lowering_rewrite(l, ins, values))
-        .filter_map(Result::transpose)
-        .collect::<Result<Vec<_>, String>>()?;
+    choices.into_iter().filter(|c| within_bounds(&c)).collect()
+}
+
+/// The rewrites of a lowering with its scalar operands at `values` (one of
+/// [`scalar_choices`]): its own, and the same on masks.
+pub fn choice_rewrites(
+    l: &Lowering,
+    ins: &Instruction,
+    values: &[(&Operand, Vec<i64>)],
+) -> Result<Vec<Rewrite>, String> {
+    let mut out: Vec<Rewrite> = lowering_rewrite(l, ins, values)?.into_iter().collect();
     let on_masks: Vec<Rewrite> = out.iter().flat_map(|r| on_masks(r, ins)).collect();
     out.extend(on_masks);
     Ok(out)

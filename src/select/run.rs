@@ -100,7 +100,7 @@ fn without_rewrites(program: &Program) -> (String, Vec<&Rewrite>, Vec<(String, S
     let mut constructors = Vec::new();
     for command in &program.commands {
         match command {
-            term::Command::Rewrite(r) => rewrites.push(r),
+            term::Command::Rewrite(r) => rewrites.push(r.as_ref()),
             term::Command::Instruction { name, .. } => {
                 constructors.push((name.clone(), command.to_string()))
             }

@@ -27,7 +27,7 @@ pub enum Command {
     /// they are: `(register-part "u8x16")`.
     RegisterPart(VecType),
     /// A rewrite.
-    Rewrite(Rewrite),
+    Rewrite(std::rc::Rc<Rewrite>),
     /// The root of the selection of input K: `(let $root (Out t))` for the first,
     /// `(let $root_K (Out t))` for the others.
     Root(usize, Term),
