@@ -95,7 +95,8 @@ fn direct_operators(catalog: &Catalog) -> BTreeSet<Direct> {
 }
 
 /// The parts of inputs (type, name, offset) in `t` read directly by an operator other than a
-/// cast to another type (a saturating one clamps them first).
+/// cast to twice their width (a saturating one clamps them first; a wider one, AVX2's
+/// `vpmovzxbd`, reads the low lanes of a register), which [`part_widenings`] covers.
 fn parts_under_operators(t: &Term, out: &mut BTreeSet<(VecType, String, i64)>) {
     if let Term::Op {
         name,
@@ -112,7 +113,8 @@ fn parts_under_operators(t: &Term, out: &mut BTreeSet<(VecType, String, i64)>) {
             } = a
             {
                 // A conversion to the part's own type (a macro's) keeps it.
-                if *name != "Cast" || ty == result {
+                let doubling = result.elem.bits() == 2 * ty.elem.bits();
+                if *name != "Cast" || ty == result || !doubling {
                     out.insert((*ty, part.clone(), *offset));
                 }
             }
