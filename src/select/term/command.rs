@@ -57,8 +57,12 @@ impl fmt::Display for Command {
                 if ty.elem.is_int() && !ty.elem.is_signed() {
                     writeln!(f, "(set (unsigned \"{t}\") 1)")?;
                 }
-                // Lane values live in i64: u64 and 128-bit types get no range (no bounds facts).
+                // Lane values live in i64: u64 and 128-bit types get no range; u64 gets bounds
+                // of values below 2^63 where its operations keep them (`bounds.egg`).
                 if !fits_i64(ty.elem) {
+                    if ty.elem.bits() == 64 {
+                        writeln!(f, "(set (wide-unsigned \"{t}\") 1)")?;
+                    }
                     return Ok(());
                 }
                 writeln!(f, "(set (tlo \"{t}\") {})", ty.elem.min_value())?;
