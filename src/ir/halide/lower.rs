@@ -370,8 +370,11 @@ pub(super) fn call(name: &str, args: Vec<SExpr>, shifts: Shifts, loc: &Location)
 
 /// Halide's `rounding_shift_left(x, y)` (`left`) or `rounding_shift_right(x, y)` for a `y` that
 /// is not a constant: `y` read as `halide-shl` reads it (prelude), a negative signed amount
-/// shifting the other way, every right shift rounding (the FPIR idiom `rounding_shr`). `x` and
-/// `y` are bound once.
+/// shifting the other way, every right shift rounding (the FPIR idiom `rounding_shr`); a shift
+/// of unsigned lanes by signed ones is the FPIR idiom `rounding_shl` (NEON's `urshl`), by the
+/// negated amount for a right shift (-128 negated is -128, which shifts either way out of a
+/// byte: z3 proves both readings equal); of signed lanes the select of the two shifts selects
+/// cheaper. `x` and `y` are bound once.
 fn rounding_shift_by_value(left: bool, x: SExpr, y: SExpr, loc: &Location) -> SExpr {
     let (x_name, y_name) = ("rounding_shift_x", "rounding_shift_y");
     let (xs, ys) = (|| sym(x_name, loc), || sym(y_name, loc));
@@ -387,13 +390,19 @@ fn rounding_shift_by_value(left: bool, x: SExpr, y: SExpr, loc: &Location) -> SE
         false => (shl(negated()), rounding_shr(amount())),
     };
     let negative_amount = list("lt", vec![amount(), int(0, loc)], loc);
-    let signed = list(
+    let select = list(
         "select",
         vec![negative_amount, negative, otherwise.clone()],
         loc,
     );
-    let is_signed = list("is-signed", vec![list("elem", vec![ys()], loc)], loc);
-    let body = list("if", vec![is_signed, signed, otherwise], loc);
+    let is_signed = |v: SExpr| list("is-signed", vec![list("elem", vec![v], loc)], loc);
+    let amount_left = match left {
+        true => amount(),
+        false => negated(),
+    };
+    let idiom = list("rounding_shl", vec![xs(), amount_left], loc);
+    let signed = list("if", vec![is_signed(xs()), select, idiom], loc);
+    let body = list("if", vec![is_signed(ys()), signed, otherwise], loc);
     list(
         "let",
         vec![
