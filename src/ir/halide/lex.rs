@@ -32,9 +32,9 @@ pub(super) struct Token {
 }
 
 /// Longest first, so `<<` is not read as two `<`.
-const PUNCT: [&str; 23] = [
+const PUNCT: [&str; 25] = [
     "<<", ">>", "<=", ">=", "==", "!=", "&&", "||", "+", "-", "*", "/", "%", "<", ">", "&", "^",
-    "|", "~", "!", "(", ")", ",",
+    "|", "~", "!", "(", ")", ",", "{", "}",
 ];
 
 /// The tokens of `text`, ending in [`Tok::Eof`]; `file` names the text in locations.

@@ -152,8 +152,75 @@ pub(super) fn template_cast(
     Ok(list(head, vec![sym(elem.name(), loc), x], loc))
 }
 
+/// The head of a brace list `{a, b}` as the parser reads it: only `mux` takes one.
+pub(super) const BRACE_LIST: &str = "{}";
+
+/// The items of a brace list.
+fn brace_items(e: &SExpr) -> Option<&[SExpr]> {
+    match e.list()? {
+        [head, items @ ..] if head.sym() == Some(BRACE_LIST) => Some(items),
+        _ => None,
+    }
+}
+
+/// Halide's `mux(id, {v0, v1, ...})`: the value `vi` where `id == i`, the last value where `id`
+/// is out of range (as Halide's select chain has it). `id` is bound once.
+fn mux(args: Vec<SExpr>, loc: &Location) -> Result<SExpr> {
+    let usage = || {
+        Error::parse(
+            loc,
+            "mux takes an index and a brace list of values: mux(id, {a, b, c})",
+        )
+    };
+    let [id, values] = <[SExpr; 2]>::try_from(args).map_err(|_| usage())?;
+    let mut values = brace_items(&values).ok_or_else(usage)?.to_vec();
+    let mut chosen = values.pop().ok_or_else(usage)?;
+    let id_name = "mux_id";
+    for (i, value) in values.into_iter().enumerate().rev() {
+        let is_i = list("eq", vec![sym(id_name, loc), int(i as i128, loc)], loc);
+        chosen = list("select", vec![is_i, value, chosen], loc);
+    }
+    Ok(list("let", vec![sym(id_name, loc), id, chosen], loc))
+}
+
+/// Halide's `extract_bits(T, e, lsb)`: the bits of `e` from bit `lsb` up, as many as `T` has
+/// (zeros past `e`'s top bit), read as `T`. `e` is bound once.
+fn extract_bits(args: Vec<SExpr>, loc: &Location) -> Result<SExpr> {
+    let [t, e, lsb] = <[SExpr; 3]>::try_from(args).map_err(|args| {
+        Error::parse(
+            loc,
+            format!(
+                "extract_bits takes a type, a value and a bit position, got {} argument(s)",
+                args.len()
+            ),
+        )
+    })?;
+    let x = || sym("extract_bits_x", loc);
+    let unsigned = |t: SExpr| list("unsigned", vec![t], loc);
+    let bits = list(
+        "bitcast",
+        vec![unsigned(list("elem", vec![x()], loc)), x()],
+        loc,
+    );
+    let shifted = list("shr", vec![bits, lsb], loc);
+    let kept = list("cast", vec![unsigned(t.clone()), shifted], loc);
+    let read = list("bitcast", vec![t, kept], loc);
+    Ok(list("let", vec![x(), e, read], loc))
+}
+
 /// A call: casts, the built-in Halide functions, or any other name passed through as `(name ...)`.
 pub(super) fn call(name: &str, args: Vec<SExpr>, shifts: Shifts, loc: &Location) -> Result<SExpr> {
+    match name {
+        "mux" => return mux(args, loc),
+        "extract_bits" => return extract_bits(args, loc),
+        _ => {}
+    }
+    if let Some(braces) = args.iter().find(|a| brace_items(a).is_some()) {
+        return Err(Error::parse(
+            &braces.loc,
+            format!("{name} takes no brace list (only mux does: mux(id, {{a, b}}))"),
+        ));
+    }
     let arity = |n: usize| -> Result<()> {
         if args.len() == n {
             Ok(())

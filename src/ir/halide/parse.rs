@@ -3,7 +3,7 @@
 //! `a + b + ...` nests one level per operator, as the tree it builds does).
 
 use super::lex::{Tok, Token};
-use super::lower::{as_int, call, combine, elem_named, int, list, sym, template_cast};
+use super::lower::{as_int, call, combine, elem_named, int, list, sym, template_cast, BRACE_LIST};
 use super::Shifts;
 use crate::error::{Error, Location, Result};
 use crate::ir::limits::TreeBudget;
@@ -197,6 +197,38 @@ impl Parser {
         }
     }
 
+    /// A brace list of expressions, `{a, b, c}` (an argument of Halide's `mux`), as the form
+    /// `({} a b c)`.
+    fn brace_list(&mut self) -> Result<SExpr> {
+        let open = self.next().loc.clone();
+        let mut items = Vec::new();
+        loop {
+            if self.at_punct("}") && items.is_empty() {
+                self.next();
+                break;
+            }
+            items.push(self.expr()?);
+            let t = self.peek();
+            match t.tok {
+                Tok::Punct(",") => _ = self.next(),
+                Tok::Punct("}") => {
+                    self.next();
+                    break;
+                }
+                _ => {
+                    return Err(Error::parse(
+                        &t.loc,
+                        format!(
+                            "expected ',' or '}}' in the list at {}:{}, found {}",
+                            open.line, open.col, t.tok
+                        ),
+                    ))
+                }
+            }
+        }
+        Ok(list(BRACE_LIST, items, &open))
+    }
+
     /// The arguments of a call whose '(' has just been read.
     fn call_args(&mut self, name: &str, loc: &Location) -> Result<Vec<SExpr>> {
         let mut args = Vec::new();
@@ -205,7 +237,10 @@ impl Parser {
             return Ok(args);
         }
         loop {
-            args.push(self.expr()?);
+            args.push(match self.at_punct("{") {
+                true => self.brace_list()?,
+                false => self.expr()?,
+            });
             let t = self.peek();
             match t.tok {
                 Tok::Punct(",") => {}

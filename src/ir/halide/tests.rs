@@ -159,6 +159,38 @@ fn casts_and_calls() {
 }
 
 #[test]
+fn mux_is_a_select_chain_whose_last_value_is_the_default() {
+    assert_eq!(
+        sx("mux(c_u8, {a_u8, b_u8, 7})"),
+        "(let mux_id c_u8 (select (eq mux_id 0) a_u8 (select (eq mux_id 1) b_u8 7)))"
+    );
+    assert_eq!(sx("mux(c_u8, {a_u8})"), "(let mux_id c_u8 a_u8)");
+    let usage = "expression:1:1: mux takes an index and a brace list of values: mux(id, {a, b, c})";
+    assert_eq!(err("mux(c_u8, {})"), usage);
+    assert_eq!(err("mux(c_u8, a_u8)"), usage);
+    assert_eq!(
+        err("max({a_u8}, b_u8)"),
+        "expression:1:5: max takes no brace list (only mux does: mux(id, {a, b}))"
+    );
+    assert_eq!(
+        err("mux(c_u8, {a_u8 b_u8})"),
+        "expression:1:17: expected ',' or '}' in the list at 1:11, found 'b_u8'"
+    );
+}
+
+#[test]
+fn extract_bits_reads_the_bits_from_a_position_at_a_type() {
+    assert_eq!(
+        sx("extract_bits(u16, a_u32, 8)"),
+        "(let extract_bits_x a_u32 (bitcast u16 (cast (unsigned u16) (shr (bitcast (unsigned (elem extract_bits_x)) extract_bits_x) 8))))"
+    );
+    assert_eq!(
+        err("extract_bits(u16, a_u32)"),
+        "expression:1:1: extract_bits takes a type, a value and a bit position, got 2 argument(s)"
+    );
+}
+
+#[test]
 fn errors_point_at_the_problem() {
     assert_eq!(
         err("(a_u8 + b_u8"),
