@@ -34,6 +34,8 @@ fn probes_exit_with_the_documented_code_and_one_line() {
     let sum = vec!["a_u8"; 6000].join(" + ");
     let not7000 = nested("(not ", "a_u8", 7000);
     let paren20000 = nested("(", "a_u8", 20000);
+    let select8000 = format!("select({}, b_u8)", vec!["a_u8 > 1, a_u8"; 8000].join(", "));
+    let mux2000 = format!("mux(c_i32, {{{}}})", vec!["a_u8"; 2000].join(", "));
     let long_name = "x".repeat(120_000);
     let sum30 = ["a_u8", "b_u8", "c_u8"].repeat(10).join(" + ");
     let kernel_file = |name: &str, text: String| {
@@ -134,6 +136,17 @@ fn probes_exit_with_the_documented_code_and_one_line() {
             &["prove", &paren20000, "a_u8"],
             2,
             "1:257: expression nested more than 256 deep",
+        ),
+        // Halide's many-way select and mux nest one select per alternative.
+        probe(
+            &["compile", &select8000, "--target", "neon"],
+            2,
+            "1:1: select of 8000 alternatives nests more than 256 deep (isadb's limit)",
+        ),
+        probe(
+            &["compile", &mux2000, "--target", "neon"],
+            2,
+            "1:1: mux of 2000 alternatives nests more than 256 deep (isadb's limit)",
         ),
         // 4. Exit codes: empty answers 1, input errors 2.
         probe(

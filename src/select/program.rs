@@ -95,8 +95,8 @@ fn direct_operators(catalog: &Catalog) -> BTreeSet<Direct> {
 }
 
 /// The parts of inputs (type, name, offset) in `t` read directly by an operator other than a
-/// cast to twice their width (a saturating one clamps them first; a wider one, AVX2's
-/// `vpmovzxbd`, reads the low lanes of a register), which [`part_widenings`] covers.
+/// cast to twice their width, which [`part_widenings`] covers: any other reads the part as the
+/// low lanes of a register (AVX2's `vpmovzxbd` widens bytes fourfold from one).
 fn parts_under_operators(t: &Term, out: &mut BTreeSet<(VecType, String, i64)>) {
     if let Term::Op {
         name,

@@ -8,6 +8,7 @@
 
 use super::Shifts;
 use crate::error::{Error, Location, Result};
+use crate::ir::limits::MAX_DEPTH;
 use crate::ir::sexpr::{SExpr, SKind};
 use crate::ir::types::Elem;
 
@@ -163,6 +164,20 @@ fn brace_items(e: &SExpr) -> Option<&[SExpr]> {
     }
 }
 
+/// An error unless a chain of `alternatives` nested selects (of `what`) nests within
+/// [`MAX_DEPTH`], as every expression must.
+fn check_chain(alternatives: usize, what: &str, loc: &Location) -> Result<()> {
+    if alternatives > MAX_DEPTH {
+        return Err(Error::parse(
+            loc,
+            format!(
+                "{what} of {alternatives} alternatives nests more than {MAX_DEPTH} deep (isadb's limit)"
+            ),
+        ));
+    }
+    Ok(())
+}
+
 /// Halide's `mux(id, {v0, v1, ...})`: the value `vi` where `id == i`, the last value where `id`
 /// is out of range (as Halide's select chain has it). `id` is bound once.
 fn mux(args: Vec<SExpr>, loc: &Location) -> Result<SExpr> {
@@ -174,6 +189,7 @@ fn mux(args: Vec<SExpr>, loc: &Location) -> Result<SExpr> {
     };
     let [id, values] = <[SExpr; 2]>::try_from(args).map_err(|_| usage())?;
     let mut values = brace_items(&values).ok_or_else(usage)?.to_vec();
+    check_chain(values.len(), "mux", loc)?;
     let mut chosen = values.pop().ok_or_else(usage)?;
     let id_name = "mux_id";
     for (i, value) in values.into_iter().enumerate().rev() {
@@ -259,6 +275,7 @@ pub(super) fn call(name: &str, args: Vec<SExpr>, shifts: Shifts, loc: &Location)
                     ),
                 ));
             }
+            check_chain(args.len() / 2, "select", loc)?;
             let mut args = args;
             let mut chosen = args.pop().expect("a default");
             while let (Some(value), Some(condition)) = (args.pop(), args.pop()) {
