@@ -250,7 +250,9 @@ impl<'s, N: Ord + Hash + Clone> Walk<'s, N> {
 
 #[cfg(test)]
 mod tests {
+    use super::super::term::{op, Term};
     use super::*;
+    use crate::ir::Elem;
 
     const LOWERING: u8 = 0;
     const RULE: u8 = 1;
@@ -293,5 +295,36 @@ mod tests {
             nodes.into_iter().collect::<Vec<_>>(),
             ["Add", "Min", "Neg", "Not", "Shl", "Sub"]
         );
+    }
+
+    fn lowering(source: &str, from: &'static str, to: &'static str) -> Rc<Headed> {
+        let ty = VecType::new(16, Elem::U8);
+        let op = |name, x| op(name, ty, vec![x]);
+        Headed::new(Rewrite {
+            ruleset: Ruleset::Lower,
+            source: source.to_string(),
+            lhs: op(from, Term::Slot("x")),
+            rhs: op(to, Term::Slot("x")),
+            conditions: vec![],
+        })
+    }
+
+    #[test]
+    fn live_keeps_the_first_of_equal_rewrites_and_only_those_the_input_reaches() {
+        let ty = VecType::new(16, Elem::U8);
+        let rewrites = [
+            lowering("first", "Not", "Neg"),
+            lowering("same again", "Not", "Neg"),
+            lowering("from what Not makes", "Neg", "Abs"),
+            lowering("unreached", "Popcount", "Clz"),
+        ];
+        assert_eq!(rewrites[0].needs_names, ["Not"].into_iter().collect());
+        assert_eq!(rewrites[0].makes, [("Neg", ty)].into_iter().collect());
+        let nodes: Heads = [("Not", ty)].into_iter().collect();
+        let kept: Vec<String> = live(&rewrites, 0, nodes, false)
+            .iter()
+            .map(|r| r.source.clone())
+            .collect();
+        assert_eq!(kept, ["first", "from what Not makes"]);
     }
 }
