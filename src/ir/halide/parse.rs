@@ -201,60 +201,46 @@ impl Parser {
     /// `({} a b c)`.
     fn brace_list(&mut self) -> Result<SExpr> {
         let open = self.next().loc.clone();
-        let mut items = Vec::new();
-        loop {
-            if self.at_punct("}") && items.is_empty() {
-                self.next();
-                break;
-            }
-            items.push(self.expr()?);
-            let t = self.peek();
-            match t.tok {
-                Tok::Punct(",") => _ = self.next(),
-                Tok::Punct("}") => {
-                    self.next();
-                    break;
-                }
-                _ => {
-                    return Err(Error::parse(
-                        &t.loc,
-                        format!(
-                            "expected ',' or '}}' in the list at {}:{}, found {}",
-                            open.line, open.col, t.tok
-                        ),
-                    ))
-                }
-            }
-        }
+        let what = format!("the list at {}:{}", open.line, open.col);
+        let items = self.items("}", &what, Self::expr)?;
         Ok(list(BRACE_LIST, items, &open))
     }
 
     /// The arguments of a call whose '(' has just been read.
     fn call_args(&mut self, name: &str, loc: &Location) -> Result<Vec<SExpr>> {
-        let mut args = Vec::new();
-        if self.at_punct(")") {
+        let what = format!("the call to {name} at {}:{}", loc.line, loc.col);
+        self.items(")", &what, |p| match p.at_punct("{") {
+            true => p.brace_list(),
+            false => p.expr(),
+        })
+    }
+
+    /// Items read by `item`, separated by ',', up to `close` (the opening one read); `what`
+    /// names the list in errors.
+    fn items(
+        &mut self,
+        close: &'static str,
+        what: &str,
+        mut item: impl FnMut(&mut Self) -> Result<SExpr>,
+    ) -> Result<Vec<SExpr>> {
+        let mut out = Vec::new();
+        if self.at_punct(close) {
             self.next();
-            return Ok(args);
+            return Ok(out);
         }
         loop {
-            args.push(match self.at_punct("{") {
-                true => self.brace_list()?,
-                false => self.expr()?,
-            });
+            out.push(item(self)?);
             let t = self.peek();
             match t.tok {
                 Tok::Punct(",") => {}
-                Tok::Punct(")") => {
+                Tok::Punct(p) if p == close => {
                     self.next();
-                    return Ok(args);
+                    return Ok(out);
                 }
                 _ => {
                     return Err(Error::parse(
                         &t.loc,
-                        format!(
-                            "expected ',' or ')' in the call to {name} at {}:{}, found {}",
-                            loc.line, loc.col, t.tok
-                        ),
+                        format!("expected ',' or '{close}' in {what}, found {}", t.tok),
                     ))
                 }
             }
