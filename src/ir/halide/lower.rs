@@ -200,7 +200,8 @@ fn mux(args: Vec<SExpr>, loc: &Location) -> Result<SExpr> {
 }
 
 /// Halide's `extract_bits(T, e, lsb)`: the bits of `e` from bit `lsb` up, as many as `T` has
-/// (zeros past `e`'s top bit), read as `T`. `e` is bound once.
+/// (zeros past `e`'s top bit), read as `T`; float lanes are read as their bits. `e` is bound
+/// once.
 fn extract_bits(args: Vec<SExpr>, loc: &Location) -> Result<SExpr> {
     let [t, e, lsb] = <[SExpr; 3]>::try_from(args).map_err(|args| {
         Error::parse(
@@ -212,7 +213,7 @@ fn extract_bits(args: Vec<SExpr>, loc: &Location) -> Result<SExpr> {
         )
     })?;
     let x = || sym("extract_bits_x", loc);
-    let unsigned = |t: SExpr| list("unsigned", vec![t], loc);
+    let unsigned = |t: SExpr| list("bits-type", vec![t], loc);
     let bits = list(
         "bitcast",
         vec![unsigned(list("elem", vec![x()], loc)), x()],
@@ -455,10 +456,10 @@ pub(super) fn call(name: &str, args: Vec<SExpr>, shifts: Shifts, loc: &Location)
 /// Halide's `rounding_shift_left(x, y)` (`left`) or `rounding_shift_right(x, y)` for a `y` that
 /// is not a constant: `y` read as `halide-shl` reads it (prelude), a negative signed amount
 /// shifting the other way, every right shift rounding (the FPIR idiom `rounding_shr`); a shift
-/// of unsigned lanes by signed ones is the FPIR idiom `rounding_shl` (NEON's `urshl`), by the
+/// by signed lanes is the FPIR idiom `rounding_shl` (NEON's `urshl` and `srshl`), by the
 /// negated amount for a right shift (-128 negated is -128, which shifts either way out of a
-/// byte: z3 proves both readings equal); of signed lanes the select of the two shifts selects
-/// cheaper. `x` and `y` are bound once.
+/// byte: z3 proves both readings equal); by unsigned lanes, the shift of the one direction.
+/// `x` and `y` are bound once.
 fn rounding_shift_by_value(left: bool, x: SExpr, y: SExpr, loc: &Location) -> SExpr {
     let (x_name, y_name) = ("rounding_shift_x", "rounding_shift_y");
     let (xs, ys) = (|| sym(x_name, loc), || sym(y_name, loc));
@@ -469,24 +470,17 @@ fn rounding_shift_by_value(left: bool, x: SExpr, y: SExpr, loc: &Location) -> SE
     };
     let rounding_shr = |k: SExpr| list("rounding_shr", vec![xs(), k], loc);
     let negated = || list("neg", vec![amount()], loc);
-    let (negative, otherwise) = match left {
-        true => (rounding_shr(negated()), shl(amount())),
-        false => (shl(negated()), rounding_shr(amount())),
+    let otherwise = match left {
+        true => shl(amount()),
+        false => rounding_shr(amount()),
     };
-    let negative_amount = list("lt", vec![amount(), int(0, loc)], loc);
-    let select = list(
-        "select",
-        vec![negative_amount, negative, otherwise.clone()],
-        loc,
-    );
     let is_signed = |v: SExpr| list("is-signed", vec![list("elem", vec![v], loc)], loc);
     let amount_left = match left {
         true => amount(),
         false => negated(),
     };
     let idiom = list("rounding_shl", vec![xs(), amount_left], loc);
-    let signed = list("if", vec![is_signed(xs()), select, idiom], loc);
-    let body = list("if", vec![is_signed(ys()), signed, otherwise], loc);
+    let body = list("if", vec![is_signed(ys()), idiom, otherwise], loc);
     list(
         "let",
         vec![

@@ -182,7 +182,7 @@ fn mux_is_a_select_chain_whose_last_value_is_the_default() {
 fn extract_bits_reads_the_bits_from_a_position_at_a_type() {
     assert_eq!(
         sx("extract_bits(u16, a_u32, 8)"),
-        "(let extract_bits_x a_u32 (bitcast u16 (cast (unsigned u16) (shr (bitcast (unsigned (elem extract_bits_x)) extract_bits_x) 8))))"
+        "(let extract_bits_x a_u32 (bitcast u16 (cast (bits-type u16) (shr (bitcast (bits-type (elem extract_bits_x)) extract_bits_x) 8))))"
     );
     assert_eq!(
         err("extract_bits(u16, a_u32)"),
