@@ -21,7 +21,11 @@ fn an_x86_intrinsic_ports_to_neon_and_back_proven_and_run() {
     // the high bit (tbl gives zero for indices past 15, as pshufb does for a set high bit);
     // pmuludq on one lane is umull of lane 0 by lane 0; HVX widens a register's low half by
     // vunpack, a 16-byte SSE register being the low lanes of a 128-byte HVX one.
-    let cases: [(&[&str], &[&str]); 44] = [
+    // SSE's scalar forms: lane 0 by the D-register instruction, lanes 1-3 copied from a.
+    let cases: [(&[&str], &[&str]); 47] = [
+        (&["_mm_add_ss", "--target", "neon"], &["vadd_f32"]),
+        (&["_mm_cmplt_ss", "--target", "neon"], &["vcgt_f32"]),
+        (&["_mm_add_si64", "--target", "neon"], &["vadd_s64"]),
         (
             &["_mm_shuffle_epi8", "--target", "neon"],
             &["vandq_s8", "vqtbl1q_s8"],
@@ -251,8 +255,11 @@ fn an_x86_intrinsic_ports_to_neon_and_back_proven_and_run() {
     // reinterpreted (no C type of their own), flags of scalarized lanes spread over an HVX
     // predicate, bits read as bool lanes and back (a bit reversal scalarized), and a rounding
     // constant wider than an e-graph lane.
-    let runs: [(&[&str], &str, Toolchain, &str); 29] = [
+    let runs: [(&[&str], &str, Toolchain, &str); 32] = [
         (&["_mm_madd_epi16"], "neon", Toolchain::Neon, "natively"),
+        (&["_mm_cmplt_ss"], "neon", Toolchain::Neon, "natively"),
+        (&["_mm_cvtss_si32"], "neon", Toolchain::Neon, "natively"),
+        (&["_mm_add_si64"], "neon", Toolchain::Neon, "natively"),
         (&["_mm_add_ps"], "neon", Toolchain::Neon, "natively"),
         (&["_mm_min_ps"], "neon", Toolchain::Neon, "natively"),
         (&["_mm_cmpneq_ps"], "neon", Toolchain::Neon, "natively"),
