@@ -212,15 +212,21 @@ fn extract_bits(args: Vec<SExpr>, loc: &Location) -> Result<SExpr> {
             ),
         )
     })?;
+    if t.sym() == Some("bool") {
+        return Err(Error::parse(
+            &t.loc,
+            "extract_bits reads bits as an integer or f32 type, not bool",
+        ));
+    }
     let x = || sym("extract_bits_x", loc);
-    let unsigned = |t: SExpr| list("bits-type", vec![t], loc);
+    let bits_type = |t: SExpr| list("bits-type", vec![t], loc);
     let bits = list(
         "bitcast",
-        vec![unsigned(list("elem", vec![x()], loc)), x()],
+        vec![bits_type(list("elem", vec![x()], loc)), x()],
         loc,
     );
     let shifted = list("shr", vec![bits, lsb], loc);
-    let kept = list("cast", vec![unsigned(t.clone()), shifted], loc);
+    let kept = list("cast", vec![bits_type(t.clone()), shifted], loc);
     let read = list("bitcast", vec![t, kept], loc);
     Ok(list("let", vec![x(), e, read], loc))
 }

@@ -188,6 +188,10 @@ fn extract_bits_reads_the_bits_from_a_position_at_a_type() {
         err("extract_bits(u16, a_u32)"),
         "expression:1:1: extract_bits takes a type, a value and a bit position, got 2 argument(s)"
     );
+    assert_eq!(
+        err("extract_bits(bool, a_u32, 0)"),
+        "expression:1:14: extract_bits reads bits as an integer or f32 type, not bool"
+    );
 }
 
 #[test]
