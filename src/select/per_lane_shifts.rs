@@ -292,12 +292,46 @@ fn widened_shift(
     Some(out)
 }
 
-/// Shifts by per-lane counts at `t`: their counts clamped, and at 8 and 16 bits through wider
-/// lanes.
-pub fn per_lane_shifts(t: VecType, wanted: Wanted) -> Vec<Rewrite> {
+/// Shifts by per-lane counts at `t`: their counts clamped, at 8 and 16 bits through wider
+/// lanes, and arithmetic right shifts the target `lacks` through logical ones.
+pub fn per_lane_shifts(t: VecType, wanted: Wanted, lacks: Wanted) -> Vec<Rewrite> {
     let mut out = clamped_shift_counts(t, wanted);
     out.extend(widened_shifts(t, wanted));
+    out.extend(arithmetic_shift_by_logical(t).filter(|_| lacks("Shr", t, None)));
     out
+}
+
+/// An arithmetic right shift by per-lane counts as the logical one of the value with its bits
+/// flipped where it is negative, flipped back: `((a ^ m) >> b) ^ m`, `m` the sign in every bit
+/// (`a >> (width - 1)`). Both shifts read the counts unsigned, so a count of the width or more
+/// (a negative one too) leaves `m`, the sign, as the IR defines it (AVX2 shifts 64-bit lanes
+/// right only logically, by `vpsrlvq`).
+fn arithmetic_shift_by_logical(t: VecType) -> Option<Rewrite> {
+    let signed_int = t.elem.is_int() && t.elem.is_signed() && t.elem.bits() <= 64;
+    let u = t.with_elem(t.elem.unsigned().filter(|_| signed_int)?);
+    let bits = t.elem.bits() as i128;
+    let (a, b) = (Term::Wildcard("a".into()), Term::Wildcard("b".into()));
+    let sign = op(
+        "Shr",
+        t,
+        vec![a.clone(), Term::constant(t, bits as i64 - 1)],
+    );
+    let flipped = op("Xor", t, vec![a.clone(), sign.clone()]);
+    let logical = op(
+        "Shr",
+        u,
+        vec![reinterpret(u, flipped), reinterpret(u, b.clone())],
+    );
+    Some(Rewrite {
+        ruleset: Ruleset::Lower,
+        source: format!(
+            "a {} arithmetic right shift by counts as a logical one of the bits flipped by the sign",
+            type_name(t)
+        ),
+        lhs: op("Shr", t, vec![a, b]),
+        rhs: op("Xor", t, vec![reinterpret(t, logical), sign]),
+        conditions: vec![],
+    })
 }
 
 /// A type of 8- or 16-bit lanes with the lanes at twice the bits.

@@ -363,7 +363,11 @@ impl Programs {
             let own = |name: &'static str, ty: VecType| nodes.contains(&(name, ty));
             let has = |n: &'static str, s: Elem, t: Elem| direct.contains(&(n, s, t));
             let mut extra = generated(&named, &target, masks, &own, &wanted, &lacks, &has);
-            extra.extend(shifting.iter().flat_map(|t| per_lane_shifts(*t, &wanted)));
+            extra.extend(
+                shifting
+                    .iter()
+                    .flat_map(|t| per_lane_shifts(*t, &wanted, &lacks)),
+            );
             let before = made.len();
             for r in &extra {
                 r.rhs.typed_heads(&mut |n, t| _ = made.insert((n, t)));

@@ -11,8 +11,9 @@ use super::float_conversions::{float_conversions, float_midpoint};
 use super::mask_bits::{mask_bits, weighted_mask_bits};
 use super::popcount::{clz_rewrites, popcount_rewrites};
 use super::products::{
-    high_bits_of_word_products, high_half_by_even_and_odd, multiply_by_halves, product_as_pair_sum,
-    product_bits_across_halves, wide_multiply, widened_product,
+    byte_multiply_in_words, high_bits_of_word_products, high_half_by_even_and_odd,
+    multiply_by_halves, product_as_pair_sum, product_bits_across_halves, wide_multiply,
+    widened_product,
 };
 use super::reshape::reshaping;
 use super::saturating::{saturating_sums, saturation_above_by_one};
@@ -306,7 +307,8 @@ fn comparison_and_select_rewrites(t: VecType) -> Vec<Rewrite> {
 /// through its [`cast_midpoints`]; operators that move lanes ([`reshaping`]); a narrowing of
 /// less than a register is the low half of the narrowing of the input concatenated with itself
 /// (NEON's `xtn` of a 64-bit result); the comparisons and selects of
-/// [`comparison_and_select_rewrites`]; 8-bit multiplies at 16 bits ([`wide_multiply`]);
+/// [`comparison_and_select_rewrites`]; 8-bit multiplies at 16 bits ([`wide_multiply`],
+/// [`byte_multiply_in_words`]);
 /// products of widened values by their even lanes ([`widened_product`]) and their high halves
 /// by the even and odd lanes apart ([`high_half_by_even_and_odd`]), where the program wants
 /// the multiply, and wide multiplies the target lacks by products of halves
@@ -369,6 +371,7 @@ pub fn generated(
             out.extend(logic_of_bytes(t));
         }
         out.extend(wide_multiply(t));
+        out.extend(byte_multiply_in_words(t, lacks, register_bits));
         out.extend(multiply_by_halves(t, lacks));
         out.extend(high_bits_of_word_products(t, lacks));
         if !lane_layout && wanted("Mul", t, None) {
