@@ -301,21 +301,20 @@ pub fn per_lane_shifts(t: VecType, wanted: Wanted, lacks: Wanted) -> Vec<Rewrite
     out
 }
 
-/// An arithmetic right shift by per-lane counts as the logical one of the value with its bits
-/// flipped where it is negative, flipped back: `((a ^ m) >> b) ^ m`, `m` the sign in every bit
-/// (`a >> (width - 1)`). Both shifts read the counts unsigned, so a count of the width or more
-/// (a negative one too) leaves `m`, the sign, as the IR defines it (AVX2 shifts 64-bit lanes
-/// right only logically, by `vpsrlvq`).
+/// A 64-bit arithmetic right shift by per-lane counts as the logical one of the value with its
+/// bits flipped where it is negative, flipped back: `((a ^ m) >> b) ^ m`, `m` the sign in every
+/// bit (`a >> 63`). Both shifts read the counts unsigned, so a count of 64 or more (a negative
+/// one too) leaves `m`, the sign, as the IR defines it. AVX2 shifts 64-bit lanes right only
+/// logically (`vpsrlvq`); at narrower lanes the targets lacking the shift (NEON, whose `sshl`
+/// shifts right by negated counts) have better forms, and on `_mm_sra_epi16` to NEON the
+/// rewrite's e-graph passed its budget.
 fn arithmetic_shift_by_logical(t: VecType) -> Option<Rewrite> {
-    let signed_int = t.elem.is_int() && t.elem.is_signed() && t.elem.bits() <= 64;
-    let u = t.with_elem(t.elem.unsigned().filter(|_| signed_int)?);
-    let bits = t.elem.bits() as i128;
+    if t.elem != Elem::I64 {
+        return None;
+    }
+    let u = t.with_elem(Elem::U64);
     let (a, b) = (Term::Wildcard("a".into()), Term::Wildcard("b".into()));
-    let sign = op(
-        "Shr",
-        t,
-        vec![a.clone(), Term::constant(t, bits as i64 - 1)],
-    );
+    let sign = op("Shr", t, vec![a.clone(), Term::constant(t, 63)]);
     let flipped = op("Xor", t, vec![a.clone(), sign.clone()]);
     let logical = op(
         "Shr",
