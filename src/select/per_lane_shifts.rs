@@ -3,6 +3,7 @@
 //! of twice the bits, as rewrites and, where the widened lanes pass a register on a target
 //! without lane layout, as IR the program splits.
 
+use super::fallback::Lacks;
 use super::signedness::Wanted;
 use super::split::splits;
 use super::term::{op, reinterpret, type_name, Cmp, Condition, Int, Rewrite, Ruleset, Term};
@@ -294,7 +295,7 @@ fn widened_shift(
 
 /// Shifts by per-lane counts at `t`: their counts clamped, at 8 and 16 bits through wider
 /// lanes, and arithmetic right shifts the target `lacks` through logical ones.
-pub fn per_lane_shifts(t: VecType, wanted: Wanted, lacks: Wanted) -> Vec<Rewrite> {
+pub fn per_lane_shifts(t: VecType, wanted: Wanted, lacks: Lacks) -> Vec<Rewrite> {
     let mut out = clamped_shift_counts(t, wanted);
     out.extend(widened_shifts(t, wanted));
     out.extend(arithmetic_shift_by_logical(t).filter(|_| lacks("Shr", t, None)));
