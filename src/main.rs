@@ -197,6 +197,10 @@ enum Command {
         /// Neither reuse nor record the selection in the database's selection cache.
         #[arg(long)]
         no_cache: bool,
+        /// How long z3 may take to prove the selection (milliseconds per query); a selection
+        /// it cannot decide in time is replaced by every lane computed in scalar code.
+        #[arg(long, value_name = "MS", default_value_t = 60_000, value_parser = cli::count(86_400_000, "milliseconds"), conflicts_with = "batch")]
+        proof_timeout: usize,
     },
     /// The cheapest sequence of a target's instructions proven equal to an instruction of any
     /// ISA in the database (by instruction selection over its semantics), printed as compile
@@ -420,6 +424,7 @@ fn main() -> ExitCode {
             emit,
             run,
             no_cache,
+            proof_timeout,
             ..
         } => cli::compile::compile(
             &ctx,
@@ -431,6 +436,7 @@ fn main() -> ExitCode {
                 emit,
                 run,
                 cache: !no_cache,
+                proof_timeout_ms: proof_timeout as u32,
             },
         ),
         Command::Compile { .. } => Err(isadb::Error::Usage(

@@ -285,6 +285,55 @@ fn running_on_nan_catches_a_selection_only_wrong_for_nan() {
     }
 }
 
+/// A selection z3 cannot decide in time (HVX's high words of 64-bit products by a negative
+/// constant, given 200 ms) is replaced by every lane in scalar code, said so on stderr, not
+/// cached, and runs equal to the interpreter under qemu-hexagon.
+#[test]
+fn an_undecided_selection_falls_back_to_scalar_lanes() {
+    let guard = project_copy("compile-undecided");
+    let home = guard.path();
+    let expr = "i32((i64(x_i32) * i64(-12345)) >> 32)";
+    let mut args = vec![
+        "--json",
+        "compile",
+        "--target",
+        "hvx",
+        expr,
+        "--proof-timeout",
+        "200",
+    ];
+    if tools(Toolchain::Hvx) {
+        args.extend(["--run", "20"]);
+    }
+    let out = isadb(home, &args);
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(out.status.success(), "{stderr}");
+    assert!(
+        stderr.contains("z3 could not decide the selection for hvx"),
+        "{stderr}"
+    );
+    let report = json(&out);
+    assert_eq!(report["same_tree"], true);
+    assert_eq!(
+        report["scalarized"],
+        serde_json::json!([
+            "cast at i32x32",
+            "shr at i64x32",
+            "mul at i64x32",
+            "cast at i64x32"
+        ])
+    );
+    if args.contains(&"--run") {
+        assert_eq!(
+            report["run"],
+            "ran the C on hvx: 640 lanes equal the interpreter's"
+        );
+    }
+    // Not cached: the next compile selects (and falls back) again.
+    let again = json(&isadb(home, &args[..7]));
+    assert_eq!(again["cached"], false);
+}
+
 #[test]
 fn emits_the_egglog_program_and_c() {
     let guard = project_copy("compile-emit");

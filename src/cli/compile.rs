@@ -39,6 +39,8 @@ pub struct Options<'a> {
     /// Reuse and record selections in the selection cache (`--emit egglog` bypasses it, since
     /// it prints the program that ran).
     pub cache: bool,
+    /// How long z3 may take over the selection's proof (per query).
+    pub proof_timeout_ms: u32,
 }
 
 /// `compile`: selects, proves and prints the instruction sequence; exit 1 when the C run
@@ -56,6 +58,7 @@ pub fn compile(ctx: &Context, expr: &str, target: Target, options: Options) -> R
         emit,
         run,
         cache,
+        proof_timeout_ms,
     } = options;
     let declared = declarations(vars)?;
     let request = Request {
@@ -66,6 +69,7 @@ pub fn compile(ctx: &Context, expr: &str, target: Target, options: Options) -> R
         run,
     };
     let mut selector = Selector::load(&ctx.project, target)?;
+    selector.set_proof_timeout(proof_timeout_ms);
     let mut db = if cache {
         Some(ctx.project.open()?)
     } else {

@@ -8,7 +8,7 @@
 
 use super::compile::{Compiled, Extracted, Selector};
 use super::node::Node;
-use super::prove::{prove_selection, Proof};
+use super::prove::{proven_or_scalarized, Proof, VALIDATION_TIMEOUT_MS};
 use super::steps::steps;
 use crate::error::{Error, Result};
 use crate::ir::{Elem, Expr, VecType};
@@ -282,11 +282,13 @@ fn work(
         for (index, input, selection) in selections {
             let item = &items[index];
             let outcome = selection.and_then(|(_, root)| {
-                let selected = describe(selector, item, input.clone(), root.clone());
                 let proving = Instant::now();
-                let proof = prove_selection(&selector.catalog, &input, &root);
+                let (root, proof) =
+                    proven_or_scalarized(&selector.catalog, &input, root, VALIDATION_TIMEOUT_MS)
+                        .map_err(|e| e.to_string())?;
+                let selected = describe(selector, item, input.clone(), root);
                 Ok(Selected {
-                    proof: proof.map_err(|e| e.to_string())?,
+                    proof,
                     prove_ms: proving.elapsed().as_secs_f64() * 1e3,
                     ..selected
                 })

@@ -10,7 +10,7 @@ use super::halves;
 use super::movement::{self, Moves};
 use super::node::{self, Node};
 use super::program::{Program, Programs};
-use super::prove::{prove_selection, Proof};
+use super::prove::{prove_selection, proven_or_scalarized, Proof, VALIDATION_TIMEOUT_MS};
 use super::refine::{refine, MoveSearch};
 use super::run::{run, run_within, Budget};
 use super::sequences;
@@ -62,6 +62,8 @@ pub struct Selector {
     programs: Programs,
     /// The target's data-movement instructions, computed when first needed.
     moves: MoveSearch,
+    /// How long z3 may take over a selection's translation validation.
+    proof_timeout_ms: u32,
 }
 
 impl Selector {
@@ -76,7 +78,14 @@ impl Selector {
             catalog,
             programs: Programs::default(),
             moves: MoveSearch::default(),
+            proof_timeout_ms: VALIDATION_TIMEOUT_MS,
         }
+    }
+
+    /// How long z3 may take to validate a selection before its lanes go scalar instead
+    /// ([`proven_or_scalarized`]); a minute by default.
+    pub fn set_proof_timeout(&mut self, ms: u32) {
+        self.proof_timeout_ms = ms;
     }
 
     /// Whether selection synthesizes sequences for the operators the rules leave scalarized
@@ -337,25 +346,34 @@ impl Selector {
             Some(db) if db.is_read_only() => crate::error::note(
                 "isadb: the database is read-only: this selection is not kept in its cache",
             ),
-            Some(db) => cache::store(db, catalog, input, declared, &extracted, cost)?,
+            Some(db) => {
+                if let Some(extracted) = extracted {
+                    cache::store(db, catalog, input, declared, &extracted, cost)?
+                }
+            }
             None => {}
         }
         Ok(compiled)
     }
 
     /// Selects for an elaborated input (`source` names it) and proves the selection, the
-    /// selection's time counted from `started`; the extracted term besides.
+    /// selection's time counted from `started`; the extracted term besides, unless z3 could
+    /// not decide it and every lane went scalar.
     pub fn select_and_prove(
         &mut self,
         source: &str,
         input: Rc<Expr>,
         started: Instant,
-    ) -> Result<(Compiled, String)> {
+    ) -> Result<(Compiled, Option<String>)> {
         let (program, extracted, root) = self.select(&input)?;
         let catalog = &self.catalog;
         let select_ms = started.elapsed().as_secs_f64() * 1e3;
         let started = Instant::now();
-        let proof = prove_selection(catalog, &input, &root)?;
+        let (proven, proof) =
+            proven_or_scalarized(catalog, &input, root.clone(), self.proof_timeout_ms)?;
+        // The term to cache: none where its lanes went scalar because z3 could not decide it.
+        let extracted = Rc::ptr_eq(&proven, &root).then_some(extracted);
+        let root = proven;
         let validate_ms = started.elapsed().as_secs_f64() * 1e3;
         let compiled = Compiled {
             source: source.to_string(),
