@@ -4,7 +4,7 @@
 //! combinations, the constants the unused operands are fixed to, and the operand bindings a
 //! proven fact records.
 
-use super::fact::{Constant, OperandBinding, Operands};
+use super::fact::{Clamp, Constant, OperandBinding, Operands};
 use crate::ir::sexpr::SExpr;
 use crate::ir::{Elem, VecType};
 use crate::spec::load::Idiom;
@@ -127,6 +127,7 @@ pub(super) fn operand_bindings(
     params: &[&str],
     assignment: &[Source],
     fixed: &[(usize, u128)],
+    clamp: Option<Clamp>,
 ) -> Operands {
     Operands(
         (0..ins.operands.len())
@@ -140,7 +141,14 @@ pub(super) fn operand_bindings(
                     .find(|(_, s)| source_index(**s) == i)
                     .expect("every operand is fixed or assigned");
                 match s {
-                    Source::Operand(_) => OperandBinding::Param(p.to_string()),
+                    Source::Operand(_) => match clamp.filter(|c| c.operand == i) {
+                        Some(Clamp { lo, hi, .. }) => OperandBinding::Clamped {
+                            param: p.to_string(),
+                            lo,
+                            hi,
+                        },
+                        None => OperandBinding::Param(p.to_string()),
+                    },
                     Source::Splat(..) => OperandBinding::Splat(p.to_string()),
                 }
             })

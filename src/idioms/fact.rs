@@ -55,6 +55,10 @@ pub enum OperandBinding {
     /// A constant the operand is fixed to (`=0`): zero, an all-true mask, an immediate's lowest
     /// value.
     Fixed(Constant),
+    /// The idiom parameter of this name clamped to `lo..=hi` (`y[-128,127]`): the instruction
+    /// reads only part of the operand (NEON's `srshl` a count's low byte), and the idiom's value
+    /// is the same for every count past that range.
+    Clamped { param: String, lo: i128, hi: i128 },
 }
 
 /// A constant lane value as facts record it.
@@ -85,7 +89,19 @@ impl fmt::Display for Constant {
     }
 }
 
-/// Every operand's binding, in operand order; stored as `x y^ =0`.
+/// An operand of the instruction clamped to `lo..=hi` before the instruction reads it, where
+/// the idiom's parameter is the unclamped value.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct Clamp {
+    /// The operand's index.
+    pub operand: usize,
+    /// The range, inclusive.
+    pub lo: i128,
+    /// The range's top, inclusive.
+    pub hi: i128,
+}
+
+/// Every operand's binding, in operand order; stored as `x y^ =0 z[-128,127]`.
 #[derive(Debug, Clone, PartialEq, Default)]
 pub struct Operands(pub Vec<OperandBinding>);
 
@@ -98,6 +114,7 @@ impl fmt::Display for Operands {
                 OperandBinding::Param(p) => p.clone(),
                 OperandBinding::Splat(p) => format!("{p}^"),
                 OperandBinding::Fixed(c) => format!("={c}"),
+                OperandBinding::Clamped { param, lo, hi } => format!("{param}[{lo},{hi}]"),
             })
             .collect();
         f.write_str(&words.join(" "))
@@ -116,6 +133,15 @@ impl Operands {
                     })
                 } else if let Some(p) = w.strip_suffix('^') {
                     OperandBinding::Splat(p.to_string())
+                } else if let Some((param, range)) =
+                    w.strip_suffix(']').and_then(|w| w.split_once('['))
+                {
+                    let (lo, hi) = range.split_once(',')?;
+                    OperandBinding::Clamped {
+                        param: param.to_string(),
+                        lo: lo.parse().ok()?,
+                        hi: hi.parse().ok()?,
+                    }
                 } else {
                     OperandBinding::Param(w.to_string())
                 })
@@ -162,6 +188,7 @@ pub(super) fn binding_text(
     types: &[VecType],
     ins: &Instruction,
     fixed: &[(usize, u128)],
+    clamp: Option<Clamp>,
 ) -> String {
     let inputs: Vec<&str> = types.iter().map(|t| t.elem.name()).collect();
     let mut parts = vec![format!("{} -> {}", inputs.join(" x "), ins.result.elem)];
@@ -180,6 +207,12 @@ pub(super) fn binding_text(
         };
         parts.push(format!("{}={shown}", op.name));
     }
+    if let Some(Clamp { operand, lo, hi }) = clamp {
+        parts.push(format!(
+            "{} clamped to [{lo}, {hi}]",
+            ins.operands[operand].name
+        ));
+    }
     parts.join(", ")
 }
 
@@ -196,7 +229,13 @@ mod tests {
 
     #[test]
     fn stored_forms_read_back_exactly() {
-        for text in ["a b", "x y^ =0", "=1 a =-3 =0.0 =1.5e-7 b^", ""] {
+        for text in [
+            "a b",
+            "x y^ =0",
+            "=1 a =-3 =0.0 =1.5e-7 b^",
+            "x y[-128,127]",
+            "",
+        ] {
             assert_eq!(Operands::parse(text).unwrap().to_string(), text);
         }
         for text in ["k=4 T=i32", ""] {
@@ -207,5 +246,6 @@ mod tests {
             OperandBinding::Fixed(Constant::Float(0))
         );
         assert!(Operands::parse("=zero").is_none());
+        assert!(Operands::parse("y[-128]").is_none());
     }
 }

@@ -7,11 +7,13 @@ use super::candidate::{
     assignments, fixed_operands, meta_combinations, operand_bindings, source_index, source_type,
     source_width, sources, Source,
 };
-use super::fact::{binding_text, Fact, FactStatus, MetaValues};
+use super::fact::{binding_text, Clamp, Fact, FactStatus, MetaValues};
 use crate::error::Result;
 use crate::ir::meta::Meta;
 use crate::ir::sexpr::{SExpr, SKind};
 use crate::ir::{Elem, Expr, Macros, Op, Scope, VecType};
+use crate::semantics::read_ranges::candidate_ranges;
+use crate::semantics::value::as_int;
 use crate::semantics::{eval, prove_equivalent_by_parts, Env, Value, Verdict};
 use crate::spec::load::Idiom;
 use crate::spec::{Instruction, Operand, SpecSet};
@@ -136,37 +138,47 @@ impl<'a> Matcher<'a> {
                 if zeroed.count() > 1 {
                     continue;
                 }
-                if !fingerprint_matches(scaled, &template, &params, &assignment, &fixed, envs)?
-                    || !self.matches_at_full_width(idiom, &meta, ins, scaled, &assignment)?
-                {
-                    continue;
+                // The operands as given, then each operand the instruction reads only in part
+                // clamped to the range it reads.
+                let clamps = clamps(scaled, &assignment, &fixed);
+                for clamp in std::iter::once(None).chain(clamps.into_iter().map(Some)) {
+                    let candidate = Candidate {
+                        params: &params,
+                        assignment: &assignment,
+                        fixed: &fixed,
+                        clamp,
+                    };
+                    if !fingerprint_matches(scaled, &template, &candidate, envs)?
+                        || !self.matches_at_full_width(idiom, &meta, ins, scaled, &candidate)?
+                    {
+                        continue;
+                    }
+                    let (lhs, rhs, assume) = proof_sides(scaled, &template, &candidate);
+                    let verdict =
+                        prove_over_immediates(scaled, &assignment, &lhs, &rhs, assume.as_deref())?;
+                    let (status, ms) = match verdict {
+                        Verdict::Proven { ms, .. } => (FactStatus::Proven, ms),
+                        Verdict::Unknown { ms, .. } => (FactStatus::Unknown, ms),
+                        Verdict::Counterexample { .. } => continue,
+                    };
+                    return Ok(Some(Fact {
+                        idiom: idiom.name.clone(),
+                        instruction: ins.name.clone(),
+                        binding: binding_text(idiom, &meta, &types, scaled, &fixed, clamp),
+                        operands: operand_bindings(scaled, &params, &assignment, &fixed, clamp),
+                        meta: MetaValues(
+                            idiom
+                                .meta
+                                .iter()
+                                .zip(&meta)
+                                .map(|((name, _), v)| (name.clone(), v.clone()))
+                                .collect(),
+                        ),
+                        status,
+                        lanes: scaled.result.lanes,
+                        ms,
+                    }));
                 }
-                let (lhs, rhs, assume) =
-                    proof_sides(scaled, &template, &params, &assignment, &fixed);
-                let verdict =
-                    prove_over_immediates(scaled, &assignment, &lhs, &rhs, assume.as_deref())?;
-                let (status, ms) = match verdict {
-                    Verdict::Proven { ms, .. } => (FactStatus::Proven, ms),
-                    Verdict::Unknown { ms, .. } => (FactStatus::Unknown, ms),
-                    Verdict::Counterexample { .. } => continue,
-                };
-                return Ok(Some(Fact {
-                    idiom: idiom.name.clone(),
-                    instruction: ins.name.clone(),
-                    binding: binding_text(idiom, &meta, &types, scaled, &fixed),
-                    operands: operand_bindings(scaled, &params, &assignment, &fixed),
-                    meta: MetaValues(
-                        idiom
-                            .meta
-                            .iter()
-                            .zip(&meta)
-                            .map(|((name, _), v)| (name.clone(), v.clone()))
-                            .collect(),
-                    ),
-                    status,
-                    lanes: scaled.result.lanes,
-                    ms,
-                }));
             }
         }
         Ok(None)
@@ -183,8 +195,9 @@ impl<'a> Matcher<'a> {
         meta: &[SExpr],
         ins: &Instruction,
         scaled: &Instruction,
-        assignment: &[Source],
+        candidate: &Candidate,
     ) -> Result<bool> {
+        let assignment = candidate.assignment;
         let same_shape = scaled.result == ins.result
             && scaled
                 .operands
@@ -222,9 +235,13 @@ impl<'a> Matcher<'a> {
         }
         let envs = fingerprint_envs(ins, &mut SmallRng::seed_from_u64(FULL_WIDTH_SEED));
         let fixed = fixed_operands(ins, &full);
-        let params = idiom.operand_params();
+        let full = Candidate {
+            assignment: &full,
+            fixed: &fixed,
+            ..*candidate
+        };
         for template in &readable {
-            if fingerprint_matches(ins, template, &params, &full, &fixed, &envs)? {
+            if fingerprint_matches(ins, template, &full, &envs)? {
                 return Ok(true);
             }
         }
@@ -335,14 +352,66 @@ fn env(ins: &Instruction, rng: &mut SmallRng, edge: Option<fn(u128) -> u128>) ->
         .collect()
 }
 
+/// One instantiation of an idiom over an instruction: the operand each parameter takes
+/// (`params[k]` from `assignment[k]`), the operands fixed to constants, and the operand clamped
+/// to the range the instruction reads, if any.
+#[derive(Clone, Copy)]
+struct Candidate<'a> {
+    params: &'a [&'a str],
+    assignment: &'a [Source],
+    fixed: &'a [(usize, u128)],
+    clamp: Option<Clamp>,
+}
+
+/// The ranges the instruction reads its value operands in (that a parameter takes, not fixed)
+/// as clamps to try.
+fn clamps(ins: &Instruction, assignment: &[Source], fixed: &[(usize, u128)]) -> Vec<Clamp> {
+    let mut out = Vec::new();
+    for (name, elem, (lo, hi)) in candidate_ranges(&ins.semantics) {
+        let Some(operand) = ins.operands.iter().position(|o| o.name == name) else {
+            continue;
+        };
+        let op = &ins.operands[operand];
+        let taken = assignment.contains(&Source::Operand(operand));
+        if !taken
+            || op.imm.is_some()
+            || op.ty.elem != elem
+            || fixed.iter().any(|(i, _)| *i == operand)
+        {
+            continue;
+        }
+        let clamp = Clamp {
+            operand,
+            lo: lo.max(elem.min_value()),
+            hi: hi.min(elem.max_value()),
+        };
+        if clamp.lo <= clamp.hi && !out.contains(&clamp) {
+            out.push(clamp);
+        }
+    }
+    out
+}
+
+/// `lanes` of `elem` each clamped to `lo..=hi`.
+fn clamped(elem: Elem, lanes: &[u128], lo: i128, hi: i128) -> Vec<u128> {
+    lanes
+        .iter()
+        .map(|&l| (as_int(elem, l).clamp(lo, hi) as u128) & elem.mask())
+        .collect()
+}
+
 fn fingerprint_matches(
     ins: &Instruction,
     template: &Expr,
-    params: &[&str],
-    assignment: &[Source],
-    fixed: &[(usize, u128)],
+    candidate: &Candidate,
     envs: &[Env],
 ) -> Result<bool> {
+    let Candidate {
+        params,
+        assignment,
+        fixed,
+        clamp,
+    } = *candidate;
     let mut outputs: Vec<Value> = Vec::new();
     let mut inputs: Vec<Env> = Vec::new();
     for env in envs {
@@ -366,6 +435,14 @@ fn fingerprint_matches(
             };
             idiom_env.insert(p.to_string(), v);
         }
+        if let Some(Clamp { operand, lo, hi }) = clamp {
+            let op = &ins.operands[operand];
+            let v = env[&op.name].clone();
+            env.insert(
+                op.name.clone(),
+                Value::new(v.ty, clamped(v.ty.elem, &v.lanes, lo, hi)),
+            );
+        }
         let out = eval(template, &idiom_env)?;
         if eval(&ins.semantics, &env)? != out {
             return Ok(false);
@@ -384,22 +461,34 @@ fn fingerprint_matches(
     Ok(!constant && !passthrough)
 }
 
-/// Instruction side (fixed operands substituted), idiom side (parameters renamed to the
-/// operands), and the range of every immediate operand still free.
+/// Instruction side (fixed operands substituted, the clamped one clamped), idiom side
+/// (parameters renamed to the operands), and the range of every immediate operand still free.
 fn proof_sides(
     ins: &Instruction,
     template: &Rc<Expr>,
-    params: &[&str],
-    assignment: &[Source],
-    fixed: &[(usize, u128)],
+    candidate: &Candidate,
 ) -> (Rc<Expr>, Rc<Expr>, Option<Rc<Expr>>) {
-    let consts: HashMap<String, Rc<Expr>> = fixed
+    let Candidate {
+        params,
+        assignment,
+        fixed,
+        clamp,
+    } = *candidate;
+    let mut consts: HashMap<String, Rc<Expr>> = fixed
         .iter()
         .map(|(i, v)| {
             let op = &ins.operands[*i];
             (op.name.clone(), Rc::new(Expr::constant(op.ty, vec![*v])))
         })
         .collect();
+    if let Some(Clamp { operand, lo, hi }) = clamp {
+        let op = &ins.operands[operand];
+        let bound = |v: i128| Rc::new(Expr::constant(op.ty, vec![v as u128 & op.ty.elem.mask()]));
+        let var = Rc::new(Expr::var(&op.name, op.ty));
+        let below = Expr::build(Op::Min, vec![var, bound(hi)]).expect("min");
+        let within = Expr::build(Op::Max, vec![Rc::new(below), bound(lo)]).expect("max");
+        consts.insert(op.name.clone(), Rc::new(within));
+    }
     let lhs = ins.semantics.substitute(&consts);
     let renames: HashMap<String, Rc<Expr>> = params
         .iter()

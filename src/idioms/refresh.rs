@@ -14,7 +14,7 @@ use std::collections::BTreeMap;
 
 /// Part of every idiom hash: bumped when the matcher records more per fact or decides matches
 /// differently, so the cache is matched again.
-const MATCHER_VERSION: &str = "operands-v6-other-signedness-results";
+const MATCHER_VERSION: &str = "operands-v7-clamped-operands";
 
 /// The hash of each idiom's definition together with every macro it uses (transitively), so
 /// a change to a shared macro invalidates exactly the idioms built on it.

@@ -29,6 +29,9 @@ pub enum Arg {
     /// that reads only their low bits: a halfword in a scalar register, the even halfwords of a
     /// vector of words), read as the operand's type.
     Widened(String),
+    /// The value bound to this wildcard clamped to `lo..=hi` (a fact whose instruction reads
+    /// only that range of the operand, `OperandBinding::Clamped`).
+    Clamped(String, i64, i64),
 }
 
 /// "This instruction computes this pattern": from an idiom fact or the instruction's own
@@ -84,7 +87,9 @@ pub fn fact_lowering(
     let mut renames: HashMap<String, Rc<Expr>> = HashMap::new();
     for p in idiom.operand_params() {
         let (i, splat) = entries.iter().enumerate().find_map(|(i, e)| match e {
-            OperandBinding::Param(q) if q == p => Some((i, false)),
+            OperandBinding::Param(q) | OperandBinding::Clamped { param: q, .. } if q == p => {
+                Some((i, false))
+            }
             OperandBinding::Splat(q) if q == p => Some((i, true)),
             _ => None,
         })?;
@@ -112,6 +117,11 @@ pub fn fact_lowering(
             OperandBinding::Fixed(Constant::Float(_)) => None,
             OperandBinding::Splat(_) => Some(Arg::Splat),
             OperandBinding::Param(_) => Some(Arg::Wildcard(op.name.clone())),
+            OperandBinding::Clamped { lo, hi, .. } => Some(Arg::Clamped(
+                op.name.clone(),
+                i64::try_from(*lo).ok()?,
+                i64::try_from(*hi).ok()?,
+            )),
         })
         .collect::<Option<Vec<_>>>()?;
     Some(Lowering {
@@ -213,7 +223,11 @@ pub fn result_register_variants(l: &Lowering, register_bits: u32) -> Vec<Lowerin
                         (false, true) => Arg::Pair(hi.clone(), hi.clone()),
                         (false, false) => Arg::Fixed(0),
                     },
-                    Arg::Wildcard(name) | Arg::Widened(name) if !reads(name) => Arg::Fixed(0),
+                    Arg::Wildcard(name) | Arg::Widened(name) | Arg::Clamped(name, ..)
+                        if !reads(name) =>
+                    {
+                        Arg::Fixed(0)
+                    }
                     other => other.clone(),
                 })
                 .collect();

@@ -11,11 +11,8 @@
 use super::lowering::{Bound, Lowering};
 use super::simplify::simplify;
 use crate::ir::{Elem, Expr, Op};
-use crate::semantics::value::as_int;
+use crate::semantics::read_ranges::{candidate_ranges, constant_value, Range};
 use std::rc::Rc;
-
-/// A range of lane values, inclusive.
-type Range = (i128, i128);
 
 /// The lowering specialized to each range of an operand its pattern reads in part, where that
 /// changes the pattern.
@@ -44,62 +41,6 @@ pub fn ranged_variants(l: &Lowering) -> Vec<Lowering> {
     out
 }
 
-/// The ranges an operand is read in part by: the range of a narrower type it is converted to
-/// (`(cast i8 b)`), that of the bits a shift left and back keeps (`(shr (shl b 11) 11)`), and
-/// from a constant it is compared with up (`(lt b 0)`); each also from zero up.
-fn candidate_ranges(pattern: &Expr) -> Vec<(String, Elem, Range)> {
-    let mut out = Vec::new();
-    pattern.walk(&mut |n| {
-        let (arg, read) = match (&n.op, n.args.as_slice()) {
-            (Op::Cast(to), [x]) if to.is_int() => (x, (to.min_value(), to.max_value())),
-            (Op::Shr, [shl, k]) if shl.op == Op::Shl && shl.args[1] == *k => {
-                let (Some(k), true) = (constant_value(k), n.ty.elem.is_int()) else {
-                    return;
-                };
-                let kept = n.ty.elem.bits() as i128 - k;
-                if !(1..n.ty.elem.bits() as i128).contains(&k) {
-                    return;
-                }
-                let range = if n.ty.elem.is_signed() {
-                    (-(1 << (kept - 1)), (1 << (kept - 1)) - 1)
-                } else {
-                    (0, (1 << kept) - 1)
-                };
-                (&shl.args[0], range)
-            }
-            // A comparison with a constant: from the constant up, where `lt` holds in no lane.
-            (Op::Lt | Op::Le | Op::Gt | Op::Ge, [x, c]) => {
-                let (Some(c), Some((_, elem))) = (constant_value(c), base_wildcard(x)) else {
-                    return;
-                };
-                (x, (c, elem.max_value()))
-            }
-            _ => return,
-        };
-        let Some((name, elem)) = base_wildcard(arg) else {
-            return;
-        };
-        if read.0 <= elem.min_value() && read.1 >= elem.max_value() {
-            return;
-        }
-        for range in [read, (0, read.1)] {
-            if !out.contains(&(name.clone(), elem, range)) {
-                out.push((name.clone(), elem, range));
-            }
-        }
-    });
-    out
-}
-
-/// The variable under conversions and reinterpretations of `e`, with its element type.
-fn base_wildcard(e: &Expr) -> Option<(String, Elem)> {
-    match (&e.op, e.args.as_slice()) {
-        (Op::Var(name), _) if e.ty.elem.is_int() => Some((name.clone(), e.ty.elem)),
-        (Op::Cast(_) | Op::Bitcast(_), [x]) => base_wildcard(x),
-        _ => None,
-    }
-}
-
 fn intersect(a: Range, b: Range) -> Option<Range> {
     let r = (a.0.max(b.0), a.1.min(b.1));
     (r.0 <= r.1).then_some(r)
@@ -107,18 +48,6 @@ fn intersect(a: Range, b: Range) -> Option<Range> {
 
 fn holds(elem: Elem, r: Range) -> bool {
     elem.is_int() && r.0 >= elem.min_value() && r.1 <= elem.max_value()
-}
-
-/// The value of every lane of a constant whose lanes are all the same.
-fn constant_value(e: &Expr) -> Option<i128> {
-    let Op::Const(lanes) = &e.op else {
-        return None;
-    };
-    let first = *lanes.first()?;
-    if !lanes.iter().all(|l| *l == first) || !e.ty.elem.is_int() {
-        return None;
-    }
-    Some(as_int(e.ty.elem, first))
 }
 
 /// `e` with what `wildcard` in `range` decides folded, and the range of `e`'s lanes where

@@ -376,6 +376,11 @@ fn lowering_rewrite(
         args.push(match arg {
             Arg::Wildcard(name) => bound(name, op.ty)?,
             Arg::Widened(name) => widen(name, op.ty, &p.wildcards)?,
+            Arg::Clamped(name, lo, hi) => {
+                let value = bound(name, op.ty)?;
+                let below = super::term::op("Min", op.ty, vec![value, Term::constant(op.ty, *hi)]);
+                super::term::op("Max", op.ty, vec![below, Term::constant(op.ty, *lo)])
+            }
             Arg::Pair(lo, hi) => {
                 let half = op.ty.with_lanes(op.ty.lanes / 2);
                 Term::Pair {

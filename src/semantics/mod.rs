@@ -5,6 +5,7 @@ mod bitvec;
 pub mod float_bits;
 pub mod interp;
 pub mod prove;
+pub mod read_ranges;
 mod reals;
 pub mod sample;
 pub mod smt;
