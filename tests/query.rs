@@ -256,3 +256,35 @@ fn permutations_that_coincide_at_few_lanes_are_told_apart_at_full_width() {
         "{found:?}"
     );
 }
+
+/// NEON's `srshl` and `urshl` read each count's low byte: at bytes they implement Halide's
+/// rounding shift exactly, at wider lanes with the count clamped to that byte (proven with the
+/// clamp); `sshl`, whose right shifts truncate, implements it under no clamp.
+#[test]
+fn rounding_shifts_by_a_register_implement_the_idiom_with_the_count_clamped_to_a_byte() {
+    let rows = query("rounding shift left on neon");
+    let binding = |name: &str| {
+        rows.iter()
+            .find(|r| r["instruction"] == name)
+            .unwrap_or_else(|| panic!("{name} missing: {:?}", names(&rows)))["binding"]
+            .as_str()
+            .unwrap()
+            .to_string()
+    };
+    assert_eq!(binding("vrshlq_s8"), "i8 x i8 -> i8");
+    assert_eq!(
+        binding("vrshlq_s16"),
+        "i16 x i16 -> i16, b clamped to [-128, 127]"
+    );
+    assert_eq!(
+        binding("vrshlq_u64"),
+        "u64 x i64 -> u64, b clamped to [-128, 127]"
+    );
+    let found = names(&rows);
+    assert!(
+        !found
+            .iter()
+            .any(|n| n.starts_with("vshlq_s") && !n.contains("_n_")),
+        "{found:?}"
+    );
+}

@@ -468,20 +468,15 @@ fn proof_sides(
     template: &Rc<Expr>,
     candidate: &Candidate,
 ) -> (Rc<Expr>, Rc<Expr>, Option<Rc<Expr>>) {
-    let Candidate {
-        params,
-        assignment,
-        fixed,
-        clamp,
-    } = *candidate;
-    let mut consts: HashMap<String, Rc<Expr>> = fixed
+    let mut consts: HashMap<String, Rc<Expr>> = candidate
+        .fixed
         .iter()
         .map(|(i, v)| {
             let op = &ins.operands[*i];
             (op.name.clone(), Rc::new(Expr::constant(op.ty, vec![*v])))
         })
         .collect();
-    if let Some(Clamp { operand, lo, hi }) = clamp {
+    if let Some(Clamp { operand, lo, hi }) = candidate.clamp {
         let op = &ins.operands[operand];
         let bound = |v: i128| Rc::new(Expr::constant(op.ty, vec![v as u128 & op.ty.elem.mask()]));
         let var = Rc::new(Expr::var(&op.name, op.ty));
@@ -490,9 +485,10 @@ fn proof_sides(
         consts.insert(op.name.clone(), Rc::new(within));
     }
     let lhs = ins.semantics.substitute(&consts);
-    let renames: HashMap<String, Rc<Expr>> = params
+    let renames: HashMap<String, Rc<Expr>> = candidate
+        .params
         .iter()
-        .zip(assignment)
+        .zip(candidate.assignment)
         .map(|(p, s)| {
             let op = &ins.operands[source_index(*s)];
             let var = Rc::new(Expr::var(&op.name, op.ty));
@@ -506,7 +502,8 @@ fn proof_sides(
         })
         .collect();
     let rhs = template.substitute(&renames);
-    let ranges: Vec<Rc<Expr>> = assignment
+    let ranges: Vec<Rc<Expr>> = candidate
+        .assignment
         .iter()
         .filter_map(|s| {
             let op = &ins.operands[source_index(*s)];
