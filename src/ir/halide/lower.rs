@@ -466,8 +466,8 @@ pub(super) fn call(name: &str, args: Vec<SExpr>, shifts: Shifts, loc: &Location)
 /// a byte), by the negated amount for a right shift (-128 negated is -128, which shifts either
 /// way out of a byte: z3 proves both readings equal). The select of a left and a rounding right
 /// shift in `x`'s own type reads amounts of twice the width or more otherwise, which Halide
-/// leaves undefined; it took 35 at i16 on NEON against the idiom's 4 (on AVX2 68 against 50,
-/// HVX 39 against 48). `x` and `y` are bound once.
+/// leaves undefined; it took 35 at i16 on NEON against the idiom's 4 (the idiom is dearer on
+/// AVX2 at i32, 68 against 58, and on HVX at i16, 48 against 39). `x` and `y` are bound once.
 fn rounding_shift_by_value(left: bool, x: SExpr, y: SExpr, loc: &Location) -> SExpr {
     let (x_name, y_name) = ("rounding_shift_x", "rounding_shift_y");
     let (xs, ys) = (|| sym(x_name, loc), || sym(y_name, loc));
