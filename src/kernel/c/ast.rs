@@ -1,10 +1,12 @@
-//! The C subset's syntax tree and its recursive-descent parser: functions over `float` and
-//! `int` scalars and fixed-size `float` arrays; declarations, assignments (`=`, `+=`, ...,
+//! The C subset's syntax tree and its recursive-descent parser: global `const` scalars and
+//! functions over `float` and `int` scalars and fixed-size `float` arrays (sized by integer
+//! constant expressions); declarations, assignments (`=`, `+=`, ...,
 //! `++`), `for` loops, `if`/`else`, blocks, `return`; expressions with `?:`, `|| &&`,
 //! comparisons, `+ - * / %`, unary `- !`, calls, indexing and `(float)`/`(int)` casts.
 
 use super::lex::{Tok, Token};
 use crate::error::{Error, Location, Result};
+use std::collections::HashMap;
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Ty {
@@ -87,10 +89,28 @@ struct Parser<'a> {
     toks: &'a [Token],
     pos: usize,
     end: Location,
+    /// The global int constants so far with their values, for array parameters' sizes.
+    constants: HashMap<String, i64>,
+}
+
+/// A file-scope `const int N = 4;` or `const float ALPHA = 0.5f;`.
+#[derive(Clone, Debug)]
+pub struct Global {
+    pub ty: Ty,
+    pub name: String,
+    pub init: Expr,
+    pub loc: Location,
+}
+
+/// A translation unit: its global constants and its functions, each in file order.
+#[derive(Clone, Debug, Default)]
+pub struct Unit {
+    pub globals: Vec<Global>,
+    pub funcs: Vec<Func>,
 }
 
 /// Parses a translation unit.
-pub fn parse(toks: &[Token], file: &str) -> Result<Vec<Func>> {
+pub fn parse(toks: &[Token], file: &str) -> Result<Unit> {
     let end = toks.last().map_or(
         Location {
             file: file.to_string(),
@@ -99,12 +119,20 @@ pub fn parse(toks: &[Token], file: &str) -> Result<Vec<Func>> {
         },
         |t| t.loc.clone(),
     );
-    let mut p = Parser { toks, pos: 0, end };
-    let mut funcs = Vec::new();
+    let mut p = Parser {
+        toks,
+        pos: 0,
+        end,
+        constants: HashMap::new(),
+    };
+    let mut unit = Unit::default();
     while p.pos < toks.len() {
-        funcs.push(p.func()?);
+        match p.global()? {
+            Some(g) => unit.globals.push(g),
+            None => unit.funcs.push(p.func()?),
+        }
     }
-    Ok(funcs)
+    Ok(unit)
 }
 
 const BINARY: [(&str, u8); 13] = [
@@ -219,6 +247,47 @@ impl Parser<'_> {
         Ok(Some(t))
     }
 
+    /// A global constant (`[static] const int|float NAME = EXPR;`), or None (leaving the
+    /// position) where a function starts; a global variable is outside the subset.
+    fn global(&mut self) -> Result<Option<Global>> {
+        let start = self.pos;
+        let loc = self.loc();
+        let is_const = self.toks[start..]
+            .iter()
+            .take_while(|t| matches!(&t.tok, Tok::Ident(_)))
+            .any(|t| t.tok == Tok::Ident("const".into()));
+        let Some(ty) = self.ty()? else {
+            return Ok(None);
+        };
+        let is_global = matches!(
+            self.toks.get(self.pos + 1).map(|t| &t.tok),
+            Some(Tok::Punct("=" | ";" | "[" | ","))
+        );
+        if !is_global {
+            self.pos = start;
+            return Ok(None);
+        }
+        let name = self.ident()?;
+        if !is_const || ty == Ty::Void || !self.is("=") {
+            return Err(Error::parse(
+                &loc,
+                format!("global '{name}': only global constants (const int or const float NAME = VALUE;) are in the kernel subset"),
+            ));
+        }
+        self.pos += 1;
+        let init = self.expr()?;
+        self.expect(";")?;
+        if let Some(v) = constant(&init, &self.constants).filter(|_| ty == Ty::Int) {
+            self.constants.insert(name.clone(), v);
+        }
+        Ok(Some(Global {
+            ty,
+            name,
+            init,
+            loc,
+        }))
+    }
+
     fn func(&mut self) -> Result<Func> {
         let loc = self.loc();
         let ret = self.ty()?.ok_or_else(|| {
@@ -259,14 +328,12 @@ impl Parser<'_> {
                         dims.push(None);
                         continue;
                     }
-                    match self.peek() {
-                        Some(Tok::Int(n)) if *n > 0 => {
-                            dims.push(Some(*n as usize));
-                            self.pos += 1;
-                        }
+                    let size = self.expr()?;
+                    match constant(&size, &self.constants) {
+                        Some(n) if n > 0 => dims.push(Some(n as usize)),
                         _ => {
                             return Err(Error::parse(
-                                &self.loc(),
+                                &size.loc,
                                 "an array parameter's size must be a positive integer constant",
                             ))
                         }
@@ -581,5 +648,29 @@ impl Parser<'_> {
         };
         self.pos += 1;
         Ok(Expr { kind, loc })
+    }
+}
+
+/// The value of an integer constant expression (literals, the global int constants `names`,
+/// `+ - * / %`, unary `-` and `+`, as C computes them); None for anything else, a division by
+/// zero or an overflow.
+fn constant(e: &Expr, names: &HashMap<String, i64>) -> Option<i64> {
+    match &e.kind {
+        ExprKind::Int(n) => Some(*n),
+        ExprKind::Var(name) => names.get(name).copied(),
+        ExprKind::Unary("-", a) => constant(a, names)?.checked_neg(),
+        ExprKind::Unary("+", a) => constant(a, names),
+        ExprKind::Binary(op, a, b) => {
+            let (a, b) = (constant(a, names)?, constant(b, names)?);
+            match *op {
+                "+" => a.checked_add(b),
+                "-" => a.checked_sub(b),
+                "*" => a.checked_mul(b),
+                "/" => a.checked_div(b),
+                "%" => a.checked_rem(b),
+                _ => None,
+            }
+        }
+        _ => None,
     }
 }

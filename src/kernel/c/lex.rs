@@ -1,4 +1,7 @@
-//! Tokens of the C subset, with `#include` lines skipped and `#define NAME INTEGER` substituted.
+//! Tokens of the C subset, with `#include` and `#pragma` lines skipped and object-like macros
+//! (`#define NAME TOKENS...`, `#undef NAME`) expanded where they are used, as the C preprocessor
+//! does: a macro's body is expanded again at each use (so it may name macros defined after it),
+//! never within its own expansion, and its tokens take the location of the use.
 
 use crate::error::{Error, Location, Result};
 use std::collections::HashMap;
@@ -26,16 +29,58 @@ const PUNCT: [&str; 35] = [
 
 /// The tokens of `text`.
 pub fn lex(text: &str, file: &str) -> Result<Vec<Token>> {
-    let chars: Vec<char> = text.chars().collect();
-    let mut defines: HashMap<String, i64> = HashMap::new();
-    let mut out = Vec::new();
-    let (mut i, mut line, mut col) = (0usize, 1usize, 1usize);
-    let loc = |line, col| Location {
+    let start = Location {
         file: file.to_string(),
+        line: 1,
+        col: 1,
+    };
+    tokens(text, &start, &mut HashMap::new())
+}
+
+/// `token` with the macros in it expanded (none of those in `active`, being expanded already),
+/// appended to `out`.
+fn expand(
+    token: Token,
+    defines: &HashMap<String, Vec<Tok>>,
+    active: &mut Vec<String>,
+    out: &mut Vec<Token>,
+) {
+    let body = match &token.tok {
+        Tok::Ident(w) if !active.contains(w) => defines.get(w).map(|b| (w.clone(), b)),
+        _ => None,
+    };
+    let Some((name, body)) = body else {
+        out.push(token);
+        return;
+    };
+    active.push(name);
+    for tok in body {
+        let t = Token {
+            tok: tok.clone(),
+            loc: token.loc.clone(),
+        };
+        expand(t, defines, active, out);
+    }
+    active.pop();
+}
+
+/// The tokens of `text`, whose first character is at `start`, with the macros of `defines`
+/// expanded; each `#define` changes `defines` from where it stands on.
+fn tokens(
+    text: &str,
+    start: &Location,
+    defines: &mut HashMap<String, Vec<Tok>>,
+) -> Result<Vec<Token>> {
+    let chars: Vec<char> = text.chars().collect();
+    let mut out = Vec::new();
+    let (mut i, mut line, mut col) = (0usize, start.line, start.col);
+    let loc = |line, col| Location {
+        file: start.file.clone(),
         line,
         col,
     };
-    let mut at_line_start = true;
+    // A directive starts a line of the file (a macro's body is read from inside one).
+    let mut at_line_start = start.col == 1;
     while i < chars.len() {
         let c = chars[i];
         if c == '\n' {
@@ -82,19 +127,7 @@ pub fn lex(text: &str, file: &str) -> Result<Vec<Token>> {
                 .position(|&c| c == '\n')
                 .map_or(chars.len(), |p| i + p);
             let directive: String = chars[i..end].iter().collect();
-            let words: Vec<&str> = directive.split_whitespace().collect();
-            match words.as_slice() {
-                ["#include", ..] | ["#pragma", ..] => {}
-                ["#define", name, value] if value.parse::<i64>().is_ok() => {
-                    defines.insert(name.to_string(), value.parse().expect("checked"));
-                }
-                _ => {
-                    return Err(Error::parse(
-                        &here,
-                        "only #include and #define NAME INTEGER are in the kernel subset",
-                    ))
-                }
-            }
+            directive_line(&directive, &here, defines)?;
             col += end - i;
             i = end;
             continue;
@@ -107,11 +140,14 @@ pub fn lex(text: &str, file: &str) -> Result<Vec<Token>> {
             }
             let word: String = chars[start..i].iter().collect();
             col += i - start;
-            let tok = match defines.get(&word) {
-                Some(&v) => Tok::Int(v),
-                None => Tok::Ident(word),
+            // Defined from here on: the token is expanded with the macros of this point.
+            let mut expanded = Vec::new();
+            let word = Token {
+                tok: Tok::Ident(word),
+                loc: here,
             };
-            out.push(Token { tok, loc: here });
+            expand(word, defines, &mut Vec::new(), &mut expanded);
+            out.extend(expanded);
             continue;
         }
         if c.is_ascii_digit() || (c == '.' && chars.get(i + 1).is_some_and(|d| d.is_ascii_digit()))
@@ -167,4 +203,53 @@ pub fn lex(text: &str, file: &str) -> Result<Vec<Token>> {
         }
     }
     Ok(out)
+}
+
+/// One preprocessor line (`here` is its `#`): `#include` and `#pragma` are skipped, `#define
+/// NAME TOKENS...` and `#undef NAME` change `defines`; anything else is outside the subset.
+fn directive_line(
+    line: &str,
+    here: &Location,
+    defines: &mut HashMap<String, Vec<Tok>>,
+) -> Result<()> {
+    let rest = line[1..].trim_start();
+    let word_end = rest
+        .find(|c: char| !c.is_ascii_alphanumeric())
+        .unwrap_or(rest.len());
+    let (word, rest) = rest.split_at(word_end);
+    match word {
+        "include" | "pragma" => Ok(()),
+        "define" | "undef" => {
+            let rest = rest.trim_start();
+            let name_end = rest
+                .find(|c: char| !(c.is_ascii_alphanumeric() || c == '_'))
+                .unwrap_or(rest.len());
+            let (name, body) = rest.split_at(name_end);
+            let body_start = Location {
+                col: here.col + line.chars().count() - body.chars().count(),
+                ..here.clone()
+            };
+            if name.is_empty() || name.starts_with(|c: char| c.is_ascii_digit()) {
+                return Err(Error::parse(here, format!("#{word} needs a macro name")));
+            }
+            if word == "undef" {
+                defines.remove(name);
+                return Ok(());
+            }
+            if body.starts_with('(') {
+                return Err(Error::parse(
+                    here,
+                    format!("function-like macro {name}(...) is outside the kernel subset (object-like #define NAME TOKENS only)"),
+                ));
+            }
+            // The body's tokens as written: its macros are expanded where it is used.
+            let body_tokens = tokens(body, &body_start, &mut HashMap::new())?;
+            defines.insert(name.to_string(), body_tokens.into_iter().map(|t| t.tok).collect());
+            Ok(())
+        }
+        _ => Err(Error::parse(
+            here,
+            format!("#{word} is outside the kernel subset (#include, #pragma, #define NAME TOKENS and #undef only)"),
+        )),
+    }
 }

@@ -1,4 +1,5 @@
-//! Calls: the builtins `sqrtf`/`sqrt` and `sgn`/`sgnf` as terms, and the kernel's own helper
+//! Calls: the builtins `sqrtf`/`sqrt` and `sgn`/`sgnf` as terms, `powf`/`pow` by a constant
+//! exponent from 0 to [`POW_LIMIT`] as a product, and the kernel's own helper
 //! functions inlined with their arguments bound in a fresh frame (arrays by reference, reshaped
 //! to the parameter's inner dimensions), nested at most [`CALL_DEPTH`] deep.
 
@@ -7,6 +8,9 @@ use crate::error::{Location, Result};
 use crate::kernel::c::ast::{Expr, Ty};
 use crate::kernel::term::Op;
 use std::collections::HashMap;
+
+/// The largest constant exponent of `pow`.
+const POW_LIMIT: i64 = 16;
 
 impl Eval<'_> {
     pub(super) fn call(&mut self, name: &str, args: &[Expr], loc: &Location) -> Result<Val> {
@@ -23,6 +27,30 @@ impl Eval<'_> {
                     Op::Sgn
                 };
                 return Ok(Val::Float(self.dag.add(op, &[x])));
+            }
+            "powf" | "pow" => {
+                if args.len() != 2 {
+                    return Err(err(loc, format!("{name} takes two arguments")));
+                }
+                let x = self.value(&args[0])?;
+                let x = self.float_of(x, &args[0].loc)?;
+                let k = self
+                    .int(&args[1], "an exponent")
+                    .ok()
+                    .filter(|k| (0..=POW_LIMIT).contains(k));
+                let Some(k) = k else {
+                    return Err(err(
+                        &args[1].loc,
+                        format!(
+                            "{name}'s exponent must be an integer constant from 0 to {POW_LIMIT}"
+                        ),
+                    ));
+                };
+                let mut product = self.dag.num(1);
+                for _ in 0..k {
+                    product = self.float_op("*", product, x, loc)?;
+                }
+                return Ok(Val::Float(product));
             }
             _ => {}
         }

@@ -12,7 +12,7 @@ mod call;
 mod expr;
 mod stmt;
 
-use super::ast::{Func, Param, Ty};
+use super::ast::{Func, Param, Ty, Unit};
 use crate::error::{Error, Location, Result};
 use crate::kernel::read::Lifted;
 use crate::kernel::term::{Dag, Id, Op};
@@ -58,6 +58,8 @@ struct Eval<'a> {
     funcs: &'a [Func],
     stores: Vec<Store>,
     scopes: Vec<HashMap<String, Val>>,
+    /// The global constants, seen from every function where no local has the name.
+    globals: HashMap<String, Val>,
     steps: usize,
     depth: usize,
 }
@@ -67,7 +69,8 @@ fn err(loc: &Location, msg: impl Into<String>) -> Error {
 }
 
 /// Lifts the kernel (the last `void` function with a body).
-pub fn lift(funcs: &[Func], file: &str) -> Result<Lifted> {
+pub fn lift(unit: &Unit, file: &str) -> Result<Lifted> {
+    let funcs = &unit.funcs;
     let kernel = funcs
         .iter()
         .rev()
@@ -87,9 +90,19 @@ pub fn lift(funcs: &[Func], file: &str) -> Result<Lifted> {
         funcs,
         stores: Vec::new(),
         scopes: vec![HashMap::new()],
+        globals: HashMap::new(),
         steps: 0,
         depth: 0,
     };
+    for g in &unit.globals {
+        let v = match g.ty {
+            Ty::Int => Val::Int(ev.int(&g.init, "a global int constant")?),
+            _ => Val::Float(ev.float(&g.init)?),
+        };
+        if ev.globals.insert(g.name.clone(), v).is_some() {
+            return Err(err(&g.loc, format!("global '{}' is defined twice", g.name)));
+        }
+    }
     let mut arrays = Vec::new();
     for p in &kernel.params {
         let v = ev.kernel_param(p)?;
@@ -205,16 +218,22 @@ impl Eval<'_> {
             .iter()
             .rev()
             .find_map(|s| s.get(name).cloned())
+            .or_else(|| self.globals.get(name).cloned())
             .ok_or_else(|| err(loc, format!("'{name}' is not declared")))
     }
 
-    fn set(&mut self, name: &str, v: Val) {
+    /// Sets the variable `name`, declared already; a global constant cannot be set.
+    fn set(&mut self, name: &str, v: Val, loc: &Location) -> Result<()> {
         for s in self.scopes.iter_mut().rev() {
             if let Some(slot) = s.get_mut(name) {
                 *slot = v;
-                return;
+                return Ok(());
             }
         }
+        Err(err(
+            loc,
+            format!("'{name}' is a global constant: it cannot be assigned"),
+        ))
     }
 
     fn read(&mut self, s: usize, k: usize) -> Id {

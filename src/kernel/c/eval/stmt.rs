@@ -153,7 +153,7 @@ impl Eval<'_> {
                     }
                     (Val::Arr(_), _) => return Err(err(loc, "arrays cannot be assigned")),
                 };
-                self.set(name, new);
+                self.set(name, new, loc)?;
             }
             ExprKind::Index(..) => {
                 let (s, k) = self.element(target)?;
