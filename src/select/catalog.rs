@@ -26,7 +26,7 @@ use std::rc::Rc;
 
 /// Part of every fingerprint: bump it whenever program generation or term extraction changes,
 /// so terms chosen by an older selector are not reused.
-pub const SELECTOR_VERSION: &str = "selector-55";
+pub const SELECTOR_VERSION: &str = "selector-56";
 
 /// Everything selection on one target reads.
 pub struct Catalog {

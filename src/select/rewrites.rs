@@ -507,6 +507,15 @@ pub fn constants_in_play(in_play: &BTreeSet<VecType>, inputs: &[Rc<Expr>]) -> BT
             if matches!(n.op, Op::Bitcast(_)) && n.args[0].ty.elem == Elem::Bool {
                 constants.extend(GATHER_ROUNDS.map(|(_, shift)| shift));
             }
+            // A multiply by `2^a + 2^b` or `2^a - 2^b` is two shifts (`multiply_by_shifts`).
+            if n.op == Op::Mul && n.ty.elem.is_int() {
+                for a in &n.args {
+                    if let Op::Const(v) = &a.op {
+                        let values = v.iter().map(|b| lane_value(n.ty.elem, *b));
+                        constants.extend(values.flat_map(multiplier_shift_counts));
+                    }
+                }
+            }
             // Two right shifts by constants, one of them of a narrowing of the other, join into
             // one by the sum (`shift_of_narrowing`, `shift_of_shift`).
             if let Some(sum) = joined_shift_count(n) {
@@ -537,4 +546,27 @@ pub fn constants_in_play(in_play: &BTreeSet<VecType>, inputs: &[Rc<Expr>]) -> BT
     let more: Vec<i64> = logarithms.chain(counts_less_one).collect();
     constants.extend(more);
     constants
+}
+
+/// The shift counts of a multiply by `c` as two shifts: `a` and `b` where `c = 2^a + 2^b` or
+/// `c = 2^a - 2^b`, or `-c = 2^a - 2^b` or `2^a` (`multiply_by_shifts`).
+fn multiplier_shift_counts(c: i64) -> Vec<i64> {
+    // A negative multiplier's counts are those of its magnitude (`2^b - 2^a`, `-2^a`).
+    let c = c.checked_abs().unwrap_or(0);
+    if c < 2 || c > 1 << 62 {
+        return vec![];
+    }
+    if (c as u64).is_power_of_two() {
+        return vec![i64::from(c.ilog2())];
+    }
+    let high = c.ilog2();
+    let below = c - (1 << high);
+    let above = (1i64 << (high + 1)) - c;
+    let mut out = Vec::new();
+    for (a, rest) in [(high, below), (high + 1, above)] {
+        if (rest as u64).is_power_of_two() {
+            out.extend([i64::from(a), i64::from(rest.ilog2())]);
+        }
+    }
+    out
 }

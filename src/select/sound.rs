@@ -18,8 +18,8 @@ use super::products::{
 use super::reshape::reshaping;
 use super::saturating::{saturating_sums, saturation_above_by_one};
 use super::shifts::{
-    halved_rounding_shift, oversized_shifts, rounding_shift_without_widening, shift_of_narrowing,
-    shift_of_shift, shifts_by_other_means,
+    halved_rounding_shift, multiply_by_shifts, oversized_shifts, rounding_shift_without_widening,
+    shift_of_narrowing, shift_of_shift, shifts_by_other_means,
 };
 use super::signedness::{
     compare_through, conversion_rewrites, signedness_rewrites, Direct, Wanted,
@@ -365,6 +365,7 @@ pub fn generated(
         out.extend(types.iter().filter_map(|&s| shift_of_narrowing(s, t)));
         out.extend(shift_of_shift(t));
         out.extend(shifts_by_other_means(t));
+        out.extend(multiply_by_shifts(t));
         out.extend(comparison_and_select_rewrites(t));
         if target.byte_predicates {
             out.extend(select_of_bytes(t));
