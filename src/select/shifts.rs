@@ -297,155 +297,86 @@ pub fn halved_rounding_shift(t: VecType, w: VecType) -> Option<Rewrite> {
 }
 
 /// A multiply by a constant with two bits set, or one less than a power of two times a power
-/// of two (`c = 2^a + 2^b` or `2^a - 2^b`, `a` below the lane width; or a negative `2^b - 2^a`),
-/// as the sum or difference of the operand shifted by `a` and by `b` (by 0, the operand itself
-/// where `c` is positive): exact in wrapping
-/// arithmetic at every integer type, and two or three cheap instructions where a multiply is
-/// dear (x86's `pmulld`, cost 10) or missing (bytes on x86, 64-bit lanes on AVX2 and NEON).
+/// of two (`c = 2^a + 2^b` or `2^a - 2^b`, `a` below the lane width; or a negative `2^b - 2^a`
+/// or `-2^a`), as the sum or difference of the operand shifted by `a` and by `b` (by 0, the
+/// operand itself): exact in wrapping arithmetic at every integer type, and two or three cheap
+/// instructions where a multiply is dear (x86's `pmulld`, cost 10) or missing (bytes on x86,
+/// 64-bit lanes on AVX2 and NEON).
 pub fn multiply_by_shifts(t: VecType) -> Vec<Rewrite> {
     if !t.elem.is_int() {
         return vec![];
     }
-    let bits = t.elem.bits() as i128;
+    let bits = Int::Lit(t.elem.bits() as i128);
     let (x, c) = (Term::Slot("x"), Int::Slot("c"));
     let bin = |o, a: Int, b: Int| Int::Bin(o, Box::new(a), Box::new(b));
-    let log2 = |v: Int| Int::Log2(Box::new(v));
-    let power_of_two = |v: &Int| {
-        Condition::Compare(
-            Cmp::Eq,
-            v.clone(),
-            bin(IntOp::Shl, Int::Lit(1), log2(v.clone())),
-        )
+    let log2 = |v: &Int| Int::Log2(Box::new(v.clone()));
+    let power = |k: Int| bin(IntOp::Shl, Int::Lit(1), k);
+    let is_power = |v: &Int, yes: bool| {
+        let cmp = if yes { Cmp::Eq } else { Cmp::Ne };
+        Condition::Compare(cmp, v.clone(), power(log2(v)))
     };
-    let shifted = |by: Int| op("Shl", t, vec![x.clone(), Term::Const { ty: t, value: by }]);
+    let constant = |value| Term::Const { ty: t, value };
+    let shifted = |by: Int| op("Shl", t, vec![x.clone(), constant(by)]);
     let name = type_name(t);
-    let lhs = op(
-        "Mul",
-        t,
-        vec![
-            x.clone(),
-            Term::Const {
-                ty: t,
-                value: c.clone(),
-            },
-        ],
-    );
+    let lhs = op("Mul", t, vec![x.clone(), constant(c.clone())]);
     let mut out = Vec::new();
-    // `rest` is the power of two besides `2^high`; by 1 the term is the operand itself.
-    let mut form = |combine: &'static str, high: Int, rest: Int, what: &str| {
-        let not_a_power = Condition::Compare(
-            Cmp::Ne,
-            c.clone(),
-            bin(IntOp::Shl, Int::Lit(1), log2(c.clone())),
-        );
-        let base = vec![
-            not_a_power,
-            Condition::Compare(Cmp::Lt, high.clone(), Int::Lit(bits)),
+    // `combine` of the operand shifted by `a` and the operand times `rest`, a power of two (the
+    // operand itself for 1, else shifted by its logarithm), in that order or `swapped`.
+    let mut form = |what: &str, combine, a: Int, rest: Int, swapped: bool, when: &[Condition]| {
+        let mut conditions = when.to_vec();
+        conditions.extend([
+            Condition::Compare(Cmp::Lt, a.clone(), bits.clone()),
             Condition::Compare(Cmp::Ge, rest.clone(), Int::Lit(1)),
-            power_of_two(&rest),
-        ];
-        let by_one = Condition::Compare(Cmp::Eq, rest.clone(), Int::Lit(1));
-        let above_one = Condition::Compare(Cmp::Gt, rest.clone(), Int::Lit(1));
-        out.push(Rewrite {
-            ruleset: Ruleset::Lower,
-            source: format!("{name} multiply by 2^a {what} 1 as a shift {what} the operand"),
-            lhs: lhs.clone(),
-            rhs: op(combine, t, vec![shifted(high.clone()), x.clone()]),
-            conditions: base.iter().cloned().chain([by_one]).collect(),
-        });
-        out.push(Rewrite {
-            ruleset: Ruleset::Lower,
-            source: format!("{name} multiply by 2^a {what} 2^b as two shifts"),
-            lhs: lhs.clone(),
-            rhs: op(combine, t, vec![shifted(high), shifted(log2(rest))]),
-            conditions: base.into_iter().chain([above_one]).collect(),
-        });
+            is_power(&rest, true),
+        ]);
+        for by_one in [true, false] {
+            let other = if by_one {
+                x.clone()
+            } else {
+                shifted(log2(&rest))
+            };
+            let mut operands = vec![shifted(a.clone()), other];
+            if swapped {
+                operands.reverse();
+            }
+            let cmp = if by_one { Cmp::Eq } else { Cmp::Gt };
+            let one = if by_one { " (b = 0)" } else { "" };
+            out.push(Rewrite {
+                ruleset: Ruleset::Lower,
+                source: format!("{name} multiply by {what}{one} as shifts"),
+                lhs: lhs.clone(),
+                rhs: op(combine, t, operands),
+                conditions: conditions
+                    .iter()
+                    .cloned()
+                    .chain([Condition::Compare(cmp, rest.clone(), Int::Lit(1))])
+                    .collect(),
+            });
+        }
     };
-    let high = log2(c.clone());
-    form(
-        "Add",
-        high.clone(),
-        bin(
-            IntOp::Sub,
-            c.clone(),
-            bin(IntOp::Shl, Int::Lit(1), high.clone()),
-        ),
-        "+",
-    );
-    let above = bin(IntOp::Add, high, Int::Lit(1));
-    form(
-        "Sub",
-        above.clone(),
-        bin(IntOp::Sub, bin(IntOp::Shl, Int::Lit(1), above), c.clone()),
-        "-",
-    );
-    // A negative `c = 2^b - 2^a`: the operand shifted by `b` (by 0, itself) less it shifted by
-    // `a`; a negative power of two, zero less the shifted operand.
+    let high = log2(&c);
+    let above = bin(IntOp::Add, high.clone(), Int::Lit(1));
+    let below = bin(IntOp::Sub, c.clone(), power(high.clone()));
+    let not_a_power = [is_power(&c, false)];
+    form("2^a + 2^b", "Add", high, below, false, &not_a_power);
+    let short = bin(IntOp::Sub, power(above.clone()), c.clone());
+    form("2^a - 2^b", "Sub", above, short, false, &not_a_power);
+    // Negative: `-m` with `m = 2^a - 2^b` is the operand shifted by `b` less it shifted by `a`.
     let m = bin(IntOp::Sub, Int::Lit(0), c.clone());
-    let a = bin(IntOp::Add, log2(m.clone()), Int::Lit(1));
-    let rest = bin(
-        IntOp::Sub,
-        bin(IntOp::Shl, Int::Lit(1), a.clone()),
-        m.clone(),
-    );
     let negative = Condition::Compare(Cmp::Lt, c.clone(), Int::Lit(0));
-    let base = vec![
-        negative.clone(),
-        Condition::Compare(
-            Cmp::Ne,
-            m.clone(),
-            bin(IntOp::Shl, Int::Lit(1), log2(m.clone())),
-        ),
-        Condition::Compare(Cmp::Lt, a.clone(), Int::Lit(bits)),
-        Condition::Compare(Cmp::Ge, rest.clone(), Int::Lit(1)),
-        power_of_two(&rest),
-    ];
-    let negated =
-        |by: &str| format!("{name} multiply by {by} as two shifts, the second subtracted");
-    out.push(Rewrite {
-        ruleset: Ruleset::Lower,
-        source: negated("-(2^a - 1)"),
-        lhs: lhs.clone(),
-        rhs: op("Sub", t, vec![x.clone(), shifted(a.clone())]),
-        conditions: base
-            .iter()
-            .cloned()
-            .chain([Condition::Compare(Cmp::Eq, rest.clone(), Int::Lit(1))])
-            .collect(),
-    });
-    out.push(Rewrite {
-        ruleset: Ruleset::Lower,
-        source: negated("-(2^a - 2^b)"),
-        lhs: lhs.clone(),
-        rhs: op("Sub", t, vec![shifted(log2(rest.clone())), shifted(a)]),
-        conditions: base
-            .into_iter()
-            .chain([Condition::Compare(Cmp::Gt, rest, Int::Lit(1))])
-            .collect(),
-    });
+    let m_above = bin(IntOp::Add, log2(&m), Int::Lit(1));
+    let m_short = bin(IntOp::Sub, power(m_above.clone()), m.clone());
+    let when = [negative.clone(), is_power(&m, false)];
+    form("-(2^a - 2^b)", "Sub", m_above, m_short, true, &when);
     out.push(Rewrite {
         ruleset: Ruleset::Lower,
         source: format!("{name} multiply by -2^a as zero less a shift"),
         lhs,
-        rhs: op(
-            "Sub",
-            t,
-            vec![
-                Term::Const {
-                    ty: t,
-                    value: Int::Lit(0),
-                },
-                shifted(log2(m.clone())),
-            ],
-        ),
+        rhs: op("Sub", t, vec![constant(Int::Lit(0)), shifted(log2(&m))]),
         conditions: vec![
             negative,
-            Condition::Compare(
-                Cmp::Eq,
-                m.clone(),
-                bin(IntOp::Shl, Int::Lit(1), log2(m.clone())),
-            ),
-            Condition::Compare(Cmp::Lt, log2(m), Int::Lit(bits)),
+            is_power(&m, true),
+            Condition::Compare(Cmp::Lt, log2(&m), bits),
         ],
     });
     out
