@@ -553,7 +553,7 @@ pub fn constants_in_play(in_play: &BTreeSet<VecType>, inputs: &[Rc<Expr>]) -> BT
 fn multiplier_shift_counts(c: i64) -> Vec<i64> {
     // A negative multiplier's counts are those of its magnitude (`2^b - 2^a`, `-2^a`).
     let c = c.checked_abs().unwrap_or(0);
-    if c < 2 || c > 1 << 62 {
+    if !(2..=1 << 62).contains(&c) {
         return vec![];
     }
     if (c as u64).is_power_of_two() {

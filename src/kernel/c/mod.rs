@@ -9,6 +9,7 @@
 mod ast;
 mod eval;
 mod lex;
+mod parse;
 
 use super::read::Lifted;
 use crate::error::Result;
@@ -16,7 +17,7 @@ use crate::error::Result;
 /// Lifts C source text to the List form.
 pub fn lift(text: &str, file: &str) -> Result<Lifted> {
     let toks = lex::lex(text, file)?;
-    let unit = ast::parse(&toks, file)?;
+    let unit = parse::parse(&toks, file)?;
     eval::lift(&unit, file)
 }
 
