@@ -37,21 +37,31 @@ pub fn lex(text: &str, file: &str) -> Result<Vec<Token>> {
     tokens(text, &start, &mut HashMap::new())
 }
 
+/// Tokens of a file, macros expanded, at most (macros that each use another twice grow
+/// exponentially).
+const TOKEN_LIMIT: usize = 1 << 18;
+
 /// `token` with the macros in it expanded (none of those in `active`, being expanded already),
-/// appended to `out`.
+/// appended to `out`; an error past [`TOKEN_LIMIT`] tokens.
 fn expand(
     token: Token,
     defines: &HashMap<String, Vec<Tok>>,
     active: &mut Vec<String>,
     out: &mut Vec<Token>,
-) {
+) -> Result<()> {
     let body = match &token.tok {
         Tok::Ident(w) if !active.contains(w) => defines.get(w).map(|b| (w.clone(), b)),
         _ => None,
     };
     let Some((name, body)) = body else {
+        if out.len() >= TOKEN_LIMIT {
+            return Err(Error::parse(
+                &token.loc,
+                format!("the file expands to more than {TOKEN_LIMIT} tokens (isadb's limit)"),
+            ));
+        }
         out.push(token);
-        return;
+        return Ok(());
     };
     active.push(name);
     for tok in body {
@@ -59,9 +69,10 @@ fn expand(
             tok: tok.clone(),
             loc: token.loc.clone(),
         };
-        expand(t, defines, active, out);
+        expand(t, defines, active, out)?;
     }
     active.pop();
+    Ok(())
 }
 
 /// The tokens of `text`, whose first character is at `start`, with the macros of `defines`
@@ -141,13 +152,11 @@ fn tokens(
             let word: String = chars[start..i].iter().collect();
             col += i - start;
             // Defined from here on: the token is expanded with the macros of this point.
-            let mut expanded = Vec::new();
             let word = Token {
                 tok: Tok::Ident(word),
                 loc: here,
             };
-            expand(word, defines, &mut Vec::new(), &mut expanded);
-            out.extend(expanded);
+            expand(word, defines, &mut Vec::new(), &mut out)?;
             continue;
         }
         if c.is_ascii_digit() || (c == '.' && chars.get(i + 1).is_some_and(|d| d.is_ascii_digit()))

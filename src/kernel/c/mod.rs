@@ -102,6 +102,16 @@ void kernel(float A[NN], float B[NN], float C[NN]) {\n  for (int r = 0; r < N; r
             error("void kernel(float a[1], float o[1]) { o[0] = pow(a[0], a[0]); }"),
             "k.c:1:56: pow's exponent must be an integer constant from 0 to 16"
         );
+        // Macros that each use another twice would expand to 2^24 tokens: an error, not a hang.
+        let mut doubling = String::from("#define M0 1 +\n");
+        for k in 1..=24 {
+            doubling.push_str(&format!("#define M{k} M{} M{}\n", k - 1, k - 1));
+        }
+        doubling.push_str("void kernel(float a[1], float o[1]) { o[0] = M24 a[0]; }\n");
+        assert_eq!(
+            error(&doubling),
+            "k.c:26:46: the file expands to more than 262144 tokens (isadb's limit)"
+        );
         // `#undef` ends a macro: N is an unknown name again.
         assert!(error(
             "#define N 2\n#undef N\nvoid kernel(float a[N], float o[1]) { o[0] = a[0]; }\n"
