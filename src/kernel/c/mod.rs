@@ -24,49 +24,6 @@ pub fn lift(text: &str, file: &str) -> Result<Lifted> {
 #[cfg(test)]
 mod tests {
     use super::lift;
-    use crate::kernel::family::{conv, mat_mul};
-
-    fn printed(text: &str) -> String {
-        let k = lift(text, "k.c").unwrap();
-        k.dag.print(k.root)
-    }
-
-    /// Diospyros's C benchmarks size their arrays with macros of constant expressions.
-    #[test]
-    fn object_like_macros_and_constant_sizes_lift_as_the_literal_kernel() {
-        let mm = "#define A_ROWS 2\n#define A_COLS 3\n#define B_COLS A_COLS\n#define A_SIZE (A_ROWS * A_COLS)\n\
-void matrix_multiply(float A[A_SIZE], float B[A_COLS * B_COLS], float C[A_ROWS * B_COLS]) {\n\
-  for (int y = 0; y < A_ROWS; y++)\n    for (int x = 0; x < B_COLS; x++) {\n\
-      C[B_COLS * y + x] = 0;\n      for (int k = 0; k < A_COLS; k++)\n\
-        C[B_COLS * y + x] += A[A_COLS * y + k] * B[B_COLS * k + x];\n    }\n}\n";
-        assert_eq!(printed(mm), printed(&mat_mul(2, 3, 3).c));
-        let conv2d = "#define I_ROWS 3\n#define I_COLS 3\n#define F_ROWS 2\n#define F_COLS 2\n\
-#define O_ROWS ((I_ROWS + F_ROWS) - 1)\n#define O_COLS ((I_COLS + F_COLS) - 1)\n\
-void convolution(float I[I_ROWS][I_COLS], float F[F_ROWS][F_COLS], float O[O_ROWS][O_COLS]) {\n\
-  for (int r = 0; r < O_ROWS; r++)\n    for (int c = 0; c < O_COLS; c++) {\n      O[r][c] = 0.0f;\n\
-      for (int i = 0; i < F_ROWS; i++)\n        for (int j = 0; j < F_COLS; j++) {\n\
-          int fx = F_ROWS - 1 - i;\n          int fy = F_COLS - 1 - j;\n\
-          if (r - fx >= 0 && r - fx < I_ROWS && c - fy >= 0 && c - fy < I_COLS)\n\
-            O[r][c] += I[r - fx][c - fy] * F[fx][fy];\n        }\n    }\n}\n";
-        assert_eq!(printed(conv2d), printed(&conv(3, 3, 2, 2).c));
-        // Global constants size arrays and bound loops; a helper sees them too.
-        let globals = "static const int N = 2;\nconst int NN = N * N;\nconst float ONE = 1.0f;\n\
-float one(float x) { return x * ONE; }\n\
-void kernel(float A[NN], float B[NN], float C[NN]) {\n  for (int r = 0; r < N; r++)\n\
-    for (int c = 0; c < N; c++) {\n      float s = 0.0f;\n\
-      for (int k = 0; k < N; k++) s += one(A[r * N + k]) * B[k * N + c];\n      C[r * N + c] = s;\n    }\n}\n";
-        assert_eq!(printed(globals), printed(&mat_mul(2, 2, 2).c));
-        // `pow` by a constant exponent is the product.
-        let squares = |f: &str| {
-            printed(&format!(
-                "void kernel(float a[2], float o[2]) {{ o[0] = {f}; o[1] = pow(a[1], 0) + a[0]; }}"
-            ))
-        };
-        assert_eq!(
-            squares("powf(a[0], 2.0f) * pow(a[1], 3)"),
-            squares("a[0] * a[0] * (a[1] * a[1] * a[1])")
-        );
-    }
 
     #[test]
     fn macros_outside_the_subset_are_one_line_errors_at_their_place() {
