@@ -311,6 +311,72 @@ void kernel(float A[NN], float B[NN], float C[NN]) {\n  for (int r = 0; r < N; r
         );
     }
 
+    /// Diospyros's C benchmarks as written: `always_inline` prototypes, brace initializers,
+    /// pointer parameters sized by use, `calloc`/`memcpy`/`free` and pointer casts.
+    #[test]
+    fn diospyros_c_as_written_lifts_as_the_family() {
+        let quaternions = "#include <math.h>\n#define SIZE 4\n\
+void cross_product(float lhs[3], float rhs[3], float result[3])\n    __attribute__((always_inline));\n\
+void cross_product(float lhs[3], float rhs[3], float result[3]) {\n\
+  result[0] = lhs[1] * rhs[2] - lhs[2] * rhs[1];\n  result[1] = lhs[2] * rhs[0] - lhs[0] * rhs[2];\n\
+  result[2] = lhs[0] * rhs[1] - lhs[1] * rhs[0];\n}\n\
+void point_product(float q_in[4], float p_in[4], float result[4]) {\n\
+  float qvec[3] = {q_in[0], q_in[1], q_in[2]};\n  float uv[3];\n  cross_product(qvec, p_in, uv);\n\
+  for (int i = 0; i < 3; i++) uv[i] = 2 * uv[i];\n  float qxuv[3];\n  cross_product(qvec, uv, qxuv);\n\
+  for (int i = 0; i < 3; i++) result[i] = p_in[i] + q_in[3] * uv[i] + qxuv[i];\n}\n\
+void naive_quaternion_product(float a_q[4], float a_t[3], float b_q[4], float b_t[3], float r_q[4], float r_t[3]) {\n\
+  r_q[3] = a_q[3] * b_q[3] - a_q[0] * b_q[0] - a_q[1] * b_q[1] - a_q[2] * b_q[2];\n\
+  r_q[0] = a_q[3] * b_q[0] + a_q[0] * b_q[3] + a_q[1] * b_q[2] - a_q[2] * b_q[1];\n\
+  r_q[1] = a_q[3] * b_q[1] + a_q[1] * b_q[3] + a_q[2] * b_q[0] - a_q[0] * b_q[2];\n\
+  r_q[2] = a_q[3] * b_q[2] + a_q[2] * b_q[3] + a_q[0] * b_q[1] - a_q[1] * b_q[0];\n\
+  point_product(a_q, b_t, r_t);\n  for (int i = 0; i < 3; i++) r_t[i] += a_t[i];\n}\n";
+        let renamed = |s: String| {
+            s.replace("a_q", "aq")
+                .replace("a_t", "at")
+                .replace("b_q", "bq")
+                .replace("b_t", "bt")
+        };
+        assert_eq!(renamed(printed(quaternions)), printed(&q_prod().c));
+        // Householder QR with the identity, the Householder vectors and each step's Q in
+        // calloc'd memory, R copied from A by memcpy, the kernel's pointers sized by use.
+        let qr = "#include <math.h>\n#include <stdlib.h>\n#include <string.h>\n#define SIZE 3\n\
+float sgn(float v) __attribute__((always_inline));\n\
+float naive_norm(float *x, int m) __attribute__((always_inline));\n\
+float sgn(float v) { return (v > 0) - (v < 0); }\n\
+float naive_norm(float *x, int m) {\n  float sum = 0;\n  for (int i = 0; i < m; i++) sum += x[i] * x[i];\n  return sqrtf(sum);\n}\n\
+void naive_fixed_transpose(float *a) {\n  for (int i = 0; i < SIZE; i++)\n    for (int j = i + 1; j < SIZE; j++) {\n\
+      float tmp = a[i * SIZE + j];\n      a[i * SIZE + j] = a[j * SIZE + i];\n      a[j * SIZE + i] = tmp;\n    }\n}\n\
+void naive_fixed_matrix_multiply(float *a, float *b, float *c) {\n\
+  for (int y = 0; y < SIZE; y++)\n    for (int x = 0; x < SIZE; x++) {\n      c[SIZE * y + x] = 0;\n\
+      for (int k = 0; k < SIZE; k++) c[SIZE * y + x] += a[SIZE * y + k] * b[SIZE * k + x];\n    }\n}\n\
+void naive_fixed_qr_decomp(float *A, float *Q, float *R) {\n\
+  memcpy(R, A, sizeof(float) * SIZE * SIZE);\n\
+  float *I = (float *)calloc(sizeof(float), SIZE * SIZE);\n\
+  for (int i = 0; i < SIZE; i++)\n    for (int j = 0; j < SIZE; j++) I[i * SIZE + j] = (i == j);\n\
+  for (int k = 0; k < SIZE - 1; k++) {\n    int m = SIZE - k;\n\
+    float *x = (float *)calloc(sizeof(float), m);\n    float *e = (float *)calloc(sizeof(float), m);\n\
+    for (int i = 0; i < m; i++) {\n      int row = k + i;\n      x[i] = R[row * SIZE + k];\n      e[i] = I[row * SIZE + k];\n    }\n\
+    float alpha = -sgn(x[0]) * naive_norm(x, m);\n\
+    float *u = (float *)calloc(sizeof(float), m);\n    float *v = (float *)calloc(sizeof(float), m);\n\
+    for (int i = 0; i < m; i++) u[i] = x[i] + alpha * e[i];\n\
+    float norm_u = naive_norm(u, m);\n\
+    for (int i = 0; i < m; i++) v[i] = u[i] / (norm_u + 0.0f);\n\
+    float *q_min = (float *)calloc(sizeof(float), m * m);\n\
+    for (int i = 0; i < m; i++)\n      for (int j = 0; j < m; j++) {\n\
+        float q_min_i = ((i == j) ? 1.0 : 0.0) - 2 * v[i] * v[j];\n        q_min[i * m + j] = q_min_i;\n      }\n\
+    float *q_t = (float *)calloc(sizeof(float), SIZE * SIZE);\n\
+    for (int i = 0; i < SIZE; i++)\n      for (int j = 0; j < SIZE; j++) {\n        float q_t_i;\n\
+        if ((i < k) || (j < k)) {\n          q_t_i = (i == j) ? 1.0 : 0.0;\n        } else {\n\
+          q_t_i = q_min[(i - k) * m + (j - k)];\n        }\n        q_t[i * SIZE + j] = q_t_i;\n      }\n\
+    if (k == 0) {\n      memcpy(Q, q_t, sizeof(float) * SIZE * SIZE);\n      naive_fixed_matrix_multiply(q_t, A, R);\n\
+    } else {\n      float *res = (float *)calloc(sizeof(float), SIZE * SIZE);\n\
+      naive_fixed_matrix_multiply(q_t, Q, res);\n      memcpy(Q, res, sizeof(float) * SIZE * SIZE);\n\
+      naive_fixed_matrix_multiply(q_t, R, res);\n      memcpy(R, res, sizeof(float) * SIZE * SIZE);\n      free(res);\n    }\n\
+    free(x);\n    free(e);\n    free(u);\n    free(v);\n    free(q_min);\n    free(q_t);\n  }\n\
+  naive_fixed_transpose(Q);\n}\n";
+        assert_eq!(printed(qr), printed(&qr_decomp(3).c));
+    }
+
     #[test]
     fn qr_decomp_is_read_hash_consed() {
         let q = lift(&qr_decomp(3).c, "qr.c").unwrap();

@@ -1,8 +1,9 @@
-//! The C subset's syntax tree (parsed by `parse.rs`): global `const` scalars and
-//! functions over `float` and `int` scalars and fixed-size `float` arrays (sized by integer
-//! constant expressions); declarations, assignments (`=`, `+=`, ...,
-//! `++`), `for` loops, `if`/`else`, blocks, `return`; expressions with `?:`, `|| &&`,
-//! comparisons, `+ - * / %`, unary `- !`, calls, indexing and `(float)`/`(int)` casts.
+//! The C subset's syntax tree (parsed by `parse/`): global `const` scalars and
+//! functions over `float` and `int` scalars, fixed-size `float` arrays (sized by integer
+//! constant expressions) and `float` pointers; declarations (arrays with brace initializers),
+//! assignments (`=`, `+=`, ..., `++`), `for` loops, `if`/`else`, blocks, `return`; expressions
+//! with `?:`, `|| &&`, comparisons, `+ - * / %`, unary `- !`, `&` of an element, calls,
+//! indexing and `(float)`/`(int)` casts (a `(float *)` cast is its operand).
 
 use crate::error::Location;
 
@@ -36,7 +37,10 @@ pub enum Stmt {
     Decl {
         ty: Ty,
         name: String,
-        dims: Vec<Expr>,
+        /// A `float *` variable (its value is an array: an allocation, an element's address).
+        pointer: bool,
+        /// Array dimensions; `None` for `[]`, sized by the initializer.
+        dims: Vec<Option<Expr>>,
         init: Option<Expr>,
         loc: Location,
     },
@@ -75,6 +79,10 @@ pub enum ExprKind {
     Binary(&'static str, Box<Expr>, Box<Expr>),
     Ternary(Box<Expr>, Box<Expr>, Box<Expr>),
     Cast(Ty, Box<Expr>),
+    /// `&x[i]`: the array from that element on.
+    AddressOf(Box<Expr>),
+    /// A brace initializer `{a, b, {c, d}}` (of an array declaration only).
+    List(Vec<Expr>),
 }
 
 #[derive(Clone, Debug)]

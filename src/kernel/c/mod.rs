@@ -75,4 +75,66 @@ mod tests {
         )
         .starts_with("k.c:3:21: "));
     }
+
+    /// Memory as Diospyros's C uses it: brace initializers (nested rows, zeros after the last),
+    /// pointer parameters sized by the elements touched, `&a[i]` and `p + k`, `memset`.
+    #[test]
+    fn initializers_and_pointers_lift_as_c_computes() {
+        let printed = |text: &str| {
+            let k = lift(text, "k.c").unwrap();
+            k.dag.print(k.root)
+        };
+        assert_eq!(
+            printed("void k(float a[2], float o[4]) { float m[][2] = {{a[0]}, {a[1], 3}}; for (int i = 0; i < 4; i++) o[i] = m[i / 2][i % 2]; }"),
+            "(List (Get a 0) 0 (Get a 1) 3)"
+        );
+        assert_eq!(
+            printed("void k(float *a, float *o) { float *p = &a[1]; float *q = o + 1; for (int i = 0; i < 2; i++) q[i] = p[i] * 2; }"),
+            "(List (Get o 0) (* (Get a 1) 2) (* (Get a 2) 2))"
+        );
+        assert_eq!(
+            printed("void k(float a[3], float o[3]) { memcpy(o, a, sizeof(float) * 3); memset(o + 1, 0, 2 * sizeof(float)); }"),
+            "(List (Get a 0) 0 0)"
+        );
+    }
+
+    #[test]
+    fn memory_outside_c_or_the_subset_is_a_one_line_error() {
+        let error = |text: &str| lift(text, "k.c").err().expect("an error").to_string();
+        let kernel = |body: &str| format!("void k(float a[2], float o[2]) {{\n{body}\n}}\n");
+        assert_eq!(
+            error(&kernel(
+                "float *t = (float *)malloc(2 * sizeof(float)); o[0] = t[1];"
+            )),
+            "k.c:2:55: element 1 of a malloc'd array is read before it is written"
+        );
+        assert_eq!(
+            error(&kernel("float t[2]; memcpy(t, a, 3 * sizeof(float));")),
+            "k.c:2:28: memcpy of 3 floats runs past the end of its array (2 left)"
+        );
+        assert_eq!(
+            error(&kernel("float *p = a + 3; o[0] = p[0];")),
+            "k.c:2:14: pointer arithmetic past the ends of its array"
+        );
+        assert_eq!(
+            error(&kernel("o[0] = *a;")),
+            "k.c:2:8: '*' of a pointer is outside the kernel subset (index it: p[0])"
+        );
+        assert_eq!(
+            error(&kernel("float x[2] = {1, 2, 3}; o[0] = x[0];")),
+            "k.c:2:21: too many initializers for the array"
+        );
+        assert_eq!(
+            error(&kernel("int *p = 0;")),
+            "k.c:2:1: 'p': only float pointers (float *p) are in the kernel subset"
+        );
+        assert_eq!(
+            error(&kernel("o[0] = sizeof(a);")),
+            "k.c:2:8: sizeof of an expression is outside the kernel subset (write sizeof(float))"
+        );
+        assert_eq!(
+            error("void k(float a[2], float o[2]) __attribute__((always_inline) { o[0] = a[0]; }"),
+            "k.c:1:32: __attribute__ without its closing ')'"
+        );
+    }
 }

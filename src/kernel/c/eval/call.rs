@@ -54,6 +54,9 @@ impl Eval<'_> {
             }
             _ => {}
         }
+        if let Some(v) = self.library(name, args, loc)? {
+            return Ok(v);
+        }
         let f = self
             .funcs
             .iter()
@@ -61,7 +64,7 @@ impl Eval<'_> {
             .ok_or_else(|| {
                 err(
                     loc,
-                    format!("call of '{name}', which is neither defined here nor sqrtf/sgn"),
+                    format!("call of '{name}', which is neither defined here nor sqrtf/sgn/pow or a memory function"),
                 )
             })?;
         if f.params.len() != args.len() {

@@ -129,6 +129,9 @@ impl Eval<'_> {
                 }
                 match (self.value(a)?, self.value(b)?) {
                     (Val::Int(x), Val::Int(y)) => Val::Int(int_op(op, x, y, &e.loc)?),
+                    (Val::Arr(p), Val::Int(k)) if *op == "+" => self.moved(p, k, &e.loc)?,
+                    (Val::Arr(p), Val::Int(k)) if *op == "-" => self.moved(p, -k, &e.loc)?,
+                    (Val::Int(k), Val::Arr(p)) if *op == "+" => self.moved(p, k, &e.loc)?,
                     (x, y) => {
                         if ["<", "<=", ">", ">=", "==", "!="].contains(op) {
                             return Err(err(&e.loc, format!("comparison '{op}' of input data is outside the kernel subset (if only on loop indices)")));
@@ -146,6 +149,13 @@ impl Eval<'_> {
                     self.value(b)?
                 }
             }
+            ExprKind::AddressOf(x) => match self.expr(x)? {
+                Val::Arr(a) => Val::Arr(self.flat(a)),
+                _ => return Err(err(&e.loc, "'&' of something not an array element")),
+            },
+            ExprKind::List(_) => {
+                return Err(err(&e.loc, "a brace list outside an array's initializer"))
+            }
             ExprKind::Cast(ty, x) => match (ty, self.value(x)?) {
                 (Ty::Float, Val::Int(v)) => Val::Float(self.dag.num(v)),
                 (Ty::Float, v @ Val::Float(_)) => v,
@@ -158,7 +168,9 @@ impl Eval<'_> {
     /// An expression's value with array elements read.
     pub(super) fn value(&mut self, e: &Expr) -> Result<Val> {
         match self.expr(e)? {
-            Val::Arr(a) if a.dims.is_empty() => Ok(Val::Float(self.read(a.store, a.offset))),
+            Val::Arr(a) if a.dims.is_empty() => {
+                Ok(Val::Float(self.read(a.store, a.offset, &e.loc)?))
+            }
             v => Ok(v),
         }
     }

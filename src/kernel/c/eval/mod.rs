@@ -4,12 +4,19 @@
 //!
 //! One concept per file: this one holds the values, the storage of arrays and the scopes (the
 //! environment) and lifts the kernel; [`stmt`] runs statements, [`expr`] evaluates expressions
-//! and literals, [`call`] calls `sqrtf`/`sgn` and the helper functions, [`arith`] builds the
-//! simplified float terms and the checked integer operations.
+//! and literals, [`call`] calls `sqrtf`/`sgn` and the helper functions, [`memory`] the C
+//! library's allocation and copies, [`arith`] builds the simplified float terms and the checked
+//! integer operations.
+//!
+//! A kernel parameter without a size (`float *A`, `float A[]`, as Diospyros's qr-decomp is
+//! written) is as long as the elements the kernel touches: its storage grows to the highest one
+//! read or written.
 
 mod arith;
+mod array;
 mod call;
 mod expr;
+mod memory;
 mod stmt;
 
 use super::ast::{Func, Param, Ty, Unit};
@@ -46,6 +53,10 @@ struct Store {
     /// The input array this storage starts as (reads of unwritten elements are `Get`s).
     input: Option<String>,
     written: bool,
+    /// A kernel parameter without a size: `elems` grows to the highest element touched.
+    growable: bool,
+    /// `malloc`'d: reading an element never written is an error (C leaves it undefined).
+    undefined: bool,
 }
 
 enum Flow {
@@ -144,22 +155,27 @@ impl Eval<'_> {
         match p.ty {
             Ty::Float if p.dims.is_empty() => Ok(Val::Float(self.dag.get(&p.name, 0))),
             Ty::Float => {
-                let dims: Vec<usize> = p
-                    .dims
+                let inner: Vec<usize> = p.dims[1..]
                     .iter()
                     .map(|d| {
                         d.ok_or_else(|| {
                             err(
                                 &p.loc,
                                 format!(
-                                    "kernel parameter '{}' needs a fixed size, as in float {}[N]",
-                                    p.name, p.name
+                                    "kernel parameter '{}': only its first dimension may be unsized",
+                                    p.name
                                 ),
                             )
                         })
                     })
                     .collect::<Result<_>>()?;
-                self.array(dims, Some(p.name.clone()), &p.name, &p.loc)
+                match p.dims[0] {
+                    Some(first) => {
+                        let dims = std::iter::once(first).chain(inner).collect();
+                        self.array(dims, Some(p.name.clone()), &p.name, &p.loc)
+                    }
+                    None => Ok(self.growable(inner, &p.name)),
+                }
             }
             _ => Err(err(
                 &p.loc,
@@ -168,6 +184,35 @@ impl Eval<'_> {
                     p.name
                 ),
             )),
+        }
+    }
+
+    /// The array of a kernel parameter without a size (`float *A`), rows of `inner`: as many as
+    /// the kernel touches.
+    fn growable(&mut self, inner: Vec<usize>, name: &str) -> Val {
+        let row: usize = inner.iter().product();
+        self.stores.push(Store {
+            elems: Vec::new(),
+            input: Some(name.to_string()),
+            written: false,
+            growable: true,
+            undefined: false,
+        });
+        Val::Arr(ArrRef {
+            store: self.stores.len() - 1,
+            offset: 0,
+            dims: std::iter::once(ARRAY_LIMIT / row.max(1))
+                .chain(inner)
+                .collect(),
+        })
+    }
+
+    /// How many elements store `s` holds (a growable one: as many as it may grow to).
+    fn capacity(&self, s: usize) -> usize {
+        if self.stores[s].growable {
+            ARRAY_LIMIT
+        } else {
+            self.stores[s].elems.len()
         }
     }
 
@@ -194,6 +239,8 @@ impl Eval<'_> {
             elems: vec![None; len],
             input,
             written: false,
+            growable: false,
+            undefined: false,
         });
         Ok(Val::Arr(ArrRef {
             store: self.stores.len() - 1,
@@ -236,13 +283,28 @@ impl Eval<'_> {
         ))
     }
 
-    fn read(&mut self, s: usize, k: usize) -> Id {
-        match self.stores[s].elems[k] {
-            Some(v) => v,
-            None => match self.stores[s].input.clone() {
+    /// Element `k` of store `s`: as written, else the input's `Get`, else zero.
+    fn read(&mut self, s: usize, k: usize, loc: &Location) -> Result<Id> {
+        match self.stores[s].elems.get(k).copied().flatten() {
+            Some(v) => Ok(v),
+            None if self.stores[s].undefined => Err(err(
+                loc,
+                format!("element {k} of a malloc'd array is read before it is written"),
+            )),
+            None => Ok(match self.stores[s].input.clone() {
                 Some(name) => self.dag.get(&name, k as u32),
                 None => self.dag.num(0),
-            },
+            }),
         }
+    }
+
+    /// Writes element `k` of store `s` (a growable store grows to hold it).
+    fn write(&mut self, s: usize, k: usize, v: Id) {
+        let store = &mut self.stores[s];
+        if k >= store.elems.len() {
+            store.elems.resize(k + 1, None);
+        }
+        store.elems[k] = Some(v);
+        store.written = true;
     }
 }

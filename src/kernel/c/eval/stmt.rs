@@ -26,13 +26,30 @@ impl Eval<'_> {
             Stmt::Decl {
                 ty,
                 name,
+                pointer,
                 dims,
                 init,
                 loc,
             } => {
                 self.step(loc)?;
-                let v = if dims.is_empty() {
+                let v = if *pointer {
+                    let Some(e) = init else {
+                        return Err(err(loc, format!("pointer '{name}' needs an initializer")));
+                    };
+                    match self.expr(e)? {
+                        Val::Arr(a) => Val::Arr(self.flat(a)),
+                        _ => {
+                            return Err(err(
+                                &e.loc,
+                                format!("pointer '{name}' must point into an array (calloc, malloc, &a[i], an array)"),
+                            ))
+                        }
+                    }
+                } else if dims.is_empty() {
                     match (ty, init) {
+                        (_, Some(e)) if matches!(e.kind, ExprKind::List(_)) => {
+                            return Err(err(&e.loc, "a brace initializer of a scalar"))
+                        }
                         (Ty::Int, Some(e)) => Val::Int(self.int(e, "an int")?),
                         (Ty::Int, None) => Val::Int(0),
                         (Ty::Float, Some(e)) => Val::Float(self.float(e)?),
@@ -43,15 +60,7 @@ impl Eval<'_> {
                     if *ty != Ty::Float {
                         return Err(err(loc, "only float arrays are in the kernel subset"));
                     }
-                    let mut d = Vec::new();
-                    for e in dims {
-                        let n = self.int(e, "an array size")?;
-                        if !(1..=1 << 20).contains(&n) {
-                            return Err(err(&e.loc, format!("array size {n} is out of range")));
-                        }
-                        d.push(n as usize);
-                    }
-                    self.array(d, None, name, loc)?
+                    self.array_decl(name, dims, init.as_ref(), loc)?
                 };
                 self.scopes
                     .last_mut()
@@ -151,6 +160,11 @@ impl Eval<'_> {
                         let v = self.float(value)?;
                         Val::Float(self.float_op(b, a, v, loc)?)
                     }
+                    (Val::Arr(_), None) => match self.expr(value)? {
+                        // A pointer pointed elsewhere (`p = q`, `p = &a[i]`).
+                        Val::Arr(a) => Val::Arr(self.flat(a)),
+                        _ => return Err(err(loc, "a pointer assigned something not an array")),
+                    },
                     (Val::Arr(_), _) => return Err(err(loc, "arrays cannot be assigned")),
                 };
                 self.set(name, new, loc)?;
@@ -161,12 +175,11 @@ impl Eval<'_> {
                 let new = match bin {
                     None => v,
                     Some(b) => {
-                        let old = self.read(s, k);
+                        let old = self.read(s, k, loc)?;
                         self.float_op(b, old, v, loc)?
                     }
                 };
-                self.stores[s].elems[k] = Some(new);
-                self.stores[s].written = true;
+                self.write(s, k, new);
             }
             _ => return Err(err(&target.loc, "cannot assign to this expression")),
         }
