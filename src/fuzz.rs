@@ -262,13 +262,14 @@ fn kernels_never_panic() {
     ];
     let c: Vec<String> = kernels.iter().map(|k| k.c.clone()).collect();
     fuzz("kernel C", &c, |text| {
-        crate::kernel::c::lift(text, "fuzz.c")?.within_limits("fuzz.c")?;
+        crate::kernel::c::lift(text, "fuzz.c", crate::kernel::Outputs::Zero)?
+            .within_limits("fuzz.c")?;
         Ok(())
     });
     let lifted: Vec<String> = c
         .iter()
         .map(|text| {
-            let k = crate::kernel::c::lift(text, "seed.c").unwrap();
+            let k = crate::kernel::c::lift(text, "seed.c", crate::kernel::Outputs::Caller).unwrap();
             k.dag.print(k.root)
         })
         .collect();

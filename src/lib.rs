@@ -41,7 +41,7 @@ pub use database::{Database, Filter};
 pub use error::{elide_long_words, note, Error, Location, Result};
 pub use ir::limits::{MAX_JOBS, MAX_RUNS, MAX_TERM_SIZE};
 pub use ir::{Elem, Expr, Macros, Op, VecType};
-pub use kernel::{CostModel, KernelTarget, RuleSet};
+pub use kernel::{CostModel, KernelTarget, Outputs as KernelOutputs, RuleSet};
 pub use project::{Home, Project};
 pub use rules::verify::{Options as VerifyOptions, Report as VerifyReport};
 pub use rules::{Rule, RuleKind, RuleStatus};

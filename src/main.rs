@@ -128,6 +128,10 @@ enum Command {
         /// find by themselves.
         #[arg(long)]
         no_seed: bool,
+        /// A C kernel's output arrays start as zeros, as Diospyros's lifting allocates them
+        /// (`o[i] += ...` into an output never cleared), instead of holding the caller's values.
+        #[arg(long)]
+        zero_outputs: bool,
         /// Choose Isaria's alpha and beta for --rules by a sweep on the small kernels and record
         /// them.
         #[arg(long, conflicts_with_all = ["file", "emit", "run"])]
@@ -380,6 +384,7 @@ fn main() -> ExitCode {
             run,
             rules,
             no_seed,
+            zero_outputs,
             tune: false,
         } => cli::kernel::kernel(
             &ctx,
@@ -392,6 +397,11 @@ fn main() -> ExitCode {
                 run,
                 rules,
                 seed: !no_seed,
+                outputs: if zero_outputs {
+                    isadb::KernelOutputs::Zero
+                } else {
+                    isadb::KernelOutputs::Caller
+                },
             },
         ),
         Command::Prove {

@@ -5,7 +5,7 @@
 use super::compile::Emit;
 use super::{print_out, text_choice, Context, Outcome};
 use crate::error::{Error, Result};
-use crate::kernel::{CostModel, KernelTarget, RuleSet};
+use crate::kernel::{CostModel, KernelTarget, Outputs, RuleSet};
 use std::path::Path;
 use std::time::Duration;
 
@@ -23,6 +23,8 @@ pub struct Options {
     pub rules: RuleSet,
     /// Start from the structured vectorization as well as from the spec.
     pub seed: bool,
+    /// What a C kernel's output arrays hold before it writes them.
+    pub outputs: Outputs,
 }
 
 /// `kernel FILE`: compiles, proves and prints the report (and the C or egglog asked for); exit
@@ -41,7 +43,8 @@ pub fn kernel(ctx: &Context, file: &Path, target: KernelTarget, o: Options) -> R
         run: o.run,
         keep_egglog: o.emit == Some(Emit::Egglog),
     };
-    let report = crate::kernel::compile_file(&ctx.project, file, target, o.rules, &options)?;
+    let report =
+        crate::kernel::compile_file(&ctx.project, file, target, o.rules, o.outputs, &options)?;
     match o.emit {
         Some(Emit::C) => print_out(&report.c)?,
         Some(Emit::Egglog) => print_out(report.egglog.as_deref().unwrap_or(""))?,

@@ -399,7 +399,14 @@ pub fn run(project: &Project, only: Option<&str>) -> Result<BenchReport> {
             run: None,
             keep_egglog: false,
         };
-        let avx2 = compile_file(project, &c_file, KernelTarget::Avx2, RuleSet::Given, &opts)?;
+        let avx2 = compile_file(
+            project,
+            &c_file,
+            KernelTarget::Avx2,
+            RuleSet::Given,
+            super::Outputs::Caller,
+            &opts,
+        )?;
         let (checked, ns_isadb, ns_native, ns_novec, ns_eigen) = time_kernel(&k, &avx2, eigen)
             .unwrap_or_else(|e| {
                 eprintln!("isadb bench kernels: {}: not timed: {e}", k.name);

@@ -253,24 +253,24 @@ pub fn all() -> Vec<Kernel> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::kernel::c::lift;
+    use crate::kernel::c::{lift, Outputs};
 
     /// The C, lifted, is the peers' input exactly (the shared kernels' files, inlined).
     #[test]
     fn c_lifts_to_the_peers_list_form() {
-        let m = lift(&mat_mul(2, 2, 2).c, "mm.c").unwrap();
+        let m = lift(&mat_mul(2, 2, 2).c, "mm.c", Outputs::Caller).unwrap();
         assert_eq!(
             m.dag.print(m.root),
             "(List (+ (* (Get A 0) (Get B 0)) (* (Get A 1) (Get B 2))) (+ (* (Get A 0) (Get B 1)) (* (Get A 1) (Get B 3))) (+ (* (Get A 2) (Get B 0)) (* (Get A 3) (Get B 2))) (+ (* (Get A 2) (Get B 1)) (* (Get A 3) (Get B 3))))"
         );
-        let c = lift(&conv(3, 3, 2, 2).c, "conv.c").unwrap();
+        let c = lift(&conv(3, 3, 2, 2).c, "conv.c", Outputs::Caller).unwrap();
         assert!(c.dag.print(c.root).starts_with(
             "(List (* (Get I 0) (Get F 0)) (+ (* (Get I 0) (Get F 1)) (* (Get I 1) (Get F 0))) (+ (* (Get I 1) (Get F 1)) (* (Get I 2) (Get F 0))) (* (Get I 2) (Get F 1)) (+ (* (Get I 0) (Get F 2)) (* (Get I 3) (Get F 0))) (+ (* (Get I 0) (Get F 3)) (+ (* (Get I 1) (Get F 2)) (+ (* (Get I 3) (Get F 1)) (* (Get I 4) (Get F 0)))))"
         ));
     }
 
     fn printed(text: &str) -> String {
-        let k = lift(text, "k.c").unwrap();
+        let k = lift(text, "k.c", Outputs::Caller).unwrap();
         k.dag.print(k.root)
     }
 
@@ -377,9 +377,32 @@ void naive_fixed_qr_decomp(float *A, float *Q, float *R) {\n\
         assert_eq!(printed(qr), printed(&qr_decomp(3).c));
     }
 
+    /// The Diospyros paper's 2d-conv accumulates into an output it never clears: with its
+    /// outputs starting at zero it is the family's kernel; as C reads it, each output adds the
+    /// caller's value.
+    #[test]
+    fn accumulating_into_outputs_lifts_by_the_outputs_convention() {
+        let paper = "void conv(float in[3][3], float f[2][2], float o[4][4]) {\n\
+  for (int oRow = 0; oRow < 4; oRow++)\n    for (int oCol = 0; oCol < 4; oCol++)\n\
+      for (int fRow = 0; fRow < 2; fRow++)\n        for (int fCol = 0; fCol < 2; fCol++) {\n\
+          int fRT = 2 - 1 - fRow;\n          int fCT = 2 - 1 - fCol;\n\
+          int iRow = oRow - fRT;\n          int iCol = oCol - fCT;\n\
+          if (iRow >= 0 && iRow < 3 && iCol >= 0 && iCol < 3)\n\
+            o[oRow][oCol] += in[iRow][iCol] * f[fRT][fCT];\n        }\n}\n";
+        let lifted = |outputs| {
+            let k = lift(paper, "conv.c", outputs).unwrap();
+            k.dag
+                .print(k.root)
+                .replace("Get in ", "Get I ")
+                .replace("Get f ", "Get F ")
+        };
+        assert_eq!(lifted(Outputs::Zero), printed(&conv(3, 3, 2, 2).c));
+        assert!(lifted(Outputs::Caller).starts_with("(List (+ (Get o 0) (* (Get I 0) (Get F 0)))"));
+    }
+
     #[test]
     fn qr_decomp_is_read_hash_consed() {
-        let q = lift(&qr_decomp(3).c, "qr.c").unwrap();
+        let q = lift(&qr_decomp(3).c, "qr.c", Outputs::Caller).unwrap();
         let distinct = q.dag.reachable(&[q.root]).len();
         let printed = q.dag.tree_size(q.root);
         assert_eq!(q.dag.args(q.root).len(), 18);

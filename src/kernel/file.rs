@@ -2,7 +2,7 @@
 //! form), the database's proven rules in their tuned phases (tuned first when the database has
 //! no tuning yet), then [`compile`].
 
-use super::c;
+use super::c::{self, Outputs};
 use super::compile::{compile, Options};
 use super::phase::Phase;
 use super::read::{read_list, Lifted};
@@ -14,12 +14,13 @@ use crate::error::{Error, Result};
 use crate::project::Project;
 use std::path::Path;
 
-/// Reads a kernel: C (`.c`) through the front end, anything else as the lifted List form.
-pub fn lift(path: &Path) -> Result<Lifted> {
+/// Reads a kernel: C (`.c`) through the front end (its output arrays starting as `outputs`
+/// says), anything else as the lifted List form.
+pub fn lift(path: &Path, outputs: Outputs) -> Result<Lifted> {
     let text = crate::error::read_text(path)?;
     let shown = path.display().to_string();
     let lifted = if path.extension().is_some_and(|x| x == "c") {
-        c::lift(&text, &shown)?
+        c::lift(&text, &shown, outputs)?
     } else {
         read_list(&text, &shown)?
     };
@@ -33,9 +34,10 @@ pub fn compile_file(
     path: &Path,
     target: KernelTarget,
     set: RuleSet,
+    outputs: Outputs,
     opts: &Options,
 ) -> Result<Report> {
-    let lifted = lift(path)?;
+    let lifted = lift(path, outputs)?;
     let rules = phased_rules(project, set)?;
     let db = project.open()?;
     compile(lifted, &Target::load(&db, target)?, &rules, opts)

@@ -35,6 +35,7 @@ pub mod tune;
 pub mod validate;
 pub mod verify;
 
+pub use c::Outputs;
 pub use compile::Options;
 pub use cost::Model as CostModel;
 pub use file::compile_file;

@@ -54,7 +54,7 @@ pub fn tune(project: &Project, set: RuleSet) -> Result<TuneReport> {
     ];
     let lifted: Vec<_> = kernels
         .iter()
-        .map(|k| super::c::lift(&k.c, &k.name))
+        .map(|k| super::c::lift(&k.c, &k.name, super::c::Outputs::Caller))
         .collect::<Result<_>>()?;
     let opts = Options {
         model: Model::Diospyros,

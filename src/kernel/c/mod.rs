@@ -13,21 +13,27 @@ mod parse;
 
 use super::read::Lifted;
 use crate::error::Result;
+pub use eval::Outputs;
 
-/// Lifts C source text to the List form.
-pub fn lift(text: &str, file: &str) -> Result<Lifted> {
+/// Lifts C source text to the List form, its output arrays starting as `outputs` says.
+pub fn lift(text: &str, file: &str, outputs: Outputs) -> Result<Lifted> {
     let toks = lex::lex(text, file)?;
     let unit = parse::parse(&toks, file)?;
-    eval::lift(&unit, file)
+    eval::lift(&unit, file, outputs)
 }
 
 #[cfg(test)]
 mod tests {
-    use super::lift;
+    use super::{lift, Outputs};
 
     #[test]
     fn macros_outside_the_subset_are_one_line_errors_at_their_place() {
-        let error = |text: &str| lift(text, "k.c").err().expect("an error").to_string();
+        let error = |text: &str| {
+            lift(text, "k.c", Outputs::Caller)
+                .err()
+                .expect("an error")
+                .to_string()
+        };
         assert_eq!(
             error("#define SQ(x) ((x) * (x))\nvoid kernel(float a[1], float o[1]) { o[0] = a[0]; }\n"),
             "k.c:1:1: function-like macro SQ(...) is outside the kernel subset (object-like #define NAME TOKENS only)"
@@ -81,7 +87,7 @@ mod tests {
     #[test]
     fn initializers_and_pointers_lift_as_c_computes() {
         let printed = |text: &str| {
-            let k = lift(text, "k.c").unwrap();
+            let k = lift(text, "k.c", Outputs::Caller).unwrap();
             k.dag.print(k.root)
         };
         assert_eq!(
@@ -100,7 +106,12 @@ mod tests {
 
     #[test]
     fn memory_outside_c_or_the_subset_is_a_one_line_error() {
-        let error = |text: &str| lift(text, "k.c").err().expect("an error").to_string();
+        let error = |text: &str| {
+            lift(text, "k.c", Outputs::Caller)
+                .err()
+                .expect("an error")
+                .to_string()
+        };
         let kernel = |body: &str| format!("void k(float a[2], float o[2]) {{\n{body}\n}}\n");
         assert_eq!(
             error(&kernel(

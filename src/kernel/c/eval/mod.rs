@@ -57,6 +57,8 @@ struct Store {
     growable: bool,
     /// `malloc`'d: reading an element never written is an error (C leaves it undefined).
     undefined: bool,
+    /// An element was read before it was written (the input's value or zero).
+    read_unwritten: bool,
 }
 
 enum Flow {
@@ -79,10 +81,21 @@ fn err(loc: &Location, msg: impl Into<String>) -> Error {
     Error::parse(loc, msg)
 }
 
+/// What a kernel's output arrays (the array parameters it writes) hold before it writes them.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Outputs {
+    /// The caller's values, as C passes arrays: an element read before it is written is an
+    /// input (`o[i] += ...` adds to what `o` held).
+    Caller,
+    /// Zeros, as Diospyros's lifting allocates its outputs (the paper's 2d-conv accumulates
+    /// with `o[r][c] += ...` into an output it never clears).
+    Zero,
+}
+
 /// Lifts the kernel (the last `void` function with a body).
-pub fn lift(unit: &Unit, file: &str) -> Result<Lifted> {
-    let funcs = &unit.funcs;
-    let kernel = funcs
+pub fn lift(unit: &Unit, file: &str, outputs: Outputs) -> Result<Lifted> {
+    let kernel = unit
+        .funcs
         .iter()
         .rev()
         .find(|f| f.ret == Ty::Void && f.body.is_some())
@@ -96,9 +109,43 @@ pub fn lift(unit: &Unit, file: &str) -> Result<Lifted> {
                 "no kernel: the last void function with a body is the kernel",
             )
         })?;
+    let (ev, arrays) = evaluate(unit, kernel, &[])?;
+    // Written arrays whose elements were read before being written.
+    let inherited: Vec<String> = arrays
+        .iter()
+        .filter(|(_, s)| ev.stores[*s].written && ev.stores[*s].read_unwritten)
+        .map(|(name, _)| name.clone())
+        .collect();
+    if inherited.is_empty() {
+        return listed(ev, &arrays, kernel);
+    }
+    match outputs {
+        Outputs::Caller => {
+            crate::error::note(&format!(
+                "isadb: note: {file}: kernel '{}' reads {} before writing it: its outputs start \
+                 from the caller's values (--zero-outputs starts them at zero, as Diospyros does)",
+                kernel.name,
+                inherited.join(", ")
+            ));
+            listed(ev, &arrays, kernel)
+        }
+        Outputs::Zero => {
+            let (ev, arrays) = evaluate(unit, kernel, &inherited)?;
+            listed(ev, &arrays, kernel)
+        }
+    }
+}
+
+/// The kernel evaluated, its array parameters `zeroed` starting as zeros: the evaluation and
+/// each array parameter's storage.
+fn evaluate<'u>(
+    unit: &'u Unit,
+    kernel: &Func,
+    zeroed: &[String],
+) -> Result<(Eval<'u>, Vec<(String, usize)>)> {
     let mut ev = Eval {
         dag: Dag::new(),
-        funcs,
+        funcs: &unit.funcs,
         stores: Vec::new(),
         scopes: vec![HashMap::new()],
         globals: HashMap::new(),
@@ -118,21 +165,30 @@ pub fn lift(unit: &Unit, file: &str) -> Result<Lifted> {
     for p in &kernel.params {
         let v = ev.kernel_param(p)?;
         if let Val::Arr(a) = &v {
+            if zeroed.contains(&p.name) {
+                ev.stores[a.store].input = None;
+            }
             arrays.push((p.name.clone(), a.store));
         }
         ev.scopes[0].insert(p.name.clone(), v);
     }
     let body = kernel.body.as_ref().expect("the kernel has a body");
     ev.block(body)?;
+    Ok((ev, arrays))
+}
+
+/// The List of the written arrays' elements, in parameter order.
+fn listed(mut ev: Eval, arrays: &[(String, usize)], kernel: &Func) -> Result<Lifted> {
     let mut outputs = Vec::new();
-    for (name, s) in &arrays {
+    for (_, s) in arrays {
         if !ev.stores[*s].written {
             continue;
         }
         for k in 0..ev.stores[*s].elems.len() {
-            let v = match ev.stores[*s].elems[k] {
-                Some(v) => v,
-                None => ev.dag.get(name, k as u32),
+            let v = match (ev.stores[*s].elems[k], ev.stores[*s].input.clone()) {
+                (Some(v), _) => v,
+                (None, Some(name)) => ev.dag.get(&name, k as u32),
+                (None, None) => ev.dag.num(0),
             };
             outputs.push(v);
         }
@@ -197,6 +253,7 @@ impl Eval<'_> {
             written: false,
             growable: true,
             undefined: false,
+            read_unwritten: false,
         });
         Val::Arr(ArrRef {
             store: self.stores.len() - 1,
@@ -241,6 +298,7 @@ impl Eval<'_> {
             written: false,
             growable: false,
             undefined: false,
+            read_unwritten: false,
         });
         Ok(Val::Arr(ArrRef {
             store: self.stores.len() - 1,
@@ -291,10 +349,13 @@ impl Eval<'_> {
                 loc,
                 format!("element {k} of a malloc'd array is read before it is written"),
             )),
-            None => Ok(match self.stores[s].input.clone() {
-                Some(name) => self.dag.get(&name, k as u32),
-                None => self.dag.num(0),
-            }),
+            None => {
+                self.stores[s].read_unwritten = true;
+                Ok(match self.stores[s].input.clone() {
+                    Some(name) => self.dag.get(&name, k as u32),
+                    None => self.dag.num(0),
+                })
+            }
         }
     }
 
