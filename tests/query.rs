@@ -105,6 +105,32 @@ fn dot_product_on_x86_is_madd_maddubs_and_vnni_with_mask_forms() {
     }
 }
 
+/// A compile target's name asks for the instructions `compile --target` selects from: on
+/// x86-avx2, SSE..AVX2 without MMX or AVX-512; a question's words around the form are read too.
+#[test]
+fn compile_targets_are_their_features_and_questions_are_read() {
+    let mut found = names(&query("dot-product on x86-avx2"));
+    found.sort();
+    assert_eq!(
+        found,
+        [
+            "_mm256_madd_epi16",
+            "_mm256_maddubs_epi16",
+            "_mm_madd_epi16",
+            "_mm_maddubs_epi16",
+            "_mm_maddubs_pi16"
+        ]
+    );
+    let mut asked = names(&query(
+        "Which instructions implement dot-product on x86-avx2?",
+    ));
+    asked.sort();
+    assert_eq!(asked, found);
+    let mut equivalents = names(&query("equivalents of vqaddq_s8 on x86-avx2"));
+    equivalents.sort();
+    assert_eq!(equivalents, ["_mm256_adds_epi8", "_mm_adds_epi8"]);
+}
+
 #[test]
 fn dot_product_on_neon_is_sdot_udot_usdot() {
     let found = names(&query("dot-product on neon"));

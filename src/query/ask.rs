@@ -10,6 +10,7 @@ use crate::ir::sexpr::{SExpr, SKind};
 use crate::ir::Macro;
 use crate::project::Project;
 use crate::spec::load::Idiom;
+use crate::spec::{Target, TARGETS};
 use crate::words::{did_you_mean, edit_distance};
 use regex::Regex;
 use rusqlite::OptionalExtension;
@@ -185,7 +186,13 @@ impl<'a> Vocabulary<'a> {
         Ok(Vocabulary {
             db,
             idioms,
-            targets: column("SELECT name FROM isas UNION SELECT name FROM features")?,
+            // ISAs, features, and the compile targets that are neither (x86-avx2, x86-avx512).
+            targets: column("SELECT name FROM isas UNION SELECT name FROM features")?
+                .into_iter()
+                .chain(compile_targets().map(|t| t.name.to_string()))
+                .collect::<std::collections::BTreeSet<_>>()
+                .into_iter()
+                .collect(),
             instructions: std::cell::OnceCell::new(),
         })
     }
@@ -273,10 +280,48 @@ impl<'a> Vocabulary<'a> {
     }
 }
 
+/// The compile targets whose names are neither an ISA nor a feature: `on x86-avx2` means the
+/// instructions of its features, as `compile --target x86-avx2` selects from.
+fn compile_targets() -> impl Iterator<Item = &'static Target> {
+    TARGETS
+        .iter()
+        .filter(|t| t.name != t.isa.as_str() && !t.features.contains(&t.name))
+}
+
+/// The features a compile target named `name` selects from (none for an ISA or a feature).
+fn compile_target_features(name: Option<&str>) -> Vec<&'static str> {
+    compile_targets()
+        .find(|t| Some(t.name) == name)
+        .map_or(vec![], |t| t.features.to_vec())
+}
+
+/// The question without the words around a query form: `which instructions implement X on
+/// T?` is `X on T`.
+fn plain(text: &str) -> &str {
+    let t = text.trim().trim_end_matches('?').trim_end();
+    const ASKING: [&str; 6] = [
+        "which instructions implement ",
+        "which instruction implements ",
+        "what instructions implement ",
+        "which instructions do ",
+        "instructions implementing ",
+        "instructions for ",
+    ];
+    ASKING
+        .iter()
+        .find_map(|p| {
+            t.get(..p.len())
+                .filter(|head| head.eq_ignore_ascii_case(p))
+                .map(|_| &t[p.len()..])
+        })
+        .unwrap_or(t)
+}
+
 /// Answers one query text.
 pub fn ask(db: &Database, project: &Project, text: &str) -> Result<Vec<Row>> {
     let (queries, library) = load_queries(&project.queries)?;
     let vocab = Vocabulary::load(db)?;
+    let text = plain(text);
     let what =
         Regex::new(r"(?is)^\s*what\s+implements\s+(?P<expr>.+)\s+on\s+(?P<target>[\w.]+)\s*$")
             .unwrap();
@@ -354,10 +399,13 @@ fn read_sql(
         ));
     }
     let idioms_json = serde_json::to_string(&idioms.unwrap_or_default()).unwrap_or_default();
+    let features_json =
+        serde_json::to_string(&compile_target_features(target.as_deref())).unwrap_or_default();
     let mut params: Vec<(&str, &dyn rusqlite::ToSql)> = Vec::new();
     for (name, value) in [
         (":idioms", Some(&idioms_json)),
         (":target", target.as_ref()),
+        (":target_features", Some(&features_json)),
         (":instruction", instruction.as_ref()),
     ] {
         if let (Some(v), Ok(Some(_))) = (value, stmt.parameter_index(name)) {
@@ -434,6 +482,11 @@ fn run_datalog(
         facts.add("feature", &[&t[0], &t[2]]);
         facts.add("target", &[&t[0], &t[1]]);
         facts.add("target", &[&t[0], &t[2]]);
+        for c in compile_targets()
+            .filter(|c| c.isa.as_str() == t[1] && c.features.contains(&t[2].as_str()))
+        {
+            facts.add("target", &[&t[0], c.name]);
+        }
     }
     // A member is in its class at its parameters other than lane counts (`N0=...`) and operand
     // names (`v0=a`): two members with the same are one computation at other lane counts, as
