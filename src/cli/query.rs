@@ -44,5 +44,11 @@ pub fn query(ctx: &Context, text: &str, csv_out: bool) -> Result<Outcome> {
             &table,
         ) + &format!("{} rows\n", rows.len())
     })?;
+    if rows.is_empty() && text.contains(" on ") {
+        crate::error::note(
+            "isadb: no single instruction there is proven to implement it; `isadb compile \
+             --target T 'EXPRESSION'` selects a proven sequence of several",
+        );
+    }
     Ok(Outcome::negative_if(rows.is_empty()))
 }
