@@ -29,7 +29,16 @@ pub struct Func {
     pub name: String,
     pub params: Vec<Param>,
     pub body: Option<Vec<Stmt>>,
+    /// A body outside the subset, skipped: where and why, the error if the kernel runs it.
+    pub unparsed: Option<(Location, String)>,
     pub loc: Location,
+}
+
+impl Func {
+    /// Whether the function has a body (parsed or not), not only a prototype.
+    pub fn defined(&self) -> bool {
+        self.body.is_some() || self.unparsed.is_some()
+    }
 }
 
 #[derive(Clone, Debug)]

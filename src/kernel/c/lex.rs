@@ -12,6 +12,8 @@ pub enum Tok {
     Int(i64),
     /// A floating literal as written (digits, point, exponent; the `f` suffix dropped).
     Float(String),
+    /// A string literal (for functions the kernel does not call: a test's `printf`).
+    Str(String),
     Punct(&'static str),
 }
 
@@ -144,6 +146,31 @@ fn tokens(
             continue;
         }
         at_line_start = false;
+        if c == '"' || c == '\'' {
+            // A string or character literal, escapes kept as written; a character is its code.
+            let mut j = i + 1;
+            while j < chars.len() && chars[j] != c && chars[j] != '\n' {
+                j += if chars[j] == '\\' { 2 } else { 1 };
+            }
+            if chars.get(j) != Some(&c) {
+                return Err(Error::parse(&here, "unterminated literal"));
+            }
+            let body: String = chars[i + 1..j].iter().collect();
+            let tok = if c == '"' {
+                Tok::Str(body)
+            } else {
+                Tok::Int(char_code(&body).ok_or_else(|| {
+                    Error::parse(
+                        &here,
+                        format!("character literal '{body}' is outside the kernel subset"),
+                    )
+                })?)
+            };
+            out.push(Token { tok, loc: here });
+            col += j + 1 - i;
+            i = j + 1;
+            continue;
+        }
         if c.is_ascii_alphabetic() || c == '_' {
             let start = i;
             while i < chars.len() && (chars[i].is_ascii_alphanumeric() || chars[i] == '_') {
@@ -261,4 +288,21 @@ fn directive_line(
             format!("#{word} is outside the kernel subset (#include, #pragma, #define NAME TOKENS and #undef only)"),
         )),
     }
+}
+
+/// The code of a character literal's body: one ASCII character or a simple escape.
+fn char_code(body: &str) -> Option<i64> {
+    let code = match body.as_bytes() {
+        [c] if c.is_ascii() => *c,
+        [b'\\', e] => match e {
+            b'n' => b'\n',
+            b't' => b'\t',
+            b'r' => b'\r',
+            b'0' => 0,
+            b'\\' | b'\'' | b'"' => *e,
+            _ => return None,
+        },
+        _ => return None,
+    };
+    Some(i64::from(code))
 }

@@ -148,4 +148,40 @@ mod tests {
             "k.c:1:32: __attribute__ without its closing ')'"
         );
     }
+
+    /// A test's `main` beside the kernel (strings, `printf`) is skipped; a body outside the
+    /// subset is an error where the kernel runs it, at its own place.
+    #[test]
+    fn bodies_outside_the_subset_matter_only_where_the_kernel_runs_them() {
+        let kernel = "void k(float a[2], float o[2]) { o[0] = a[0] * a[1]; o[1] = a[1]; }\n";
+        let main = "int main(void) {\n  float a[2] = {1, 2}, o[2];\n  k(a, o);\n  printf(\"%f %c\\n\", o[0], 'x');\n  return 0;\n}\n";
+        let k = lift(
+            &format!("#include <stdio.h>\n{kernel}{main}"),
+            "k.c",
+            Outputs::Caller,
+        )
+        .unwrap();
+        assert_eq!(
+            k.dag.print(k.root),
+            "(List (* (Get a 0) (Get a 1)) (Get a 1))"
+        );
+        let error = |text: &str| {
+            lift(text, "k.c", Outputs::Caller)
+                .err()
+                .expect("an error")
+                .to_string()
+        };
+        assert_eq!(
+            error("float h(float x) {\n  while (x > 0) x = x - 1;\n  return x;\n}\nvoid k(float a[1], float o[1]) { o[0] = h(a[0]); }\n"),
+            "k.c:2:3: 'while' is outside the kernel subset (for loops with constant bounds, if on loop indices)"
+        );
+        assert_eq!(
+            error("void k(float a[1], float o[1]) {\n  o[0] = \"a\";\n}\n"),
+            "k.c:2:10: expected an expression, found \"a\""
+        );
+        assert_eq!(
+            error("void k(float a[1], float o[1]) { o[0] = a[0]; }\nint main(void) { printf(\"x); }\n"),
+            "k.c:2:25: unterminated literal"
+        );
+    }
 }

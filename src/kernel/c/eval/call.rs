@@ -60,13 +60,16 @@ impl Eval<'_> {
         let f = self
             .funcs
             .iter()
-            .find(|f| f.name == name && f.body.is_some())
+            .find(|f| f.name == name && f.defined())
             .ok_or_else(|| {
                 err(
                     loc,
                     format!("call of '{name}', which is neither defined here nor sqrtf/sgn/pow or a memory function"),
                 )
             })?;
+        if let Some((loc, msg)) = &f.unparsed {
+            return Err(err(loc, msg.clone()));
+        }
         if f.params.len() != args.len() {
             return Err(err(
                 loc,

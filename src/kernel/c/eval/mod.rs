@@ -98,7 +98,7 @@ pub fn lift(unit: &Unit, file: &str, outputs: Outputs) -> Result<Lifted> {
         .funcs
         .iter()
         .rev()
-        .find(|f| f.ret == Ty::Void && f.body.is_some())
+        .find(|f| f.ret == Ty::Void && f.defined())
         .ok_or_else(|| {
             err(
                 &Location {
@@ -109,6 +109,9 @@ pub fn lift(unit: &Unit, file: &str, outputs: Outputs) -> Result<Lifted> {
                 "no kernel: the last void function with a body is the kernel",
             )
         })?;
+    if let Some((loc, msg)) = &kernel.unparsed {
+        return Err(err(loc, msg.clone()));
+    }
     let (ev, arrays) = evaluate(unit, kernel, &[])?;
     // Written arrays whose elements were read before being written.
     let inherited: Vec<String> = arrays
