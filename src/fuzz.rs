@@ -260,7 +260,20 @@ fn kernels_never_panic() {
         family::q_prod(),
         family::qr_decomp(2),
     ];
-    let c: Vec<String> = kernels.iter().map(|k| k.c.clone()).collect();
+    // Diospyros's C as written: prototypes with attributes, brace initializers, pointers into
+    // calloc'd and malloc'd memory, memcpy/memset, a test's main with strings.
+    let memory = "#include <string.h>\nvoid h(float *x, int m) __attribute__((always_inline));\n\
+void h(float *x, int m) { for (int i = 0; i < m; i++) x[i] = x[i] * 2; }\n\
+void k(float *a, float o[4]) {\n  float t[2][2] = {{a[0], 1}, {a[3]}};\n\
+  float *p = (float *)calloc(sizeof(float), 4);\n  float *q = (float *)malloc(4 * sizeof(float));\n\
+  memcpy(p, &t[0][0], 4 * sizeof(float));\n  memset(q, 0, sizeof(float) * 4);\n  h(p + 1, 3);\n\
+  for (int i = 0; i < 4; i++) o[i] += p[i] + q[i] + a[i];\n  free(p);\n}\n\
+int main(void) { printf(\"%d\\n\", 'x'); return 0; }\n";
+    let c: Vec<String> = kernels
+        .iter()
+        .map(|k| k.c.clone())
+        .chain([memory.to_string()])
+        .collect();
     fuzz("kernel C", &c, |text| {
         crate::kernel::c::lift(text, "fuzz.c", crate::kernel::Outputs::Zero)?
             .within_limits("fuzz.c")?;

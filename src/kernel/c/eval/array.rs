@@ -3,7 +3,7 @@
 //! not given are zero, as in C), and pointers: an array or an element's address seen as the
 //! flat run of elements from there to the end of its storage, moved by `p + k`.
 
-use super::{err, ArrRef, Eval, Val};
+use super::{err, ArrRef, Eval, Val, ARRAY_LIMIT};
 use crate::error::{Location, Result};
 use crate::kernel::c::ast::{Expr, ExprKind};
 
@@ -35,6 +35,17 @@ impl Eval<'_> {
                 }
             }
         }
+        // A row of the dimensions after the first, within the limit (so `place` cannot overflow).
+        let row = sizes[1..]
+            .iter()
+            .try_fold(1usize, |n, &d| n.checked_mul(d))
+            .filter(|&n| n <= ARRAY_LIMIT)
+            .ok_or_else(|| {
+                err(
+                    loc,
+                    format!("array '{name}' has more than {ARRAY_LIMIT} elements (isadb's limit)"),
+                )
+            })?;
         let mut values = Vec::new();
         if let Some(e) = init {
             let ExprKind::List(items) = &e.kind else {
@@ -50,7 +61,6 @@ impl Eval<'_> {
             }
         }
         if sizes[0] == 0 {
-            let row: usize = sizes[1..].iter().product();
             let used = values.iter().map(|&(k, _)| k + 1).max().unwrap_or(0);
             sizes[0] = used.div_ceil(row).max(1);
         }
@@ -75,10 +85,11 @@ impl Eval<'_> {
     /// The pointer `a + k`, within `a`'s storage (its end included).
     pub(super) fn moved(&self, a: ArrRef, k: i64, loc: &Location) -> Result<Val> {
         let stride: usize = a.dims[1..].iter().product();
-        let offset = a.offset as i64 + k * stride as i64;
-        if offset < 0 || offset as usize > self.capacity(a.store) {
-            return Err(err(loc, "pointer arithmetic past the ends of its array"));
-        }
+        let offset = k
+            .checked_mul(stride as i64)
+            .and_then(|d| d.checked_add(a.offset as i64))
+            .filter(|&o| o >= 0 && o as usize <= self.capacity(a.store))
+            .ok_or_else(|| err(loc, "pointer arithmetic past the ends of its array"))?;
         Ok(Val::Arr(self.flat(ArrRef {
             offset: offset as usize,
             ..a

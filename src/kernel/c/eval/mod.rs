@@ -233,7 +233,7 @@ impl Eval<'_> {
                         let dims = std::iter::once(first).chain(inner).collect();
                         self.array(dims, Some(p.name.clone()), &p.name, &p.loc)
                     }
-                    None => Ok(self.growable(inner, &p.name)),
+                    None => self.growable(inner, &p.name, &p.loc),
                 }
             }
             _ => Err(err(
@@ -248,8 +248,17 @@ impl Eval<'_> {
 
     /// The array of a kernel parameter without a size (`float *A`), rows of `inner`: as many as
     /// the kernel touches.
-    fn growable(&mut self, inner: Vec<usize>, name: &str) -> Val {
-        let row: usize = inner.iter().product();
+    fn growable(&mut self, inner: Vec<usize>, name: &str, loc: &Location) -> Result<Val> {
+        let row = inner
+            .iter()
+            .try_fold(1usize, |n, &d| n.checked_mul(d))
+            .filter(|&n| n <= ARRAY_LIMIT)
+            .ok_or_else(|| {
+                err(
+                    loc,
+                    format!("a row of array '{name}' has more than {ARRAY_LIMIT} elements (isadb's limit)"),
+                )
+            })?;
         self.stores.push(Store {
             elems: Vec::new(),
             input: Some(name.to_string()),
@@ -258,13 +267,11 @@ impl Eval<'_> {
             undefined: false,
             read_unwritten: false,
         });
-        Val::Arr(ArrRef {
+        Ok(Val::Arr(ArrRef {
             store: self.stores.len() - 1,
             offset: 0,
-            dims: std::iter::once(ARRAY_LIMIT / row.max(1))
-                .chain(inner)
-                .collect(),
-        })
+            dims: std::iter::once(ARRAY_LIMIT / row).chain(inner).collect(),
+        }))
     }
 
     /// How many elements store `s` holds (a growable one: as many as it may grow to).
