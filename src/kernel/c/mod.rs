@@ -26,14 +26,16 @@ pub fn lift(text: &str, file: &str, outputs: Outputs) -> Result<Lifted> {
 mod tests {
     use super::{lift, Outputs};
 
+    /// The one-line error of lifting `text` (as `k.c`).
+    fn error(text: &str) -> String {
+        lift(text, "k.c", Outputs::Caller)
+            .err()
+            .expect("an error")
+            .to_string()
+    }
+
     #[test]
     fn macros_outside_the_subset_are_one_line_errors_at_their_place() {
-        let error = |text: &str| {
-            lift(text, "k.c", Outputs::Caller)
-                .err()
-                .expect("an error")
-                .to_string()
-        };
         assert_eq!(
             error("#define SQ(x) ((x) * (x))\nvoid kernel(float a[1], float o[1]) { o[0] = a[0]; }\n"),
             "k.c:1:1: function-like macro SQ(...) is outside the kernel subset (object-like #define NAME TOKENS only)"
@@ -106,43 +108,39 @@ mod tests {
 
     #[test]
     fn memory_outside_c_or_the_subset_is_a_one_line_error() {
-        let error = |text: &str| {
-            lift(text, "k.c", Outputs::Caller)
-                .err()
-                .expect("an error")
-                .to_string()
-        };
         let kernel = |body: &str| format!("void k(float a[2], float o[2]) {{\n{body}\n}}\n");
-        assert_eq!(
-            error(&kernel(
-                "float *t = (float *)malloc(2 * sizeof(float)); o[0] = t[1];"
-            )),
-            "k.c:2:55: element 1 of a malloc'd array is read before it is written"
-        );
-        assert_eq!(
-            error(&kernel("float t[2]; memcpy(t, a, 3 * sizeof(float));")),
-            "k.c:2:28: memcpy of 3 floats runs past the end of its array (2 left)"
-        );
-        assert_eq!(
-            error(&kernel("float *p = a + 3; o[0] = p[0];")),
-            "k.c:2:14: pointer arithmetic past the ends of its array"
-        );
-        assert_eq!(
-            error(&kernel("o[0] = *a;")),
-            "k.c:2:8: '*' of a pointer is outside the kernel subset (index it: p[0])"
-        );
-        assert_eq!(
-            error(&kernel("float x[2] = {1, 2, 3}; o[0] = x[0];")),
-            "k.c:2:21: too many initializers for the array"
-        );
-        assert_eq!(
-            error(&kernel("int *p = 0;")),
-            "k.c:2:1: 'p': only float pointers (float *p) are in the kernel subset"
-        );
-        assert_eq!(
-            error(&kernel("o[0] = sizeof(a);")),
-            "k.c:2:8: sizeof of an expression is outside the kernel subset (write sizeof(float))"
-        );
+        for (body, want) in [
+            (
+                "float *t = (float *)malloc(2 * sizeof(float)); o[0] = t[1];",
+                "k.c:2:55: element 1 of a malloc'd array is read before it is written",
+            ),
+            (
+                "float t[2]; memcpy(t, a, 3 * sizeof(float));",
+                "k.c:2:28: memcpy of 3 floats runs past the end of its array (2 left)",
+            ),
+            (
+                "float *p = a + 3; o[0] = p[0];",
+                "k.c:2:14: pointer arithmetic past the ends of its array",
+            ),
+            (
+                "o[0] = *a;",
+                "k.c:2:8: '*' of a pointer is outside the kernel subset (index it: p[0])",
+            ),
+            (
+                "float x[2] = {1, 2, 3}; o[0] = x[0];",
+                "k.c:2:21: too many initializers for the array",
+            ),
+            (
+                "int *p = 0;",
+                "k.c:2:1: 'p': only float pointers (float *p) are in the kernel subset",
+            ),
+            (
+                "o[0] = sizeof(a);",
+                "k.c:2:8: sizeof of an expression is outside the kernel subset (write sizeof(float))",
+            ),
+        ] {
+            assert_eq!(error(&kernel(body)), want);
+        }
         assert_eq!(
             error("void k(float a[2], float o[2]) __attribute__((always_inline) { o[0] = a[0]; }"),
             "k.c:1:32: __attribute__ without its closing ')'"
@@ -165,12 +163,6 @@ mod tests {
             k.dag.print(k.root),
             "(List (* (Get a 0) (Get a 1)) (Get a 1))"
         );
-        let error = |text: &str| {
-            lift(text, "k.c", Outputs::Caller)
-                .err()
-                .expect("an error")
-                .to_string()
-        };
         assert_eq!(
             error("float h(float x) {\n  while (x > 0) x = x - 1;\n  return x;\n}\nvoid k(float a[1], float o[1]) { o[0] = h(a[0]); }\n"),
             "k.c:2:3: 'while' is outside the kernel subset (for loops with constant bounds, if on loop indices)"

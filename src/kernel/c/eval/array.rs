@@ -3,7 +3,7 @@
 //! not given are zero, as in C), and pointers: an array or an element's address seen as the
 //! flat run of elements from there to the end of its storage, moved by `p + k`.
 
-use super::{err, ArrRef, Eval, Val, ARRAY_LIMIT};
+use super::{elements, err, ArrRef, Eval, Val};
 use crate::error::{Location, Result};
 use crate::kernel::c::ast::{Expr, ExprKind};
 
@@ -36,16 +36,7 @@ impl Eval<'_> {
             }
         }
         // A row of the dimensions after the first, within the limit (so `place` cannot overflow).
-        let row = sizes[1..]
-            .iter()
-            .try_fold(1usize, |n, &d| n.checked_mul(d))
-            .filter(|&n| n <= ARRAY_LIMIT)
-            .ok_or_else(|| {
-                err(
-                    loc,
-                    format!("array '{name}' has more than {ARRAY_LIMIT} elements (isadb's limit)"),
-                )
-            })?;
+        let row = elements(&sizes[1..], name, loc)?;
         let mut values = Vec::new();
         if let Some(e) = init {
             let ExprKind::List(items) = &e.kind else {

@@ -81,6 +81,20 @@ fn err(loc: &Location, msg: impl Into<String>) -> Error {
     Error::parse(loc, msg)
 }
 
+/// The elements of an array of `dims` (array `name`, declared at `loc`), at most
+/// [`ARRAY_LIMIT`].
+fn elements(dims: &[usize], name: &str, loc: &Location) -> Result<usize> {
+    dims.iter()
+        .try_fold(1usize, |n, &d| n.checked_mul(d))
+        .filter(|&n| n <= ARRAY_LIMIT)
+        .ok_or_else(|| {
+            err(
+                loc,
+                format!("array '{name}' has more than {ARRAY_LIMIT} elements (isadb's limit)"),
+            )
+        })
+}
+
 /// What a kernel's output arrays (the array parameters it writes) hold before it writes them.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Outputs {
@@ -249,29 +263,25 @@ impl Eval<'_> {
     /// The array of a kernel parameter without a size (`float *A`), rows of `inner`: as many as
     /// the kernel touches.
     fn growable(&mut self, inner: Vec<usize>, name: &str, loc: &Location) -> Result<Val> {
-        let row = inner
-            .iter()
-            .try_fold(1usize, |n, &d| n.checked_mul(d))
-            .filter(|&n| n <= ARRAY_LIMIT)
-            .ok_or_else(|| {
-                err(
-                    loc,
-                    format!("a row of array '{name}' has more than {ARRAY_LIMIT} elements (isadb's limit)"),
-                )
-            })?;
-        self.stores.push(Store {
-            elems: Vec::new(),
-            input: Some(name.to_string()),
-            written: false,
-            growable: true,
-            undefined: false,
-            read_unwritten: false,
-        });
+        let row = elements(&inner, name, loc)?;
         Ok(Val::Arr(ArrRef {
-            store: self.stores.len() - 1,
+            store: self.store(0, Some(name.to_string()), true),
             offset: 0,
             dims: std::iter::once(ARRAY_LIMIT / row).chain(inner).collect(),
         }))
+    }
+
+    /// A new store of `len` unwritten elements (reading as `input`'s or as zero): its index.
+    fn store(&mut self, len: usize, input: Option<String>, growable: bool) -> usize {
+        self.stores.push(Store {
+            elems: vec![None; len],
+            input,
+            written: false,
+            growable,
+            undefined: false,
+            read_unwritten: false,
+        });
+        self.stores.len() - 1
     }
 
     /// How many elements store `s` holds (a growable one: as many as it may grow to).
@@ -292,26 +302,9 @@ impl Eval<'_> {
         name: &str,
         loc: &Location,
     ) -> Result<Val> {
-        let len = dims
-            .iter()
-            .try_fold(1usize, |n, &d| n.checked_mul(d))
-            .filter(|&n| n <= ARRAY_LIMIT)
-            .ok_or_else(|| {
-                err(
-                    loc,
-                    format!("array '{name}' has more than {ARRAY_LIMIT} elements (isadb's limit)"),
-                )
-            })?;
-        self.stores.push(Store {
-            elems: vec![None; len],
-            input,
-            written: false,
-            growable: false,
-            undefined: false,
-            read_unwritten: false,
-        });
+        let len = elements(&dims, name, loc)?;
         Ok(Val::Arr(ArrRef {
-            store: self.stores.len() - 1,
+            store: self.store(len, input, false),
             offset: 0,
             dims,
         }))
