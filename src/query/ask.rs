@@ -4,16 +4,14 @@
 //! `what implements <expression> on <target>` is answered by the idiom matcher directly.
 
 use super::datalog::{Facts, Program};
+use super::vocabulary::{compile_target_features, compile_targets, plain, Vocabulary};
 use crate::database::Database;
 use crate::error::{one_line, read_text, Error, Location, Result};
 use crate::ir::sexpr::{SExpr, SKind};
 use crate::ir::Macro;
 use crate::project::Project;
 use crate::spec::load::Idiom;
-use crate::spec::{Target, TARGETS};
-use crate::words::{did_you_mean, edit_distance};
 use regex::Regex;
-use rusqlite::OptionalExtension;
 use serde::Serialize;
 use std::path::Path;
 use std::sync::LazyLock;
@@ -151,170 +149,6 @@ fn pattern_regex(pattern: &str, file: &str) -> Result<Regex> {
         };
         Error::parse(&loc, format!("query pattern '{pattern}': {}", one_line(&e)))
     })
-}
-
-/// Normalises an idiom phrase: case, dashes and underscores do not matter.
-fn norm(s: &str) -> String {
-    s.to_lowercase()
-        .replace(['-', '_'], " ")
-        .split_whitespace()
-        .collect::<Vec<_>>()
-        .join(" ")
-}
-
-/// Names and aliases the database knows, for resolution and suggestions.
-struct Vocabulary<'a> {
-    db: &'a Database,
-    idioms: Vec<(String, String)>,
-    targets: Vec<String>,
-    /// Every instruction name and intrinsic, read only when a suggestion is needed.
-    instructions: std::cell::OnceCell<Vec<String>>,
-}
-
-impl<'a> Vocabulary<'a> {
-    fn load(db: &'a Database) -> Result<Vocabulary<'a>> {
-        let mut idioms = Vec::new();
-        for t in db.text_rows("SELECT name, aliases FROM idioms")? {
-            idioms.push((norm(&t[0]), t[0].clone()));
-            for a in t[1].split('|').filter(|a| !a.is_empty()) {
-                idioms.push((norm(a), t[0].clone()));
-            }
-        }
-        let column = |sql: &str| -> Result<Vec<String>> {
-            Ok(db.text_rows(sql)?.into_iter().flatten().collect())
-        };
-        Ok(Vocabulary {
-            db,
-            idioms,
-            // ISAs, features, and the compile targets that are neither (x86-avx2, x86-avx512).
-            targets: column("SELECT name FROM isas UNION SELECT name FROM features")?
-                .into_iter()
-                .chain(compile_targets().map(|t| t.name.to_string()))
-                .collect::<std::collections::BTreeSet<_>>()
-                .into_iter()
-                .collect(),
-            instructions: std::cell::OnceCell::new(),
-        })
-    }
-
-    fn idioms(&self, phrase: &str) -> Result<Vec<String>> {
-        let p = norm(phrase);
-        let mut found: Vec<String> = self
-            .idioms
-            .iter()
-            .filter(|(k, _)| *k == p)
-            .map(|(_, n)| n.clone())
-            .collect();
-        found.sort();
-        found.dedup();
-        if found.is_empty() {
-            return Err(Error::Usage(format!(
-                "unknown idiom '{phrase}'{}",
-                self.suggest(phrase)
-            )));
-        }
-        Ok(found)
-    }
-
-    fn target(&self, t: &str) -> Result<String> {
-        let lower = t.trim().to_lowercase();
-        self.targets
-            .iter()
-            .find(|x| x.to_lowercase() == lower)
-            .cloned()
-            .ok_or_else(|| {
-                let refs: Vec<&str> = self.targets.iter().map(String::as_str).collect();
-                Error::Usage(format!(
-                    "unknown ISA or feature '{t}'{} (known: {})",
-                    did_you_mean(t, &refs),
-                    self.targets.join(", ")
-                ))
-            })
-    }
-
-    fn instruction(&self, name: &str) -> Result<String> {
-        let name = name.trim();
-        let sql = "SELECT name FROM instructions WHERE name = ?1 OR intrinsic = ?1";
-        let found: Option<String> = self
-            .db
-            .conn()
-            .query_row(sql, [name], |r| r.get(0))
-            .optional()?;
-        found.ok_or_else(|| {
-            Error::Usage(format!(
-                "unknown instruction '{name}'{}",
-                self.suggest(name)
-            ))
-        })
-    }
-
-    fn instruction_names(&self) -> &[String] {
-        self.instructions.get_or_init(|| {
-            let sql = "SELECT name FROM instructions UNION SELECT intrinsic FROM instructions WHERE intrinsic IS NOT NULL";
-            self.db.text_rows(sql).map(|rows| rows.into_iter().flatten().collect()).unwrap_or_default()
-        })
-    }
-
-    /// " (did you mean a, b or c?)" over idioms, aliases and instructions.
-    fn suggest(&self, word: &str) -> String {
-        let w = norm(word);
-        let mut scored: Vec<(usize, &str)> = self
-            .idioms
-            .iter()
-            .map(|(k, _)| k.as_str())
-            .chain(self.instruction_names().iter().map(String::as_str))
-            .map(|k| (edit_distance(&w, &norm(k)), k))
-            .collect();
-        scored.sort();
-        scored.dedup_by(|a, b| a.1 == b.1);
-        let best: Vec<String> = scored
-            .iter()
-            .take(3)
-            .map(|(_, k)| format!("'{k}'"))
-            .collect();
-        if best.is_empty() {
-            String::new()
-        } else {
-            format!(" (did you mean {}?)", best.join(", "))
-        }
-    }
-}
-
-/// The compile targets whose names are neither an ISA nor a feature: `on x86-avx2` means the
-/// instructions of its features, as `compile --target x86-avx2` selects from.
-fn compile_targets() -> impl Iterator<Item = &'static Target> {
-    TARGETS
-        .iter()
-        .filter(|t| t.name != t.isa.as_str() && !t.features.contains(&t.name))
-}
-
-/// The features a compile target named `name` selects from (none for an ISA or a feature).
-fn compile_target_features(name: Option<&str>) -> Vec<&'static str> {
-    compile_targets()
-        .find(|t| Some(t.name) == name)
-        .map_or(vec![], |t| t.features.to_vec())
-}
-
-/// The question without the words around a query form: `which instructions implement X on
-/// T?` is `X on T`.
-fn plain(text: &str) -> &str {
-    let t = text.trim().trim_end_matches('?').trim_end();
-    const ASKING: [&str; 6] = [
-        "which instructions implement ",
-        "which instruction implements ",
-        "what instructions implement ",
-        "which instructions do ",
-        "instructions implementing ",
-        "instructions for ",
-    ];
-    ASKING
-        .iter()
-        .find_map(|p| {
-            t.get(..p.len())
-                .filter(|head| head.eq_ignore_ascii_case(p))
-                .map(|_| &t[p.len()..])
-        })
-        .unwrap_or(t)
 }
 
 /// Answers one query text.

@@ -4,5 +4,6 @@
 
 pub mod ask;
 pub mod datalog;
+mod vocabulary;
 
 pub use ask::ask;
