@@ -525,10 +525,22 @@ fn a_hand_written_port_is_refuted_or_proven_and_ships_as_a_drop_in_function() {
 fn bad_port_requests_are_one_line_errors() {
     let guard = project_copy("port-bad");
     let home = guard.path();
-    let cases: [(&[&str], &str); 6] = [
+    let cases: [(&[&str], &str); 9] = [
         (
             &["port", "_mm_avg_epu9", "--target", "neon"],
             "unknown instruction '_mm_avg_epu9' (did you mean '_mm_avg_epu8'?)",
+        ),
+        (
+            &["port", "_mm_slli_epi16[count=3]", "--target", "neon"],
+            "_mm_slli_epi16 has no immediate operand 'count' (its immediates: n)",
+        ),
+        (
+            &["port", "_mm_slli_epi16[n=3]", "--target", "neon", "--imm", "3"],
+            "give _mm_slli_epi16's immediates in its name (_mm_slli_epi16[n=1]) or by --imm, not both",
+        ),
+        (
+            &["port", "_mm_slli_epi16[n]", "--target", "neon"],
+            "'_mm_slli_epi16[n]': 'n' is not OPERAND=VALUE",
         ),
         (
             &["port", "_mm_slli_epi16", "--target", "neon"],
@@ -565,6 +577,26 @@ fn bad_port_requests_are_one_line_errors() {
             "--check:1:12: operand a of vmull_s16 is <4 x i16>, given <16 x u8>",
         ),
     ];
+    // The label `port --all` prints (`_mm_slli_epi16[n=3]`) names the instruction at its
+    // immediates, as --imm does.
+    let ported = |args: &[&str]| {
+        let out = isadb(home, args);
+        assert!(
+            out.status.success(),
+            "{}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+        // The steps (`  t0 = ...`, `  out[...] = ...`), not the timings.
+        String::from_utf8_lossy(&out.stdout)
+            .lines()
+            .filter(|l| l.starts_with("  "))
+            .map(str::to_string)
+            .collect::<Vec<_>>()
+    };
+    let labelled = ported(&["port", "_mm_slli_epi16[n=3]", "--target", "neon"]);
+    assert!(labelled[0].contains("vshlq_n_u16(a, 3)"), "{labelled:?}");
+    let by_imm = ported(&["port", "_mm_slli_epi16", "--imm", "3", "--target", "neon"]);
+    assert_eq!(labelled, by_imm);
     for (args, needle) in cases {
         let out = isadb(home, args);
         let err = String::from_utf8_lossy(&out.stderr);

@@ -35,10 +35,80 @@ pub struct Options<'a> {
     pub check: Option<&'a str>,
 }
 
+/// An instruction named as `port --all` labels it at its immediates, `vrshr_n_s64[n=1]`: the
+/// name and the `(operand, value)` pairs; a plain name has none.
+fn split_label(text: &str) -> Result<(&str, Option<Vec<(&str, &str)>>)> {
+    let Some((name, rest)) = text.split_once('[') else {
+        return Ok((text, None));
+    };
+    let inside = rest
+        .strip_suffix(']')
+        .ok_or_else(|| Error::Usage(format!("'{text}': expected NAME[OPERAND=VALUE,...]")))?;
+    let pairs = inside
+        .split(',')
+        .map(|p| {
+            p.split_once('=')
+                .map(|(n, v)| (n.trim(), v.trim()))
+                .ok_or_else(|| Error::Usage(format!("'{text}': '{p}' is not OPERAND=VALUE")))
+        })
+        .collect::<Result<Vec<_>>>()?;
+    Ok((name, Some(pairs)))
+}
+
+/// The values of the instruction's immediate operands, in operand order, from `pairs`.
+fn immediates_by_name(
+    instruction: &crate::spec::Instruction,
+    pairs: &[(&str, &str)],
+) -> Result<Vec<String>> {
+    let names: Vec<&str> = instruction
+        .operands
+        .iter()
+        .filter(|o| o.imm.is_some())
+        .map(|o| o.name.as_str())
+        .collect();
+    if let Some((extra, _)) = pairs.iter().find(|(n, _)| !names.contains(n)) {
+        return Err(Error::Usage(format!(
+            "{} has no immediate operand '{extra}' (its immediates: {})",
+            instruction.name,
+            if names.is_empty() {
+                "none".to_string()
+            } else {
+                names.join(", ")
+            }
+        )));
+    }
+    names
+        .iter()
+        .map(|n| {
+            pairs
+                .iter()
+                .find(|(p, _)| p == n)
+                .map(|(_, v)| v.to_string())
+                .ok_or_else(|| {
+                    Error::Usage(format!(
+                        "{}: give immediate '{n}' as well",
+                        instruction.name
+                    ))
+                })
+        })
+        .collect()
+}
+
 /// `port`: selects and proves T's sequence for X and prints it.
 pub fn port(ctx: &Context, name: &str, target: Target, options: Options) -> Result<Outcome> {
+    let (name, labelled) = split_label(name)?;
     let instruction = ctx.project.open()?.find_instruction(name)?;
-    let input = port::sources::goal(&instruction, options.imms, target)?;
+    let imms = match labelled {
+        None => options.imms.to_vec(),
+        Some(_) if !options.imms.is_empty() => {
+            return Err(Error::Usage(format!(
+                "give {name}'s immediates in its name ({name}[n=1]) or by --imm, not both"
+            )))
+        }
+        Some(pairs) => immediates_by_name(&instruction, &pairs)?,
+    };
+    let imms = imms.as_slice();
+    let input = port::sources::goal(&instruction, imms, target)?;
     let mut selector = Selector::load(&ctx.project, target)?;
     let compiled = match options.check {
         Some(text) => match check(&instruction.name, input, text, &selector.catalog)? {
@@ -57,7 +127,7 @@ pub fn port(ctx: &Context, name: &str, target: Target, options: Options) -> Resu
     let drop_in = if options.run.is_some() || options.emit == Some(Emit::C) {
         Some(DropIn::new(
             &instruction,
-            options.imms,
+            imms,
             &compiled,
             &selector.catalog,
         )?)
@@ -72,7 +142,7 @@ pub fn port(ctx: &Context, name: &str, target: Target, options: Options) -> Resu
                 .map_err(|e| Error::Tool(format!("a scratch directory: {e}")))?;
             Some(run_beside(
                 &instruction,
-                options.imms,
+                imms,
                 &compiled,
                 &selector.catalog,
                 drop_in,
