@@ -35,9 +35,12 @@ pub struct Options<'a> {
     pub check: Option<&'a str>,
 }
 
+/// An immediate operand's name and value as a label writes them (`n=1`).
+type Immediate<'a> = (&'a str, &'a str);
+
 /// An instruction named as `port --all` labels it at its immediates, `vrshr_n_s64[n=1]`: the
 /// name and the `(operand, value)` pairs; a plain name has none.
-fn split_label(text: &str) -> Result<(&str, Option<Vec<(&str, &str)>>)> {
+fn split_label(text: &str) -> Result<(&str, Option<Vec<Immediate<'_>>>)> {
     let Some((name, rest)) = text.split_once('[') else {
         return Ok((text, None));
     };
@@ -58,7 +61,7 @@ fn split_label(text: &str) -> Result<(&str, Option<Vec<(&str, &str)>>)> {
 /// The values of the instruction's immediate operands, in operand order, from `pairs`.
 fn immediates_by_name(
     instruction: &crate::spec::Instruction,
-    pairs: &[(&str, &str)],
+    pairs: &[Immediate],
 ) -> Result<Vec<String>> {
     let names: Vec<&str> = instruction
         .operands
