@@ -141,6 +141,11 @@ mod tests {
         ] {
             assert_eq!(error(&kernel(body)), want);
         }
+        // Copies count as steps: a loop of large copies stops at the step limit, not hours later.
+        assert_eq!(
+            error("void k(float *a, float *o) {\n  for (int i = 0; i < 100000; i++) memcpy(o, a, 4 * 1000000);\n}\n"),
+            "k.c:2:36: the kernel unrolls to more than 2000000 steps"
+        );
         assert_eq!(
             error("void k(float a[2], float o[2]) __attribute__((always_inline) { o[0] = a[0]; }"),
             "k.c:1:32: __attribute__ without its closing ')'"

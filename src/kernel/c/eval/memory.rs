@@ -53,6 +53,7 @@ impl Eval<'_> {
                     ));
                 }
                 let n = self.run(&dst, &args[2], name)?;
+                self.steps_of(n, loc)?;
                 let zero = self.dag.num(0);
                 for i in 0..n {
                     self.write(dst.store, dst.offset + i, zero);
@@ -65,6 +66,7 @@ impl Eval<'_> {
                 let n = self
                     .run(&dst, &args[2], name)?
                     .min(self.run(&src, &args[2], name)?);
+                self.steps_of(n, loc)?;
                 let mut values = Vec::with_capacity(n);
                 for i in 0..n {
                     values.push(self.read(src.store, src.offset + i, loc)?);

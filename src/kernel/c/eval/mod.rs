@@ -311,7 +311,12 @@ impl Eval<'_> {
     }
 
     fn step(&mut self, loc: &Location) -> Result<()> {
-        self.steps += 1;
+        self.steps_of(1, loc)
+    }
+
+    /// Counts `n` evaluation steps (a copy of `n` elements is `n`), at most [`STEP_LIMIT`] in all.
+    fn steps_of(&mut self, n: usize, loc: &Location) -> Result<()> {
+        self.steps = self.steps.saturating_add(n);
         if self.steps > STEP_LIMIT {
             return Err(err(
                 loc,
