@@ -94,6 +94,12 @@ fn small_kernels_of_every_family_compile_prove_and_run_on_every_target() {
             let how = run["how"].as_str().unwrap();
             if runnable(target) {
                 assert!(how == "native" || how == "qemu-aarch64", "{what}: {how}");
+                // A C kernel's drop-in ran against the source compiled as written.
+                if file.extension().is_some_and(|x| x == "c") {
+                    assert_eq!(run["source"]["compared"], true, "{what}: {run}");
+                } else {
+                    assert!(run["source"].is_null(), "{what}: {run}");
+                }
             } else {
                 assert!(how.starts_with("compiled only: CPU lacks"), "{what}: {how}");
             }
@@ -263,6 +269,85 @@ fn a_wrong_rule_is_refuted_and_if_forced_in_caught_by_translation_validation() {
         "{e}"
     );
     assert_eq!(e.lines().count(), 1, "{e}");
+}
+
+/// A C kernel's emitted code ends with a drop-in of the source's own signature, and `--run`
+/// calls it beside the source compiled as written on the same arguments: they agree (outputs
+/// read before written start from the caller's values, or from zero with `--zero-outputs`); a
+/// header the lifting does not read that changes the meaning is caught; a source that does not
+/// compile beside the harness is said not compared.
+#[test]
+fn a_c_kernel_gets_a_drop_in_run_against_the_source_compiled_as_written() {
+    let home = project();
+    let write = |name: &str, text: &str| {
+        let p = home.path().join(name);
+        std::fs::write(&p, text).unwrap();
+        p.to_str().unwrap().to_string()
+    };
+    let blend = write(
+        "blend.c",
+        "#include <math.h>\nfloat twice(float x) { return 2.0f * x; }\n\
+void blend(const float *in, float scale, float w[2][2], float out[4]) {\n\
+  for (int i = 0; i < 4; i++) out[i] += twice(in[i]) * scale + w[i / 2][i % 2] * sqrtf(in[i] * in[i]);\n\
+  w[1][1] = in[0] - in[3];\n}\n",
+    );
+    let o = isadb(home.path(), &["kernel", &blend, "--target", "dsp", "--emit", "c"]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    let c = String::from_utf8_lossy(&o.stdout).to_string();
+    // The output read before written is an input named `out`: the flat output is `out__`.
+    assert!(
+        c.contains("void blend_isadb(const float *restrict scale, const float *restrict in, const float *restrict w, const float *restrict out, float *restrict out__) {"),
+        "{c}"
+    );
+    assert!(
+        c.contains("void blend(const float *in, float scale, float w[2][2], float out[4]) {\n  float isadb_out[8];\n  blend_isadb("),
+        "{c}"
+    );
+    assert!(c.contains("memcpy((float *)w, isadb_out + 0, sizeof(float) * 4);"), "{c}");
+    assert!(c.contains("memcpy((float *)out, isadb_out + 4, sizeof(float) * 4);"), "{c}");
+    let run = |file: &str, extra: &[&str]| {
+        let mut args = vec!["--json", "kernel", file, "--target", "dsp", "--run", "20"];
+        args.extend(extra);
+        isadb(home.path(), &args)
+    };
+    for extra in [&[][..], &["--zero-outputs"][..]] {
+        let o = run(&blend, extra);
+        assert!(o.status.success(), "{extra:?}: {}", stderr(&o));
+        let r = json(&o);
+        let source = &r["run"]["source"];
+        assert_eq!(source["compared"], true, "{extra:?}: {r}");
+        assert!(source["max_error"].as_f64().unwrap() <= 1e-3, "{extra:?}: {r}");
+        assert_eq!(r["run"]["passed"], true, "{extra:?}: {r}");
+    }
+    // The lifting skips `#include`: a header redefining sqrtf changes what gcc compiles.
+    write("absolute.h", "#define sqrtf(x) (x)\n");
+    let redefined = write(
+        "redefined.c",
+        "#include \"absolute.h\"\nvoid magnitude(float a[4], float o[4]) {\n  for (int i = 0; i < 4; i++) o[i] = sqrtf(a[i] * a[i]);\n}\n",
+    );
+    let o = run(&redefined, &[]);
+    assert_eq!(o.status.code(), Some(1), "{}", stderr(&o));
+    let r = json(&o);
+    assert_eq!(r["run"]["source"]["compared"], true, "{r}");
+    assert!(r["run"]["max_error"].as_f64().unwrap() <= 1e-3, "{r}");
+    let detail = r["run"]["source"]["detail"].as_str().unwrap();
+    assert!(detail.contains(": drop-in ") && detail.contains("o["), "{detail}");
+    // `sgn` is the lifting's own; C has none, so the source does not link.
+    let sign = write(
+        "sign.c",
+        "void sign(float a[4], float o[4]) {\n  for (int i = 0; i < 4; i++) o[i] = sgn(a[i]);\n}\n",
+    );
+    let o = run(&sign, &[]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    let r = json(&o);
+    assert_eq!(r["run"]["source"]["compared"], false, "{r}");
+    assert!(
+        r["run"]["source"]["detail"]
+            .as_str()
+            .unwrap()
+            .contains("was not compared"),
+        "{r}"
+    );
 }
 
 #[test]

@@ -276,7 +276,7 @@ fn time_kernel(
     };
     write(
         "isadb.c",
-        &report.c.replace("void kernel(", "void k_isadb("),
+        &format!("#define {} k_isadb\n{}", report.function, report.c),
     )?;
     write("plain.c", &format!("#include <math.h>\n{}", k.c))?;
     let mm = if k.family == "mat-mul" {

@@ -81,7 +81,11 @@ pub fn compile(
 ) -> Result<Report> {
     let started = Instant::now();
     let deadline = started + opts.timeout;
-    let Lifted { mut dag, root } = lifted;
+    let Lifted {
+        mut dag,
+        root,
+        signature,
+    } = lifted;
     let outputs: Vec<Id> = dag.args(root).to_vec();
     let spec_nodes = dag.reachable(&[root]).len();
     let printed = dag.tree_size(root);
@@ -179,9 +183,16 @@ pub fn compile(
     let saturation_ms = started.elapsed().as_secs_f64() * 1000.0;
 
     let proof = validate::validate(&mut dag, &outputs, current)?;
-    let lowered = lower::lower(&dag, current, outputs.len(), target)?;
+    let lowered = lower::lower(&dag, current, outputs.len(), target, signature.as_ref())?;
     let ran = match opts.run {
-        Some(n) => Some(run::run(&dag, &outputs, &lowered, target, n)?),
+        Some(n) => Some(run::run(
+            &dag,
+            &outputs,
+            &lowered,
+            target,
+            n,
+            signature.as_ref(),
+        )?),
         None => None,
     };
     let unit = Target::unit(target.kind);
@@ -209,6 +220,7 @@ pub fn compile(
         wall_ms: started.elapsed().as_secs_f64() * 1000.0,
         peak_rss_mb: report::peak_rss_mb(),
         c: format!("{}{}", lower::headers(target), lowered.c),
+        function: lowered.function.clone(),
         inputs: lowered.inputs.clone(),
         egglog: opts.keep_egglog.then(|| std::mem::take(&mut session.text)),
     })

@@ -4,6 +4,7 @@
 //! is in bounds), and each output vector stored. Intrinsics for x86 (AVX2, AVX-512) and NEON;
 //! plain C over `float[4]` for the DSP dialect.
 
+use super::read::Signature;
 use super::target::{KernelTarget, Target};
 use super::term::{Dag, Id, Op};
 use super::term::{Leaf, Operand};
@@ -11,12 +12,19 @@ use crate::error::{Error, Result};
 use std::collections::HashMap;
 use std::fmt::Write;
 
+mod dropin;
 mod gather;
+
+pub use dropin::{has_drop_in, parameters};
 
 /// The C of a kernel and what it costs on the target.
 pub struct Lowered {
-    /// `void kernel(const float *A, ..., float *out)` with its helpers.
+    /// `void kernel(const float *A, ..., float *out)` with its helpers, and for a kernel lifted
+    /// from C, a drop-in with the source function's own signature calling it (then the flat
+    /// function is `NAME_isadb`).
     pub c: String,
+    /// The flat function's name.
+    pub function: String,
     /// The C function's parameters: input arrays (name, length), then `out`.
     pub inputs: Vec<(String, usize)>,
     pub outputs: usize,
@@ -98,12 +106,26 @@ fn fill(template: &str, pairs: &[(&str, &str)]) -> String {
 
 /// Names an input array cannot have in the emitted C: keywords and the names of the emitted
 /// code and its harness (which also use `h_...`, and `t<N>`, `v<N>` for values).
-const RESERVED: [&str; 32] = [
+const RESERVED: [&str; 31] = [
     "auto", "break", "case", "char", "const", "continue", "default", "do", "double", "else",
     "enum", "extern", "float", "for", "goto", "if", "int", "long", "register", "return", "short",
-    "signed", "sizeof", "static", "struct", "switch", "void", "while", "kernel", "out", "spec",
+    "signed", "sizeof", "static", "struct", "switch", "void", "while", "kernel", "spec",
     "main",
 ];
+
+/// The flat function's output parameter: `out`, named apart from the input arrays and their
+/// padded copies (a C kernel's output read before written is an input named as the source
+/// names it, often `out`).
+pub fn output_parameter(inputs: &[(String, usize)]) -> String {
+    let mut out = "out".to_string();
+    while inputs
+        .iter()
+        .any(|(n, _)| *n == out || format!("{n}_") == out)
+    {
+        out.push('_');
+    }
+    out
+}
 
 /// The C literal of an integer.
 pub fn literal(n: i64) -> String {
@@ -309,7 +331,13 @@ impl Emitter<'_> {
 }
 
 /// The kernel as C: `void kernel(const float *IN..., float *out)` storing `outputs` floats.
-pub fn lower(dag: &Dag, program: Id, outputs: usize, target: &Target) -> Result<Lowered> {
+pub fn lower(
+    dag: &Dag,
+    program: Id,
+    outputs: usize,
+    target: &Target,
+    signature: Option<&Signature>,
+) -> Result<Lowered> {
     let inputs = input_lengths(dag, &[program]);
     for (name, _) in &inputs {
         let ident = name
@@ -339,6 +367,7 @@ pub fn lower(dag: &Dag, program: Id, outputs: usize, target: &Target) -> Result<
         masked_loads: HashMap::new(),
     };
     let w = target.width;
+    let out = output_parameter(&inputs);
     for id in dag.reachable(&[program]) {
         e.emit(id)?;
     }
@@ -378,12 +407,12 @@ pub fn lower(dag: &Dag, program: Id, outputs: usize, target: &Target) -> Result<
         let name = e.names.get(&v).cloned().unwrap_or_else(|| e.scalar(v));
         match e.simd() {
             Some(s) if n == w => {
-                let st = fill(s.store, &[("p", &format!("out + {first}")), ("v", &name)]);
+                let st = fill(s.store, &[("p", &format!("{out} + {first}")), ("v", &name)]);
                 e.stmt(format!("{st};"));
             }
             Some(s) if s.ty == "__m512" => {
                 e.stmt(format!(
-                    "_mm512_mask_storeu_ps(out + {first}, {:#x}, {name});",
+                    "_mm512_mask_storeu_ps({out} + {first}, {:#x}, {name});",
                     (1u32 << n) - 1
                 ));
             }
@@ -400,35 +429,42 @@ pub fn lower(dag: &Dag, program: Id, outputs: usize, target: &Target) -> Result<
                 for (offset, block, count) in blocks {
                     let at = first + offset;
                     match count {
-                        4 => e.stmt(format!("_mm_storeu_ps(out + {at}, {block});")),
-                        2 => e.stmt(format!("_mm_storel_pi((__m64 *)(out + {at}), {block});")),
-                        1 => e.stmt(format!("_mm_store_ss(out + {at}, {block});")),
+                        4 => e.stmt(format!("_mm_storeu_ps({out} + {at}, {block});")),
+                        2 => e.stmt(format!(
+                            "_mm_storel_pi((__m64 *)({out} + {at}), {block});"
+                        )),
+                        1 => e.stmt(format!("_mm_store_ss({out} + {at}, {block});")),
                         _ => {}
                     }
                 }
             }
             Some(s) => {
                 e.stmt(format!(
-                    "{{ float tail[{w}]; {}; memcpy(out + {first}, tail, sizeof(float) * {n}); }}",
+                    "{{ float tail[{w}]; {}; memcpy({out} + {first}, tail, sizeof(float) * {n}); }}",
                     fill(s.store, &[("p", "tail"), ("v", &name)])
                 ));
             }
             None => e.stmt(format!(
-                "memcpy(out + {first}, {name}, sizeof(float) * {n});"
+                "memcpy({out} + {first}, {name}, sizeof(float) * {n});"
             )),
         }
     }
     let params: Vec<String> = inputs
         .iter()
         .map(|(n, _)| format!("const float *restrict {n}"))
-        .chain(["float *restrict out".to_string()])
+        .chain([format!("float *restrict {out}")])
         .collect();
+    let function = dropin::flat_name(signature);
     let mut c = String::new();
-    writeln!(c, "void kernel({}) {{", params.join(", ")).expect("string write");
+    writeln!(c, "void {function}({}) {{", params.join(", ")).expect("string write");
     c.push_str(&e.body);
     c.push_str("}\n");
+    if let Some(s) = signature.filter(|s| has_drop_in(s)) {
+        c.push_str(&dropin::drop_in(s, &inputs, outputs));
+    }
     Ok(Lowered {
         c,
+        function,
         instructions: e.statements,
         inputs,
         outputs,

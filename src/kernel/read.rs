@@ -5,11 +5,40 @@
 use super::term::{Dag, Id, Op};
 use crate::error::{Error, Location, Result};
 
-/// A parsed kernel: its term graph and the root `List`.
+/// A parsed kernel: its term graph and the root `List`, and the C function it was lifted from
+/// (none for the List form).
 #[derive(Clone)]
 pub struct Lifted {
     pub dag: Dag,
     pub root: Id,
+    pub signature: Option<Signature>,
+}
+
+/// The C function a kernel was lifted from: what a drop-in replacement takes, and the source
+/// that `--run` compiles beside it.
+#[derive(Clone, Debug)]
+pub struct Signature {
+    pub name: String,
+    pub params: Vec<SourceParam>,
+    /// The file's text, and where it is (for its own `#include "..."`).
+    pub source: String,
+    pub path: std::path::PathBuf,
+}
+
+/// One parameter of the source function.
+#[derive(Clone, Debug)]
+pub struct SourceParam {
+    pub name: String,
+    /// Its declaration in C (`const float a[2][2]`, `float *A`, `float x`).
+    pub declaration: String,
+    /// A float rather than an array.
+    pub scalar: bool,
+    /// Elements it holds: the declared size, or (unsized) as many as the kernel touches.
+    pub len: usize,
+    /// Where its elements start in the kernel's List, when the kernel writes it.
+    pub output: Option<usize>,
+    /// Written, and taken to start at zero (`--zero-outputs`) rather than at the caller's values.
+    pub zeroed: bool,
 }
 
 /// Outputs of one kernel at most (Diospyros's largest, mat-mul 16x16, has 256; one compile
@@ -153,7 +182,11 @@ pub fn read_list(text: &str, file: &str) -> Result<Lifted> {
             ),
         ));
     }
-    Ok(Lifted { dag, root })
+    Ok(Lifted {
+        dag,
+        root,
+        signature: None,
+    })
 }
 
 /// Interns a closed parenthesis as a node.

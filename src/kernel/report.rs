@@ -51,7 +51,9 @@ pub struct Report {
     pub printed_nodes: u64,
     /// The program's costs.
     pub costs: Costs,
-    /// The emitted function's input arrays (name, length), then `out`.
+    /// The emitted flat function (`kernel`, or `NAME_isadb` beside the drop-in `NAME` of a
+    /// kernel lifted from C) and its input arrays (name, length), then `out`.
+    pub function: String,
     pub inputs: Vec<(String, usize)>,
     /// Distinct nodes of the compiled program and statements of its C.
     pub program_nodes: usize,
@@ -145,9 +147,21 @@ impl fmt::Display for Report {
                 f,
                 "run ({}): {} ({})",
                 r.how,
-                if r.passed { "passed" } else { "MISMATCH" },
+                if r.max_error <= super::run::TOLERANCE {
+                    "passed"
+                } else {
+                    "MISMATCH"
+                },
                 r.detail
             )?;
+            if let Some(s) = &r.source {
+                let verdict = match s.max_error {
+                    None => "not compared",
+                    Some(e) if e <= super::run::TOLERANCE => "agrees",
+                    Some(_) => "MISMATCH",
+                };
+                writeln!(f, "run against the source: {verdict} ({})", s.detail)?;
+            }
         }
         writeln!(
             f,

@@ -20,6 +20,8 @@ pub struct Param {
     pub name: String,
     /// Array dimensions (`None` for `[]` or a pointer); empty for a scalar.
     pub dims: Vec<Option<usize>>,
+    /// Declared `const` (the elements, for an array or pointer).
+    pub constant: bool,
     pub loc: Location,
 }
 

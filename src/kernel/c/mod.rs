@@ -19,7 +19,12 @@ pub use eval::Outputs;
 pub fn lift(text: &str, file: &str, outputs: Outputs) -> Result<Lifted> {
     let toks = lex::lex(text, file)?;
     let unit = parse::parse(&toks, file)?;
-    eval::lift(&unit, file, outputs)
+    let mut lifted = eval::lift(&unit, file, outputs)?;
+    if let Some(s) = &mut lifted.signature {
+        s.source = text.to_string();
+        s.path = file.into();
+    }
+    Ok(lifted)
 }
 
 #[cfg(test)]

@@ -21,7 +21,7 @@ mod stmt;
 
 use super::ast::{Func, Param, Ty, Unit};
 use crate::error::{Error, Location, Result};
-use crate::kernel::read::Lifted;
+use crate::kernel::read::{Lifted, Signature, SourceParam};
 use crate::kernel::term::{Dag, Id, Op};
 use std::collections::HashMap;
 
@@ -134,21 +134,22 @@ pub fn lift(unit: &Unit, file: &str, outputs: Outputs) -> Result<Lifted> {
         .map(|(name, _)| name.clone())
         .collect();
     if inherited.is_empty() {
-        return listed(ev, &arrays, kernel);
+        return listed(ev, &arrays, kernel, &[]);
     }
     match outputs {
         Outputs::Caller => {
             crate::error::note(&format!(
-                "isadb: note: {file}: kernel '{}' reads {} before writing it: its outputs start \
+                "isadb: note: {file}: kernel '{}' reads {} before writing {}: its outputs start \
                  from the caller's values (--zero-outputs starts them at zero, as Diospyros does)",
                 kernel.name,
-                inherited.join(", ")
+                inherited.join(", "),
+                if inherited.len() == 1 { "it" } else { "them" }
             ));
-            listed(ev, &arrays, kernel)
+            listed(ev, &arrays, kernel, &[])
         }
         Outputs::Zero => {
             let (ev, arrays) = evaluate(unit, kernel, &inherited)?;
-            listed(ev, &arrays, kernel)
+            listed(ev, &arrays, kernel, &inherited)
         }
     }
 }
@@ -194,15 +195,43 @@ fn evaluate<'u>(
     Ok((ev, arrays))
 }
 
-/// The List of the written arrays' elements, in parameter order.
-fn listed(mut ev: Eval, arrays: &[(String, usize)], kernel: &Func) -> Result<Lifted> {
-    let mut outputs = Vec::new();
-    for (_, s) in arrays {
-        if !ev.stores[*s].written {
-            continue;
+/// The List of the written arrays' elements, in parameter order, and the kernel's signature
+/// (`zeroed`: the written arrays taken to start at zero).
+fn listed(
+    mut ev: Eval,
+    arrays: &[(String, usize)],
+    kernel: &Func,
+    zeroed: &[String],
+) -> Result<Lifted> {
+    // Each array's elements read from its input, whether or not an output depends on them.
+    let mut read = HashMap::new();
+    for id in 0..ev.dag.len() as Id {
+        if let Op::Get(a, k) = ev.dag.op(id) {
+            let end = read.entry(ev.dag.arrays()[a as usize].clone()).or_insert(0);
+            *end = (*end).max(k as usize + 1);
         }
-        for k in 0..ev.stores[*s].elems.len() {
-            let v = match (ev.stores[*s].elems[k], ev.stores[*s].input.clone()) {
+    }
+    let mut outputs = Vec::new();
+    let mut params = Vec::new();
+    for p in &kernel.params {
+        let store = arrays.iter().find(|(name, _)| *name == p.name).map(|a| a.1);
+        let written = store.filter(|&s| ev.stores[s].written);
+        params.push(SourceParam {
+            name: p.name.clone(),
+            declaration: declaration(p),
+            scalar: store.is_none(),
+            len: store.map_or(1, |s| {
+                let touched = read.get(&p.name).copied().unwrap_or(0);
+                ev.stores[s].elems.len().max(touched).max(1)
+            }),
+            output: written.map(|_| outputs.len()),
+            zeroed: written.is_some() && zeroed.contains(&p.name),
+        });
+        let Some(s) = written else {
+            continue;
+        };
+        for k in 0..ev.stores[s].elems.len() {
+            let v = match (ev.stores[s].elems[k], ev.stores[s].input.clone()) {
                 (Some(v), _) => v,
                 (None, Some(name)) => ev.dag.get(&name, k as u32),
                 (None, None) => ev.dag.num(0),
@@ -220,7 +249,31 @@ fn listed(mut ev: Eval, arrays: &[(String, usize)], kernel: &Func) -> Result<Lif
         ));
     }
     let root = ev.dag.add(Op::List, &outputs);
-    Ok(Lifted { dag: ev.dag, root })
+    Ok(Lifted {
+        dag: ev.dag,
+        root,
+        signature: Some(Signature {
+            name: kernel.name.clone(),
+            params,
+            source: String::new(),
+            path: Default::default(),
+        }),
+    })
+}
+
+/// A parameter's declaration in C, as the source declares it up to spelling: `const float
+/// a[2][2]`, `float *A`, `float A[][3]`, `float x`.
+fn declaration(p: &Param) -> String {
+    let constant = if p.constant { "const " } else { "" };
+    let dims: String = p
+        .dims
+        .iter()
+        .map(|d| d.map_or("[]".to_string(), |n| format!("[{n}]")))
+        .collect();
+    match p.dims[..] {
+        [None] => format!("{constant}float *{}", p.name),
+        _ => format!("{constant}float {}{dims}", p.name),
+    }
 }
 
 impl Eval<'_> {

@@ -296,6 +296,7 @@ impl Parser<'_> {
         if !self.eat(")") {
             loop {
                 let ploc = self.loc();
+                let start = self.pos;
                 let ty = self.ty()?.ok_or_else(|| {
                     Error::parse(
                         &ploc,
@@ -306,6 +307,9 @@ impl Parser<'_> {
                     self.pos += 1;
                     break;
                 }
+                let declared_const = self.toks[start..self.pos]
+                    .iter()
+                    .any(|t| t.tok == Tok::Ident("const".into()));
                 let mut dims = vec![None; self.stars()];
                 let pname = self.ident()?;
                 while self.eat("[") {
@@ -329,6 +333,7 @@ impl Parser<'_> {
                     ty,
                     name: pname,
                     dims,
+                    constant: declared_const,
                     loc: ploc,
                 });
                 if self.eat(")") {
