@@ -126,9 +126,36 @@ fn compile_targets_are_their_features_and_questions_are_read() {
     ));
     asked.sort();
     assert_eq!(asked, found);
+    for q in [
+        "what intrinsics compute dot-product on x86-avx2",
+        "list the instructions that perform dot-product on x86-avx2",
+    ] {
+        let mut asked = names(&query(q));
+        asked.sort();
+        assert_eq!(asked, found, "{q}");
+    }
     let mut equivalents = names(&query("equivalents of vqaddq_s8 on x86-avx2"));
     equivalents.sort();
     assert_eq!(equivalents, ["_mm256_adds_epi8", "_mm_adds_epi8"]);
+}
+
+/// An empty answer says where a sequence is found: `port` for an instruction's equivalents.
+#[test]
+fn an_instruction_without_a_single_equivalent_is_pointed_to_port() {
+    let out = Command::new(env!("CARGO_BIN_EXE_isadb"))
+        .args([
+            "--home",
+            env!("CARGO_MANIFEST_DIR"),
+            "query",
+            "equivalents of _mm_madd_epi16 on neon",
+        ])
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(1));
+    assert_eq!(
+        String::from_utf8_lossy(&out.stderr).trim(),
+        "isadb: no single instruction there is proven equivalent; `isadb port _mm_madd_epi16 --target neon` finds the cheapest proven sequence"
+    );
 }
 
 #[test]

@@ -45,10 +45,27 @@ pub fn query(ctx: &Context, text: &str, csv_out: bool) -> Result<Outcome> {
         ) + &format!("{} rows\n", rows.len())
     })?;
     if rows.is_empty() && text.contains(" on ") {
-        crate::error::note(
-            "isadb: no single instruction there is proven to implement it; `isadb compile \
-             --target T 'EXPRESSION'` selects a proven sequence of several",
-        );
+        crate::error::note(&empty_answer_note(text));
     }
     Ok(Outcome::negative_if(rows.is_empty()))
+}
+
+/// What to try when a query `... on T` has no answer: a single instruction is not there, but a
+/// sequence may be (`port` for an instruction's equivalents, `compile` for an idiom).
+fn empty_answer_note(text: &str) -> String {
+    let plain = crate::query::plain(text);
+    let equivalents = plain
+        .strip_prefix("equivalents of ")
+        .and_then(|rest| rest.rsplit_once(" on "));
+    match equivalents {
+        Some((instruction, target)) => format!(
+            "isadb: no single instruction there is proven equivalent; `isadb port {} --target {}` \
+             finds the cheapest proven sequence",
+            instruction.trim(),
+            target.trim()
+        ),
+        None => "isadb: no single instruction there is proven to implement it; `isadb compile \
+                 --target T 'EXPRESSION'` selects a proven sequence of several"
+            .to_string(),
+    }
 }

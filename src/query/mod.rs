@@ -7,3 +7,4 @@ pub mod datalog;
 mod vocabulary;
 
 pub use ask::ask;
+pub use vocabulary::plain;

@@ -151,23 +151,78 @@ pub fn compile_target_features(name: Option<&str>) -> Vec<&'static str> {
 }
 
 /// The question without the words around a query form: `which instructions implement X on
-/// T?` is `X on T`.
+/// T?`, `what intrinsics compute X on T`, `list the instructions that perform X on T` are all
+/// `X on T`. The words before the form are dropped only where they name instructions (so
+/// `dot-product on hvx` and `what implements E on T` stay as they are).
 pub fn plain(text: &str) -> &str {
-    let t = text.trim().trim_end_matches('?').trim_end();
-    const ASKING: [&str; 6] = [
-        "which instructions implement ",
-        "which instruction implements ",
-        "what instructions implement ",
-        "which instructions do ",
-        "instructions implementing ",
-        "instructions for ",
+    const LEADING: [&str; 10] = [
+        "which", "what", "list", "show", "me", "all", "the", "are", "is", "find",
     ];
-    ASKING
-        .iter()
-        .find_map(|p| {
-            t.get(..p.len())
-                .filter(|head| head.eq_ignore_ascii_case(p))
-                .map(|_| &t[p.len()..])
-        })
-        .unwrap_or(t)
+    const NOUNS: [&str; 6] = [
+        "instruction",
+        "instructions",
+        "intrinsic",
+        "intrinsics",
+        "op",
+        "ops",
+    ];
+    const LINKING: [&str; 21] = [
+        "that", "which", "can", "could", "do", "does", "to", "for", "implement", "implements",
+        "implementing", "compute", "computes", "computing", "perform", "performs", "performing",
+        "give", "gives", "provide", "provides",
+    ];
+    let t = text.trim().trim_end_matches('?').trim_end();
+    // Each word with the offset of the text after it.
+    let mut words = Vec::new();
+    let mut rest = t;
+    while let Some(start) = rest.find(|c: char| !c.is_whitespace()) {
+        let after = &rest[start..];
+        let len = after.find(char::is_whitespace).unwrap_or(after.len());
+        words.push(&after[..len]);
+        rest = &after[len..];
+        if rest.is_empty() {
+            break;
+        }
+    }
+    let is = |w: &str, set: &[&str]| set.iter().any(|x| x.eq_ignore_ascii_case(w));
+    let mut k = 0;
+    while k < words.len() && is(words[k], &LEADING) {
+        k += 1;
+    }
+    if k >= words.len() || !is(words[k], &NOUNS) {
+        return t;
+    }
+    k += 1;
+    while k < words.len() && is(words[k], &LINKING) {
+        k += 1;
+    }
+    let Some(first) = words.get(k) else {
+        return t;
+    };
+    // The offset of word `k` in `t`: words are subslices of it.
+    let at = first.as_ptr() as usize - t.as_ptr() as usize;
+    &t[at..]
+}
+
+#[cfg(test)]
+mod tests {
+    use super::plain;
+
+    #[test]
+    fn question_words_around_a_query_form_are_dropped_only_where_they_name_instructions() {
+        for q in [
+            "which instructions implement dot-product on hvx?",
+            "Which instruction implements dot-product on hvx",
+            "what intrinsics compute dot-product on hvx",
+            "list the instructions that perform dot-product on hvx",
+            "instructions for dot-product on hvx",
+            "show me all intrinsics which can do dot-product on hvx ?",
+        ] {
+            assert_eq!(plain(q), "dot-product on hvx", "{q}");
+        }
+        assert_eq!(plain("dot-product on hvx"), "dot-product on hvx");
+        assert_eq!(plain("what implements x + y on neon"), "what implements x + y on neon");
+        assert_eq!(plain("which instructions"), "which instructions");
+        assert_eq!(plain("  "), "");
+    }
 }
