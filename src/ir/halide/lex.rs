@@ -37,6 +37,9 @@ const PUNCT: [&str; 25] = [
     "|", "~", "!", "(", ")", ",", "{", "}",
 ];
 
+/// Namespaces a name may be qualified by: Halide's own.
+const NAMESPACES: [&str; 2] = ["Halide", "Internal"];
+
 /// The tokens of `text`, ending in [`Tok::Eof`]; `file` names the text in locations.
 pub(super) fn lex(text: &str, file: &str) -> Result<Vec<Token>> {
     let chars: Vec<char> = text.chars().collect();
@@ -100,10 +103,25 @@ pub(super) fn lex(text: &str, file: &str) -> Result<Vec<Token>> {
                 None => return Err(Error::parse(&at, format!("malformed number '{word}'"))),
             }
         } else if c.is_alphabetic() || c == '_' {
-            while i < chars.len() && (chars[i].is_alphanumeric() || chars[i] == '_') {
-                i += 1;
+            let mut name_start = start;
+            loop {
+                while i < chars.len() && (chars[i].is_alphanumeric() || chars[i] == '_') {
+                    i += 1;
+                }
+                // Halide's namespaces, as C++ tests write them (`Halide::cast<int16_t>(x)`,
+                // `Halide::Internal::widening_add(a, b)`), name the same functions.
+                let word: String = chars[name_start..i].iter().collect();
+                let qualified = chars.get(i) == Some(&':') && chars.get(i + 1) == Some(&':');
+                let next_is_name = chars
+                    .get(i + 2)
+                    .is_some_and(|&n| n.is_alphabetic() || n == '_');
+                if !(NAMESPACES.contains(&word.as_str()) && qualified && next_is_name) {
+                    break;
+                }
+                i += 2;
+                name_start = i;
             }
-            Tok::Ident(chars[start..i].iter().collect())
+            Tok::Ident(chars[name_start..i].iter().collect())
         } else {
             let rest = &chars[i..];
             let Some(p) = PUNCT

@@ -68,6 +68,12 @@ fn casts_and_calls() {
     assert_eq!(sx("min(a_u8, max(b_u8, 3))"), "(min a_u8 (max b_u8 3))");
     // Halide's C++ casts and its type names, C's too.
     assert_eq!(sx("cast<uint8_t>(x_u16)"), "(cast u8 x_u16)");
+    // Qualified by Halide's namespaces, as its C++ tests write them.
+    assert_eq!(sx("Halide::cast<uint8_t>(x_u16)"), "(cast u8 x_u16)");
+    assert_eq!(
+        sx("Halide::Internal::rounding_halving_add(a_u8, b_u8)"),
+        sx("rounding_halving_add(a_u8, b_u8)")
+    );
     assert_eq!(sx("saturating_cast<int8_t>(x_i16)"), "(sat-cast i8 x_i16)");
     assert_eq!(sx("reinterpret<uint16_t>(x_i16)"), "(bitcast u16 x_i16)");
     assert_eq!(sx("cast<float>(x_i32) < 2"), "(lt (cast f32 x_i32) 2)");
