@@ -543,7 +543,7 @@ fn bad_port_requests_are_one_line_errors() {
             "'_mm_slli_epi16[n]': 'n' is not OPERAND=VALUE",
         ),
         (
-            &["port", "_mm_slli_epi16", "--target", "neon"],
+            &["port", "_mm_slli_epi16", "--target", "neon", "--emit", "c"],
             "_mm_slli_epi16 takes 1 immediate (n in 0..=255), got 0 --imm",
         ),
         (
@@ -715,4 +715,39 @@ fn port_all_ports_a_source_set_stores_the_rows_and_shards_merge() {
     let err = String::from_utf8_lossy(&out.stderr);
     assert!(err.contains("unknown feature 'sse9'"), "{err}");
     assert_eq!(err.trim().lines().count(), 1, "{err}");
+}
+
+/// An instruction with an immediate named without it is ported at the values `port --all`
+/// samples, one row each (the committed rows reused), as `port --all` prints them.
+#[test]
+fn an_instruction_named_without_its_immediates_ports_at_the_sampled_values() {
+    let guard = project_copy("port-sampled");
+    let home = guard.path();
+    let out = isadb(
+        home,
+        &["--json", "port", "_mm_srai_epi32", "--target", "neon"],
+    );
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let report = json(&out);
+    let rows: Vec<(String, serde_json::Value)> = report["rows"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|r| (r["source"].as_str().unwrap().to_string(), r["sequence"].clone()))
+        .collect();
+    let shift = |n: u32| serde_json::json!([format!("vshrq_n_s32(a, {n})")]);
+    assert_eq!(
+        rows,
+        [
+            ("_mm_srai_epi32[n=0]".to_string(), serde_json::json!([])),
+            ("_mm_srai_epi32[n=1]".to_string(), shift(1)),
+            ("_mm_srai_epi32[n=127]".to_string(), shift(31)),
+            ("_mm_srai_epi32[n=255]".to_string(), shift(31)),
+            ("_mm_srai_epi32[n=248]".to_string(), shift(31)),
+        ]
+    );
 }

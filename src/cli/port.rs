@@ -111,6 +111,11 @@ pub fn port(ctx: &Context, name: &str, target: Target, options: Options) -> Resu
         Some(pairs) => immediates_by_name(&instruction, &pairs)?,
     };
     let imms = imms.as_slice();
+    let immediates = instruction.operands.iter().any(|o| o.imm.is_some());
+    let one_value = options.emit.is_some() || options.run.is_some() || options.check.is_some();
+    if immediates && imms.is_empty() && !one_value {
+        return port_sampled(ctx, &instruction, target);
+    }
     let input = port::sources::goal(&instruction, imms, target)?;
     let mut selector = Selector::load(&ctx.project, target)?;
     let compiled = match options.check {
@@ -167,6 +172,47 @@ pub fn port(ctx: &Context, name: &str, target: Target, options: Options) -> Resu
         *c = drop_in.text;
     }
     print_report(ctx, &report, target, beside.as_ref())
+}
+
+/// An instruction with immediates named without them: ported at the values `port --all` samples
+/// (the stored rows reused), one row each, as `port --all` prints them.
+fn port_sampled(
+    ctx: &Context,
+    instruction: &crate::spec::Instruction,
+    target: Target,
+) -> Result<Outcome> {
+    let options = port::Options {
+        from: instruction.isa,
+        features: vec![],
+        only: Some(instruction.name.clone()),
+        target,
+        jobs: 1,
+        force: false,
+        shard: None,
+        out: None,
+    };
+    let report = port::port_all(&ctx.project, &options, false)?;
+    ctx.print(&report, || {
+        let names: Vec<String> = instruction
+            .operands
+            .iter()
+            .filter(|o| o.imm.is_some())
+            .map(|o| format!("{}=V", o.name))
+            .collect();
+        format!(
+            "{}{} at sampled immediates; `isadb port '{}[{}]' --target {}` (or --imm) ports one value, with --emit c and --run\n",
+            table(&report),
+            instruction.name,
+            instruction.name,
+            names.join(","),
+            target.name
+        )
+    })?;
+    Ok(if report.rows.iter().all(|r| r.status != Status::Failed) {
+        Outcome::Success
+    } else {
+        Outcome::Negative
+    })
 }
 
 /// The cheapest sequence for `name`'s semantics `input`: selected and proven, then the search
@@ -259,6 +305,7 @@ pub fn port_all(ctx: &Context, from: &str, target: Target, o: AllOptions) -> Res
     let options = port::Options {
         from,
         features,
+        only: None,
         target,
         jobs: o.jobs,
         force: o.force,

@@ -34,6 +34,8 @@ pub struct Options {
     pub from: Isa,
     /// Only instructions of these features (all of the ISA when empty).
     pub features: Vec<String>,
+    /// Only this instruction (at its sampled immediates).
+    pub only: Option<String>,
     #[allow(missing_docs)]
     pub target: Target,
     /// Worker threads (each selects a chunk of sources and proves it).
@@ -84,7 +86,13 @@ pub struct Report {
 pub fn port_all(project: &Project, options: &Options, progress: bool) -> Result<Report> {
     let started = Instant::now();
     let mut db = project.open()?;
-    let mut all = sources::sources(&db, options.from, &options.features, options.target)?;
+    let mut all = sources::sources(
+        &db,
+        options.from,
+        &options.features,
+        options.only.as_deref(),
+        options.target,
+    )?;
     if let Some(s) = &options.shard {
         all = all
             .into_iter()

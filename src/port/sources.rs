@@ -54,12 +54,13 @@ pub fn goal(ins: &Instruction, values: &[String], target: Target) -> Result<Rc<E
     ))
 }
 
-/// The instructions of `isa` (only those of `features` when given), in database order, each
-/// at its sampled immediates.
+/// The instructions of `isa` (only those of `features` when given, only the one named `only`
+/// when given), in database order, each at its sampled immediates.
 pub fn sources(
     db: &Database,
     isa: Isa,
     features: &[String],
+    only: Option<&str>,
     target: Target,
 ) -> Result<Vec<Source>> {
     for f in features {
@@ -72,6 +73,7 @@ pub fn sources(
     })?;
     Ok(instructions
         .iter()
+        .filter(|ins| only.is_none_or(|name| ins.name == name))
         .flat_map(|ins| at_sampled_immediates(ins, target))
         .collect())
 }
