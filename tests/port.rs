@@ -525,10 +525,15 @@ fn a_hand_written_port_is_refuted_or_proven_and_ships_as_a_drop_in_function() {
 fn bad_port_requests_are_one_line_errors() {
     let guard = project_copy("port-bad");
     let home = guard.path();
-    let cases: [(&[&str], &str); 9] = [
+    let cases: [(&[&str], &str); 10] = [
         (
             &["port", "_mm_avg_epu9", "--target", "neon"],
             "unknown instruction '_mm_avg_epu9' (did you mean '_mm_avg_epu8'?)",
+        ),
+        // A mnemonic names the instructions whose assembly it heads.
+        (
+            &["port", "uqadd", "--target", "x86-avx2"],
+            "'uqadd' is the mnemonic of 12 instructions: vqadd_u8, vqadd_u16, vqadd_u32, vqadd_u64, vqaddq_u8, vqaddq_u16, vqaddq_u32, vqaddq_u64, vqaddb_u8, vqaddh_u16, vqadds_u32, vqaddd_u64; name one",
         ),
         (
             &["port", "_mm_slli_epi16[count=3]", "--target", "neon"],

@@ -49,8 +49,32 @@ impl Database {
         if let Some(row) = self.conn().query_row(&sql, [name], Row::read).optional()? {
             return row.instruction(&Macros::default());
         }
-        let names = self.names("SELECT name FROM instructions")?;
-        let known: Vec<&str> = names.iter().map(String::as_str).collect();
+        // An assembly mnemonic (`uqadd`, `paddusb`, HVX's `vdmpy`) names the instructions whose
+        // asm it heads (x86's VEX forms with or without their `v`).
+        let rows = self.text_rows("SELECT name, asm FROM instructions ORDER BY id")?;
+        let spelled: Vec<&str> = rows
+            .iter()
+            .filter(|r| {
+                let m = mnemonic(&r[1]);
+                m.eq_ignore_ascii_case(name)
+                    || m.len() == name.len() + 1
+                        && m.starts_with('v')
+                        && m[1..].eq_ignore_ascii_case(name)
+            })
+            .map(|r| r[0].as_str())
+            .collect();
+        match spelled[..] {
+            [one] => return self.find_instruction(one),
+            [] => {}
+            _ => {
+                return Err(Error::Usage(format!(
+                    "'{name}' is the mnemonic of {} instructions: {}; name one",
+                    spelled.len(),
+                    spelled.join(", ")
+                )))
+            }
+        }
+        let known: Vec<&str> = rows.iter().map(|r| r[0].as_str()).collect();
         Err(Error::Usage(format!(
             "unknown instruction '{name}'{}",
             crate::words::did_you_mean(name, &known)
@@ -77,6 +101,16 @@ impl Database {
         let rows = stmt.query_map([], |r| r.get(0))?;
         Ok(rows.collect::<rusqlite::Result<_>>()?)
     }
+}
+
+/// The mnemonic an instruction's assembly starts with: its first word (`uqadd Vd.16B`), or for
+/// HVX's assignments the operation (`Vd.h=vdmpy(Vu.ub,Rt.b)` is `vdmpy`).
+fn mnemonic(asm: &str) -> &str {
+    let op = match asm.split_once('=') {
+        Some((_, rhs)) => rhs.split('(').next().unwrap_or(rhs),
+        None => asm,
+    };
+    op.split_whitespace().next().unwrap_or("")
 }
 
 /// The columns of one instruction as stored.
