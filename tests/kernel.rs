@@ -291,7 +291,10 @@ void blend(const float *in, float scale, float w[2][2], float out[4]) {\n\
   for (int i = 0; i < 4; i++) out[i] += twice(in[i]) * scale + w[i / 2][i % 2] * sqrtf(in[i] * in[i]);\n\
   w[1][1] = in[0] - in[3];\n}\n",
     );
-    let o = isadb(home.path(), &["kernel", &blend, "--target", "dsp", "--emit", "c"]);
+    let o = isadb(
+        home.path(),
+        &["kernel", &blend, "--target", "dsp", "--emit", "c"],
+    );
     assert!(o.status.success(), "{}", stderr(&o));
     let c = String::from_utf8_lossy(&o.stdout).to_string();
     // The output read before written is an input named `out`: the flat output is `out__`.
@@ -303,8 +306,14 @@ void blend(const float *in, float scale, float w[2][2], float out[4]) {\n\
         c.contains("void blend(const float *in, float scale, float w[2][2], float out[4]) {\n  float isadb_out[8];\n  blend_isadb("),
         "{c}"
     );
-    assert!(c.contains("memcpy((float *)w, isadb_out + 0, sizeof(float) * 4);"), "{c}");
-    assert!(c.contains("memcpy((float *)out, isadb_out + 4, sizeof(float) * 4);"), "{c}");
+    assert!(
+        c.contains("memcpy((float *)w, isadb_out + 0, sizeof(float) * 4);"),
+        "{c}"
+    );
+    assert!(
+        c.contains("memcpy((float *)out, isadb_out + 4, sizeof(float) * 4);"),
+        "{c}"
+    );
     let run = |file: &str, extra: &[&str]| {
         let mut args = vec!["--json", "kernel", file, "--target", "dsp", "--run", "20"];
         args.extend(extra);
@@ -316,7 +325,10 @@ void blend(const float *in, float scale, float w[2][2], float out[4]) {\n\
         let r = json(&o);
         let source = &r["run"]["source"];
         assert_eq!(source["compared"], true, "{extra:?}: {r}");
-        assert!(source["max_error"].as_f64().unwrap() <= 1e-3, "{extra:?}: {r}");
+        assert!(
+            source["max_error"].as_f64().unwrap() <= 1e-3,
+            "{extra:?}: {r}"
+        );
         assert_eq!(r["run"]["passed"], true, "{extra:?}: {r}");
     }
     // The lifting skips `#include`: a header redefining sqrtf changes what gcc compiles.
@@ -331,7 +343,10 @@ void blend(const float *in, float scale, float w[2][2], float out[4]) {\n\
     assert_eq!(r["run"]["source"]["compared"], true, "{r}");
     assert!(r["run"]["max_error"].as_f64().unwrap() <= 1e-3, "{r}");
     let detail = r["run"]["source"]["detail"].as_str().unwrap();
-    assert!(detail.contains(": drop-in ") && detail.contains("o["), "{detail}");
+    assert!(
+        detail.contains(": drop-in ") && detail.contains("o["),
+        "{detail}"
+    );
     // `sgn` is the lifting's own; C has none, so the source does not link.
     let sign = write(
         "sign.c",

@@ -742,7 +742,12 @@ fn an_instruction_named_without_its_immediates_ports_at_the_sampled_values() {
         .as_array()
         .unwrap()
         .iter()
-        .map(|r| (r["source"].as_str().unwrap().to_string(), r["sequence"].clone()))
+        .map(|r| {
+            (
+                r["source"].as_str().unwrap().to_string(),
+                r["sequence"].clone(),
+            )
+        })
         .collect();
     let shift = |n: u32| serde_json::json!([format!("vshrq_n_s32(a, {n})")]);
     assert_eq!(

@@ -109,8 +109,7 @@ fn fill(template: &str, pairs: &[(&str, &str)]) -> String {
 const RESERVED: [&str; 31] = [
     "auto", "break", "case", "char", "const", "continue", "default", "do", "double", "else",
     "enum", "extern", "float", "for", "goto", "if", "int", "long", "register", "return", "short",
-    "signed", "sizeof", "static", "struct", "switch", "void", "while", "kernel", "spec",
-    "main",
+    "signed", "sizeof", "static", "struct", "switch", "void", "while", "kernel", "spec", "main",
 ];
 
 /// The flat function's output parameter: `out`, named apart from the input arrays and their
@@ -430,9 +429,7 @@ pub fn lower(
                     let at = first + offset;
                     match count {
                         4 => e.stmt(format!("_mm_storeu_ps({out} + {at}, {block});")),
-                        2 => e.stmt(format!(
-                            "_mm_storel_pi((__m64 *)({out} + {at}), {block});"
-                        )),
+                        2 => e.stmt(format!("_mm_storel_pi((__m64 *)({out} + {at}), {block});")),
                         1 => e.stmt(format!("_mm_store_ss({out} + {at}, {block});")),
                         _ => {}
                     }

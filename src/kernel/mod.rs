@@ -18,6 +18,7 @@ pub mod cost;
 pub mod extract;
 pub mod family;
 pub mod file;
+pub mod literal;
 pub mod lower;
 pub mod phase;
 pub mod program;

@@ -2,6 +2,7 @@
 //! over the bytes with an explicit stack (no tree is built, however deep or large the text), so
 //! qr-decomp's 280,000 printed nodes become its few hundred distinct ones as they are read.
 
+use super::literal::{decimal, fraction};
 use super::term::{Dag, Id, Op};
 use crate::error::{Error, Location, Result};
 
@@ -213,6 +214,18 @@ fn finish(dag: &mut Dag, frame: Frame) -> Result<Id> {
         args.push(match item {
             Item::Node(id) => id,
             Item::Int(n, _) => dag.num(n),
+            // A decimal literal (`2.5`, `1e-5`) is its exact fraction.
+            Item::Symbol(s, _) if decimal(&s).is_some() => {
+                fraction(dag, decimal(&s).expect("checked"))
+            }
+            Item::Symbol(s, sat) if s.starts_with(|c: char| c.is_ascii_digit() || c == '.') => {
+                return Err(Error::parse(
+                    &sat,
+                    format!(
+                        "number '{s}' is not a decimal whose exact fraction fits 64-bit integers"
+                    ),
+                ))
+            }
             Item::Symbol(s, sat) => {
                 return Err(Error::parse(
                     &sat,
@@ -309,6 +322,23 @@ mod tests {
         assert_eq!(
             err("(List (* 1))"),
             "k.sexp:1:7: '*' takes 2 operand(s), found 1"
+        );
+        assert_eq!(
+            err("(List (* (Get A 0) 1e99))"),
+            "k.sexp:1:20: number '1e99' is not a decimal whose exact fraction fits 64-bit integers"
+        );
+        assert_eq!(
+            err("(List (* (Get A 0) x))"),
+            "k.sexp:1:20: unexpected symbol 'x' (scalars are literals, (Get X i) or operations)"
+        );
+    }
+
+    #[test]
+    fn decimal_literals_are_their_exact_fractions() {
+        let k = read_list("(List (* (Get A 0) 2.5) (+ (Get A 1) -1e-3))", "k.sexp").unwrap();
+        assert_eq!(
+            k.dag.print(k.root),
+            "(List (* (Get A 0) (/ 5 2)) (+ (Get A 1) (/ -1 1000)))"
         );
     }
 }

@@ -167,9 +167,27 @@ pub fn plain(text: &str) -> &str {
         "ops",
     ];
     const LINKING: [&str; 21] = [
-        "that", "which", "can", "could", "do", "does", "to", "for", "implement", "implements",
-        "implementing", "compute", "computes", "computing", "perform", "performs", "performing",
-        "give", "gives", "provide", "provides",
+        "that",
+        "which",
+        "can",
+        "could",
+        "do",
+        "does",
+        "to",
+        "for",
+        "implement",
+        "implements",
+        "implementing",
+        "compute",
+        "computes",
+        "computing",
+        "perform",
+        "performs",
+        "performing",
+        "give",
+        "gives",
+        "provide",
+        "provides",
     ];
     let t = text.trim().trim_end_matches('?').trim_end();
     // Each word with the offset of the text after it.
@@ -221,7 +239,10 @@ mod tests {
             assert_eq!(plain(q), "dot-product on hvx", "{q}");
         }
         assert_eq!(plain("dot-product on hvx"), "dot-product on hvx");
-        assert_eq!(plain("what implements x + y on neon"), "what implements x + y on neon");
+        assert_eq!(
+            plain("what implements x + y on neon"),
+            "what implements x + y on neon"
+        );
         assert_eq!(plain("which instructions"), "which instructions");
         assert_eq!(plain("  "), "");
     }

@@ -48,10 +48,7 @@ pub fn drop_in(signature: &Signature, inputs: &[(String, usize)], outputs: usize
     let args: Vec<String> = inputs
         .iter()
         .map(|(name, _)| {
-            let scalar = signature
-                .params
-                .iter()
-                .any(|p| p.name == *name && p.scalar);
+            let scalar = signature.params.iter().any(|p| p.name == *name && p.scalar);
             if scalar {
                 format!("&{name}")
             } else {

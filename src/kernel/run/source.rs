@@ -25,7 +25,11 @@ pub fn appended(s: &Signature) -> String {
         "#define main isadb_source_main\n#define {} {}\n#line 1 \"{}\"\n{}\n",
         s.name,
         renamed(s),
-        s.path.display().to_string().replace('\\', "\\\\").replace('"', "\\\""),
+        s.path
+            .display()
+            .to_string()
+            .replace('\\', "\\\\")
+            .replace('"', "\\\""),
         s.source
     )
 }
@@ -40,7 +44,8 @@ pub fn declarations(s: &Signature) -> String {
         if p.scalar {
             writeln!(c, "  float h_s_{0}, h_d_{0};", p.name).expect("string write");
         } else {
-            writeln!(c, "  float h_s_{0}[{1}], h_d_{0}[{1}];", p.name, p.len).expect("string write");
+            writeln!(c, "  float h_s_{0}[{1}], h_d_{0}[{1}];", p.name, p.len)
+                .expect("string write");
         }
     }
     c
@@ -56,8 +61,11 @@ pub fn iteration(s: &Signature) -> String {
             c.push_str(&random_fill(&format!("(&{src})"), 1));
             writeln!(c, "    {dst} = {src};").expect("string write");
         } else if p.zeroed {
-            writeln!(c, "    memset({src}, 0, sizeof {src}); memset({dst}, 0, sizeof {dst});")
-                .expect("string write");
+            writeln!(
+                c,
+                "    memset({src}, 0, sizeof {src}); memset({dst}, 0, sizeof {dst});"
+            )
+            .expect("string write");
         } else {
             c.push_str(&random_fill(&src, p.len));
             writeln!(c, "    memcpy({dst}, {src}, sizeof {src});").expect("string write");

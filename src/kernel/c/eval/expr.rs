@@ -5,50 +5,8 @@ use super::arith::int_op;
 use super::{err, ArrRef, Eval, Val};
 use crate::error::{Location, Result};
 use crate::kernel::c::ast::{Expr, ExprKind, Ty};
+use crate::kernel::literal::{decimal, fraction};
 use crate::kernel::term::{Id, Op};
-
-/// The exact value of a decimal literal as numerator and denominator.
-fn decimal(text: &str, loc: &Location) -> Result<(i64, i64)> {
-    let bad = || {
-        err(
-            loc,
-            format!("float literal {text} is not exact enough for the kernel subset"),
-        )
-    };
-    let (mant, exp) = match text.find(['e', 'E']) {
-        Some(p) => (&text[..p], text[p + 1..].parse::<i32>().map_err(|_| bad())?),
-        None => (text, 0),
-    };
-    let (int, frac) = mant.split_once('.').unwrap_or((mant, ""));
-    let digits = format!("{int}{frac}");
-    let mut num: i128 = if digits.is_empty() {
-        0
-    } else {
-        digits.parse().map_err(|_| bad())?
-    };
-    let mut den: i128 = 1;
-    let scale = exp - frac.len() as i32;
-    for _ in 0..scale.max(0) {
-        num = num.checked_mul(10).ok_or_else(bad)?;
-    }
-    for _ in 0..(-scale).max(0) {
-        den = den.checked_mul(10).ok_or_else(bad)?;
-    }
-    let g = gcd(num, den).max(1);
-    let (n, d) = (num / g, den / g);
-    Ok((
-        i64::try_from(n).map_err(|_| bad())?,
-        i64::try_from(d).map_err(|_| bad())?,
-    ))
-}
-
-fn gcd(a: i128, b: i128) -> i128 {
-    if b == 0 {
-        a.abs()
-    } else {
-        gcd(b, a % b)
-    }
-}
 
 impl Eval<'_> {
     pub(super) fn int(&mut self, e: &Expr, what: &str) -> Result<i64> {
@@ -74,14 +32,13 @@ impl Eval<'_> {
         Ok(match &e.kind {
             ExprKind::Int(v) => Val::Int(*v),
             ExprKind::Float(text) => {
-                let (n, d) = decimal(text, &e.loc)?;
-                let num = self.dag.num(n);
-                if d == 1 {
-                    Val::Float(num)
-                } else {
-                    let den = self.dag.num(d);
-                    Val::Float(self.dag.add(Op::Div, &[num, den]))
-                }
+                let exact = decimal(text).ok_or_else(|| {
+                    err(
+                        &e.loc,
+                        format!("float literal {text} is not exact enough for the kernel subset"),
+                    )
+                })?;
+                Val::Float(fraction(&mut self.dag, exact))
             }
             ExprKind::Var(name) => self.lookup(name, &e.loc)?,
             ExprKind::Index(a, i) => {
