@@ -49,11 +49,25 @@ impl Database {
         if let Some(row) = self.conn().query_row(&sql, [name], Row::read).optional()? {
             return row.instruction(&Macros::default());
         }
-        // An assembly mnemonic (`uqadd`, `paddusb`, HVX's `vdmpy`) names the instructions whose
-        // asm it heads (x86's VEX forms with or without their `v`).
+        match self.by_mnemonic(name)?[..] {
+            [] => {}
+            [ref one] => return self.find_instruction(one),
+            ref several => return Err(several_spelled(name, several)),
+        }
+        let rows = self.names("SELECT name FROM instructions")?;
+        let known: Vec<&str> = rows.iter().map(String::as_str).collect();
+        Err(Error::Usage(format!(
+            "unknown instruction '{name}'{}",
+            crate::words::did_you_mean(name, &known)
+        )))
+    }
+
+    /// The instructions whose assembly an assembly mnemonic heads (`uqadd`, `paddusb`, HVX's
+    /// `vdmpy`; x86's VEX forms with or without their `v`), in database order.
+    pub fn by_mnemonic(&self, name: &str) -> Result<Vec<String>> {
         let rows = self.text_rows("SELECT name, asm FROM instructions ORDER BY id")?;
-        let spelled: Vec<&str> = rows
-            .iter()
+        Ok(rows
+            .into_iter()
             .filter(|r| {
                 let m = mnemonic(&r[1]);
                 m.eq_ignore_ascii_case(name)
@@ -61,24 +75,8 @@ impl Database {
                         && m.starts_with('v')
                         && m[1..].eq_ignore_ascii_case(name)
             })
-            .map(|r| r[0].as_str())
-            .collect();
-        match spelled[..] {
-            [one] => return self.find_instruction(one),
-            [] => {}
-            _ => {
-                return Err(Error::Usage(format!(
-                    "'{name}' is the mnemonic of {} instructions: {}; name one",
-                    spelled.len(),
-                    spelled.join(", ")
-                )))
-            }
-        }
-        let known: Vec<&str> = rows.iter().map(|r| r[0].as_str()).collect();
-        Err(Error::Usage(format!(
-            "unknown instruction '{name}'{}",
-            crate::words::did_you_mean(name, &known)
-        )))
+            .map(|mut r| r.swap_remove(0))
+            .collect())
     }
 
     /// Nothing when some instruction needs `feature`; else a usage error naming the known ones.
@@ -101,6 +99,15 @@ impl Database {
         let rows = stmt.query_map([], |r| r.get(0))?;
         Ok(rows.collect::<rusqlite::Result<_>>()?)
     }
+}
+
+/// A mnemonic heading several instructions' assembly, where one is wanted.
+pub fn several_spelled(name: &str, instructions: &[String]) -> Error {
+    Error::Usage(format!(
+        "'{name}' is the mnemonic of {} instructions: {}; name one",
+        instructions.len(),
+        instructions.join(", ")
+    ))
 }
 
 /// The mnemonic an instruction's assembly starts with: its first word (`uqadd Vd.16B`), or for

@@ -15,7 +15,7 @@ use rusqlite::{Connection, OptionalExtension};
 
 use crate::error::{Error, Result};
 
-pub use instructions::Filter;
+pub use instructions::{several_spelled, Filter};
 pub use migrate::{NEWER_SCHEMA, SCHEMA_VERSION};
 pub use stats::Stats;
 pub use tables::COMMITTED_TABLES;

@@ -2,7 +2,7 @@
 //! names, instruction names (each with a "did you mean" when unknown), and the words around a
 //! query form.
 
-use crate::database::Database;
+use crate::database::{several_spelled, Database};
 use crate::error::{Error, Result};
 use crate::spec::{Target, TARGETS};
 use crate::words::{did_you_mean, edit_distance};
@@ -95,12 +95,17 @@ impl<'a> Vocabulary<'a> {
             .conn()
             .query_row(sql, [name], |r| r.get(0))
             .optional()?;
-        found.ok_or_else(|| {
-            Error::Usage(format!(
+        if let Some(found) = found {
+            return Ok(found);
+        }
+        match self.db.by_mnemonic(name)?.as_slice() {
+            [one] => Ok(one.clone()),
+            [] => Err(Error::Usage(format!(
                 "unknown instruction '{name}'{}",
                 self.suggest(name)
-            ))
-        })
+            ))),
+            several => Err(several_spelled(name, several)),
+        }
     }
 
     fn instruction_names(&self) -> &[String] {
