@@ -15,6 +15,13 @@ fn project() -> tempfile::TempDir {
     project_copy("kernel")
 }
 
+/// Writes `text` to `name` in `dir`; its path.
+fn write_file(dir: &std::path::Path, name: &str, text: &str) -> String {
+    let p = dir.join(name);
+    std::fs::write(&p, text).unwrap();
+    p.to_str().unwrap().to_string()
+}
+
 fn stderr(o: &Output) -> String {
     String::from_utf8_lossy(&o.stderr).trim().to_string()
 }
@@ -279,11 +286,7 @@ fn a_wrong_rule_is_refuted_and_if_forced_in_caught_by_translation_validation() {
 #[test]
 fn a_c_kernel_gets_a_drop_in_run_against_the_source_compiled_as_written() {
     let home = project();
-    let write = |name: &str, text: &str| {
-        let p = home.path().join(name);
-        std::fs::write(&p, text).unwrap();
-        p.to_str().unwrap().to_string()
-    };
+    let write = |name: &str, text: &str| write_file(home.path(), name, text);
     let blend = write(
         "blend.c",
         "#include <math.h>\nfloat twice(float x) { return 2.0f * x; }\n\
@@ -368,11 +371,7 @@ void blend(const float *in, float scale, float w[2][2], float out[4]) {\n\
 #[test]
 fn bad_input_is_one_line_and_exit_2() {
     let home = project();
-    let write = |name: &str, text: &str| {
-        let p = home.path().join(name);
-        std::fs::write(&p, text).unwrap();
-        p.to_str().unwrap().to_string()
-    };
+    let write = |name: &str, text: &str| write_file(home.path(), name, text);
     let cases = [
         (write("bad.sexp", "(List (+ (Get A 0) (Get B 0))"), vec![], "bad.sexp:1:1: unclosed '('"),
         (write("op.sexp", "(List (frob (Get A 0)))"), vec![], "op.sexp:1:7: unknown operator 'frob'"),
