@@ -157,8 +157,9 @@ pub fn compile_target_features(name: Option<&str>) -> Vec<&'static str> {
 
 /// The question without the words around a query form: `which instructions implement X on
 /// T?`, `what intrinsics compute X on T`, `list the instructions that perform X on T` are all
-/// `X on T`. The words before the form are dropped only where they name instructions (so
-/// `dot-product on hvx` and `what implements E on T` stay as they are).
+/// `X on T`. The words before the form are dropped only where they name instructions and a
+/// verb follows (so `dot-product on hvx`, `instructions in neon` and `what implements E on T`
+/// stay as they are).
 pub fn plain(text: &str) -> &str {
     const LEADING: [&str; 10] = [
         "which", "what", "list", "show", "me", "all", "the", "are", "is", "find",
@@ -216,8 +217,13 @@ pub fn plain(text: &str) -> &str {
         return t;
     }
     k += 1;
+    let noun = k;
     while k < words.len() && is(words[k], &LINKING) {
         k += 1;
+    }
+    // The noun asks only with a verb after it: `instructions in neon` is a form of its own.
+    if k == noun {
+        return t;
     }
     let Some(first) = words.get(k) else {
         return t;
@@ -249,6 +255,11 @@ mod tests {
             "what implements x + y on neon"
         );
         assert_eq!(plain("which instructions"), "which instructions");
+        assert_eq!(plain("instructions in neon"), "instructions in neon");
+        assert_eq!(
+            plain("list instructions in neon"),
+            "list instructions in neon"
+        );
         assert_eq!(plain("  "), "");
     }
 }
