@@ -334,6 +334,24 @@ void blend(const float *in, float scale, float w[2][2], float out[4]) {\n\
         );
         assert_eq!(r["run"]["passed"], true, "{extra:?}: {r}");
     }
+    // An unsized output read past the elements it writes: the drop-in copies back only those
+    // it writes (one here), the harness holds all four.
+    let partial = write(
+        "partial.c",
+        "void partial(float *a, float *o) {\n  o[0] = a[0] + o[3];\n}\n",
+    );
+    let o = isadb(
+        home.path(),
+        &["kernel", &partial, "--target", "dsp", "--emit", "c"],
+    );
+    let c = String::from_utf8_lossy(&o.stdout).to_string();
+    assert!(
+        c.contains("  memcpy((float *)o, isadb_out + 0, sizeof(float) * 1);\n}"),
+        "{c}"
+    );
+    let r = json(&run(&partial, &[]));
+    assert_eq!(r["run"]["source"]["compared"], true, "{r}");
+    assert_eq!(r["run"]["passed"], true, "{r}");
     // The lifting skips `#include`: a header redefining sqrtf changes what gcc compiles.
     write("absolute.h", "#define sqrtf(x) (x)\n");
     let redefined = write(

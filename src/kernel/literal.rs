@@ -14,14 +14,11 @@ pub fn decimal(text: &str) -> Option<(i64, i64)> {
     let (int, frac) = mant.split_once('.').unwrap_or((mant, ""));
     let digits = format!("{int}{frac}");
     let body = digits.strip_prefix(['-', '+']).unwrap_or(&digits);
-    if !body.chars().all(|c| c.is_ascii_digit()) || !frac.chars().all(|c| c.is_ascii_digit()) {
+    let digits_only = |t: &str| t.chars().all(|c| c.is_ascii_digit());
+    if body.is_empty() || !digits_only(body) || !digits_only(frac) {
         return None;
     }
-    let mut num: i128 = if body.is_empty() {
-        0
-    } else {
-        digits.parse().ok()?
-    };
+    let mut num: i128 = digits.parse().ok()?;
     let mut den: i128 = 1;
     let scale = exp.checked_sub(frac.len() as i32)?;
     if scale.unsigned_abs() > 40 {
@@ -68,6 +65,10 @@ mod tests {
         assert_eq!(decimal("3"), Some((3, 1)));
         assert_eq!(decimal("1.5e2"), Some((150, 1)));
         assert_eq!(decimal("x1"), None);
+        // A sign, a point or an exponent alone is no number.
+        for no_digits in ["-", ".", "e5", "-.e1", "+"] {
+            assert_eq!(decimal(no_digits), None, "{no_digits}");
+        }
         assert_eq!(decimal("1.2.3"), None);
         assert_eq!(decimal("1e999"), None);
         assert_eq!(decimal("1e-30"), None);

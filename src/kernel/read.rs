@@ -36,8 +36,9 @@ pub struct SourceParam {
     pub scalar: bool,
     /// Elements it holds: the declared size, or (unsized) as many as the kernel touches.
     pub len: usize,
-    /// Where its elements start in the kernel's List, when the kernel writes it.
-    pub output: Option<usize>,
+    /// The elements of the kernel's List it fills, when the kernel writes it (from its first
+    /// element, as many as were written or are inside its declared size).
+    pub output: Option<std::ops::Range<usize>>,
     /// Written, and taken to start at zero (`--zero-outputs`) rather than at the caller's values.
     pub zeroed: bool,
 }

@@ -69,11 +69,13 @@ pub fn drop_in(signature: &Signature, inputs: &[(String, usize)], outputs: usize
     writeln!(c, "  float {local}[{}];", outputs.max(1)).expect("string write");
     writeln!(c, "  {flat}({});", args.join(", ")).expect("string write");
     for p in &signature.params {
-        if let Some(first) = p.output {
+        if let Some(filled) = &p.output {
             writeln!(
                 c,
-                "  memcpy((float *){}, {local} + {first}, sizeof(float) * {});",
-                p.name, p.len
+                "  memcpy((float *){}, {local} + {}, sizeof(float) * {});",
+                p.name,
+                filled.start,
+                filled.len()
             )
             .expect("string write");
         }

@@ -29,7 +29,8 @@ pub fn appended(s: &Signature) -> String {
             .display()
             .to_string()
             .replace('\\', "\\\\")
-            .replace('"', "\\\""),
+            .replace('"', "\\\"")
+            .replace('\n', " "),
         s.source
     )
 }
@@ -84,13 +85,13 @@ pub fn iteration(s: &Signature) -> String {
     writeln!(c, "    {}({});", renamed(s), args("h_s_")).expect("string write");
     writeln!(c, "    {}({});", s.name, args("h_d_")).expect("string write");
     for (k, p) in s.params.iter().enumerate() {
-        if p.output.is_none() {
+        let Some(filled) = &p.output else {
             continue;
-        }
+        };
         writeln!(
             c,
             "    for (int h_k = 0; h_k < {len}; h_k++) {{ double h_e = fabs((double)h_d_{n}[h_k] - (double)h_s_{n}[h_k]) / (1.0 + fabs((double)h_s_{n}[h_k])); if (!(h_e <= h_sworst)) {{ h_sworst = h_e; h_sbad_iter = h_it; h_sbad_param = {k}; h_sbad_k = h_k; h_sbad_got = h_d_{n}[h_k]; h_sbad_want = h_s_{n}[h_k]; }} }}",
-            len = p.len,
+            len = filled.len(),
             n = p.name
         )
         .expect("string write");

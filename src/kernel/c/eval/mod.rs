@@ -224,7 +224,7 @@ fn listed(
                 let touched = read.get(&p.name).copied().unwrap_or(0);
                 ev.stores[s].elems.len().max(touched).max(1)
             }),
-            output: written.map(|_| outputs.len()),
+            output: written.map(|s| outputs.len()..outputs.len() + ev.stores[s].elems.len()),
             zeroed: written.is_some() && zeroed.contains(&p.name),
         });
         let Some(s) = written else {
