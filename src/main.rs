@@ -13,13 +13,6 @@ use std::io::IsTerminal;
 use std::path::PathBuf;
 use std::process::ExitCode;
 
-/// egglog and the rule engines allocate many small objects; mimalloc (already built for egglog)
-/// makes selection markedly faster than the system allocator. Built without transparent huge
-/// pages (`no_thp`): zeroing 2 MB pages on first touch took a fifth of a small kernel's compile
-/// and a third of its memory, and selection was no faster with them.
-#[global_allocator]
-static ALLOCATOR: mimalloc::MiMalloc = mimalloc::MiMalloc;
-
 #[derive(Parser)]
 #[command(
     name = "isadb",

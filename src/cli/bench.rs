@@ -3,7 +3,7 @@
 
 use super::{text_choice, Context, Outcome};
 use crate::error::Result;
-use crate::select::totality::{cells, walk, Coverage};
+use crate::select::totality::{cells, walk, Coverage, Detail};
 use crate::spec::{Target, TARGETS};
 use crate::words::text_enum;
 use std::io::Write;
@@ -43,25 +43,31 @@ pub fn totality(ctx: &Context, targets: &[Target]) -> Result<Outcome> {
         let all = cells(target);
         let total = all.len();
         let mut done = 0;
-        let table = walk(&ctx.project, target, all, &mut |cell, coverage| {
-            done += 1;
-            if let Coverage::Failed(e) = coverage {
-                eprintln!(
-                    "{}: {} at {} lanes FAILED: {e}",
-                    target.name, cell.expression, cell.lanes
-                );
-            }
-            if done % 50 == 0 || done == total {
-                eprint!("\r{}: {done}/{total} cells", target.name);
-                let _ = std::io::stderr().flush();
-                if done == total {
-                    eprintln!();
+        let table = walk(
+            &ctx.project,
+            target,
+            all,
+            Detail::DirectOrRules,
+            &mut |cell, coverage| {
+                done += 1;
+                if let Coverage::Failed(e) = coverage {
+                    eprintln!(
+                        "{}: {} at {} lanes FAILED: {e}",
+                        target.name, cell.expression, cell.lanes
+                    );
                 }
-            }
-        })?;
+                if done % 50 == 0 || done == total {
+                    eprint!("\r{}: {done}/{total} cells", target.name);
+                    let _ = std::io::stderr().flush();
+                    if done == total {
+                        eprintln!();
+                    }
+                }
+            },
+        )?;
         tables.push(table);
     }
-    let failing = tables.iter().map(|t| t.counts()[3]).sum::<usize>();
+    let failing = tables.iter().map(|t| t.counts().failed).sum::<usize>();
     ctx.print(&tables, || {
         let mut out = String::new();
         for t in &tables {
@@ -91,11 +97,15 @@ pub fn totality(ctx: &Context, targets: &[Target]) -> Result<Outcome> {
             "target", "cells", "direct", "rules", "scalarized", "failing"
         );
         for t in &tables {
-            let [direct, rules, scalarized, failed] = t.counts();
+            let c = t.counts();
             out += &format!(
-                "{:<12} {:>6} {direct:>8} {rules:>6} {scalarized:>10} {failed:>8}\n",
+                "{:<12} {:>6} {:>8} {:>6} {:>10} {:>8}\n",
                 t.target,
-                t.cells.len()
+                t.cells.len(),
+                c.direct,
+                c.rules,
+                c.scalarized,
+                c.failed
             );
         }
         out

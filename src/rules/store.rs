@@ -147,15 +147,16 @@ pub fn lhs_column(rule: &Rule) -> String {
     }
 }
 
-/// The status of the stored rule `name` if its hash is still `hash`.
-pub fn stored_status(db: &Database, name: &str, hash: &str) -> Result<Option<RuleStatus>> {
+/// The status of the stored rule `name` if its hash is still `hash`, with the solver time its
+/// last verdict took (ms; 0 where none is recorded).
+pub fn stored_status(db: &Database, name: &str, hash: &str) -> Result<Option<(RuleStatus, f64)>> {
     use rusqlite::OptionalExtension;
     Ok(db
         .conn()
         .query_row(
-            "SELECT status FROM rules WHERE name = ?1 AND rule_hash = ?2",
+            "SELECT status, COALESCE(solver_ms, 0) FROM rules WHERE name = ?1 AND rule_hash = ?2",
             params![name, hash],
-            |row| row.get(0),
+            |row| Ok((row.get(0)?, row.get(1)?)),
         )
         .optional()?)
 }

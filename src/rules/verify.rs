@@ -161,18 +161,23 @@ pub fn verify(db: &mut Database, specs_dir: &Path, options: &Options) -> Result<
         }
     }
     let mut todo: Vec<&Rule> = Vec::new();
+    let mut last_ms = Vec::new();
     let mut skipped = 0;
     for r in rules.iter().filter(|r| only.is_none_or(|n| n == r.name)) {
-        let proven =
-            stored_status(db, &r.name, &rule_hash(r, &macros))? == Some(RuleStatus::Proven);
+        let stored = stored_status(db, &r.name, &rule_hash(r, &macros))?;
+        let proven = stored.is_some_and(|(status, _)| status == RuleStatus::Proven);
         if proven && !options.force {
             skipped += 1;
         } else {
             todo.push(r);
+            last_ms.push(stored.map_or(0.0, |(_, ms)| ms));
         }
     }
     let jobs = options.jobs.max(1).min(todo.len().max(1));
-    let verdicts = prove_all(&todo, specs_dir, jobs, options.progress)?;
+    // The slowest proofs of the last run first, so that no thread is left with one at the end.
+    let mut order: Vec<usize> = (0..todo.len()).collect();
+    order.sort_by(|&a, &b| last_ms[b].total_cmp(&last_ms[a]));
+    let verdicts = prove_all(&todo, &order, specs_dir, jobs, options.progress)?;
     let finished_at = crate::clock::now();
     let wall_ms = started.elapsed().as_secs_f64() * 1000.0;
     let command = format!(
@@ -215,9 +220,11 @@ pub fn verify(db: &mut Database, specs_dir: &Path, options: &Options) -> Result<
     })
 }
 
-/// Proves the rules on `jobs` threads, in order.
+/// Proves the rules on `jobs` threads, taken in `order` (indices into `todo`); the verdicts in
+/// the order of `todo`.
 fn prove_all(
     todo: &[&Rule],
+    order: &[usize],
     specs_dir: &Path,
     jobs: usize,
     progress: bool,
@@ -243,11 +250,7 @@ fn prove_all(
                         return;
                     }
                 };
-                loop {
-                    let i = next.fetch_add(1, Ordering::SeqCst);
-                    if i >= todo.len() {
-                        break;
-                    }
+                while let Some(&i) = order.get(next.fetch_add(1, Ordering::SeqCst)) {
                     let v = verify_rule(todo[i], &own, RULE_TIMEOUT_MS);
                     if let Some(b) = &bar {
                         b.set_message(todo[i].name.clone());

@@ -311,7 +311,7 @@ fn selector_of<'s>(
 }
 
 /// The longest prefix of `inputs`, at most `size` long, that agrees on its variables.
-fn next_chunk(inputs: &[(usize, Rc<Expr>)], size: usize) -> &[(usize, Rc<Expr>)] {
+pub(crate) fn next_chunk(inputs: &[(usize, Rc<Expr>)], size: usize) -> &[(usize, Rc<Expr>)] {
     let mut len = 1;
     while len < size.min(inputs.len()) && agree_on_variables(inputs[..=len].iter().map(|(_, e)| e))
     {
@@ -321,11 +321,11 @@ fn next_chunk(inputs: &[(usize, Rc<Expr>)], size: usize) -> &[(usize, Rc<Expr>)]
 }
 
 /// One input's selection, or why it has none.
-type Selection = std::result::Result<Extracted, String>;
+pub(crate) type Selection = std::result::Result<Extracted, String>;
 
 /// Selects a chunk with one program, splitting it in halves while its program fails; the
 /// number of programs run.
-fn select_chunk(
+pub(crate) fn select_chunk(
     selector: &mut Selector,
     chunk: &[(usize, Rc<Expr>)],
     out: &mut Vec<(usize, Rc<Expr>, Selection)>,

@@ -4,8 +4,10 @@
 //! instruction lowerings alone, without any stored rule), through the stored rules, or by
 //! scalarizing lanes. Anything else (an error) is a failing cell, a bug.
 
+use super::batch::{next_chunk, select_chunk, CHUNK};
 use super::compile::Selector;
 use super::node::Node;
+use super::prove::{proven_or_scalarized, VALIDATION_TIMEOUT_MS};
 use crate::error::Result;
 use crate::ir::Elem;
 use crate::project::Project;
@@ -47,10 +49,37 @@ pub enum Coverage {
     Direct,
     /// Only with the stored rules.
     Rules,
+    /// By vector instructions, with the stored rules (whether they were needed not asked).
+    Vector,
     /// With operators computed lane by lane (`add at u8x16`).
     Scalarized(Vec<String>),
     /// No proven selection: the error.
     Failed(String),
+}
+
+/// How finely a walk tells covered cells apart.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub enum Detail {
+    /// Whether each cell is covered by vector instructions, by scalarizing, or fails.
+    Covered,
+    /// Besides, whether vector instructions need the stored rules (each cell selected again
+    /// without them).
+    DirectOrRules,
+}
+
+/// Cells of a walk by how they were covered.
+#[derive(Debug, Default, Clone, Copy)]
+pub struct Counts {
+    /// By instruction lowerings alone.
+    pub direct: usize,
+    /// Only with the stored rules.
+    pub rules: usize,
+    /// By vector instructions, not told apart.
+    pub vector: usize,
+    /// By scalarizing lanes.
+    pub scalarized: usize,
+    /// Failing.
+    pub failed: usize,
 }
 
 /// The walk over one target.
@@ -63,16 +92,17 @@ pub struct TargetTable {
 }
 
 impl TargetTable {
-    /// Cells lowered directly, by rules, by scalarizing, failing.
-    pub fn counts(&self) -> [usize; 4] {
-        let mut c = [0; 4];
+    /// Cells by how they were covered.
+    pub fn counts(&self) -> Counts {
+        let mut c = Counts::default();
         for (_, coverage) in &self.cells {
-            c[match coverage {
-                Coverage::Direct => 0,
-                Coverage::Rules => 1,
-                Coverage::Scalarized(_) => 2,
-                Coverage::Failed(_) => 3,
-            }] += 1;
+            *match coverage {
+                Coverage::Direct => &mut c.direct,
+                Coverage::Rules => &mut c.rules,
+                Coverage::Vector => &mut c.vector,
+                Coverage::Scalarized(_) => &mut c.scalarized,
+                Coverage::Failed(_) => &mut c.failed,
+            } += 1;
         }
         c
     }
@@ -179,26 +209,30 @@ pub fn cells(target: Target) -> Vec<Cell> {
     out
 }
 
-/// How `root` covers its cell, given whether the rule-less selection scalarized.
-fn coverage(root: &Rc<Node>, direct: bool) -> Coverage {
+/// How `root` covers its cell, given whether the lowerings alone select as cheaply (if asked).
+fn coverage(root: &Rc<Node>, direct: Option<bool>) -> Coverage {
     let scalarized = root.scalarized();
     if !scalarized.is_empty() {
-        Coverage::Scalarized(scalarized)
-    } else if direct {
-        Coverage::Direct
-    } else {
-        Coverage::Rules
+        return Coverage::Scalarized(scalarized);
+    }
+    match direct {
+        None => Coverage::Vector,
+        Some(true) => Coverage::Direct,
+        Some(false) => Coverage::Rules,
     }
 }
 
-/// Walks `cells` on `target`: each selected and proven with the stored rules, and selected
-/// again without them to tell direct lowerings from rules. `progress` hears of every cell.
-/// The table asks whether selection is total, not how far synthesis takes a scalarized
-/// operator (seconds per operator, over thousands of cells), so the walk does without it.
+/// Walks `cells` on `target`: each selected and proven with the stored rules and, at `detail`
+/// [`Detail::DirectOrRules`], selected again without them to tell direct lowerings from rules
+/// (twice the time). The cells are selected as `compile
+/// --batch` selects, many to one egglog program. `progress` hears of every cell. The table
+/// asks whether selection is total, not how far synthesis takes a scalarized operator (seconds
+/// per operator, over thousands of cells), so the walk does without it.
 pub fn walk(
     project: &Project,
     target: Target,
     cells: Vec<Cell>,
+    detail: Detail,
     progress: &mut dyn FnMut(&Cell, &Coverage),
 ) -> Result<TargetTable> {
     let mut full = Selector::load(project, target)?;
@@ -209,24 +243,72 @@ pub fn walk(
     bare.catalog.simplify_rules.clear();
     bare.catalog.lower_rules.clear();
     let declared = HashMap::new();
-    let mut out = Vec::new();
-    for cell in cells {
-        let result = full
-            .compile(&cell.expression, Some(cell.lanes), &declared, None)
-            .map(|compiled| {
-                // Direct: the lowerings alone find a selection as cheap, scalarizing nothing.
-                let direct = compiled.root.scalarized().is_empty()
-                    && bare.select(&compiled.input).is_ok_and(|(_, _, root)| {
-                        root.scalarized().is_empty() && root.cost(&bare.catalog) <= compiled.cost
-                    });
-                coverage(&compiled.root, direct)
-            });
-        let covered = result.unwrap_or_else(|e| Coverage::Failed(e.to_string()));
-        progress(&cell, &covered);
-        out.push((cell, covered));
+    let mut covered: Vec<Option<Coverage>> = cells.iter().map(|_| None).collect();
+    let mut inputs = Vec::new();
+    for (index, cell) in cells.iter().enumerate() {
+        match full.elaborate(&cell.expression, Some(cell.lanes), &declared) {
+            Ok(input) => inputs.push((index, input)),
+            Err(e) => {
+                let failed = Coverage::Failed(e.to_string());
+                progress(cell, &failed);
+                covered[index] = Some(failed);
+            }
+        }
     }
+    let mut rest = inputs.as_slice();
+    while !rest.is_empty() {
+        let chunk = next_chunk(rest, CHUNK);
+        rest = &rest[chunk.len()..];
+        let (mut selections, mut rule_less) = (Vec::new(), Vec::new());
+        select_chunk(&mut full, chunk, &mut selections);
+        if detail == Detail::DirectOrRules {
+            select_chunk(&mut bare, chunk, &mut rule_less);
+        }
+        // The cost of each input's rule-less selection, where it scalarized nothing.
+        let direct_cost: HashMap<usize, f64> = rule_less
+            .into_iter()
+            .filter_map(|(index, _, selection)| {
+                let (_, root) = selection.ok()?;
+                root.scalarized()
+                    .is_empty()
+                    .then(|| (index, root.cost(&bare.catalog)))
+            })
+            .collect();
+        for (index, input, selection) in selections {
+            let catalog = &full.catalog;
+            let proven = selection.and_then(|(_, root)| {
+                proven_or_scalarized(catalog, &input, root, VALIDATION_TIMEOUT_MS)
+                    .map_err(|e| e.to_string())
+            });
+            let coverage = match proven {
+                Ok((root, _)) => {
+                    // Direct: the lowerings alone find a selection as cheap, scalarizing nothing.
+                    let direct = match detail {
+                        Detail::Covered => None,
+                        Detail::DirectOrRules => Some(
+                            direct_cost
+                                .get(&index)
+                                .is_some_and(|&cost| cost <= root.cost(catalog)),
+                        ),
+                    };
+                    coverage(&root, direct)
+                }
+                Err(e) => Coverage::Failed(e),
+            };
+            progress(&cells[index], &coverage);
+            covered[index] = Some(coverage);
+        }
+    }
+    let cells = cells
+        .into_iter()
+        .zip(covered)
+        .map(|(cell, coverage)| {
+            let coverage = coverage.unwrap_or_else(|| Coverage::Failed("not selected".to_string()));
+            (cell, coverage)
+        })
+        .collect();
     Ok(TargetTable {
         target: target.name,
-        cells: out,
+        cells,
     })
 }
