@@ -14,6 +14,12 @@ pub type ByteMap = Vec<Option<(u8, u16)>>;
 
 /// The byte map of `e` over `operands`, if `e` only moves their bytes.
 pub fn byte_map(e: &Expr, operands: &[(String, VecType)]) -> Option<ByteMap> {
+    byte_map_with(e, operands, &Env::new())
+}
+
+/// The byte map of `e` over `operands` with its other variables bound in `fixed`, if `e` only
+/// moves the operands' bytes.
+pub fn byte_map_with(e: &Expr, operands: &[(String, VecType)], fixed: &Env) -> Option<ByteMap> {
     let sizes: Vec<usize> = operands
         .iter()
         .map(|(_, t)| (t.bits() / 8) as usize)
@@ -26,7 +32,7 @@ pub fn byte_map(e: &Expr, operands: &[(String, VecType)]) -> Option<ByteMap> {
         return None;
     }
     let run = |tag: &dyn Fn(usize) -> u8| -> Option<Vec<u8>> {
-        let mut env = Env::new();
+        let mut env = fixed.clone();
         let mut next = 0;
         for ((name, ty), n) in operands.iter().zip(&sizes) {
             let bytes: Vec<u8> = (next..next + n).map(tag).collect();
@@ -36,6 +42,10 @@ pub fn byte_map(e: &Expr, operands: &[(String, VecType)]) -> Option<ByteMap> {
         Some(eval(e, &env).ok()?.to_bytes())
     };
     let up = run(&|i| (i + 1) as u8)?;
+    // Tags run from 1 to `total`: a byte above is computed (no need to tag the other way).
+    if up.iter().any(|&b| b as usize > total) {
+        return None;
+    }
     let down = run(&|i| (total - i) as u8)?;
     let map: ByteMap = up
         .iter()

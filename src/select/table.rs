@@ -8,20 +8,21 @@
 //! holding one value, for each value of a byte; then checked lane by lane on random index
 //! vectors. The selection is proven by z3 like every other.
 
-use super::byte_map::{byte_map, ByteMap};
+use super::byte_map::{byte_map_with, ByteMap};
 use super::catalog::Catalog;
 use super::node::LITERAL_LOAD_COST;
 use super::term::lane_bits;
-use crate::ir::{Expr, VecType};
+use crate::ir::VecType;
+use crate::semantics::{Env, Value};
 use rand::rngs::SmallRng;
 use rand::{Rng, SeedableRng};
-use std::collections::HashMap;
-use std::rc::Rc;
 
 /// Index values probed per lane: every byte.
 const PROBED: i64 = 256;
 /// Random index vectors a lookup must agree with, lane by lane.
 const CHECKS: usize = 3;
+/// The index value after which the values probed so far are checked lane by lane first.
+const EARLY: i64 = 3;
 
 /// One table-lookup instruction of the target.
 pub struct Table {
@@ -94,13 +95,14 @@ fn table(catalog: &Catalog, i: usize, t: usize) -> Option<Table> {
     }
     let tables = std::slice::from_ref(table);
     let at = |lanes: &[i64]| -> Option<ByteMap> {
-        let values = lanes.iter().map(|v| lane_bits(index_ty.elem, *v)).collect();
-        let map = HashMap::from([(
-            index_name.clone(),
-            Rc::new(Expr::constant(*index_ty, values)),
-        )]);
-        byte_map(&ins.semantics.substitute(&map), tables)
+        let values: Vec<u128> = match lanes {
+            [v] => vec![lane_bits(index_ty.elem, *v); index_ty.lanes as usize],
+            _ => lanes.iter().map(|v| lane_bits(index_ty.elem, *v)).collect(),
+        };
+        let fixed = Env::from([(index_name.clone(), Value::new(*index_ty, values))]);
+        byte_map_with(&ins.semantics, tables, &fixed)
     };
+    let lane = (ins.result.bits() / ins.result.lanes / 8) as usize;
     let mut picks = Vec::new();
     for v in 0..PROBED {
         match at(&[v]) {
@@ -108,6 +110,20 @@ fn table(catalog: &Catalog, i: usize, t: usize) -> Option<Table> {
             // Not a move of the table at all.
             None if v == 0 => return None,
             None => {}
+        }
+        // Not lane-local already at the first values (a permutation network whose every
+        // uniform control moves bytes): no need to probe the others.
+        if v == EARLY
+            && picks.len() > 1
+            && !lane_local(
+                &picks,
+                lane,
+                index_ty.lanes,
+                &at,
+                &mut SmallRng::seed_from_u64(!(i as u64)),
+            )
+        {
+            return None;
         }
     }
     // A lookup chooses among bytes of the table: some result byte takes two different ones
@@ -122,21 +138,9 @@ fn table(catalog: &Catalog, i: usize, t: usize) -> Option<Table> {
         return None;
     }
     // Lane-local: at random index vectors, each result lane is what its index lane picks.
-    let lane = (ins.result.bits() / ins.result.lanes / 8) as usize;
     let mut rng = SmallRng::seed_from_u64(i as u64);
-    for _ in 0..CHECKS {
-        let chosen: Vec<usize> = (0..index_ty.lanes)
-            .map(|_| rng.gen_range(0..picks.len()))
-            .collect();
-        let lanes: Vec<i64> = chosen.iter().map(|&c| picks[c].0).collect();
-        let map = at(&lanes)?;
-        let agrees = map
-            .iter()
-            .enumerate()
-            .all(|(b, m)| *m == picks[chosen[b / lane]].1[b]);
-        if !agrees {
-            return None;
-        }
+    if !lane_local(&picks, lane, index_ty.lanes, &at, &mut rng) {
+        return None;
     }
     Some(Table {
         index: i,
@@ -146,5 +150,25 @@ fn table(catalog: &Catalog, i: usize, t: usize) -> Option<Table> {
         result: ins.result,
         cost: ins.cost + LITERAL_LOAD_COST,
         picks,
+    })
+}
+
+/// Whether, at [`CHECKS`] random index vectors of `lanes` lanes each holding a probed value,
+/// every result lane (`lane` bytes) is what its index lane's value picks alone.
+fn lane_local(
+    picks: &[(i64, ByteMap)],
+    lane: usize,
+    lanes: u32,
+    at: &dyn Fn(&[i64]) -> Option<ByteMap>,
+    rng: &mut SmallRng,
+) -> bool {
+    (0..CHECKS).all(|_| {
+        let chosen: Vec<usize> = (0..lanes).map(|_| rng.gen_range(0..picks.len())).collect();
+        let values: Vec<i64> = chosen.iter().map(|&c| picks[c].0).collect();
+        at(&values).is_some_and(|map| {
+            map.iter()
+                .enumerate()
+                .all(|(b, m)| *m == picks[chosen[b / lane]].1[b])
+        })
     })
 }
