@@ -12,10 +12,10 @@
 #![warn(missing_docs)]
 
 /// egglog and the rule engines allocate many small objects; mimalloc (already built for egglog)
-/// makes selection markedly faster than the system allocator. Declared here, so that the
-/// binary and every test linking the library (in-process selection walks) use it. Built without transparent huge
-/// pages (`no_thp`): zeroing 2 MB pages on first touch took a fifth of a small kernel's compile
-/// and a third of its memory, and selection was no faster with them.
+/// makes selection markedly faster than the system allocator. Declared in the library, so that
+/// the binary and every test linking it (the in-process selection walks) use it. Built without
+/// transparent huge pages (`no_thp`): zeroing 2 MB pages on first touch took a fifth of a small
+/// kernel's compile and a third of its memory, and selection was no faster with them.
 #[global_allocator]
 static ALLOCATOR: mimalloc::MiMalloc = mimalloc::MiMalloc;
 

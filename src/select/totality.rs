@@ -224,10 +224,10 @@ fn coverage(root: &Rc<Node>, direct: Option<bool>) -> Coverage {
 
 /// Walks `cells` on `target`: each selected and proven with the stored rules and, at `detail`
 /// [`Detail::DirectOrRules`], selected again without them to tell direct lowerings from rules
-/// (twice the time). The cells are selected as `compile
-/// --batch` selects, many to one egglog program. `progress` hears of every cell. The table
-/// asks whether selection is total, not how far synthesis takes a scalarized operator (seconds
-/// per operator, over thousands of cells), so the walk does without it.
+/// (twice the time). The cells are selected as `compile --batch` selects, many to one egglog
+/// program. `progress` hears of every cell. The table asks whether selection is total, not how
+/// far synthesis takes a scalarized operator (seconds per operator, over thousands of cells),
+/// so the walk does without it.
 pub fn walk(
     project: &Project,
     target: Target,
