@@ -588,7 +588,7 @@ fn a_kept_catalog_fingerprint_is_the_catalogs_and_is_forgotten_when_a_rule_chang
     let fingerprint = &selector.catalog.fingerprint;
     assert_eq!(fingerprint.len(), 64);
     assert!(
-        by_the_binary.ends_with(&format!(" {fingerprint}")),
+        by_the_binary.ends_with(&format!("\n{fingerprint}")),
         "{by_the_binary}"
     );
     let changed = db

@@ -761,3 +761,56 @@ fn an_instruction_named_without_its_immediates_ports_at_the_sampled_values() {
         ]
     );
 }
+
+/// The table lookups one process finds by probing every instruction are kept in the database
+/// with the catalog, and the next process probes only those: a lookup taken out of the kept
+/// list is not selected, and any change to the rules forgets the list.
+#[test]
+fn table_lookups_found_once_are_kept_and_the_next_process_probes_only_those() {
+    let guard = project_copy("port-kept-tables");
+    let home = guard.path();
+    let calls = || {
+        let out = isadb(
+            home,
+            &["--json", "port", "vrev32q_s8", "--target", "x86-avx2"],
+        );
+        assert!(
+            out.status.success(),
+            "{}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+        selected(&json(&out))
+    };
+    let pshufb = ["literal", "_mm_shuffle_epi8"];
+    assert_eq!(calls(), pshufb);
+    let db = isadb::Database::open(isadb::Project::at(home).db).unwrap();
+    let key = "catalog_fingerprint x86-avx2 table_lookups";
+    let kept = db.meta(key).unwrap().expect("the lookups found are kept");
+    let (inputs, lookups) = kept.split_once('\n').unwrap();
+    let lookups: Vec<&str> = lookups.lines().collect();
+    assert!(lookups.contains(&"_mm_shuffle_epi8 0"), "{lookups:?}");
+    assert!(lookups.contains(&"_mm256_shuffle_epi8 0"), "{lookups:?}");
+    // Without pshufb in the kept list the next process does not find it.
+    let without: Vec<&str> = lookups
+        .iter()
+        .copied()
+        .filter(|l| !l.starts_with("_mm_shuffle_epi8 "))
+        .collect();
+    db.set_meta(key, &format!("{inputs}\n{}", without.join("\n")))
+        .unwrap();
+    let other = calls();
+    assert!(!other.iter().any(|c| c == "_mm_shuffle_epi8"), "{other:?}");
+    assert_eq!(
+        db.meta(key).unwrap().unwrap().lines().count(),
+        lookups.len()
+    );
+    // A changed rule forgets what was kept: probed again, pshufb is found again.
+    let changed = db
+        .conn()
+        .execute("UPDATE rules SET status = status WHERE id = 1", [])
+        .unwrap();
+    assert_eq!(changed, 1);
+    assert_eq!(db.meta(key).unwrap(), None);
+    assert_eq!(calls(), pshufb);
+    assert_eq!(db.meta(key).unwrap(), Some(kept));
+}

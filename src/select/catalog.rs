@@ -51,6 +51,39 @@ pub struct Catalog {
     pub lower_rules: Vec<Rule>,
     /// Hash of everything selection reads from this catalog, the key of the selection cache.
     pub fingerprint: String,
+    /// Where what later searches find from this catalog (its table lookups) is kept for the
+    /// next process, as the fingerprint is; None where nothing can be kept.
+    pub keeper: Option<Keeper>,
+}
+
+/// Values derived from a catalog kept in the database's `meta` table under the catalog's
+/// target, each with what it was computed from ([`fingerprint_inputs`]): a value computed by
+/// another selector, from other specs or tables, or by another isadb executable is not read.
+/// The keys start `catalog_fingerprint `, so the triggers that forget fingerprints when
+/// instructions, rules or facts change (schema 0014) forget these too.
+pub struct Keeper {
+    /// The database file.
+    path: std::path::PathBuf,
+    target: Target,
+    /// [`fingerprint_inputs`] when the catalog was read.
+    inputs: String,
+    /// The values kept then, by name.
+    kept: HashMap<String, String>,
+}
+
+impl Keeper {
+    /// The value kept under `name` when the catalog was read, if it is still valid.
+    pub fn kept(&self, name: &str) -> Option<&str> {
+        self.kept.get(name).map(String::as_str)
+    }
+
+    /// Keeps `value` under `name` for the next process (a busy or vanished database just goes
+    /// without).
+    pub fn keep(&self, name: &str, value: &str) {
+        if let Ok(db) = Database::open(&self.path) {
+            keep(&db, self.target, name, &self.inputs, value);
+        }
+    }
 }
 
 impl Catalog {
@@ -107,7 +140,13 @@ impl Catalog {
         lowerings.extend(zero_accumulator.iter().flat_map(even_lanes_variants));
         lowerings.extend(zero_accumulator);
         let [lift_rules, simplify_rules, lower_rules] = proven_rules(&db, target)?;
-        let fingerprint = kept_fingerprint(&db, target).unwrap_or_else(|| {
+        // A read-only database may be older than `specs/` (it is answered from as it is), so
+        // its input hash does not vouch for the macros: nothing is kept there.
+        let inputs = (!db.is_read_only())
+            .then(|| fingerprint_inputs(&db))
+            .flatten();
+        let kept_value = |name: &str| inputs.as_ref().and_then(|i| kept(&db, target, name, i));
+        let fingerprint = kept_value(FINGERPRINT).unwrap_or_else(|| {
             let computed = fingerprint(
                 target,
                 &instructions,
@@ -115,8 +154,19 @@ impl Catalog {
                 &[&lift_rules, &simplify_rules, &lower_rules],
                 &rule_macros,
             );
-            keep_fingerprint(&db, target, &computed);
+            if let Some(i) = &inputs {
+                keep(&db, target, FINGERPRINT, i, &computed);
+            }
             computed
+        });
+        let keeper = inputs.as_ref().map(|i| Keeper {
+            path: project.db.clone(),
+            target,
+            inputs: i.clone(),
+            kept: KEPT
+                .iter()
+                .filter_map(|&name| Some((name.to_string(), kept_value(name)?)))
+                .collect(),
         });
         Ok(Catalog {
             target,
@@ -129,6 +179,7 @@ impl Catalog {
             simplify_rules,
             lower_rules,
             fingerprint,
+            keeper,
         })
     }
 
@@ -202,35 +253,35 @@ fn fingerprint_inputs(db: &Database) -> Option<String> {
     ))
 }
 
-/// The meta key of `target`'s kept fingerprint.
-fn fingerprint_key(target: Target) -> String {
-    format!("catalog_fingerprint {}", target.name)
+/// The name the fingerprint is kept under.
+const FINGERPRINT: &str = "fingerprint";
+/// The table lookups found ([`super::table`]), kept under this name.
+pub const TABLE_LOOKUPS: &str = "table_lookups";
+/// Every name a [`Keeper`] reads when the catalog is read.
+const KEPT: [&str; 1] = [TABLE_LOOKUPS];
+
+/// The meta key of what is kept for `target` under `name`: the fingerprint's is
+/// `catalog_fingerprint <target>`.
+fn kept_key(target: Target, name: &str) -> String {
+    match name {
+        FINGERPRINT => format!("catalog_fingerprint {}", target.name),
+        _ => format!("catalog_fingerprint {} {name}", target.name),
+    }
 }
 
-/// The fingerprint of `target`'s catalog kept in the database, if it was computed from what
-/// the catalog is now built from ([`fingerprint_inputs`]): hashing the whole catalog took about
-/// 12 ms of every `compile` process.
-/// A read-only database may be older than `specs/` (it is answered from as it is), so its
-/// input hash does not vouch for the macros: none is kept there.
-fn kept_fingerprint(db: &Database, target: Target) -> Option<String> {
-    if db.is_read_only() {
-        return None;
-    }
-    let inputs = fingerprint_inputs(db)?;
-    let kept = db.meta(&fingerprint_key(target)).ok().flatten()?;
-    let (from, fingerprint) = kept.rsplit_once(' ')?;
-    (from == inputs).then(|| fingerprint.to_string())
+/// The value kept for `target` under `name`, if it was computed from `inputs` (what the
+/// catalog is now built from, [`fingerprint_inputs`]): hashing the whole catalog took about
+/// 12 ms of every `compile` process, probing for table lookups 0.4-2 s of those that search
+/// moves.
+fn kept(db: &Database, target: Target, name: &str, inputs: &str) -> Option<String> {
+    let kept = db.meta(&kept_key(target, name)).ok().flatten()?;
+    let (from, value) = kept.split_once('\n')?;
+    (from == inputs).then(|| value.to_string())
 }
 
-/// Keeps `fingerprint` for the next process, where the database can be written (a busy
-/// database just goes without).
-fn keep_fingerprint(db: &Database, target: Target, fingerprint: &str) {
-    if db.is_read_only() {
-        return;
-    }
-    if let Some(inputs) = fingerprint_inputs(db) {
-        _ = db.set_meta(&fingerprint_key(target), &format!("{inputs} {fingerprint}"));
-    }
+/// Keeps `value` for the next process, with the `inputs` it was computed from.
+fn keep(db: &Database, target: Target, name: &str, inputs: &str, value: &str) {
+    _ = db.set_meta(&kept_key(target, name), &format!("{inputs}\n{value}"));
 }
 
 /// Hex SHA-256 of everything selection on a catalog depends on: the target, its instructions

@@ -9,7 +9,7 @@
 //! vectors. The selection is proven by z3 like every other.
 
 use super::byte_map::{byte_map_with, ByteMap};
-use super::catalog::Catalog;
+use super::catalog::{Catalog, TABLE_LOOKUPS};
 use super::node::LITERAL_LOAD_COST;
 use super::term::lane_bits;
 use crate::ir::VecType;
@@ -73,14 +73,52 @@ impl Table {
     }
 }
 
-/// The target's table lookups.
+/// The target's table lookups. Probing every two-operand instruction takes 0.4-2 s, so the
+/// lookups found (instruction and table operand) are kept with the catalog
+/// ([`super::catalog::Keeper`]) and a later process probes only those.
 pub fn tables(catalog: &Catalog) -> Vec<Table> {
-    catalog
-        .instructions
-        .iter()
-        .enumerate()
-        .filter(|(_, ins)| ins.operands.len() == 2 && ins.operands.iter().all(|o| o.imm.is_none()))
-        .flat_map(|(i, _)| (0..2).filter_map(move |t| table(catalog, i, t)))
+    let kept = catalog
+        .keeper
+        .as_ref()
+        .and_then(|k| k.kept(TABLE_LOOKUPS))
+        .and_then(|text| read_kept(catalog, text));
+    let candidates = kept.clone().unwrap_or_else(|| {
+        catalog
+            .instructions
+            .iter()
+            .enumerate()
+            .filter(|(_, ins)| {
+                ins.operands.len() == 2 && ins.operands.iter().all(|o| o.imm.is_none())
+            })
+            .flat_map(|(i, _)| [(i, 0), (i, 1)])
+            .collect()
+    });
+    let found: Vec<Table> = candidates
+        .into_iter()
+        .filter_map(|(i, t)| table(catalog, i, t))
+        .collect();
+    if let (None, Some(keeper)) = (kept, &catalog.keeper) {
+        let text: Vec<String> = found
+            .iter()
+            .map(|f| format!("{} {}", catalog.instructions[f.index].name, f.table_operand))
+            .collect();
+        keeper.keep(TABLE_LOOKUPS, &text.join("\n"));
+    }
+    found
+}
+
+/// The lookups kept as `text` (a line `NAME OPERAND` each), as instruction indices and table
+/// operands; None if one names no instruction of the catalog.
+fn read_kept(catalog: &Catalog, text: &str) -> Option<Vec<(usize, usize)>> {
+    text.lines()
+        .map(|line| {
+            let (name, operand) = line.rsplit_once(' ')?;
+            let i = catalog
+                .instructions
+                .iter()
+                .position(|ins| ins.name == name)?;
+            Some((i, operand.parse().ok().filter(|&t: &usize| t < 2)?))
+        })
         .collect()
 }
 
