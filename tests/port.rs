@@ -254,8 +254,9 @@ fn an_x86_intrinsic_ports_to_neon_and_back_proven_and_run() {
     // scalarized (`__int128`, on Hexagon `_BitInt(128)`), no operand at all, slices of two lanes
     // reinterpreted (no C type of their own), flags of scalarized lanes spread over an HVX
     // predicate, bits read as bool lanes and back (a bit reversal scalarized), and a rounding
-    // constant wider than an e-graph lane.
-    let runs: [(&[&str], &str, Toolchain, &str); 32] = [
+    // constant wider than an e-graph lane; the last, an f32 constant with nothing scalarized
+    // (the helper that reads its bits was left out).
+    let runs: [(&[&str], &str, Toolchain, &str); 33] = [
         (&["_mm_madd_epi16"], "neon", Toolchain::Neon, "natively"),
         (&["_mm_cmplt_ss"], "neon", Toolchain::Neon, "natively"),
         (&["_mm_cvtss_si32"], "neon", Toolchain::Neon, "natively"),
@@ -338,6 +339,13 @@ fn an_x86_intrinsic_ports_to_neon_and_back_proven_and_run() {
             "x86-avx2",
             Toolchain::X86,
             "under qemu-aarch64",
+        ),
+        // Mask 0: a zero vector of f32 lanes, HVX having no f32 registers.
+        (
+            &["_mm_dp_ps", "--imm", "0"],
+            "hvx",
+            Toolchain::Hvx,
+            "natively",
         ),
     ];
     for (source, target, toolchain, how) in runs {

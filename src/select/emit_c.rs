@@ -99,7 +99,10 @@ pub fn function(compiled: &Compiled, catalog: &Catalog, name: &str) -> Result<St
         lane += ty.lanes;
     }
     let mut out = String::from(TYPES);
-    if !compiled.root.scalarized().is_empty() {
+    // Scalarized lanes call the helpers, and so does any f32 literal (`isadb_f32(bits)`): a
+    // selection that is only a constant, such as `_mm_dp_ps` at mask 0 on HVX, scalarizes
+    // nothing.
+    if !compiled.root.scalarized().is_empty() || body.contains("isadb_f32(") {
         out.push_str(HELPERS);
     }
     writeln!(
