@@ -342,7 +342,7 @@ pub(crate) fn select_chunk(
             let (index, input) = &chunk[0];
             let selection = match e {
                 Error::Budget(_) => selector
-                    .select_by_halves(input, e)
+                    .select_past_budget(input, e)
                     .map(|(_, text, root)| (text, root)),
                 e => Err(e),
             };

@@ -9,6 +9,7 @@ use super::catalog::Catalog;
 use super::halves;
 use super::movement::{self, Moves};
 use super::node::{self, Node};
+use super::pieces::{self, Padding, Value};
 use super::program::{Program, Programs};
 use super::prove::{prove_selection, proven_or_scalarized, Proof, VALIDATION_TIMEOUT_MS};
 use super::refine::{refine, MoveSearch};
@@ -251,7 +252,8 @@ impl Selector {
     /// extracted and the term read back.
     ///
     /// An input whose e-graph passes the budget is selected by halves of its lanes where it
-    /// can be ([`halves`]); the program is then the one that selected a half.
+    /// can be ([`halves`]), else by pieces ([`pieces`]); the program is then the one that
+    /// selected a half, or the root.
     pub fn select(&mut self, input: &Rc<Expr>) -> Result<(Program, String, Rc<Node>)> {
         let program = self.program(input)?;
         match run(&program) {
@@ -259,28 +261,81 @@ impl Selector {
                 let root = self.read(&extracted)?;
                 Ok((program, extracted, root))
             }
-            Err(budget @ Error::Budget(_)) => self.select_by_halves(input, budget),
+            Err(budget @ Error::Budget(_)) => self.select_past_budget(input, budget),
             Err(e) => Err(e),
         }
     }
 
-    /// Selects an input that passed the budget (`budget` is that error, returned when the
-    /// input cannot be split) as its low half of lanes selected once and read at both halves.
-    pub fn select_by_halves(
+    /// Selects an input that passed the budget (`budget` is that error, returned when neither
+    /// way applies): by halves of its lanes ([`halves`]), else by pieces ([`pieces`]).
+    pub fn select_past_budget(
         &mut self,
         input: &Rc<Expr>,
         budget: Error,
     ) -> Result<(Program, String, Rc<Node>)> {
-        let Some(half) = halves::low_half(input) else {
-            return Err(budget);
+        match self.select_by_halves(input) {
+            Some(selected) => selected,
+            None => self.select_by_pieces(input).unwrap_or(Err(budget)),
+        }
+    }
+
+    /// The input selected as its low half of lanes, selected once and read at both halves;
+    /// `None` when it cannot be split so.
+    fn select_by_halves(
+        &mut self,
+        input: &Rc<Expr>,
+    ) -> Option<Result<(Program, String, Rc<Node>)>> {
+        let half = halves::low_half(input)?;
+        let (program, low, _) = match self.select(&half) {
+            Ok(selected) => selected,
+            Err(e) => return Some(Err(e)),
         };
-        let (program, low, _) = self.select(&half)?;
-        let Some(both) = halves::both_halves(&Term::parse(&low)?, &half) else {
-            return Err(budget);
-        };
+        let both = halves::both_halves(&Term::parse(&low).ok()?, &half)?;
         let extracted = both.to_string();
-        let root = self.read(&extracted)?;
-        Ok((program, extracted, root))
+        Some(self.read(&extracted).map(|root| (program, extracted, root)))
+    }
+
+    /// The input selected as its root over fresh inputs, each standing for a computed operand
+    /// selected on its own; `None` when it cannot be cut so. Reads past a piece's own lanes
+    /// see its register as it is where that still computes the input on random inputs, else
+    /// zeros, as a padded input has.
+    fn select_by_pieces(
+        &mut self,
+        input: &Rc<Expr>,
+    ) -> Option<Result<(Program, String, Rc<Node>)>> {
+        let cut = pieces::cut_at_root(input)?;
+        let mut selected = vec![];
+        for e in std::iter::once(&cut.root).chain(cut.pieces.iter().map(|(_, e)| e)) {
+            match self.select(e) {
+                Ok((program, text, root)) => {
+                    selected.push((program, Term::parse(&text).ok()?, root))
+                }
+                Err(e) => return Some(Err(e)),
+            }
+        }
+        let (program, root_term, _) = selected.remove(0);
+        let whole = |padding| -> Option<(String, Result<Rc<Node>>)> {
+            let mut term = root_term.clone();
+            for ((name, piece), (_, text, root)) in cut.pieces.iter().zip(&selected) {
+                let value = Value {
+                    term: &pieces::computed(text, piece.ty)?,
+                    ty: root.ty(&self.catalog),
+                    lanes: piece.ty.lanes,
+                    padding,
+                };
+                term = pieces::substitute(&term, name, &value)?;
+            }
+            let extracted = term.to_string();
+            let read = self.read(&extracted);
+            Some((extracted, read))
+        };
+        let (extracted, read) = match whole(Padding::Register)? {
+            (text, Ok(root)) if cache::agrees_on_random_inputs(&self.catalog, input, &root) => {
+                (text, Ok(root))
+            }
+            _ => whole(Padding::Zeros)?,
+        };
+        Some(read.map(|root| (program, extracted, root)))
     }
 
     /// Selects for several elaborated inputs with one egglog program (see

@@ -12,7 +12,8 @@
 //!   [`truncation`] and [`popcount`] (rewrites sound by construction): what goes into a
 //!   program; [`program`]: the program; [`run`]: running it in egglog ([`pending`]: its
 //!   rewrites declared on demand).
-//! - [`halves`]: an expression past the budget selected as two halves of its lanes.
+//! - [`halves`]: an expression past the budget selected as two halves of its lanes; [`pieces`]:
+//!   one that cannot be halved, selected operator by operator down from its root.
 //! - [`node`]: the selection read back; [`scalarize`]: the last resort for an operator no
 //!   instruction sequence covers, lane by lane; [`prove`]: translation validation; [`cache`]:
 //!   the selection cache.
@@ -49,6 +50,7 @@ pub mod node;
 pub mod pattern;
 pub mod pending;
 pub mod per_lane_shifts;
+pub mod pieces;
 pub mod prematch;
 
 pub mod permute;
