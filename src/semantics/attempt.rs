@@ -26,7 +26,11 @@ pub fn attempts(bit_vectors: bool, simplified: &Bool, timeout_ms: u32) -> Vec<(A
             (Attempt::Simplified, timeout_ms),
             (Attempt::Written, timeout_ms),
         ],
-        Some(Factors::Narrow) => blasted.into(),
+        // What both sides compute abstracted first: it proves most at once, and where it
+        // cannot, bit-blasting it costs less than the whole query's.
+        Some(Factors::Narrow) => std::iter::once((Attempt::SharedAbstracted, timeout_ms / 16))
+            .chain(blasted)
+            .collect(),
         // The multipliers of `pmulhw` and of the input's `i32(x) * i32(y)`, both of halfwords,
         // took the bit-blaster 4-5 s per lane to tell equal; abstracted, 0.1 s.
         Some(Factors::Halfwords) => std::iter::once((Attempt::ProductsAbstracted, timeout_ms / 16))
@@ -62,6 +66,9 @@ pub enum Attempt {
     /// The same with products of extended words split at the words' halves instead
     /// ([`split_extension`]); a proof only.
     ExtensionsSplit,
+    /// The bit-blasting solver on the query with the largest subterms both sides compute as
+    /// unknowns ([`shared_abstracted`]); a proof only.
+    SharedAbstracted,
 }
 
 /// `query` alone (under `assume`) on z3's solver for bit-vector logic, which simplifies and
@@ -154,6 +161,41 @@ pub fn products_abstracted(query: &Bool) -> Option<Bool> {
             .chain(&facts)
             .collect::<Vec<_>>(),
     ))
+}
+
+/// `query`, a disequality of two terms, with each largest subterm both terms compute (other
+/// than an input or a numeral) replaced by a fresh unknown of its sort; a proof of it proves
+/// the query. A selection mostly computes its input's subterms in other instructions and
+/// rearranges them, and SAT solving loses its way when a shared subterm also feeds a
+/// comparison: AVX2's `select(x_i32 > y_i32, (x_i32 - y_i32) * 3, (y_i32 - x_i32) >> 2)`, its
+/// blend of `x - y` shifted and subtracted, bit-blasted in 18 s, abstracted in milliseconds.
+/// `None` when the terms share nothing.
+pub fn shared_abstracted(query: &Bool) -> Option<Bool> {
+    let sides = match query.decl().name().as_str() {
+        "not" => query.children()[0].clone(),
+        _ => return None,
+    };
+    let [lhs, rhs] = <[Dynamic; 2]>::try_from(sides.children()).ok()?;
+    let computed = |n: &Dynamic| n.kind() == AstKind::App && !n.children().is_empty();
+    let on_the_right: HashSet<Dynamic> = nodes(&rhs).into_iter().filter(computed).collect();
+    let shared: HashSet<Dynamic> = nodes(&lhs)
+        .into_iter()
+        .filter(|n| on_the_right.contains(n))
+        .collect();
+    // The largest: those reached from either side's root through unshared terms only.
+    let mut largest = Vec::new();
+    let mut seen = HashSet::new();
+    let mut stack = vec![lhs, rhs];
+    while let Some(node) = stack.pop() {
+        if !seen.insert(node.clone()) {
+            continue;
+        }
+        match shared.contains(&node) {
+            true => largest.push(node),
+            false => stack.extend(node.children()),
+        }
+    }
+    (!largest.is_empty()).then(|| replaced_by_unknowns(query, &largest, "shared"))
 }
 
 /// `query`, a disequality of two terms, with each product of one term that is the low bits of
@@ -448,28 +490,24 @@ enum Factors {
     Wide,
 }
 
-/// The factors `node` multiplies, where it is a product (z3's simplifier writes a negation as
-/// a product by -1, which counts as narrow).
+/// The factors `node` multiplies, where it is a product. A numeral counts by the bits of the
+/// smaller of itself and its negation: z3's simplifier writes a negation as a product by -1 and
+/// `(x - y) * 3` as `3x + -3y`, and a product by a small number, of either sign, bit-blasts as a
+/// few additions (AVX2's `select(x_i32 > y_i32, (x_i32 - y_i32) * 3, (y_i32 - x_i32) >> 2)` took
+/// 81 s through the attempts for wide products, 21 of them bit-blasted).
 fn product_factors(node: &Dynamic) -> Option<Factors> {
-    let minus_one = |v: &Dynamic| {
-        v.as_bv().is_some_and(|bv| {
-            let w = bv.get_size();
-            w <= 64 && bv.as_u64() == Some(u64::MAX >> (64 - w))
-        })
-    };
     if node.kind() != AstKind::App || node.decl().name() != "bvmul" {
         return None;
     }
-    let factors = node.children();
-    if factors.iter().any(minus_one) {
-        return Some(Factors::Narrow);
-    }
-    let at_least = |bits: u32| {
-        factors
-            .iter()
-            .filter(|f| significant_bits(f) >= bits)
-            .count()
+    let bits = |f: &Dynamic| match f.as_bv().and_then(|bv| Some((bv.as_u64()?, bv.get_size()))) {
+        Some((n, width @ 1..=64)) => {
+            let negated = n.wrapping_neg() & (u64::MAX >> (64 - width));
+            64 - n.min(negated).leading_zeros()
+        }
+        _ => significant_bits(f),
     };
+    let factors = node.children();
+    let at_least = |least: u32| factors.iter().filter(|f| bits(f) >= least).count();
     Some(match (at_least(17), at_least(16)) {
         (2.., _) => Factors::Wide,
         (_, 2..) => Factors::Halfwords,

@@ -16,6 +16,8 @@ pub use prove::{prove_equivalent, prove_equivalent_by_parts, Verdict};
 pub use value::Value;
 
 #[cfg(test)]
+mod abstraction_tests;
+#[cfg(test)]
 mod division_tests;
 #[cfg(test)]
 mod product_tests;
