@@ -56,6 +56,15 @@ const LONG_SELECTION: usize = 4;
 /// One input's extracted term (egglog text) and the selection read back from it.
 pub type Extracted = (String, Rc<Node>);
 
+/// A selection before its proof: the program that ran, the term it extracted and the term
+/// read back.
+pub type Selected = (Program, String, Rc<Node>);
+
+/// The most cuts into pieces one selection makes ([`pieces`]): a 30-term sum, past the budget
+/// at every cut, stops at the budget's error in seconds instead of cutting term by term for
+/// half an hour; `_mm256_sra_epi16` on HVX needs two.
+const MOST_CUTS: usize = 4;
+
 /// Instruction selection on one target: its catalog, and the rewrites generated for it so far.
 pub struct Selector {
     /// What the database holds for the target.
@@ -252,41 +261,56 @@ impl Selector {
     /// extracted and the term read back.
     ///
     /// An input whose e-graph passes the budget is selected by halves of its lanes where it
-    /// can be ([`halves`]), else by pieces ([`pieces`]); the program is then the one that
-    /// selected a half, or the root.
-    pub fn select(&mut self, input: &Rc<Expr>) -> Result<(Program, String, Rc<Node>)> {
+    /// can be ([`halves`]), else by pieces ([`pieces`]), at most [`MOST_CUTS`] cuts in all; the
+    /// program is then the one that selected a half, or the root.
+    pub fn select(&mut self, input: &Rc<Expr>) -> Result<Selected> {
+        let mut cuts = MOST_CUTS;
+        self.select_cutting(input, &mut cuts)
+    }
+
+    /// [`Selector::select`] with `cuts` cuts into pieces left.
+    fn select_cutting(&mut self, input: &Rc<Expr>, cuts: &mut usize) -> Result<Selected> {
         let program = self.program(input)?;
         match run(&program) {
             Ok(extracted) => {
                 let root = self.read(&extracted)?;
                 Ok((program, extracted, root))
             }
-            Err(budget @ Error::Budget(_)) => self.select_past_budget(input, budget),
+            Err(budget @ Error::Budget(_)) => self.past_budget(input, budget, cuts),
             Err(e) => Err(e),
         }
     }
 
     /// Selects an input that passed the budget (`budget` is that error, returned when neither
     /// way applies): by halves of its lanes ([`halves`]), else by pieces ([`pieces`]).
-    pub fn select_past_budget(
+    pub fn select_past_budget(&mut self, input: &Rc<Expr>, budget: Error) -> Result<Selected> {
+        let mut cuts = MOST_CUTS;
+        self.past_budget(input, budget, &mut cuts)
+    }
+
+    fn past_budget(
         &mut self,
         input: &Rc<Expr>,
         budget: Error,
-    ) -> Result<(Program, String, Rc<Node>)> {
-        match self.select_by_halves(input) {
-            Some(selected) => selected,
-            None => self.select_by_pieces(input).unwrap_or(Err(budget)),
+        cuts: &mut usize,
+    ) -> Result<Selected> {
+        if let Some(selected) = self.select_by_halves(input, cuts) {
+            return selected;
+        }
+        match cuts.checked_sub(1) {
+            Some(left) => {
+                *cuts = left;
+                self.select_by_pieces(input, cuts).unwrap_or(Err(budget))
+            }
+            None => Err(budget),
         }
     }
 
     /// The input selected as its low half of lanes, selected once and read at both halves;
     /// `None` when it cannot be split so.
-    fn select_by_halves(
-        &mut self,
-        input: &Rc<Expr>,
-    ) -> Option<Result<(Program, String, Rc<Node>)>> {
+    fn select_by_halves(&mut self, input: &Rc<Expr>, cuts: &mut usize) -> Option<Result<Selected>> {
         let half = halves::low_half(input)?;
-        let (program, low, _) = match self.select(&half) {
+        let (program, low, _) = match self.select_cutting(&half, cuts) {
             Ok(selected) => selected,
             Err(e) => return Some(Err(e)),
         };
@@ -299,14 +323,11 @@ impl Selector {
     /// selected on its own; `None` when it cannot be cut so. Reads past a piece's own lanes
     /// see its register as it is where that still computes the input on random inputs, else
     /// zeros, as a padded input has.
-    fn select_by_pieces(
-        &mut self,
-        input: &Rc<Expr>,
-    ) -> Option<Result<(Program, String, Rc<Node>)>> {
+    fn select_by_pieces(&mut self, input: &Rc<Expr>, cuts: &mut usize) -> Option<Result<Selected>> {
         let cut = pieces::cut_at_root(input)?;
         let mut selected = vec![];
         for e in std::iter::once(&cut.root).chain(cut.pieces.iter().map(|(_, e)| e)) {
-            match self.select(e) {
+            match self.select_cutting(e, cuts) {
                 Ok((program, text, root)) => {
                     selected.push((program, Term::parse(&text).ok()?, root))
                 }

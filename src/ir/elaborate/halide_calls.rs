@@ -102,9 +102,9 @@ impl Scope<'_> {
     }
 
     /// A call of one of Halide's [`MATCHING_FUNCTIONS`] written in the Halide source whose two
-    /// operands are lanes of different types: the macro over the operands converted as
-    /// Halide converts them; None where they need no conversion (or one is a literal, which its
-    /// sibling types).
+    /// operands are lanes of different types, or whose first is a literal: the macro over the
+    /// operands converted as Halide converts them, the literal of its sibling's type; None
+    /// where they need no conversion (or the literal is second, which the macro types).
     pub(super) fn halide_matching_call(
         &mut self,
         head: &str,
@@ -114,13 +114,17 @@ impl Scope<'_> {
         let [x, y] = args else {
             return Ok(None);
         };
-        let (Elab::Typed(a), Elab::Typed(b)) = (self.elab(x)?, self.elab(y)?) else {
-            return Ok(None);
+        let values = match (self.elab(x)?, self.elab(y)?) {
+            (Elab::Typed(a), Elab::Typed(b)) if a.ty.elem != b.ty.elem => {
+                coerce::match_types(&Op::Add, vec![a, b]).map_err(|m| Error::ty(&s.loc, m))?
+            }
+            // A literal first takes its sibling's type, as Halide gives it (the macros type a
+            // literal only from their first operand: `absd(4, z_u32)` could not be read).
+            (literal @ Elab::Lit(..), typed @ Elab::Typed(_)) => {
+                self.type_literals(&Op::Add, vec![literal, typed], args, s)?
+            }
+            _ => return Ok(None),
         };
-        if a.ty.elem == b.ty.elem {
-            return Ok(None);
-        }
-        let values = coerce::match_types(&Op::Add, vec![a, b]).map_err(|m| Error::ty(&s.loc, m))?;
         if head == "absd" && values[0].ty.elem == Elem::F32 {
             // An integer meeting f32 lanes: `|x - y|`, as `absd` of f32 lanes is.
             let difference = Expr::build(Op::Sub, values).map(Rc::new);
