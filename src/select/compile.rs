@@ -62,8 +62,9 @@ pub type Selected = (Program, String, Rc<Node>);
 
 /// The most cuts into pieces one selection makes ([`pieces`]): a 30-term sum, past the budget
 /// at every cut, stops at the budget's error in seconds instead of cutting term by term for
-/// half an hour; `_mm256_sra_epi16` on HVX needs two.
-const MOST_CUTS: usize = 4;
+/// half an hour; `_mm256_sra_epi16` on HVX needs two, NEON's `(select(1 != x_i16, 100, 7) +
+/// max(3, x_i16)) + (max(z_i16, z_i16) - (x_i16 - 4))` more than four.
+const MOST_CUTS: usize = 8;
 
 /// Instruction selection on one target: its catalog, and the rewrites generated for it so far.
 pub struct Selector {

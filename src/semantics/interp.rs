@@ -16,13 +16,27 @@ pub fn eval(e: &Expr, env: &Env) -> Result<Value> {
     Interp {
         env,
         memo: HashMap::new(),
+        every_node: false,
     }
     .eval(e)
 }
 
+/// Evaluates `e` with its variables bound in `env`: the value of each of its nodes, by address.
+pub fn eval_every_node(e: &Rc<Expr>, env: &Env) -> Result<HashMap<*const Expr, Value>> {
+    let mut interp = Interp {
+        env,
+        memo: HashMap::new(),
+        every_node: true,
+    };
+    interp.eval_shared(e)?;
+    Ok(interp.memo)
+}
+
 struct Interp<'a> {
     env: &'a Env,
+    /// The values of shared nodes (of every node with `every_node`).
     memo: HashMap<*const Expr, Value>,
+    every_node: bool,
 }
 
 impl Interp<'_> {
@@ -32,7 +46,7 @@ impl Interp<'_> {
             return Ok(v.clone());
         }
         let v = self.eval(e)?;
-        if Rc::strong_count(e) > 1 {
+        if self.every_node || Rc::strong_count(e) > 1 {
             self.memo.insert(key, v.clone());
         }
         Ok(v)

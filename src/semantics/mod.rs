@@ -2,6 +2,7 @@
 
 mod attempt;
 mod bitvec;
+mod cut_points;
 pub mod float_bits;
 pub mod interp;
 pub mod prove;

@@ -5,6 +5,7 @@ use super::attempt::{
     attempts, bit_blasted, products_abstracted, products_split, replaced_by_unknowns,
     shared_abstracted, Attempt,
 };
+use super::cut_points;
 use super::interp::{self, Env};
 use super::smt::{lane_bits_of, Encoder, Lane};
 use super::value::Value;
@@ -117,12 +118,41 @@ pub fn prove_equivalent_by_parts(
     timeout_ms: u32,
 ) -> Result<Verdict> {
     let start = Instant::now();
+    let proven = || Verdict::Proven {
+        ty: lhs.ty.to_string(),
+        lanes: lhs.ty.lanes,
+        ms: start.elapsed().as_secs_f64() * 1e3,
+    };
     if congruent(lhs, rhs, assume, timeout_ms)? {
-        return Ok(Verdict::Proven {
-            ty: lhs.ty.to_string(),
-            lanes: lhs.ty.lanes,
-            ms: start.elapsed().as_secs_f64() * 1e3,
-        });
+        return Ok(proven());
+    }
+    match decided(lhs, rhs, assume, timeout_ms)? {
+        Verdict::Proven { .. } => Ok(proven()),
+        verdict => Ok(verdict),
+    }
+}
+
+/// The least time for a query that tries [`cut_points`] (the pairs get a 16th of it, and their
+/// own pairs a 16th of that, until it runs out).
+const CUT_POINTS_FROM_MS: u32 = 1_000;
+
+/// [`prove_equivalent`]; without a precondition and with time enough, a pair z3 does not decide
+/// in a 64th of the time is proven by [`cut_points`] before z3 gets the whole time.
+fn decided(lhs: &Expr, rhs: &Expr, assume: Option<&Expr>, timeout_ms: u32) -> Result<Verdict> {
+    let start = Instant::now();
+    if assume.is_none() && timeout_ms >= CUT_POINTS_FROM_MS {
+        let quick = prove_equivalent(lhs, rhs, None, timeout_ms / 64)?;
+        if !matches!(quick, Verdict::Unknown { .. }) {
+            return Ok(quick);
+        }
+        let equal = |l: &Expr, r: &Expr, ms| operands_equal(l, r, None, ms);
+        if cut_points::proven(lhs, rhs, timeout_ms / 16, equal)? {
+            return Ok(Verdict::Proven {
+                ty: lhs.ty.to_string(),
+                lanes: lhs.ty.lanes,
+                ms: start.elapsed().as_secs_f64() * 1e3,
+            });
+        }
     }
     prove_equivalent(lhs, rhs, assume, timeout_ms)
 }
@@ -214,7 +244,7 @@ fn other_signedness(
 fn operands_equal(a: &Expr, b: &Expr, assume: Option<&Expr>, timeout_ms: u32) -> Result<bool> {
     Ok(a == b
         || congruent(a, b, assume, timeout_ms)?
-        || (a.ty == b.ty && prove_equivalent(a, b, assume, timeout_ms)?.is_proven()))
+        || (a.ty == b.ty && decided(a, b, assume, timeout_ms)?.is_proven()))
 }
 
 /// Proves `lhs == rhs` on every lane for all values of their variables (and, optionally, under
