@@ -19,6 +19,8 @@ pub use value::Value;
 #[cfg(test)]
 mod abstraction_tests;
 #[cfg(test)]
+mod cut_point_tests;
+#[cfg(test)]
 mod division_tests;
 #[cfg(test)]
 mod product_tests;

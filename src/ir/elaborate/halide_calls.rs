@@ -103,8 +103,9 @@ impl Scope<'_> {
 
     /// A call of one of Halide's [`MATCHING_FUNCTIONS`] written in the Halide source whose two
     /// operands are lanes of different types, or whose first is a literal: the macro over the
-    /// operands converted as Halide converts them, the literal of its sibling's type; None
-    /// where they need no conversion (or the literal is second, which the macro types).
+    /// operands converted as Halide converts them, the literal of its sibling's type (two
+    /// literals: i32); None where they need no conversion (or the literal is second, which the
+    /// macro types).
     pub(super) fn halide_matching_call(
         &mut self,
         head: &str,
@@ -119,9 +120,10 @@ impl Scope<'_> {
                 coerce::match_types(&Op::Add, vec![a, b]).map_err(|m| Error::ty(&s.loc, m))?
             }
             // A literal first takes its sibling's type, as Halide gives it (the macros type a
-            // literal only from their first operand: `absd(4, z_u32)` could not be read).
-            (literal @ Elab::Lit(..), typed @ Elab::Typed(_)) => {
-                self.type_literals(&Op::Add, vec![literal, typed], args, s)?
+            // literal only from their first operand: `absd(4, z_u32)` could not be read), and
+            // two literals are Halide's i32 (`absd(16, 5)` is a u32 value).
+            (literal @ Elab::Lit(..), other) => {
+                self.type_literals(&Op::Add, vec![literal, other], args, s)?
             }
             _ => return Ok(None),
         };
