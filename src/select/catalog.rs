@@ -15,18 +15,30 @@ use super::ranged::ranged_variants;
 use crate::database::{Database, Filter};
 use crate::error::Result;
 use crate::idioms::proven_facts;
-use crate::ir::{Expr, Macros};
+use crate::ir::{Elem, Expr, Macros, Op};
 use crate::project::Project;
 use crate::rules::load::rule_macros;
 use crate::rules::{stored_rules, Rule, RuleKind, RuleStatus};
-use crate::spec::{hash_text, load_macros, Instruction, SpecSet, Target};
-use std::collections::HashMap;
+use crate::spec::{hash_text, load_macros, Instruction, Isa, SpecSet, Target};
+use std::collections::{BTreeSet, HashMap};
 use std::fmt::Write;
 use std::rc::Rc;
 
 /// Part of every fingerprint: bump it whenever program generation or term extraction changes,
 /// so terms chosen by an older selector are not reused.
 pub const SELECTOR_VERSION: &str = "selector-56";
+
+/// Part of one target's fingerprint beside [`SELECTOR_VERSION`]: bump it instead when a change
+/// reaches only that target's selections, so only its stored selections and port rows are made
+/// again (NEON's widenings of inputs narrower than a D register, `narrow_input_widenings`;
+/// HVX's truncations of 64-bit lanes to their low words, `word_pairs`).
+fn target_revision(target: Target) -> &'static str {
+    match target.isa {
+        Isa::Neon => "neon-1",
+        Isa::Hvx => "hvx-1",
+        Isa::X86 | Isa::Dsp => "",
+    }
+}
 
 /// Everything selection on one target reads.
 pub struct Catalog {
@@ -197,6 +209,20 @@ impl Catalog {
             .filter(move |(_, l)| wanted(l))
     }
 
+    /// The widenings (from element type, to element bits) some instruction computes of the low
+    /// lanes of a register itself (x86's `pmovzxbw` of an xmm's low half).
+    pub fn low_lane_widenings(&self) -> BTreeSet<(Elem, u32)> {
+        self.lowerings
+            .iter()
+            .filter_map(|l| match (&l.pattern.op, &l.pattern.args[..]) {
+                (Op::Cast(_), [a]) if matches!(a.op, Op::Slice { start: 0, .. }) => {
+                    Some((a.ty.elem, l.pattern.ty.elem.bits()))
+                }
+                _ => None,
+            })
+            .collect()
+    }
+
     /// The index of each instruction by its e-graph constructor name.
     pub fn instruction_index(&self) -> HashMap<String, usize> {
         self.instructions
@@ -294,7 +320,10 @@ fn fingerprint(
     rules: &[&[Rule]],
     macros: &Macros,
 ) -> String {
-    let mut text = format!("{SELECTOR_VERSION}\n{target:?}\n");
+    let mut text = format!(
+        "{SELECTOR_VERSION}{}\n{target:?}\n",
+        target_revision(target)
+    );
     for ins in instructions {
         writeln!(
             text,

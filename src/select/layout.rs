@@ -5,8 +5,8 @@
 //! dealt values can be selected, with one shuffle where the natural order comes back.
 
 use super::encode::ground;
-use super::term::{Command, Term};
-use crate::ir::{Expr, Op, VecType};
+use super::term::{type_name, Command, Rewrite, Ruleset, Term};
+use crate::ir::{Elem, Expr, Op, VecType};
 use crate::spec::Target;
 use std::collections::BTreeSet;
 use std::rc::Rc;
@@ -316,6 +316,62 @@ pub fn narrow_parts(parts: &BTreeSet<(VecType, String, i64, u32)>, min_bits: u32
             Some(Command::Union(part, slice))
         })
         .collect()
+}
+
+/// A widening of an input narrower than `min_bits`, at an element type no instruction widens
+/// the low lanes of a register to (`low_lane_widenings`: x86's `pmovzxbw` reads an xmm's low
+/// half, NEON's `sxtl` a whole D register): the low lanes of the same widening of the register
+/// the input is read into, where that fits a register. NEON's `i16(x_i8)` at four lanes is the
+/// low half of `sxtl` of x's D register, `i64(x_i32)` at one lane the low lane of `sxtl` of its
+/// two; wider widenings go through their midpoints.
+pub fn narrow_input_widenings(
+    inputs: &BTreeSet<(VecType, String)>,
+    target: &Target,
+    low_lane_widenings: &BTreeSet<(Elem, u32)>,
+) -> Vec<Rewrite> {
+    let (min_bits, register_bits) = (target.min_split_bits, target.register_bits);
+    let mut out = Vec::new();
+    for (s, name) in inputs {
+        if !s.elem.is_int() || s.bits() >= min_bits || !min_bits.is_multiple_of(s.bits()) {
+            continue;
+        }
+        let register = s.with_lanes(s.lanes * (min_bits / s.bits()));
+        for bits in [16, 32, 64] {
+            for signed in [false, true] {
+                let Some(elem) = Elem::int(bits, signed).filter(|_| bits > s.elem.bits()) else {
+                    continue;
+                };
+                let (t, whole) = (s.with_elem(elem), register.with_elem(elem));
+                if whole.bits() > register_bits || low_lane_widenings.contains(&(s.elem, bits)) {
+                    continue;
+                }
+                let input = Term::Var {
+                    ty: *s,
+                    name: name.clone(),
+                };
+                let read = Term::Part {
+                    ty: register,
+                    name: name.clone(),
+                    offset: 0,
+                };
+                out.push(Rewrite {
+                    ruleset: Ruleset::Lower,
+                    source: format!(
+                        "{name} to {} is the low lanes of its register's",
+                        type_name(t)
+                    ),
+                    lhs: op("Cast", t, vec![], vec![input]),
+                    rhs: Term::Lanes {
+                        ty: t,
+                        offset: 0,
+                        arg: Box::new(op("Cast", whole, vec![], vec![read])),
+                    },
+                    conditions: vec![],
+                });
+            }
+        }
+    }
+    out
 }
 
 /// `term` with every concatenation of one variable with itself (a doubled variable) read as

@@ -272,13 +272,19 @@ impl Programs {
                 .into_iter()
                 .map(Headed::new),
         );
-        // An input, or a part of one, two registers wide, is its two register-wide parts.
-        let whole_inputs: BTreeSet<(VecType, String)> = inputs
+        let input_vars: BTreeSet<(VecType, String)> = inputs
             .iter()
             .flat_map(|input| input.vars())
             .map(|(n, t)| (t, n))
             .collect();
-        let part_halves = layout::register_halves(&parts, &whole_inputs, &target);
+        // Targets whose widenings deal pairs widen narrow nodes by doubling them (`narrow_nodes`).
+        if !target.lane_layout {
+            let low_lanes = catalog.low_lane_widenings();
+            let widenings = layout::narrow_input_widenings(&input_vars, &target, &low_lanes);
+            rewrites.extend(widenings.into_iter().map(Headed::new));
+        }
+        // An input, or a part of one, two registers wide, is its two register-wide parts.
+        let part_halves = layout::register_halves(&parts, &input_vars, &target);
         // A narrow part an operator other than a cast reads is also the low lanes of a register
         // (casts widen parts by `part_widenings`).
         let mut operands = BTreeSet::new();

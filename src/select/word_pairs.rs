@@ -10,6 +10,7 @@
 //! - a 32-bit value widened is its words beside zeros or beside its sign (shifted in);
 //! - a product of signed 32-bit values widened is the low words' product beside the high word
 //!   of the 64-bit product (which `products.rs` computes by halfwords);
+//! - a truncation to 32 bits is the low words;
 //! - a saturating narrowing to 32 bits keeps the low word where the high word is only its
 //!   extension, and the bound the lane passes elsewhere;
 //! - a shift by a constant moves bits between the words.
@@ -352,6 +353,7 @@ fn by_words(t: VecType, types: &[VecType], lacks: Lacks) -> Vec<Rewrite> {
     out.extend(widenings(&w, lacks));
     out.extend(products_of_words(&w, lacks));
     out.extend(types.iter().flat_map(|&n| narrowings(&w, n, lacks)));
+    out.extend(types.iter().flat_map(|&n| truncation(&w, n, lacks)));
     out.extend(constant_shifts(&w, lacks));
     out
 }
@@ -416,6 +418,23 @@ fn products_of_words(w: &Words, lacks: Lacks) -> Option<Rewrite> {
         product,
         w.join(low, high),
         conditions,
+    ))
+}
+
+/// A truncation of `w.t` to 32-bit lanes of type `n`: the low words (HVX's `vdeal` of the
+/// lanes' words, where a 64-bit product computed by words is its low words already).
+fn truncation(w: &Words, n: VecType, lacks: Lacks) -> Option<Rewrite> {
+    if n.lanes != w.t.lanes || !n.elem.is_int() || n.elem.bits() != 32 {
+        return None;
+    }
+    if !lacks("Cast", n, Some(w.t)) {
+        return None;
+    }
+    Some(rewrite(
+        format!("{} to {}, its low words", type_name(w.t), type_name(n)),
+        op("Cast", n, vec![Term::Slot("x")]),
+        reinterpret(n, w.low("x")),
+        vec![Condition::TypeOf(Term::Slot("x"), w.t)],
     ))
 }
 
