@@ -30,11 +30,12 @@ pub const SELECTOR_VERSION: &str = "selector-56";
 
 /// Part of one target's fingerprint beside [`SELECTOR_VERSION`]: bump it instead when a change
 /// reaches only that target's selections, so only its stored selections and port rows are made
-/// again (NEON's widenings of inputs narrower than a D register, `narrow_input_widenings`;
-/// HVX's truncations of 64-bit lanes to their low words, `word_pairs`).
+/// again (NEON's widenings of inputs narrower than a D register, `narrow_input_widenings`,
+/// neon-2 going through each doubled width; HVX's truncations of 64-bit lanes to their low
+/// words, `word_pairs`).
 fn target_revision(target: Target) -> &'static str {
     match target.isa {
-        Isa::Neon => "neon-1",
+        Isa::Neon => "neon-2",
         Isa::Hvx => "hvx-1",
         Isa::X86 | Isa::Dsp => "",
     }

@@ -321,9 +321,10 @@ pub fn narrow_parts(parts: &BTreeSet<(VecType, String, i64, u32)>, min_bits: u32
 /// A widening of an input narrower than `min_bits`, at an element type no instruction widens
 /// the low lanes of a register to (`low_lane_widenings`: x86's `pmovzxbw` reads an xmm's low
 /// half, NEON's `sxtl` a whole D register): the low lanes of the same widening of the register
-/// the input is read into, where that fits a register. NEON's `i16(x_i8)` at four lanes is the
-/// low half of `sxtl` of x's D register, `i64(x_i32)` at one lane the low lane of `sxtl` of its
-/// two; wider widenings go through their midpoints.
+/// the input is read into, doubling the width at each step and keeping the low lanes that fit
+/// a register. NEON's `i16(x_i8)` at four lanes is the low half of `sxtl` of x's D register,
+/// `i64(x_i32)` at one lane the low lane of `sxtl` of its two, `i32(x_i8)` at two lanes the low
+/// lanes of `sxtl` of the low half of `sxtl`.
 pub fn narrow_input_widenings(
     inputs: &BTreeSet<(VecType, String)>,
     target: &Target,
@@ -341,18 +342,17 @@ pub fn narrow_input_widenings(
                 let Some(elem) = Elem::int(bits, signed).filter(|_| bits > s.elem.bits()) else {
                     continue;
                 };
-                let (t, whole) = (s.with_elem(elem), register.with_elem(elem));
-                if whole.bits() > register_bits || low_lane_widenings.contains(&(s.elem, bits)) {
+                if low_lane_widenings.contains(&(s.elem, bits)) {
                     continue;
                 }
+                let Some((ty, widened)) = widened_register(name, register, elem, register_bits)
+                else {
+                    continue;
+                };
+                let t = s.with_elem(elem);
                 let input = Term::Var {
                     ty: *s,
                     name: name.clone(),
-                };
-                let read = Term::Part {
-                    ty: register,
-                    name: name.clone(),
-                    offset: 0,
                 };
                 out.push(Rewrite {
                     ruleset: Ruleset::Lower,
@@ -361,10 +361,14 @@ pub fn narrow_input_widenings(
                         type_name(t)
                     ),
                     lhs: op("Cast", t, vec![], vec![input]),
-                    rhs: Term::Lanes {
-                        ty: t,
-                        offset: 0,
-                        arg: Box::new(op("Cast", whole, vec![], vec![read])),
+                    rhs: if ty == t {
+                        widened
+                    } else {
+                        Term::Lanes {
+                            ty: t,
+                            offset: 0,
+                            arg: Box::new(widened),
+                        }
                     },
                     conditions: vec![],
                 });
@@ -372,6 +376,46 @@ pub fn narrow_input_widenings(
         }
     }
     out
+}
+
+/// The register `register` of input `name` widened to `elem`, doubling the width at each step
+/// (at the input's signedness, `elem`'s at the last) and keeping the low lanes that fit in
+/// `register_bits`, with its type; none where a step has no lanes.
+fn widened_register(
+    name: &str,
+    register: VecType,
+    elem: Elem,
+    register_bits: u32,
+) -> Option<(VecType, Term)> {
+    let mut ty = register;
+    let mut term = Term::Part {
+        ty,
+        name: name.to_string(),
+        offset: 0,
+    };
+    while ty.elem.bits() < elem.bits() {
+        let bits = 2 * ty.elem.bits();
+        let next = if bits == elem.bits() {
+            elem
+        } else {
+            Elem::int(bits, register.elem.is_signed())?
+        };
+        let lanes = ty.lanes.min(register_bits / bits);
+        if lanes == 0 {
+            return None;
+        }
+        if lanes < ty.lanes {
+            ty = ty.with_lanes(lanes);
+            term = Term::Lanes {
+                ty,
+                offset: 0,
+                arg: Box::new(term),
+            };
+        }
+        ty = ty.with_elem(next);
+        term = op("Cast", ty, vec![], vec![term]);
+    }
+    Some((ty, term))
 }
 
 /// `term` with every concatenation of one variable with itself (a doubled variable) read as
