@@ -277,7 +277,8 @@ impl Programs {
             .flat_map(|input| input.vars())
             .map(|(n, t)| (t, n))
             .collect();
-        // Targets whose widenings deal pairs widen narrow nodes by doubling them (`narrow_nodes`).
+        // A narrow input widens as the low lanes of its register's widening, except on targets
+        // with lane layouts, whose widenings deal pairs: they double narrow nodes (`narrow_nodes`).
         if !target.lane_layout {
             let low_lanes = catalog.low_lane_widenings();
             let widenings = layout::narrow_input_widenings(&input_vars, &target, &low_lanes);
