@@ -6,18 +6,24 @@
 //! instead of taking the high half of the `uxtl` it had: 7 instructions where 6 do). Here each
 //! root is extracted again top-down: every e-class takes the e-node whose cost *added* to what
 //! is already chosen is lowest, looking a few levels ahead through e-classes not yet chosen
-//! (beyond that, their tree cost). The caller keeps the result only where its cost as a DAG
-//! is below the tree term's ([`dag_cost`]). Both count an IR operator left unlowered at its
+//! (beyond that, their tree cost): per operand, or with an e-class two operands reach counted
+//! once ([`LookAhead`]; HVX reads a pair instruction's two registers through two lane views).
+//! The caller keeps the result only where its cost as a DAG is below the tree term's
+//! ([`dag_cost`]). Both count an IR operator left unlowered at its
 //! cost times its lanes ([`lane_scaled`]), egglog's own cost model everything else.
 
-use super::term::{parse_type_name, OPERATOR_COST};
+use super::term::{parse_type_name, COST_SCALE, OPERATOR_COST};
 use egglog::extract::{CostModel, TreeAdditiveCostModel};
 use egglog::{EGraph, Value};
 use std::cell::RefCell;
 use std::collections::{HashMap, HashSet};
+use std::rc::Rc;
 
 /// How many levels of e-classes not yet chosen an e-node's added cost looks through.
 const LOOK_AHEAD: usize = 3;
+
+/// The most views [`Graph::under_views`] takes off.
+const MAX_VIEWS: usize = 16;
 
 /// The most e-classes one root's choice may visit (dead ends undone included) before it gives
 /// up and the tree extraction stands.
@@ -48,6 +54,13 @@ struct ENode {
 }
 
 impl ENode {
+    /// Whether the e-node costs less than any instruction: a view (a reinterpretation, a
+    /// lane range), a wrapper, a constant, whose cost is what egglog counts for its type name
+    /// and offsets.
+    fn is_view(&self) -> bool {
+        (self.cost as f64) < COST_SCALE
+    }
+
     fn classes(&self) -> impl Iterator<Item = usize> + '_ {
         self.operands.iter().filter_map(|o| match o {
             Operand::Class(c) => Some(*c),
@@ -157,6 +170,24 @@ impl Graph {
         }
     }
 
+    /// The e-class whose cheapest tree `class`'s is with views of one operand taken off
+    /// (reinterpretations, lane ranges): the pair instruction under both halves' lane views.
+    fn under_views(&self, class: usize) -> usize {
+        let mut class = class;
+        // The cheapest trees have no cycles of e-nodes that cost nothing; the bound is a guard.
+        for _ in 0..MAX_VIEWS {
+            let Some(node) = self.nodes.get(self.best[class]) else {
+                break;
+            };
+            let mut operands = node.classes();
+            match (operands.next(), operands.next()) {
+                (Some(operand), None) if node.is_view() => class = operand,
+                _ => break,
+            }
+        }
+        class
+    }
+
     /// The cheapest cost as a tree of the e-class of `root` (egglog's tree-additive cost);
     /// `None` where it has no finite term.
     pub fn tree_cost(&self, root: Value) -> Option<u64> {
@@ -194,13 +225,19 @@ impl Graph {
 
     /// The term of `root` chosen top-down with shared sub-terms counted once, as egglog
     /// prints terms, with its cost as a DAG; `None` where no term is found.
-    pub fn extract(&self, egraph: &EGraph, root: Value) -> Option<(u64, String)> {
+    pub fn extract(
+        &self,
+        egraph: &EGraph,
+        root: Value,
+        look_ahead: LookAhead,
+    ) -> Option<(u64, String)> {
         let mut chooser = Chooser {
             graph: self,
             chosen: HashMap::new(),
             open: HashSet::new(),
             memo: RefCell::new(HashMap::new()),
             visits: 0,
+            look_ahead,
         };
         let root = *self.index.get(&root)?;
         chooser.choose(root)?;
@@ -272,10 +309,13 @@ struct Chooser<'g> {
     /// E-classes being chosen (ancestors of the current one): choosing them below would
     /// make a cycle.
     open: HashSet<usize>,
-    /// Added costs of e-classes by look-ahead depth, while `chosen` and `open` stay as they are.
-    memo: RefCell<HashMap<(usize, usize), Option<u64>>>,
+    /// What choosing an e-class adds, by look-ahead depth, while `chosen` and `open` stay as
+    /// they are.
+    memo: Memo,
     /// E-classes visited so far, against [`MAX_VISITS`].
     visits: usize,
+    /// How the look-ahead counts an e-class two operands reach.
+    look_ahead: LookAhead,
 }
 
 impl Chooser<'_> {
@@ -293,7 +333,7 @@ impl Chooser<'_> {
         let mut candidates: Vec<(u64, usize)> = graph.members[class]
             .iter()
             .filter(|&&n| graph.nodes[n].classes().all(|c| !self.open.contains(&c)))
-            .filter_map(|&n| Some((self.added_node(n, LOOK_AHEAD)?, n)))
+            .filter_map(|&n| Some((total(&self.added_node(n, LOOK_AHEAD)?), n)))
             .collect();
         candidates.sort_unstable();
         for (_, node) in candidates {
@@ -313,37 +353,75 @@ impl Chooser<'_> {
         None
     }
 
-    /// The cost `class` adds to what is chosen, looking `depth` levels ahead.
-    fn added_class(&self, class: usize, depth: usize) -> Option<u64> {
+    /// What `class` adds to what is chosen, looking `depth` levels ahead: the e-classes its
+    /// cheapest choice computes.
+    fn added_class(&self, class: usize, depth: usize) -> Option<Rc<Added>> {
         if self.chosen.contains_key(&class) {
-            return Some(0);
+            return Some(Rc::default());
         }
         if self.open.contains(&class) {
             return None;
         }
         if depth == 0 {
-            return Some(self.graph.tree[class]).filter(|&c| c != u64::MAX);
+            let tree = self.graph.tree[class];
+            let key = match self.look_ahead {
+                LookAhead::PerOperand => class,
+                LookAhead::Shared => self.graph.under_views(class),
+            };
+            return (tree != u64::MAX).then(|| Rc::new(HashMap::from([(key, tree)])));
         }
         if let Some(known) = self.memo.borrow().get(&(class, depth)) {
-            return *known;
+            return known.clone();
         }
         let added = self.graph.members[class]
             .iter()
             .filter_map(|&n| self.added_node(n, depth - 1))
-            .min();
-        self.memo.borrow_mut().insert((class, depth), added);
+            .min_by_key(total)
+            .map(Rc::new);
+        self.memo.borrow_mut().insert((class, depth), added.clone());
         added
     }
 
-    fn added_node(&self, node: usize, depth: usize) -> Option<u64> {
+    /// What choosing `node` adds: its own cost, and its distinct operand e-classes' additions,
+    /// an e-class two of them reach counted as the look-ahead says.
+    fn added_node(&self, node: usize, depth: usize) -> Option<Added> {
         let node = &self.graph.nodes[node];
-        let distinct: HashSet<usize> = node.classes().collect();
-        let mut cost = node.cost;
-        for c in distinct {
-            cost = cost.saturating_add(self.added_class(c, depth)?);
+        let mut added = HashMap::from([(node.class, node.cost)]);
+        let operands: HashSet<usize> = node.classes().collect();
+        for c in operands {
+            for (&class, &cost) in self.added_class(c, depth)?.iter() {
+                let entry = added.entry(class).or_insert(0);
+                *entry = match self.look_ahead {
+                    LookAhead::PerOperand => entry.saturating_add(cost),
+                    LookAhead::Shared => (*entry).max(cost),
+                };
+            }
         }
-        Some(cost)
+        Some(added)
     }
+}
+
+/// How the top-down choice's look-ahead counts an e-class that two operands of a candidate
+/// reach below them (HVX reads the two registers of a pair instruction, `vaddubh`, through
+/// two lane views, whose e-classes differ but reach the instruction's).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum LookAhead {
+    /// Once per operand reaching it, as if each operand were computed alone.
+    PerOperand,
+    /// Once.
+    Shared,
+}
+
+/// The e-classes a choice would compute, each at the cost it adds (its e-node's own, or past
+/// the look-ahead its cheapest tree's).
+type Added = HashMap<usize, u64>;
+
+/// What choosing each e-class adds, by e-class and look-ahead depth.
+type Memo = RefCell<HashMap<(usize, usize), Option<Rc<Added>>>>;
+
+/// The cost of what a choice adds.
+fn total(added: &Added) -> u64 {
+    added.values().fold(0, |sum, &c| sum.saturating_add(c))
 }
 
 /// Each e-class's cheapest cost as a tree and the e-node that has it, as egglog's extractor
@@ -440,10 +518,10 @@ mod tests {
         (union y (H2 (B)))
         (let root (Pair (F (A)) y))";
 
-    #[test]
-    fn a_shared_sub_term_is_paid_once() {
+    /// The e-graph `program` makes, read, with the value of its `root`.
+    fn read_root(program: &str) -> (EGraph, Graph, Value) {
         let mut egraph = EGraph::default();
-        egraph.parse_and_run_program(None, PROGRAM).unwrap();
+        egraph.parse_and_run_program(None, program).unwrap();
         let root: egglog::ast::Expr = egraph
             .parse_program(None, "(extract root)")
             .ok()
@@ -454,13 +532,47 @@ mod tests {
             .unwrap();
         let (_, value) = egraph.eval_expr(&root).unwrap();
         let graph = Graph::read(&egraph);
-        assert_eq!(
-            graph.extract(&egraph, value),
-            Some((7, "(Pair (F (A)) (H (A)))".to_string()))
-        );
+        (egraph, graph, value)
+    }
+
+    #[test]
+    fn a_shared_sub_term_is_paid_once() {
+        let (egraph, graph, value) = read_root(PROGRAM);
+        for look_ahead in [LookAhead::PerOperand, LookAhead::Shared] {
+            assert_eq!(
+                graph.extract(&egraph, value, look_ahead),
+                Some((7, "(Pair (F (A)) (H (A)))".to_string()))
+            );
+        }
         assert_eq!(graph.dag_cost("(Pair (F (A)) (H2 (B)))"), Some(11));
         assert_eq!(graph.dag_cost("(Pair (F (A)) (H (A)))"), Some(7));
         assert_eq!(graph.dag_cost("(Nope)"), None);
+    }
+
+    /// A pair instruction `P` read through two lane views (`Lo`, `Hi`) and shuffled (20 as a
+    /// DAG, 30 as a tree), against `Alt` (25): looking ahead per operand, the shuffle's two
+    /// views each pay for `P` (30) and `Alt` is chosen; counting `P` once, the shuffle.
+    #[test]
+    fn the_shared_look_ahead_counts_a_pair_read_twice_once() {
+        let (egraph, graph, value) = read_root(
+            "
+            (datatype Expr)
+            (constructor P () Expr :cost 10)
+            (constructor Lo (Expr) Expr :cost 0)
+            (constructor Hi (Expr) Expr :cost 0)
+            (constructor Shuf (Expr Expr) Expr :cost 10)
+            (constructor Alt () Expr :cost 25)
+            (let root (Alt))
+            (union root (Shuf (Lo (P)) (Hi (P))))",
+        );
+        assert_eq!(
+            graph.extract(&egraph, value, LookAhead::PerOperand),
+            Some((25, "(Alt)".to_string()))
+        );
+        assert_eq!(
+            graph.extract(&egraph, value, LookAhead::Shared),
+            Some((20, "(Shuf (Lo (P)) (Hi (P)))".to_string()))
+        );
     }
 
     /// Two terms that leave IR operators unlowered: one operator at 8 lanes against two at one

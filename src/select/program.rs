@@ -8,8 +8,9 @@
 //! [`Programs`] owns the rewrites that do not depend on the input, so a catalog compiling many
 //! expressions builds each of them once.
 
-use super::catalog::{instruction_constructor, Catalog};
+use super::catalog::{instruction_constructor, look_aheads, Catalog};
 use super::encode::{constructor, ground, lane_broadcast_facts};
+use super::extract::LookAhead;
 use super::layout;
 use super::per_lane_shifts::{per_lane_shift_types, per_lane_shifts, widened_shift_nodes};
 use super::reach::{live, reach, Headed, Heads, Names, Step};
@@ -18,7 +19,7 @@ use super::rewrites::{choice_rewrites, constants_in_play, rule_rewrite, scalar_c
 use super::sound::{cast_midpoints, cast_twin, generated, part_widenings};
 use super::split::splits;
 use super::sums::wider_sum_types;
-use super::term::{op, type_name, Command, Ruleset, Term};
+use super::term::{op, type_name, Command, Ruleset, Term, COST_SCALE};
 use super::word_pairs::register_pairs;
 use crate::ir::{Elem, Expr, Op, VecType};
 use crate::rules::load::rule_types;
@@ -26,10 +27,6 @@ use crate::rules::Rule;
 use std::collections::{BTreeMap, BTreeSet, HashMap};
 use std::fmt;
 use std::rc::Rc;
-
-/// Extraction costs are instruction costs times this (egglog costs are integers), plus one per
-/// instruction: at equal cost the sequence of fewer instructions wins (`ssra`, not `sshr` + `add`).
-pub const COST_SCALE: f64 = 100.0;
 
 /// A generated program and what went into it.
 pub struct Program {
@@ -39,6 +36,8 @@ pub struct Program {
     pub rewrites: usize,
     /// Rules that have no e-graph form, with the reason.
     pub skipped: Vec<String>,
+    /// The look-aheads extraction tries (the cheapest term found stands).
+    pub look_aheads: &'static [LookAhead],
 }
 
 impl fmt::Display for Program {
@@ -462,6 +461,7 @@ impl Programs {
             commands,
             rewrites: count,
             skipped,
+            look_aheads: look_aheads(target),
         })
     }
 

@@ -12,7 +12,7 @@
 //! in [`PATIENCE`] iterations: lowering keeps growing the e-graph (about 1.5x per iteration)
 //! long after the cheapest sequence is in it.
 
-use super::extract::Graph;
+use super::extract::{Graph, LookAhead};
 use super::pending::Pending;
 use super::program::Program;
 use super::term::{self, Rewrite, OPERATOR_COST};
@@ -88,7 +88,7 @@ pub fn run_within(program: &Program, budget: Budget) -> Result<Vec<String>> {
             command => _ = egraph.run_program(vec![command]).map_err(egglog_error)?,
         }
     }
-    extract_all(&mut egraph, &roots)
+    extract_all(&mut egraph, &roots, program.look_aheads)
 }
 
 /// The program's egglog text without its rewrites and instruction constructors, and those
@@ -111,9 +111,14 @@ fn without_rewrites(program: &Program) -> (String, Vec<&Rewrite>, Vec<(String, S
 }
 
 /// The cheapest term of each root, as text, from one reading of the e-graph ([`Graph`]):
-/// its cheapest tree, or where the term chosen with shared sub-terms counted once
-/// ([`Graph::extract`]) costs less as a DAG than the tree's, that term.
-fn extract_all(egraph: &mut egglog::EGraph, roots: &[egglog::ast::Expr]) -> Result<Vec<String>> {
+/// its cheapest tree, or where a term chosen with shared sub-terms counted once
+/// ([`Graph::extract`], with each of `look_aheads` in turn) costs less as a DAG than the
+/// tree's, the cheapest such term (the first of equal cost).
+fn extract_all(
+    egraph: &mut egglog::EGraph,
+    roots: &[egglog::ast::Expr],
+    look_aheads: &[LookAhead],
+) -> Result<Vec<String>> {
     let values = root_values(egraph, roots)?;
     let graph = Graph::read(egraph);
     values
@@ -122,12 +127,18 @@ fn extract_all(egraph: &mut egglog::EGraph, roots: &[egglog::ast::Expr]) -> Resu
             let (_, tree) = graph
                 .tree_term(egraph, value)
                 .ok_or_else(|| Error::data("egglog", "a root has no term to extract"))?;
-            Ok(
-                match (graph.extract(egraph, value), graph.dag_cost(&tree)) {
-                    (Some((dag, text)), Some(tree_dag)) if dag < tree_dag => text,
-                    _ => tree,
-                },
-            )
+            let Some(tree_dag) = graph.dag_cost(&tree) else {
+                return Ok(tree);
+            };
+            let mut best = (tree_dag, tree);
+            for &look_ahead in look_aheads {
+                if let Some((dag, text)) = graph.extract(egraph, value, look_ahead) {
+                    if dag < best.0 {
+                        best = (dag, text);
+                    }
+                }
+            }
+            Ok(best.1)
         })
         .collect()
 }

@@ -38,6 +38,10 @@ const fn c(name: &'static str, params: usize, args: usize) -> Constructor {
     Constructor { name, params, args }
 }
 
+/// Extraction costs are instruction costs times this (egglog costs are integers), plus one per
+/// instruction: at equal cost the sequence of fewer instructions wins (`ssra`, not `sshr` + `add`).
+pub const COST_SCALE: f64 = 100.0;
+
 /// The extraction cost `prelude.egg` gives every operator of [`CONSTRUCTORS`]: a term holding
 /// one is not yet lowered into instructions.
 pub const OPERATOR_COST: u64 = 1_000_000;
