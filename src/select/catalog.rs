@@ -33,11 +33,12 @@ pub const SELECTOR_VERSION: &str = "selector-56";
 /// reaches only that target's selections, so only its stored selections and port rows are made
 /// again (NEON's widenings of inputs narrower than a D register, `narrow_input_widenings`,
 /// neon-2 going through each doubled width; HVX's truncations of 64-bit lanes to their low
-/// words, `word_pairs`).
+/// words, `word_pairs`, hvx-2 its extraction's shared look-ahead, hvx-3 the interleaved halves
+/// of operations inside the input, `layout::facts`).
 fn target_revision(target: Target) -> &'static str {
     match target.isa {
         Isa::Neon => "neon-2",
-        Isa::Hvx => "hvx-2",
+        Isa::Hvx => "hvx-3",
         Isa::X86 | Isa::Dsp => "",
     }
 }

@@ -219,8 +219,21 @@ pub fn facts(input: &Rc<Expr>, register_bits: u32) -> Result<Vec<Command>, Strin
             op("Concat", *t, vec![], vec![part(0), part(h.lanes as i64)]),
         ));
     }
+    // The result, and every lane-wise operation inside it of at least a register: one read in
+    // order by an operation outside (`z_i8 + x_i8 * y_i8` adds the product's interleaved
+    // halves to z) is the interleave of its halves as much as the result is.
+    let mut nodes = Vec::new();
+    input.walk_distinct(&mut |n| {
+        let inside = n.op.is_lanewise() && !std::ptr::eq(n, input.as_ref());
+        if inside && n.ty.lanes.is_multiple_of(2) && n.ty.bits() >= register_bits {
+            nodes.push((ground(n), n.ty));
+        }
+    });
     if ty.lanes.is_multiple_of(2) && ty.bits() >= register_bits {
         out.push(interleave_of_halves(&root, ty));
+    }
+    for (node, ty) in nodes {
+        out.push(interleave_of_halves(&node?, ty));
     }
     if 2 * ty.bits() == register_bits {
         // Half a register: the low half of a register holding it twice, the input computed

@@ -5,6 +5,10 @@ use super::{type_name, Rewrite, Term};
 use crate::ir::{Elem, VecType};
 use std::fmt;
 
+/// Extraction costs are instruction costs times this (egglog costs are integers), plus one per
+/// instruction: at equal cost the sequence of fewer instructions wins (`ssra`, not `sshr` + `add`).
+pub const COST_SCALE: f64 = 100.0;
+
 /// One command of a generated program.
 #[derive(Debug, Clone)]
 pub enum Command {

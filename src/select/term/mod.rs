@@ -14,7 +14,7 @@
 mod command;
 mod rewrite;
 
-pub use command::{fits_i64, Command};
+pub use command::{fits_i64, Command, COST_SCALE};
 pub use rewrite::{Cmp, Condition, Int, IntOp, Rewrite, Ruleset};
 
 use crate::error::{Error, Result};
@@ -37,10 +37,6 @@ pub struct Constructor {
 const fn c(name: &'static str, params: usize, args: usize) -> Constructor {
     Constructor { name, params, args }
 }
-
-/// Extraction costs are instruction costs times this (egglog costs are integers), plus one per
-/// instruction: at equal cost the sequence of fewer instructions wins (`ssra`, not `sshr` + `add`).
-pub const COST_SCALE: f64 = 100.0;
 
 /// The extraction cost `prelude.egg` gives every operator of [`CONSTRUCTORS`]: a term holding
 /// one is not yet lowered into instructions.
