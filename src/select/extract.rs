@@ -9,8 +9,8 @@
 //! (beyond that, their tree cost): per operand, or with an e-class two operands reach counted
 //! once ([`LookAhead`]; HVX reads a pair instruction's two registers through two lane views).
 //! The caller keeps the result only where its cost as a DAG is below the tree term's
-//! ([`dag_cost`]). Both count an IR operator left unlowered at its
-//! cost times its lanes ([`lane_scaled`]), egglog's own cost model everything else.
+//! ([`dag_cost`]). Both count an IR operator left unlowered at its cost times its lanes
+//! ([`lane_scaled`]), egglog's own cost model everything else.
 
 mod choose;
 
