@@ -27,7 +27,7 @@ use std::rc::Rc;
 
 /// Part of every fingerprint: bump it whenever program generation or term extraction changes,
 /// so terms chosen by an older selector are not reused.
-pub const SELECTOR_VERSION: &str = "selector-56";
+pub const SELECTOR_VERSION: &str = "selector-57";
 
 /// Part of one target's fingerprint beside [`SELECTOR_VERSION`]: bump it instead when a change
 /// reaches only that target's selections, so only its stored selections and port rows are made
@@ -44,14 +44,15 @@ fn target_revision(target: Target) -> &'static str {
 }
 
 /// The look-aheads extraction tries on `target`, the cheapest term found standing. HVX
-/// (hvx-2) adds the shared one: its pair instructions' results are read through two lane views
-/// (`vaddubh` and a `vshuff`, 3 -> 2). The other targets keep the per-operand one alone until
-/// their port tables are made again with both (NEON to AVX2 is an hour's porting; on the AVX2
-/// corpus both made 17 of 286 selections cheaper, `u8(x_u16)` 3 -> 2, and none dearer).
+/// (hvx-2) and x86 (selector-57) add the shared one, which pays once for what two operands
+/// read: HVX's pair instructions' results are read through two lane views (`vaddubh` and a
+/// `vshuff`, 3 -> 2), x86's packs read both halves of one wider value (`x_u8 / 3` on AVX2: a
+/// `vpmullw` of 16 lanes and a pack of its halves, not two of 8 lanes). NEON keeps the
+/// per-operand one alone: on its corpus both chose the same, and each costs extraction time.
 pub fn look_aheads(target: Target) -> &'static [LookAhead] {
     match target.isa {
-        Isa::Hvx => &[LookAhead::PerOperand, LookAhead::Shared],
-        Isa::Neon | Isa::X86 | Isa::Dsp => &[LookAhead::PerOperand],
+        Isa::Hvx | Isa::X86 => &[LookAhead::PerOperand, LookAhead::Shared],
+        Isa::Neon | Isa::Dsp => &[LookAhead::PerOperand],
     }
 }
 

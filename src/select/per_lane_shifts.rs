@@ -79,6 +79,25 @@ fn clamped_shift_counts(t: VecType, wanted: Wanted) -> Vec<Rewrite> {
                 )],
             });
         }
+        // u64 lanes have no bounds (their range is not an i64's), so their counts are
+        // clamped whatever they hold (the minimum is within 0..=64, and its own clamp is the
+        // same minimum, below).
+        if t.elem == Elem::U64 {
+            out.push(Rewrite {
+                ruleset: Ruleset::Lower,
+                source: format!("a {name} {shift} by counts of no known range, clamped to 64"),
+                lhs: op(shift, t, vec![a.clone(), b.clone()]),
+                rhs: op(
+                    shift,
+                    t,
+                    vec![
+                        a.clone(),
+                        op("Min", t, vec![b.clone(), Term::constant(t, 64)]),
+                    ],
+                ),
+                conditions: vec![],
+            });
+        }
         // Counts up to the width less one, for instructions that read fewer bits (HVX's
         // `vasl` reads five of a 16-bit count, signed): an arithmetic shift by the width is
         // one by the width less one, other shifts by the width are zero.
@@ -104,6 +123,17 @@ fn clamped_shift_counts(t: VecType, wanted: Wanted) -> Vec<Rewrite> {
             lhs: op(shift, t, vec![a.clone(), b.clone()]),
             rhs,
             conditions: from_zero(bits),
+        });
+    }
+    if t.elem == Elem::U64 && !out.is_empty() {
+        let (x, c) = (Term::Wildcard("x".into()), Term::Wildcard("c".into()));
+        let clamp = |v: Term| op("Min", t, vec![v, c.clone()]);
+        out.push(Rewrite {
+            ruleset: Ruleset::Lower,
+            source: format!("a {name} minimum clamped again by the same value is itself"),
+            lhs: clamp(clamp(x.clone())),
+            rhs: clamp(x),
+            conditions: vec![],
         });
     }
     if !(wanted("Shl", t, None) && wanted("Shr", t, None)) {

@@ -1,13 +1,15 @@
 //! Splitting lane-wise work into halves: every lane-wise node of the input is also the
 //! concatenation of its two halves, down to the narrowest register worth using, so a target
-//! whose registers are narrower than the input computes it in parts.
+//! whose registers are narrower than the input computes it in parts. An interleave is split
+//! too: its halves are the interleaves of its operands' halves (`interleave(a_u16, b_u16)` of
+//! two HVX registers each is two `vshuff`; it was scalarized whole).
 
 use crate::ir::{Expr, Op};
 use std::rc::Rc;
 
 /// The two halves of `e` (lanes `[0, n/2)` and `[n/2, n)`), down to the variables, when every
-/// node is lane-wise and each half keeps at least `min_bits`.
-pub fn halves(e: &Rc<Expr>, min_bits: u32) -> Option<(Rc<Expr>, Rc<Expr>)> {
+/// node is lane-wise or an interleave and each half keeps at least `min_bits`.
+fn halves(e: &Rc<Expr>, min_bits: u32) -> Option<(Rc<Expr>, Rc<Expr>)> {
     let widest = e
         .args
         .iter()
@@ -80,6 +82,18 @@ fn half_of(e: &Rc<Expr>, start_lane: u32) -> Option<Rc<Expr>> {
         Op::Broadcast(_) if e.args[0].ty.lanes == 1 => Some(Rc::new(
             Expr::build(Op::Broadcast(lanes), e.args.clone()).ok()?,
         )),
+        // The low half of an interleave is the interleave of its operands' low halves, the
+        // high half that of their high halves: lanes of the operands as they are, so that an
+        // operand computed whole is read by both (x86's `unpacklo` and `unpackhi` of one
+        // `add` each), its own halves being split beside it.
+        Op::Interleave if e.args[0].ty.lanes.is_multiple_of(2) => {
+            let args = e
+                .args
+                .iter()
+                .map(|a| lanes_of(a, start_lane / 2, a.ty.lanes / 2))
+                .collect::<Option<Vec<_>>>()?;
+            Some(Rc::new(Expr::build(Op::Interleave, args).ok()?))
+        }
         Op::ReduceAdd(k) => {
             let arg = half_of(&e.args[0], start_lane * k)?;
             Some(Rc::new(Expr::build(Op::ReduceAdd(*k), vec![arg]).ok()?))
@@ -94,6 +108,24 @@ fn half_of(e: &Rc<Expr>, start_lane: u32) -> Option<Rc<Expr>> {
         }
         _ => None,
     }
+}
+
+/// `lanes` lanes of `e` from `start`: a slice of it, or of what it slices.
+fn lanes_of(e: &Rc<Expr>, start: u32, lanes: u32) -> Option<Rc<Expr>> {
+    let (of, start) = match e.op {
+        Op::Slice {
+            start: outer,
+            stride: 1,
+            ..
+        } => (&e.args[0], outer + start),
+        _ => (e, start),
+    };
+    let op = Op::Slice {
+        start,
+        stride: 1,
+        lanes,
+    };
+    Expr::build(op, vec![of.clone()]).ok().map(Rc::new)
 }
 
 /// Every node of `e` and of its halves (recursively), each with its split.
@@ -124,5 +156,45 @@ fn collect(e: &Rc<Expr>, out: &mut Vec<Rc<Expr>>) {
     }
     if !out.contains(e) {
         out.push(e.clone());
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::ir::{Elem, VecType};
+
+    /// `interleave(a, b)` of 128 u16 lanes each, split down to `min_bits`: the operands' lanes
+    /// each half of the result reads (start, count), in order.
+    fn interleave_halves(min_bits: u32) -> Vec<Vec<(u32, u32)>> {
+        let ty = VecType::new(128, Elem::U16);
+        let (a, b) = (Rc::new(Expr::var("a", ty)), Rc::new(Expr::var("b", ty)));
+        let whole = Rc::new(Expr::build(Op::Interleave, vec![a, b]).unwrap());
+        let mut out = Vec::new();
+        splits(&whole, min_bits, &mut out);
+        let reads = |half: &Rc<Expr>| -> Vec<(u32, u32)> {
+            assert_eq!(half.op, Op::Interleave);
+            half.args
+                .iter()
+                .map(|arg| match arg.op {
+                    Op::Slice { start, lanes, .. } => (start, lanes),
+                    _ => panic!("not a slice of an operand: {arg:?}"),
+                })
+                .collect()
+        };
+        out.iter()
+            .filter(|(node, _, _)| *node == whole)
+            .flat_map(|(_, lo, hi)| [reads(lo), reads(hi)])
+            .collect()
+    }
+
+    #[test]
+    fn an_interleave_is_split_into_the_interleaves_of_its_operands_halves() {
+        // Halves of two HVX registers each; none where a half would be narrower than a register.
+        assert_eq!(
+            interleave_halves(1024),
+            vec![vec![(0, 64), (0, 64)], vec![(64, 64), (64, 64)]]
+        );
+        assert!(interleave_halves(4096).is_empty());
     }
 }
