@@ -194,8 +194,9 @@ fn interleave_of_halves(term: &Term, ty: VecType) -> Command {
 
 /// Facts about the input on a target whose widening instructions deal their pairs: a
 /// pair-sized variable is its two registers, the result and every lane-wise operation inside it
-/// of at least a register are the interleave of their even and odd lanes, and a result of half a register is the low half of a register holding it twice (the
-/// input computed on its variables read twice).
+/// of at least a register are the interleave of their even and odd lanes, and a result of half
+/// a register is the low half of a register holding it twice (the input computed on its
+/// variables read twice).
 pub fn facts(input: &Rc<Expr>, register_bits: u32) -> Result<Vec<Command>, String> {
     let mut out = Vec::new();
     let ty = input.ty;

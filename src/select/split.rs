@@ -90,7 +90,7 @@ fn half_of(e: &Rc<Expr>, start_lane: u32) -> Option<Rc<Expr>> {
             let args = e
                 .args
                 .iter()
-                .map(|a| lanes_of(a, start_lane / 2, a.ty.lanes / 2))
+                .map(|a| slice_of(a, start_lane / 2, a.ty.lanes / 2))
                 .collect::<Option<Vec<_>>>()?;
             Some(Rc::new(Expr::build(Op::Interleave, args).ok()?))
         }
@@ -111,7 +111,7 @@ fn half_of(e: &Rc<Expr>, start_lane: u32) -> Option<Rc<Expr>> {
 }
 
 /// `lanes` lanes of `e` from `start`: a slice of it, or of what it slices.
-fn lanes_of(e: &Rc<Expr>, start: u32, lanes: u32) -> Option<Rc<Expr>> {
+fn slice_of(e: &Rc<Expr>, start: u32, lanes: u32) -> Option<Rc<Expr>> {
     let (of, start) = match e.op {
         Op::Slice {
             start: outer,
