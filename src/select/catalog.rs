@@ -34,11 +34,12 @@ pub const SELECTOR_VERSION: &str = "selector-57";
 /// again (NEON's widenings of inputs narrower than a D register, `narrow_input_widenings`,
 /// neon-2 going through each doubled width; HVX's truncations of 64-bit lanes to their low
 /// words, `word_pairs`, hvx-2 its extraction's shared look-ahead, hvx-3 the interleaved halves
-/// of operations inside the input, `layout::facts`).
+/// of operations inside the input, `layout::facts`, hvx-4 the high word of unsigned products
+/// of words from the signed one, `unsigned_high`).
 fn target_revision(target: Target) -> &'static str {
     match target.isa {
         Isa::Neon => "neon-2",
-        Isa::Hvx => "hvx-3",
+        Isa::Hvx => "hvx-4",
         Isa::X86 | Isa::Dsp => "",
     }
 }

@@ -82,6 +82,7 @@ pub mod term;
 pub mod throttle;
 pub mod totality;
 pub mod truncation;
+pub mod unsigned_high;
 pub mod word_pairs;
 
 pub use compile::{Compiled, Selector};

@@ -28,6 +28,7 @@ use super::term::{
     fits_i64, lane_value, op, reinterpret, type_name, Cmp, Condition, Int, Rewrite, Ruleset, Term,
 };
 use super::truncation::truncation_rewrites;
+use super::unsigned_high::unsigned_high_word_by_signed;
 use super::word_pairs::word_pairs;
 use crate::ir::{Elem, VecType};
 use crate::spec::Target;
@@ -312,7 +313,8 @@ fn comparison_and_select_rewrites(t: VecType) -> Vec<Rewrite> {
 /// products of widened values by their even lanes ([`widened_product`]) and their high halves
 /// by the even and odd lanes apart ([`high_half_by_even_and_odd`]), where the program wants
 /// the multiply, and wide multiplies the target lacks by products of halves
-/// ([`multiply_by_halves`]); conversions between f32 and integers ([`float_conversions`]); the
+/// ([`multiply_by_halves`]), the high word of unsigned ones from the signed
+/// ([`unsigned_high_word_by_signed`]); conversions between f32 and integers ([`float_conversions`]); the
 /// shifts, comparisons and conversions of `signedness.rs` that the program
 /// `wanted`; saturating sums and rounding shifts without the wide type ([`saturating_sums`],
 /// [`rounding_shift_without_widening`]); and the operators the program `lacks` by others
@@ -375,6 +377,7 @@ pub fn generated(
         out.extend(byte_multiply_in_words(t, lacks, register_bits));
         out.extend(multiply_by_halves(t, lacks));
         out.extend(high_bits_of_word_products(t, lacks));
+        out.extend(unsigned_high_word_by_signed(t, lacks, direct));
         if !lane_layout && wanted("Mul", t, None) {
             out.extend(types.iter().filter_map(|&n| widened_product(t, n)));
             out.extend(types.iter().filter_map(|&n| product_as_pair_sum(t, n)));

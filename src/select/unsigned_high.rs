@@ -1,0 +1,141 @@
+//! The high word of an unsigned product of words from the signed one, sound by construction:
+//! reading a word `x` signed as `sx`, `x = sx + 2^32 [sx < 0]`, so modulo `2^64`
+//! `x * y = sx * sy + 2^32 (sx [sy < 0] + sy [sx < 0])` and the high word of the unsigned
+//! product is, modulo `2^32`, the signed product's plus `sy & (sx >> 31)` plus
+//! `sx & (sy >> 31)`. Hexagon multiplies words into the high word signed only (`vmpye` and
+//! `vmpyo`), so `mul_shift_right(x_u32, y_u32, 32)` took 64-bit products lane by lane.
+
+use super::fallback::Lacks;
+use super::signedness::Direct;
+use super::term::{op, reinterpret, type_name, Cmp, Condition, Int, IntOp, Rewrite, Ruleset, Term};
+use crate::ir::Elem;
+use crate::ir::VecType;
+
+/// At `t` (u64 lanes the target can neither multiply nor widen words into): the high word of
+/// the product of words widened, cut to a word after a shift by 32 (the signed product's high word corrected as the
+/// module says), and after a shift by `c` beyond 32 (that high word shifted by the rest).
+pub fn unsigned_high_word_by_signed(t: VecType, lacks: Lacks, direct: Direct) -> Vec<Rewrite> {
+    let (word, signed_word, signed) = (
+        t.with_elem(Elem::U32),
+        t.with_elem(Elem::I32),
+        t.with_elem(Elem::I64),
+    );
+    // A target that widens words to 64-bit lanes multiplies them unsigned (x86's `pmuludq`,
+    // NEON's `umull`).
+    let widens_words = [Elem::U64, Elem::I64]
+        .into_iter()
+        .any(|to| direct("Cast", Elem::U32, to));
+    if t.elem != Elem::U64 || !lacks("Mul", t, None) || widens_words {
+        return vec![];
+    }
+    let (x, y, c) = (
+        Term::Wildcard("x".into()),
+        Term::Wildcard("y".into()),
+        Int::Slot("c"),
+    );
+    let shifted =
+        |ty: VecType, v: Term, by: Int| op("Shr", ty, vec![v, Term::Const { ty, value: by }]);
+    let product = |ty: VecType, a: Term, b: Term| {
+        op(
+            "Mul",
+            ty,
+            vec![op("Cast", ty, vec![a]), op("Cast", ty, vec![b])],
+        )
+    };
+    let high_word =
+        |conversion, v: Term, from: Int| op(conversion, word, vec![shifted(t, v, from)]);
+    let (sx, sy) = (
+        reinterpret(signed_word, x.clone()),
+        reinterpret(signed_word, y.clone()),
+    );
+    let when_negative = |sign_of: &Term, v: &Term| {
+        op(
+            "And",
+            signed_word,
+            vec![
+                shifted(signed_word, sign_of.clone(), Int::Lit(31)),
+                v.clone(),
+            ],
+        )
+    };
+    let signed_high = op(
+        "Cast",
+        signed_word,
+        vec![shifted(
+            signed,
+            product(signed, sx.clone(), sy.clone()),
+            Int::Lit(32),
+        )],
+    );
+    let corrected = op(
+        "Add",
+        signed_word,
+        vec![
+            op(
+                "Add",
+                signed_word,
+                vec![signed_high, when_negative(&sx, &sy)],
+            ),
+            when_negative(&sy, &sx),
+        ],
+    );
+    let unsigned_product = product(t, x.clone(), y.clone());
+    // Factors that take more than one value: by a constant (a division's magic number) the
+    // selection is no cheaper to prove than the scalar product, and z3 proves it in minutes or
+    // not at all (the signed high word of a product by a numeral bit-blasts into additions no
+    // multiplier of halfwords meets).
+    let varying =
+        |name: &str| Condition::Compare(Cmp::Lt, Int::Lo(name.into()), Int::Hi(name.into()));
+    let words = vec![
+        Condition::TypeOf(x.clone(), word),
+        Condition::TypeOf(y.clone(), word),
+        varying("x"),
+        varying("y"),
+    ];
+    let name = type_name(t);
+    let rest = Term::Const {
+        ty: word,
+        value: Int::Bin(IntOp::Sub, Box::new(c.clone()), Box::new(Int::Lit(32))),
+    };
+    // The high word is below 2^32, so its saturating narrowing (Halide's `mul_shift_right`)
+    // is the plain one.
+    ["Cast", "SatCast"]
+        .into_iter()
+        .flat_map(|conversion| {
+            [
+                Rewrite {
+                    ruleset: Ruleset::Lower,
+                    source: format!(
+                        "the high word of {name} products of words, by the signed product's"
+                    ),
+                    lhs: high_word(conversion, unsigned_product.clone(), Int::Lit(32)),
+                    rhs: reinterpret(word, corrected.clone()),
+                    conditions: words.clone(),
+                },
+                Rewrite {
+                    ruleset: Ruleset::Lower,
+                    source: format!(
+                        "a word of the high bits of {name} products of words, by the high word"
+                    ),
+                    lhs: high_word(conversion, unsigned_product.clone(), c.clone()),
+                    rhs: op(
+                        "Shr",
+                        word,
+                        vec![
+                            high_word("Cast", unsigned_product.clone(), Int::Lit(32)),
+                            rest.clone(),
+                        ],
+                    ),
+                    conditions: words
+                        .iter()
+                        .cloned()
+                        .chain([
+                            Condition::Compare(Cmp::Gt, c.clone(), Int::Lit(32)),
+                            Condition::Compare(Cmp::Lt, c.clone(), Int::Lit(64)),
+                        ])
+                        .collect(),
+                },
+            ]
+        })
+        .collect()
+}
