@@ -443,32 +443,15 @@ pub fn high_bits_of_word_products(t: VecType, lacks: Lacks) -> Vec<Rewrite> {
         Condition::Compare(Cmp::Lt, c.clone(), Int::Lit(64)),
     ];
     let name = type_name(t);
-    // Cut to a word after a shift by more than 32: the high word shifted by the rest.
-    let high_word = op(
+    let word_of_high_bits = high_bits_by_high_word(
+        t,
         "Cast",
-        word,
-        vec![op("Shr", t, vec![product.clone(), constant(Int::Lit(32))])],
-    );
-    let beyond = Term::Const {
-        ty: word,
-        value: bin(IntOp::Sub, c.clone(), Int::Lit(32)),
-    };
-    let word_of_high_bits = Rewrite {
-        ruleset: Ruleset::Lower,
-        source: format!("a word of the high bits of {name} products of words, by the high word"),
-        lhs: op(
-            "Cast",
-            word,
-            vec![op("Shr", t, vec![product.clone(), constant(c.clone())])],
-        ),
-        rhs: op("Shr", word, vec![high_word, beyond]),
-        conditions: vec![
+        &product,
+        vec![
             Condition::TypeOf(x.clone(), word),
             Condition::TypeOf(y.clone(), word),
-            Condition::Compare(Cmp::Gt, c.clone(), Int::Lit(32)),
-            Condition::Compare(Cmp::Lt, c.clone(), Int::Lit(64)),
         ],
-    };
+    );
     let biased = op("Add", t, vec![product.clone(), constant(r.clone())]);
     let bias = constant(bin(IntOp::Shr, r.clone(), Int::Lit(16)));
     vec![
@@ -494,6 +477,54 @@ pub fn high_bits_of_word_products(t: VecType, lacks: Lacks) -> Vec<Rewrite> {
                 .collect(),
         },
     ]
+}
+
+/// A word of the bits of `product` (64-bit lanes, `t`, a product of words, which `operands`
+/// say) from bit `c` beyond 32, narrowed by `conversion` (plain or saturating: it fits a
+/// word): the high word shifted by the rest.
+pub fn high_bits_by_high_word(
+    t: VecType,
+    conversion: &'static str,
+    product: &Term,
+    operands: Vec<Condition>,
+) -> Rewrite {
+    let word = t.with_elem(if t.elem.is_signed() {
+        Elem::I32
+    } else {
+        Elem::U32
+    });
+    let c = Int::Slot("c");
+    let shifted = |by: Int| {
+        op(
+            "Shr",
+            t,
+            vec![product.clone(), Term::Const { ty: t, value: by }],
+        )
+    };
+    let rest = Term::Const {
+        ty: word,
+        value: Int::Bin(IntOp::Sub, Box::new(c.clone()), Box::new(Int::Lit(32))),
+    };
+    Rewrite {
+        ruleset: Ruleset::Lower,
+        source: format!(
+            "a word of the high bits of {} products of words, by the high word",
+            type_name(t)
+        ),
+        lhs: op(conversion, word, vec![shifted(c.clone())]),
+        rhs: op(
+            "Shr",
+            word,
+            vec![op("Cast", word, vec![shifted(Int::Lit(32))]), rest],
+        ),
+        conditions: operands
+            .into_iter()
+            .chain([
+                Condition::Compare(Cmp::Gt, c.clone(), Int::Lit(32)),
+                Condition::Compare(Cmp::Lt, c, Int::Lit(64)),
+            ])
+            .collect(),
+    }
 }
 
 /// The bits of products of halfwords `t` widened to `w` (twice as wide) from bit `c`

@@ -314,8 +314,9 @@ fn comparison_and_select_rewrites(t: VecType) -> Vec<Rewrite> {
 /// by the even and odd lanes apart ([`high_half_by_even_and_odd`]), where the program wants
 /// the multiply, and wide multiplies the target lacks by products of halves
 /// ([`multiply_by_halves`]), the high word of unsigned ones from the signed
-/// ([`unsigned_high_word_by_signed`]); conversions between f32 and integers ([`float_conversions`]); the
-/// shifts, comparisons and conversions of `signedness.rs` that the program
+/// ([`unsigned_high_word_by_signed`]); conversions between f32 and integers
+/// ([`float_conversions`]); the shifts, comparisons and conversions of `signedness.rs` that
+/// the program
 /// `wanted`; saturating sums and rounding shifts without the wide type ([`saturating_sums`],
 /// [`rounding_shift_without_widening`]); and the operators the program `lacks` by others
 /// ([`fallbacks`]; `masks`: comparisons make masks on the

@@ -6,14 +6,15 @@
 //! `vmpyo`), so `mul_shift_right(x_u32, y_u32, 32)` took 64-bit products lane by lane.
 
 use super::fallback::Lacks;
+use super::products::high_bits_by_high_word;
 use super::signedness::Direct;
-use super::term::{op, reinterpret, type_name, Cmp, Condition, Int, IntOp, Rewrite, Ruleset, Term};
-use crate::ir::Elem;
-use crate::ir::VecType;
+use super::term::{op, reinterpret, type_name, Cmp, Condition, Int, Rewrite, Ruleset, Term};
+use crate::ir::{Elem, VecType};
 
 /// At `t` (u64 lanes the target can neither multiply nor widen words into): the high word of
-/// the product of words widened, cut to a word after a shift by 32 (the signed product's high word corrected as the
-/// module says), and after a shift by `c` beyond 32 (that high word shifted by the rest).
+/// the product of words widened, cut to a word after a shift by 32 (the signed product's high
+/// word corrected as the module says), and after a shift by `c` beyond 32 (that high word
+/// shifted by the rest, [`high_bits_by_high_word`]).
 pub fn unsigned_high_word_by_signed(t: VecType, lacks: Lacks, direct: Direct) -> Vec<Rewrite> {
     let (word, signed_word, signed) = (
         t.with_elem(Elem::U32),
@@ -28,11 +29,7 @@ pub fn unsigned_high_word_by_signed(t: VecType, lacks: Lacks, direct: Direct) ->
     if t.elem != Elem::U64 || !lacks("Mul", t, None) || widens_words {
         return vec![];
     }
-    let (x, y, c) = (
-        Term::Wildcard("x".into()),
-        Term::Wildcard("y".into()),
-        Int::Slot("c"),
-    );
+    let (x, y) = (Term::Wildcard("x".into()), Term::Wildcard("y".into()));
     let shifted =
         |ty: VecType, v: Term, by: Int| op("Shr", ty, vec![v, Term::Const { ty, value: by }]);
     let product = |ty: VecType, a: Term, b: Term| {
@@ -93,10 +90,6 @@ pub fn unsigned_high_word_by_signed(t: VecType, lacks: Lacks, direct: Direct) ->
         varying("y"),
     ];
     let name = type_name(t);
-    let rest = Term::Const {
-        ty: word,
-        value: Int::Bin(IntOp::Sub, Box::new(c.clone()), Box::new(Int::Lit(32))),
-    };
     // The high word is below 2^32, so its saturating narrowing (Halide's `mul_shift_right`)
     // is the plain one.
     ["Cast", "SatCast"]
@@ -112,29 +105,7 @@ pub fn unsigned_high_word_by_signed(t: VecType, lacks: Lacks, direct: Direct) ->
                     rhs: reinterpret(word, corrected.clone()),
                     conditions: words.clone(),
                 },
-                Rewrite {
-                    ruleset: Ruleset::Lower,
-                    source: format!(
-                        "a word of the high bits of {name} products of words, by the high word"
-                    ),
-                    lhs: high_word(conversion, unsigned_product.clone(), c.clone()),
-                    rhs: op(
-                        "Shr",
-                        word,
-                        vec![
-                            high_word("Cast", unsigned_product.clone(), Int::Lit(32)),
-                            rest.clone(),
-                        ],
-                    ),
-                    conditions: words
-                        .iter()
-                        .cloned()
-                        .chain([
-                            Condition::Compare(Cmp::Gt, c.clone(), Int::Lit(32)),
-                            Condition::Compare(Cmp::Lt, c.clone(), Int::Lit(64)),
-                        ])
-                        .collect(),
-                },
+                high_bits_by_high_word(t, conversion, &unsigned_product, words.clone()),
             ]
         })
         .collect()
