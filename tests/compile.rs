@@ -465,6 +465,48 @@ fn compile_json(home: &std::path::Path, expr: &str, extra: &[&str]) -> Value {
 
 const AVERAGE: &str = "u8((u16(a_u8) + u16(b_u8) + 1) / 2)";
 
+/// No saturating narrowing of 64-bit lanes before AVX-512: a clamp by `vpcmpgtq` and selects
+/// (of the operand with its sign bit flipped for unsigned lanes), then the even dwords of the
+/// clamped lanes, found among the moves as a truncation is (both were scalarized). Not a case
+/// of `select/x86-avx2.txt`: in a batch of that file the selects are `vpblendvb`s (a comparison
+/// mask rewrite another case's comparison brings), alone `vpand`, `vpandn` and `vpor`.
+#[test]
+fn a_saturating_narrowing_of_64_bit_lanes_is_a_clamp_and_moves_on_avx2() {
+    let guard = project_copy("compile-sat64");
+    for expr in ["i32_sat(a_i64)", "u32_sat(a_u64)"] {
+        let args = [
+            "--json",
+            "compile",
+            "--target",
+            "x86-avx2",
+            "--no-cache",
+            expr,
+        ];
+        let out = isadb(guard.path(), &args);
+        assert!(
+            out.status.success(),
+            "{expr}: {}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+        let report = json(&out);
+        let calls = selected(&report);
+        assert_eq!(
+            report["scalarized"],
+            serde_json::json!([]),
+            "{expr}: {calls:?}"
+        );
+        assert!(
+            calls.contains(&"_mm256_cmpgt_epi64".to_string()),
+            "{expr}: {calls:?}"
+        );
+        assert!(
+            calls
+                .ends_with(&["_mm256_shuffle_epi32", "_mm256_permute4x64_epi64"].map(String::from)),
+            "{expr}: {calls:?}"
+        );
+    }
+}
+
 #[test]
 fn the_s_expression_form_selects_as_the_halide_form() {
     let guard = project_copy("compile-sexpr");

@@ -35,11 +35,13 @@ pub const SELECTOR_VERSION: &str = "selector-57";
 /// neon-2 going through each doubled width; HVX's truncations of 64-bit lanes to their low
 /// words, `word_pairs`, hvx-2 its extraction's shared look-ahead, hvx-3 the interleaved halves
 /// of operations inside the input, `layout::facts`, hvx-4 the high word of unsigned products
-/// of words from the signed one, `unsigned_high`).
+/// of words from the signed one, `unsigned_high`; AVX2's avx2-1 the truncation of 64-bit lanes
+/// as their even words and the clamp of saturating ones, `fallback::truncation_as_slice`).
 fn target_revision(target: Target) -> &'static str {
     match target.isa {
         Isa::Neon => "neon-2",
         Isa::Hvx => "hvx-4",
+        Isa::X86 if target.name == "x86-avx2" => "avx2-1",
         Isa::X86 | Isa::Dsp => "",
     }
 }

@@ -4,8 +4,8 @@
 //! - an unsigned `abs` is its operand, a signed one `(x ^ s) - s` with `s = x >> (bits - 1)`,
 //!   or the select of `-x` where `x < 0`;
 //! - `min` and `max` are selects by a comparison;
-//! - a saturating widening is the plain one of its operand clamped to the range both types
-//!   share (`u64_sat(x_i8)` is `u64(max(x_i8, 0))`);
+//! - a saturating widening, or narrowing of 64-bit lanes to 32 bits, is the plain one of its
+//!   operand clamped to the range both types share (`u64_sat(x_i8)` is `u64(max(x_i8, 0))`);
 //! - a `reduce-add` by one is its operand;
 //! - a `reduce-add` is the one at the other signedness on the same bits (sums wrap alike), and a zero
 //!   extension to a signed type is the one to the unsigned type of its width, reinterpreted
@@ -21,6 +21,7 @@
 //! Each is made only where the program `lacks` the operator: it makes it and the target has no
 //! instruction computing it from its operands alone.
 
+use super::signedness::Direct;
 use super::term::{
     lane_value, op, reinterpret, type_name, Cmp, Condition, Int, Rewrite, Ruleset, Term,
 };
@@ -59,6 +60,7 @@ pub fn fallbacks(
     masks: bool,
     own: Own,
     lacks: Lacks,
+    direct: Direct,
 ) -> Vec<Rewrite> {
     let mut out = Vec::new();
     if t.elem == Elem::F32 {
@@ -67,7 +69,7 @@ pub fn fallbacks(
     if t.elem.is_int() && t.elem.bits() <= 64 {
         out.extend(arithmetic(t, own, lacks));
         for &s in types {
-            out.extend(saturating_conversion(s, t, lacks));
+            out.extend(saturating_conversion(s, t, own, lacks, direct));
         }
     }
     out.extend(
@@ -213,12 +215,33 @@ fn arithmetic(t: VecType, own: Own, lacks: Lacks) -> Vec<Rewrite> {
     out
 }
 
-/// A saturating conversion from `s` to `t`, at least as wide, as the plain one of the operand
-/// clamped to the range the two types share.
-fn saturating_conversion(s: VecType, t: VecType, lacks: Lacks) -> Option<Rewrite> {
-    // Narrowing ones go through their midpoints and the saturating narrowings targets have.
+/// A saturating conversion from `s` to `t` as the plain one of the operand clamped to the range
+/// the two types share: a widening, or the input's own narrowing of 64-bit lanes to 32-bit
+/// ones, which x86 before AVX-512 has no instruction for (made for every one the e-graph
+/// makes, it grew AVX2's e-graphs: `reduce_add(4, i32(x_u8) * i32(y_u8))` lost its `pmaddwd`
+/// and `(cast i32 a_i64)` took a needless `vpand`). Other narrowings go through their midpoints and the
+/// saturating narrowings every target has from 16 and 32 bits (packs, `sqxtn`, `vsat`).
+///
+/// Where no instruction truncates 64-bit lanes to 32 bits at any signedness (AVX2), the plain
+/// narrowing is written as the even words of the clamped lanes' bits (lanes little-endian),
+/// which only moves lanes: left unlowered, it costs as the moves it is and the target's moves
+/// are searched for it ([`super::refine`]), where a conversion left so costs as a lane-by-lane
+/// operator, as dear as the saturating one, whose clamp would then lose to it (`i32_sat(x_i64)`
+/// on AVX2: `pcmpgtq`s and blends, then `vpshufd` and `vpermq`). Writing every such truncation
+/// so, not only this one's, made the AVX2 corpus take half as long again in batch (its chunks
+/// past their budget four times as often).
+fn saturating_conversion(
+    s: VecType,
+    t: VecType,
+    own: Own,
+    lacks: Lacks,
+    direct: Direct,
+) -> Option<Rewrite> {
+    let (sb, tb) = (s.elem.bits(), t.elem.bits());
+    let narrowing_64 = sb == 64 && tb == 32 && own("SatCast", t);
     if !s.elem.is_int()
-        || s.elem.bits() > t.elem.bits()
+        || !t.elem.is_int()
+        || sb > tb && !narrowing_64
         || s.lanes != t.lanes
         || !lacks("SatCast", t, Some(s))
     {
@@ -232,6 +255,24 @@ fn saturating_conversion(s: VecType, t: VecType, lacks: Lacks) -> Option<Rewrite
     if t.elem.max_value() < s.elem.max_value() {
         clamped = op("Min", s, vec![clamped, constant(s, t.elem.max_value())]);
     }
+    // The bits of a truncation do not depend on signedness: one at any is the target's.
+    let signedness = |e: Elem| [Elem::int(e.bits(), true), Elem::int(e.bits(), false)];
+    let truncates = signedness(s.elem).into_iter().flatten().any(|a| {
+        signedness(t.elem)
+            .into_iter()
+            .flatten()
+            .any(|b| direct("Cast", a, b))
+    });
+    let narrowed = if narrowing_64 && !truncates {
+        Term::Op {
+            name: "Slice",
+            ty: t,
+            params: vec![0, 2],
+            args: vec![reinterpret(t.with_lanes(2 * t.lanes), clamped)],
+        }
+    } else {
+        op("Cast", t, vec![clamped])
+    };
     Some(rewrite(
         format!(
             "{} to {} saturating is the cast of the value clamped to the range both hold",
@@ -239,7 +280,7 @@ fn saturating_conversion(s: VecType, t: VecType, lacks: Lacks) -> Option<Rewrite
             type_name(t)
         ),
         op("SatCast", t, vec![x.clone()]),
-        op("Cast", t, vec![clamped]),
+        narrowed,
         vec![Condition::TypeOf(x, s)],
     ))
 }

@@ -483,8 +483,8 @@ fn power_of_two_exponent(bits: u32) -> Option<i64> {
 /// The constants scalar operands take: the inputs' constants, each lane width in play less one
 /// (an oversized arithmetic shift becomes one by that much) and each lane width (the odd lanes
 /// are the high halves of lanes twice as wide), the logarithm of each power of two (rules solve
-/// `c0 == 1 << c1`), and one less than each shift count (a rounding shift by `c` reads bit
-/// `c - 1`).
+/// `c0 == 1 << c1`), one less than each shift count (a rounding shift by `c` reads bit
+/// `c - 1`), and the bounds of 32-bit lanes for a saturating narrowing of 64-bit ones.
 pub fn constants_in_play(in_play: &BTreeSet<VecType>, inputs: &[Rc<Expr>]) -> BTreeSet<i64> {
     let mut constants: BTreeSet<i64> = in_play
         .iter()
@@ -532,6 +532,15 @@ pub fn constants_in_play(in_play: &BTreeSet<VecType>, inputs: &[Rc<Expr>]) -> BT
                         constants.extend([half - c, c - half].into_iter().filter(|k| *k > 0));
                     }
                 }
+            }
+            // A saturating narrowing of 64-bit lanes clamps them to 32-bit bounds where the
+            // target has no instruction for it (`fallback::saturating_conversion`).
+            if matches!(n.op, Op::SatCast(_)) && n.args[0].ty.elem.bits() == 64 {
+                constants.extend(
+                    [Elem::I32, Elem::U32]
+                        .into_iter()
+                        .flat_map(|e| [e.min_value(), e.max_value()].map(|v| v as i64)),
+                );
             }
         });
     }

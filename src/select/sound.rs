@@ -387,7 +387,7 @@ pub fn generated(
             }
         }
         out.extend(signedness_rewrites(t, wanted));
-        out.extend(fallbacks(t, types, masks, own, lacks));
+        out.extend(fallbacks(t, types, masks, own, lacks, direct));
         out.extend(bool_logic(t, types, masks, own));
         out.extend(mask_bits(t, own, lacks));
         out.extend(weighted_mask_bits(t, register_bits, own, lacks, direct));

@@ -142,6 +142,12 @@ pub fn proven(
 ) -> Result<bool> {
     let start = Instant::now();
     let (lhs, rhs) = (Rc::new(lhs.clone()), Rc::new(rhs.clone()));
+    let taken: HashSet<String> = lhs
+        .vars()
+        .into_iter()
+        .chain(rhs.vars())
+        .map(|v| v.0)
+        .collect();
     // By subterm of `lhs`: the variables of its lanes cut so far (first lane, variable), and
     // the subterms of `rhs` each stands for, cut once all its lanes are.
     let mut pieces: HashMap<*const Expr, Vec<(u32, Rc<Expr>)>> = HashMap::new();
@@ -173,7 +179,7 @@ pub fn proven(
         let v = match these.iter().find(|(at, v)| same_lanes(*at, v)) {
             Some((_, v)) => v.clone(),
             None => {
-                let v = Rc::new(Expr::var(&format!("cut%{k}"), pair.rhs.ty));
+                let v = Rc::new(Expr::var(&cut_name(k, &taken), pair.rhs.ty));
                 these.push((pair.offset, v.clone()));
                 these.sort_by_key(|(at, _)| *at);
                 v
@@ -193,6 +199,19 @@ pub fn proven(
     }
     let (lhs, rhs) = (cut(&lhs, &left), cut(&rhs, &right));
     equal(&lhs, &rhs, timeout_ms)
+}
+
+/// The name of the variable of candidate `k`'s cut: `cut%k`, or where the sides already have
+/// a variable of that name (the cut of a proof this one decides a pair of, of any type), the
+/// first of `cut%k.1`, `cut%k.2`, ... they do not.
+fn cut_name(k: usize, taken: &HashSet<String>) -> String {
+    (0..)
+        .map(|d| match d {
+            0 => format!("cut%{k}"),
+            d => format!("cut%{k}.{d}"),
+        })
+        .find(|name| !taken.contains(name))
+        .expect("names are endless")
 }
 
 /// A subterm's values cut into every group of lanes of a size that divides its lanes (the
@@ -296,6 +315,16 @@ mod tests {
 
     fn expr(text: &str) -> Rc<Expr> {
         elaborate_expression(text, "test", &Macros::default(), 8, &HashMap::new()).unwrap()
+    }
+
+    /// A proof deciding a pair of an outer one sees the outer one's cut variables; its own are
+    /// named apart from them (the same name at two types failed AVX2's `mul_shr(x_i32, y_i32,
+    /// 31)`'s whole proof with an error).
+    #[test]
+    fn cut_variables_are_named_apart_from_the_sides_own() {
+        let taken: HashSet<String> = ["cut%3", "cut%3.1", "x_i16"].map(String::from).into();
+        assert_eq!(cut_name(3, &taken), "cut%3.2");
+        assert_eq!(cut_name(4, &taken), "cut%4");
     }
 
     #[test]
