@@ -7,9 +7,9 @@
 //! - a saturating widening, or narrowing of 64-bit lanes to 32 bits, is the plain one of its
 //!   operand clamped to the range both types share (`u64_sat(x_i8)` is `u64(max(x_i8, 0))`);
 //! - a `reduce-add` by one is its operand;
-//! - a `reduce-add` is the one at the other signedness on the same bits (sums wrap alike), and a zero
-//!   extension to a signed type is the one to the unsigned type of its width, reinterpreted
-//!   (`i64(absd(a_u8, b_u8))` summed by eight is x86's `psadbw`);
+//! - a `reduce-add` is the one at the other signedness on the same bits (sums wrap alike), and
+//!   a zero extension to a signed type is the one to the unsigned type of its width,
+//!   reinterpreted (`i64(absd(a_u8, b_u8))` summed by eight is x86's `psadbw`);
 //! - `a != b`, `a <= b` and `a >= b` are the negations of `a == b`, `a > b` and `a < b`, and a
 //!   select by a negation is the select by the condition with the arms swapped;
 //! - `a >= b` is `max(a, b) == a` and `a <= b` is `min(a, b) == a` (one instruction where an
@@ -219,8 +219,9 @@ fn arithmetic(t: VecType, own: Own, lacks: Lacks) -> Vec<Rewrite> {
 /// the two types share: a widening, or the input's own narrowing of 64-bit lanes to 32-bit
 /// ones, which x86 before AVX-512 has no instruction for (made for every one the e-graph
 /// makes, it grew AVX2's e-graphs: `reduce_add(4, i32(x_u8) * i32(y_u8))` lost its `pmaddwd`
-/// and `(cast i32 a_i64)` took a needless `vpand`). Other narrowings go through their midpoints and the
-/// saturating narrowings every target has from 16 and 32 bits (packs, `sqxtn`, `vsat`).
+/// and `(cast i32 a_i64)` took a needless `vpand`). Other narrowings go through their
+/// midpoints and the saturating narrowings every target has from 16 and 32 bits (packs,
+/// `sqxtn`, `vsat`).
 ///
 /// Where no instruction truncates 64-bit lanes to 32 bits at any signedness (AVX2), the plain
 /// narrowing is written as the even words of the clamped lanes' bits (lanes little-endian),
@@ -238,7 +239,19 @@ fn saturating_conversion(
     direct: Direct,
 ) -> Option<Rewrite> {
     let (sb, tb) = (s.elem.bits(), t.elem.bits());
-    let narrowing_64 = sb == 64 && tb == 32 && own("SatCast", t);
+    // The input's own: a saturating narrowing to 32 bits or fewer at these lanes (a narrowing
+    // to fewer goes through 32 bits).
+    let own_narrowing = [
+        Elem::I8,
+        Elem::U8,
+        Elem::I16,
+        Elem::U16,
+        Elem::I32,
+        Elem::U32,
+    ]
+    .into_iter()
+    .any(|e| own("SatCast", t.with_elem(e)));
+    let narrowing_64 = sb == 64 && tb == 32 && own_narrowing;
     if !s.elem.is_int()
         || !t.elem.is_int()
         || sb > tb && !narrowing_64
