@@ -219,7 +219,8 @@ fn arithmetic(t: VecType, own: Own, lacks: Lacks) -> Vec<Rewrite> {
 /// the two types share: a widening, or the input's own narrowing of 64-bit lanes to 32-bit
 /// ones, which x86 before AVX-512 has no instruction for (made for every one the e-graph
 /// makes, it grew AVX2's e-graphs: `reduce_add(4, i32(x_u8) * i32(y_u8))` lost its `pmaddwd`
-/// and `(cast i32 a_i64)` took a needless `vpand`). Other narrowings go through their
+/// and `(cast i32 a_i64)` took a needless `vpand`; made where the input narrows to fewer bits
+/// too, `u8_sat(a_u64)` at one lane grew past the budget). Other narrowings go through their
 /// midpoints and the saturating narrowings every target has from 16 and 32 bits (packs,
 /// `sqxtn`, `vsat`).
 ///
@@ -239,19 +240,7 @@ fn saturating_conversion(
     direct: Direct,
 ) -> Option<Rewrite> {
     let (sb, tb) = (s.elem.bits(), t.elem.bits());
-    // The input's own: a saturating narrowing to 32 bits or fewer at these lanes (a narrowing
-    // to fewer goes through 32 bits).
-    let own_narrowing = [
-        Elem::I8,
-        Elem::U8,
-        Elem::I16,
-        Elem::U16,
-        Elem::I32,
-        Elem::U32,
-    ]
-    .into_iter()
-    .any(|e| own("SatCast", t.with_elem(e)));
-    let narrowing_64 = sb == 64 && tb == 32 && own_narrowing;
+    let narrowing_64 = sb == 64 && tb == 32 && own("SatCast", t);
     if !s.elem.is_int()
         || !t.elem.is_int()
         || sb > tb && !narrowing_64
