@@ -230,8 +230,8 @@ fn cut(
         let selector = Selector::load(project, target)?;
         let mut inputs: Vec<(usize, Rc<Expr>)> = Vec::new();
         for (index, item) in items.iter().enumerate().filter(|(_, i)| i.target == target) {
-            match selector.elaborate(&item.text, item.lanes, declared) {
-                Ok(input) => inputs.push((index, input)),
+            match elaborate(&selector, item, declared) {
+                Ok((_, selected)) => inputs.push((index, selected)),
                 Err(e) => pending[index] = Some(Err(e.to_string())),
             }
         }
@@ -269,18 +269,34 @@ fn work(
         let started = Instant::now();
         let selector = selector_of(project, chunk.target, &mut selectors)?;
         let mut inputs = Vec::new();
+        let mut own = HashMap::new();
         for &index in &chunk.items {
             let item = &items[index];
-            match selector.elaborate(&item.text, item.lanes, declared) {
-                Ok(input) => inputs.push((index, input)),
+            match elaborate(selector, item, declared) {
+                Ok((input, selected)) => {
+                    inputs.push((index, selected));
+                    own.insert(index, input);
+                }
                 Err(e) => worked.outcomes.push((index, Err(e.to_string()))),
             }
         }
         let mut selections = Vec::new();
         worked.programs += select_chunk(selector, &inputs, &mut selections);
         worked.select_ms += started.elapsed().as_secs_f64() * 1e3;
-        for (index, input, selection) in selections {
+        for (index, selected, selection) in selections {
             let item = &items[index];
+            let input = own.remove(&index).unwrap_or(selected.clone());
+            // A padded input's selection is the low lanes of its own.
+            let selection = match input.ty.lanes == selected.ty.lanes {
+                true => selection,
+                false => selection
+                    .and_then(|(wide, _)| {
+                        selector
+                            .low_lanes(&input, &wide)
+                            .ok_or_else(|| "the padded selection's low lanes differ".to_string())
+                    })
+                    .map(|padded| own_if_cheaper(selector, &input, padded)),
+            };
             let outcome = selection.and_then(|(_, root)| {
                 let proving = Instant::now();
                 let (root, proof) =
@@ -295,6 +311,35 @@ fn work(
             });
             worked.outcomes.push((index, outcome));
         }
+    }
+}
+
+/// An item's input, and what is selected for it: the input, or its padded form where its lane
+/// count is not one the rules reach ([`Selector::padded`]).
+fn elaborate(
+    selector: &Selector,
+    item: &Item,
+    declared: &HashMap<String, Elem>,
+) -> Result<(Rc<Expr>, Rc<Expr>)> {
+    let input = selector.elaborate(&item.text, item.lanes, declared)?;
+    let selected = selector
+        .padded(&item.text, &input, declared)
+        .unwrap_or_else(|| input.clone());
+    Ok((input, selected))
+}
+
+/// A padded input's selection `padded`, or, where it leaves operators scalarized (computing
+/// lanes past the input's own), the input selected at its own lane count if that costs less,
+/// as `compile` chooses alone.
+fn own_if_cheaper(selector: &mut Selector, input: &Rc<Expr>, padded: Extracted) -> Extracted {
+    if padded.1.scalarized().is_empty() {
+        return padded;
+    }
+    match selector.select(input) {
+        Ok((_, text, root)) if root.cost(&selector.catalog) <= padded.1.cost(&selector.catalog) => {
+            (text, root)
+        }
+        _ => padded,
     }
 }
 

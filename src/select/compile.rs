@@ -9,6 +9,7 @@ use super::catalog::Catalog;
 use super::halves;
 use super::movement::{self, Moves};
 use super::node::{self, Node};
+use super::padding;
 use super::pieces::{self, Padding, Value};
 use super::program::{Program, Programs};
 use super::prove::{prove_selection, proven_or_scalarized, Proof, VALIDATION_TIMEOUT_MS};
@@ -417,7 +418,14 @@ impl Selector {
                 proof: None,
             });
         }
-        let (compiled, extracted) = self.select_and_prove(text, input, started)?;
+        let (compiled, extracted) = match self.select_padded(text, &input, declared, started)? {
+            Some(padded) if padded.0.root.scalarized().is_empty() => padded,
+            Some(padded) => match self.select_and_prove(text, input, started) {
+                Ok(own) if own.0.cost <= padded.0.cost => own,
+                _ => padded,
+            },
+            None => self.select_and_prove(text, input, started)?,
+        };
         let (catalog, input, cost) = (&self.catalog, &compiled.input, compiled.cost);
         match cache {
             Some(db) if db.is_read_only() => crate::error::note(
@@ -431,6 +439,74 @@ impl Selector {
             None => {}
         }
         Ok(compiled)
+    }
+
+    /// `input` (elaborated from `text`) at the lane count it is selected at instead of its
+    /// own, where its own is not one the rules reach ([`padding`]).
+    pub fn padded(
+        &self,
+        text: &str,
+        input: &Rc<Expr>,
+        declared: &HashMap<String, Elem>,
+    ) -> Option<Rc<Expr>> {
+        let lanes = padding::padded_lanes(input, self.catalog.target.register_bits)?;
+        self.elaborate(text, Some(lanes), declared)
+            .ok()
+            .filter(|wide| wide.ty.lanes == lanes)
+    }
+
+    /// The selection of `input` read from the term `wide` extracted for its padded form
+    /// ([`Selector::padded`]): the term's low lanes, where they agree with `input` on random
+    /// inputs (their proof is still to come).
+    pub fn low_lanes(&self, input: &Rc<Expr>, wide: &str) -> Option<Extracted> {
+        let catalog = &self.catalog;
+        let term = Term::parse(wide).ok()?;
+        let whole = node::read(&term, catalog).ok()?;
+        let extracted = padding::low_lanes(&term, &whole, input.ty.lanes, catalog)?.to_string();
+        let root = self.read(&extracted).ok()?;
+        cache::agrees_on_random_inputs(catalog, input, &root).then_some((extracted, root))
+    }
+
+    /// `input` (elaborated from `text`) selected as the low lanes of its padded form
+    /// ([`Selector::padded`]) and proven; `None` where its own lane count is reached or the
+    /// padded selection fails.
+    fn select_padded(
+        &mut self,
+        text: &str,
+        input: &Rc<Expr>,
+        declared: &HashMap<String, Elem>,
+        started: Instant,
+    ) -> Result<Option<(Compiled, Option<String>)>> {
+        let Some(wide) = self.padded(text, input, declared) else {
+            return Ok(None);
+        };
+        let Ok((program, wide_term, _)) = self.select(&wide) else {
+            return Ok(None);
+        };
+        let Some((extracted, root)) = self.low_lanes(input, &wide_term) else {
+            return Ok(None);
+        };
+        let catalog = &self.catalog;
+        let select_ms = started.elapsed().as_secs_f64() * 1e3;
+        let proving = Instant::now();
+        let Ok((proven, proof)) =
+            proven_or_scalarized(catalog, input, root.clone(), self.proof_timeout_ms)
+        else {
+            return Ok(None);
+        };
+        let extracted = Rc::ptr_eq(&proven, &root).then_some(extracted);
+        let compiled = Compiled {
+            source: text.to_string(),
+            cost: proven.cost(catalog),
+            input: input.clone(),
+            root: proven,
+            program: Some(program),
+            select_ms,
+            validate_ms: proving.elapsed().as_secs_f64() * 1e3,
+            cached: false,
+            proof: Some(proof),
+        };
+        Ok(Some((compiled, extracted)))
     }
 
     /// Selects for an elaborated input (`source` names it) and proves the selection, the

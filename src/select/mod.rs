@@ -47,6 +47,7 @@ pub mod lowering;
 pub mod mask_bits;
 pub mod movement;
 pub mod node;
+pub mod padding;
 pub mod pattern;
 pub mod pending;
 pub mod per_lane_shifts;
