@@ -328,11 +328,11 @@ fn elaborate(
     Ok((input, selected))
 }
 
-/// A padded input's selection `padded`, or, where it leaves operators scalarized (computing
-/// lanes past the input's own), the input selected at its own lane count if that costs less,
-/// as `compile` chooses alone.
+/// A padded input's selection `padded`, or the input selected at its own lane count where
+/// that may be cheaper ([`Selector::own_lanes_may_be_cheaper`]) and is, as `compile` chooses
+/// alone.
 fn own_if_cheaper(selector: &mut Selector, input: &Rc<Expr>, padded: Extracted) -> Extracted {
-    if padded.1.scalarized().is_empty() {
+    if !selector.own_lanes_may_be_cheaper(input, &padded.1) {
         return padded;
     }
     match selector.select(input) {

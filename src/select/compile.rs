@@ -419,7 +419,7 @@ impl Selector {
             });
         }
         let (compiled, extracted) = match self.select_padded(text, &input, declared, started)? {
-            Some(padded) if padded.0.root.scalarized().is_empty() => padded,
+            Some(padded) if !self.own_lanes_may_be_cheaper(&input, &padded.0.root) => padded,
             Some(padded) => match self.select_and_prove(text, input, started) {
                 Ok(own) if own.0.cost <= padded.0.cost => own,
                 _ => padded,
@@ -449,10 +449,18 @@ impl Selector {
         input: &Rc<Expr>,
         declared: &HashMap<String, Elem>,
     ) -> Option<Rc<Expr>> {
-        let lanes = padding::padded_lanes(input, self.catalog.target.register_bits)?;
+        let lanes = padding::padded_lanes(input)?;
         self.elaborate(text, Some(lanes), declared)
             .ok()
             .filter(|wide| wide.ty.lanes == lanes)
+    }
+
+    /// Whether `input`, selected padded as `padded`, is worth selecting at its own lane count
+    /// too: where the padded selection computes operators lane by lane (the padding lanes
+    /// too), or every value of the input is whole registers.
+    pub fn own_lanes_may_be_cheaper(&self, input: &Expr, padded: &Node) -> bool {
+        !padded.scalarized().is_empty()
+            || padding::whole_registers(input, self.catalog.target.register_bits)
     }
 
     /// The selection of `input` read from the term `wide` extracted for its padded form

@@ -1,6 +1,7 @@
-//! Lane counts the rules do not reach, padded. The rules lower values of whole registers, and of
-//! a power of two of lanes within one (the low lanes of a register); a value of 3, 12 or 24
-//! bytes is neither, and every operator on it would be computed lane by lane. As a compiler
+//! Lane counts the rules do not reach, padded. The rules lower a power of two of lanes within a
+//! register (its low lanes), and halves split values down to registers; a value of 3, 12 or 24
+//! bytes is neither, and every operator on it would be computed lane by lane, and three
+//! registers halve into one and a half, which many operators then compute lane by lane too. As a compiler
 //! widens such a vector, the input is selected at the nearest lane count the rules reach (its
 //! lanes past the input's own read as zeros, as a padded input's are) and the result is that
 //! selection's low lanes; the proof is of those lanes against the input as given.
@@ -10,34 +11,37 @@ use super::node::Node;
 use super::term::Term;
 use crate::ir::{Elem, Expr};
 
-/// Whether `lanes` of `bits`-bit elements are a power of two within one register or whole
-/// registers.
-fn reached(lanes: u32, bits: u32, register_bits: u32) -> bool {
-    let register = (register_bits / bits).max(1);
-    match lanes <= register {
-        true => lanes.is_power_of_two(),
-        false => lanes.is_multiple_of(register),
-    }
-}
-
-/// The lane count to select `input` at instead of its own, where some value of it has a lane
-/// count the rules do not reach ([`reached`]) and a larger count, at most four times the next
-/// power of two, reaches every one (each value's lanes scaled alike); `None` where its own
-/// count is reached.
-pub fn padded_lanes(input: &Expr, register_bits: u32) -> Option<u32> {
-    let lanes = input.ty.lanes;
+/// The lane counts and element widths of `input`'s values (masks follow what they compare).
+fn values(input: &Expr) -> Vec<(u32, u32)> {
     let mut values = Vec::new();
     input.walk(&mut |n| {
         if n.ty.elem != Elem::Bool {
             values.push((n.ty.lanes, n.ty.elem.bits()));
         }
     });
+    values
+}
+
+/// Whether every value of `input` is whole registers (three registers of bytes, say): its
+/// own lane count may select as well as the padded one, and both are tried.
+pub fn whole_registers(input: &Expr, register_bits: u32) -> bool {
+    values(input)
+        .iter()
+        .all(|&(lanes, bits)| lanes.is_multiple_of((register_bits / bits).max(1)))
+}
+
+/// The lane count to select `input` at instead of its own, where some value of it has a lane
+/// count that is not a power of two (the rules lower a power of two of lanes within one
+/// register, halves split down to registers, and three registers halve into one and a half)
+/// and a larger count, at most four times the next power of two, makes every one a power of
+/// two (each value's lanes scaled alike); `None` where its own count does.
+pub fn padded_lanes(input: &Expr) -> Option<u32> {
+    let lanes = input.ty.lanes;
+    let values = values(input);
     let all_reached = |at: u32| {
-        values.iter().all(|&(own, bits)| {
+        values.iter().all(|&(own, _)| {
             let scaled = u64::from(own) * u64::from(at);
-            scaled.is_multiple_of(u64::from(lanes))
-                && u32::try_from(scaled / u64::from(lanes))
-                    .is_ok_and(|l| reached(l, bits, register_bits))
+            scaled.is_multiple_of(u64::from(lanes)) && (scaled / u64::from(lanes)).is_power_of_two()
         })
     };
     if lanes == 0 || all_reached(lanes) {
@@ -97,18 +101,19 @@ mod tests {
     }
 
     #[test]
-    fn lane_counts_the_rules_reach_are_kept_and_others_padded() {
-        // NEON's 128-bit registers: 16 bytes, 4 words.
-        for lanes in [1, 2, 4, 8, 16, 32, 48, 64] {
-            assert_eq!(padded_lanes(&add(lanes, Elem::U8), 128), None, "{lanes}");
+    fn lane_counts_that_are_powers_of_two_are_kept_and_others_padded() {
+        for lanes in [1, 2, 4, 8, 16, 32, 64] {
+            assert_eq!(padded_lanes(&add(lanes, Elem::U8)), None, "{lanes}");
         }
-        assert_eq!(padded_lanes(&add(3, Elem::U8), 128), Some(4));
-        assert_eq!(padded_lanes(&add(5, Elem::U8), 128), Some(8));
-        assert_eq!(padded_lanes(&add(12, Elem::U8), 128), Some(16));
-        assert_eq!(padded_lanes(&add(24, Elem::U8), 128), Some(32));
-        assert_eq!(padded_lanes(&add(40, Elem::U8), 128), Some(48));
-        // 12 words are three whole registers.
-        assert_eq!(padded_lanes(&add(12, Elem::U32), 128), None);
-        assert_eq!(padded_lanes(&add(6, Elem::U32), 128), Some(8));
+        assert_eq!(padded_lanes(&add(3, Elem::U8)), Some(4));
+        assert_eq!(padded_lanes(&add(5, Elem::U8)), Some(8));
+        assert_eq!(padded_lanes(&add(12, Elem::U8)), Some(16));
+        assert_eq!(padded_lanes(&add(24, Elem::U8)), Some(32));
+        assert_eq!(padded_lanes(&add(48, Elem::U8)), Some(64));
+        // NEON's 128-bit registers: 48 bytes and 12 words are three whole registers, 24 bytes
+        // are not.
+        assert!(whole_registers(&add(48, Elem::U8), 128));
+        assert!(whole_registers(&add(12, Elem::U32), 128));
+        assert!(!whole_registers(&add(24, Elem::U8), 128));
     }
 }
