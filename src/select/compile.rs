@@ -418,7 +418,7 @@ impl Selector {
                 proof: None,
             });
         }
-        let (compiled, extracted) = match self.select_padded(text, &input, declared, started)? {
+        let (compiled, extracted) = match self.select_padded(text, &input, declared, started) {
             Some(padded) if !self.own_lanes_may_be_cheaper(&input, &padded.0.root) => padded,
             Some(padded) => match self.select_and_prove(text, input, started) {
                 Ok(own) if own.0.cost <= padded.0.cost => own,
@@ -484,37 +484,13 @@ impl Selector {
         input: &Rc<Expr>,
         declared: &HashMap<String, Elem>,
         started: Instant,
-    ) -> Result<Option<(Compiled, Option<String>)>> {
-        let Some(wide) = self.padded(text, input, declared) else {
-            return Ok(None);
-        };
-        let Ok((program, wide_term, _)) = self.select(&wide) else {
-            return Ok(None);
-        };
-        let Some((extracted, root)) = self.low_lanes(input, &wide_term) else {
-            return Ok(None);
-        };
-        let catalog = &self.catalog;
-        let select_ms = started.elapsed().as_secs_f64() * 1e3;
-        let proving = Instant::now();
-        let Ok((proven, proof)) =
-            proven_or_scalarized(catalog, input, root.clone(), self.proof_timeout_ms)
-        else {
-            return Ok(None);
-        };
-        let extracted = Rc::ptr_eq(&proven, &root).then_some(extracted);
-        let compiled = Compiled {
-            source: text.to_string(),
-            cost: proven.cost(catalog),
-            input: input.clone(),
-            root: proven,
-            program: Some(program),
-            select_ms,
-            validate_ms: proving.elapsed().as_secs_f64() * 1e3,
-            cached: false,
-            proof: Some(proof),
-        };
-        Ok(Some((compiled, extracted)))
+    ) -> Option<(Compiled, Option<String>)> {
+        let wide = self.padded(text, input, declared)?;
+        let (program, wide_term, _) = self.select(&wide).ok()?;
+        let (extracted, root) = self.low_lanes(input, &wide_term)?;
+        // A refutation leaves the input to its own selection.
+        let selected = (program, extracted, root);
+        self.validated(text, input.clone(), selected, started).ok()
     }
 
     /// Selects for an elaborated input (`source` names it) and proves the selection, the
@@ -527,6 +503,19 @@ impl Selector {
         started: Instant,
     ) -> Result<(Compiled, Option<String>)> {
         let (program, extracted, root) = self.select(&input)?;
+        self.validated(source, input, (program, extracted, root), started)
+    }
+
+    /// A selection of `input` (`source` names it; selected since `started`) proven, or every
+    /// lane scalar where z3 cannot decide it; the extracted term besides, unless its lanes
+    /// went scalar so. A refutation is an error.
+    fn validated(
+        &self,
+        source: &str,
+        input: Rc<Expr>,
+        (program, extracted, root): Selected,
+        started: Instant,
+    ) -> Result<(Compiled, Option<String>)> {
         let catalog = &self.catalog;
         let select_ms = started.elapsed().as_secs_f64() * 1e3;
         let started = Instant::now();

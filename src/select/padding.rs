@@ -1,10 +1,11 @@
 //! Lane counts the rules do not reach, padded. The rules lower a power of two of lanes within a
 //! register (its low lanes), and halves split values down to registers; a value of 3, 12 or 24
 //! bytes is neither, and every operator on it would be computed lane by lane, and three
-//! registers halve into one and a half, which many operators then compute lane by lane too. As a compiler
-//! widens such a vector, the input is selected at the nearest lane count the rules reach (its
-//! lanes past the input's own read as zeros, as a padded input's are) and the result is that
-//! selection's low lanes; the proof is of those lanes against the input as given.
+//! registers halve into one and a half, which many operators then compute lane by lane too.
+//! As a compiler widens such a vector, the input is selected at the nearest lane count the
+//! rules reach (its lanes past the input's own read as zeros, as a padded input's are) and the
+//! result is that selection's low lanes; the proof is of those lanes against the input as
+//! given.
 
 use super::catalog::Catalog;
 use super::node::Node;
