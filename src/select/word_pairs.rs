@@ -381,34 +381,37 @@ fn widenings(w: &Words, lacks: Lacks) -> Vec<Rewrite> {
     out
 }
 
-/// A product of signed 32-bit values widened to `w.t`: the low words' product, wrapping, beside
-/// the high word, the 64-bit product shifted right by 32 and cut to a word (`products.rs`
-/// computes it by halfwords: Hexagon's `vmpye`, then `vmpyo` accumulating into a pair). Not of
-/// a constant (one whose bounds meet: a division's product by its magic number, which z3 does
-/// not prove so in minutes), nor unsigned: the high word of those is that of the words read
-/// signed plus each word where the other's top bit is set, proven alone (`widening_mul(x_u32,
-/// y_u32)` 162 -> 15) but not within the prover's budget under the saturation of `mul_shr`.
+/// A product of 32-bit values widened to `w.t` (both signed at `i64`, both unsigned at `u64`):
+/// the low words' product, wrapping, beside the high word, the 64-bit product shifted right by
+/// 32 and cut to a word (`products.rs` computes a signed one by halfwords: Hexagon's `vmpye`,
+/// then `vmpyo` accumulating into a pair; `unsigned_high.rs` an unsigned one from the signed
+/// one). Not of a constant (one whose bounds meet: a division's product by its magic number,
+/// which z3 does not prove so in minutes). A selection's proof cuts the input's 64-bit product
+/// at these two words (`semantics/cut_points.rs`), so that z3 meets the high word alone.
 fn products_of_words(w: &Words, lacks: Lacks) -> Option<Rewrite> {
-    if w.t.elem != Elem::I64 || !lacks("Mul", w.t, Some(w.t)) {
+    if !lacks("Mul", w.t, Some(w.t)) {
         return None;
     }
+    let factor = match w.t.elem {
+        Elem::I64 => w.signed,
+        _ => w.word,
+    };
     let (x, y) = (Term::Wildcard("x".into()), Term::Wildcard("y".into()));
     let wide = |v: &Term| op("Cast", w.t, vec![v.clone()]);
     let product = op("Mul", w.t, vec![wide(&x), wide(&y)]);
-    let low = w.word_op(
-        "Mul",
-        vec![
-            reinterpret(w.word, x.clone()),
-            reinterpret(w.word, y.clone()),
-        ],
-    );
+    // The words at `w.word` (reinterpreted where the factors are signed).
+    let as_word = |v: Term| match factor == w.word {
+        true => v,
+        false => reinterpret(w.word, v),
+    };
+    let low = w.word_op("Mul", vec![as_word(x.clone()), as_word(y.clone())]);
     let shifted = op("Shr", w.t, vec![product.clone(), constant(w.t, 32)]);
-    let high = reinterpret(w.word, op("Cast", w.signed, vec![shifted]));
+    let high = as_word(op("Cast", factor, vec![shifted]));
     let conditions = ["x", "y"]
         .into_iter()
         .flat_map(|v| {
             [
-                Condition::TypeOf(Term::Wildcard(v.into()), w.signed),
+                Condition::TypeOf(Term::Wildcard(v.into()), factor),
                 Condition::Compare(Cmp::Lt, Int::Lo(v.into()), Int::Hi(v.into())),
             ]
         })

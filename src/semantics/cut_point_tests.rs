@@ -26,3 +26,27 @@ fn cut_trees_prove_an_equality_and_never_a_difference() {
     assert!(proven(&lhs, &same, 10_000, z3_equal).unwrap());
     assert!(!proven(&lhs, &other, 10_000, z3_equal).unwrap());
 }
+
+/// A 64-bit subterm computed as its two words (HVX's products of words) is cut once both
+/// words are proven: the product's low word computed by a multiply of words, its high word
+/// apart, and the saturating shift by 31 over the cut variable. Without the words' cut the
+/// low word stays over the inputs beside a free variable and nothing is proven; with a shift
+/// by 30 for 31 the cut tree is refuted.
+#[test]
+fn a_wide_subterm_is_cut_at_its_words() {
+    let lhs = expr("u32_sat((u64(x_u32) * u64(y_u32)) >> 31)");
+    // The high word as HVX computes it: the signed product's plus each word where the other's
+    // top bit is set (no widening of an input the input's product shares).
+    let (sx, sy) = ("reinterpret(i32, x_u32)", "reinterpret(i32, y_u32)");
+    let signed = format!("i32((i64({sx}) * i64({sy})) >> 32)");
+    let high =
+        format!("reinterpret(u32, {signed} + (({sx} >> 31) & {sy}) + (({sy} >> 31) & {sx}))");
+    let by_words = |low_shift: u32| {
+        let shifted = format!("({high} << 1) | ((x_u32 * y_u32) >> {low_shift})");
+        expr(&format!(
+            "select(({high} >> 31) != 0, u32(4294967295), {shifted})"
+        ))
+    };
+    assert!(proven(&lhs, &by_words(31), 10_000, z3_equal).unwrap());
+    assert!(!proven(&lhs, &by_words(30), 10_000, z3_equal).unwrap());
+}

@@ -8,6 +8,7 @@
 //! z_i16))) >> 1)` (its halves: bsl, smax, smull, sqshrn) was undecided after six minutes and
 //! went scalar; cut at the select and the max of each half, it is proven in 3 s.
 
+use super::context::in_a_fresh_context;
 use super::interp::{eval_every_node, Env};
 use super::sample::random_lanes;
 use super::value::Value;
@@ -26,29 +27,69 @@ const MOST_CUTS: usize = 24;
 /// The seed of the random inputs (a proof does not depend on it, only which cuts are tried).
 const SEED: u64 = 0x6375_7473;
 
-/// A cut point: lanes `offset..` of a subterm of the left tree (`lhs`), which take the same
-/// values as a subterm of the right tree (`rhs`) on random inputs. A selection computes its
-/// input's subterms in parts of registers as often as whole (NEON's `smull` on halves).
+/// A cut point: lanes `offset..` of a subterm of the left tree (`lhs`), or one word of each of
+/// those lanes, which take the same values as a subterm of the right tree (`rhs`) on random
+/// inputs. A selection computes its input's subterms in parts of registers as often as whole
+/// (NEON's `smull` on halves), and 64-bit lanes on a target without them as their words
+/// (HVX's unsigned products of words: the low word by `vmpyieo`, the high word by `vmpye` and
+/// `vmpyo` corrected; the input's 64-bit product is cut once both words are).
 struct Pair {
     lhs: Rc<Expr>,
     offset: u32,
+    word: Option<Word>,
     rhs: Rc<Expr>,
+}
+
+/// A word of 64-bit lanes.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+enum Word {
+    Low,
+    High,
+}
+
+impl Word {
+    /// The word's bits of a lane's.
+    fn of(self, bits: u128) -> u128 {
+        match self {
+            Word::Low => bits & 0xffff_ffff,
+            Word::High => (bits >> 32) & 0xffff_ffff,
+        }
+    }
 }
 
 impl Pair {
     /// The lanes the right subterm stands for, of `whole` (the left subterm or what stands
-    /// for it).
+    /// for it), at the right subterm's type (the word cut to it).
     fn lanes_of(&self, whole: Rc<Expr>) -> Rc<Expr> {
-        if self.offset == 0 && whole.ty == self.rhs.ty {
-            return whole;
+        if self.offset == 0 && whole.ty.lanes == self.rhs.ty.lanes {
+            return self.word_of(whole);
         }
         let slice = Op::Slice {
             start: self.offset,
             stride: 1,
             lanes: self.rhs.ty.lanes,
         };
-        Rc::new(Expr::build(slice, vec![whole]).expect("the lanes lie within"))
+        self.word_of(build(slice, vec![whole]))
     }
+
+    /// `lanes` (the right subterm's lanes of the left one) at the right subterm's type: as
+    /// they are, or the word cut to it.
+    fn word_of(&self, lanes: Rc<Expr>) -> Rc<Expr> {
+        let word = match self.word {
+            None => return lanes,
+            Some(Word::Low) => lanes,
+            Some(Word::High) => {
+                let by = Rc::new(Expr::constant(lanes.ty, vec![32]));
+                build(Op::Shr, vec![lanes, by])
+            }
+        };
+        build(Op::Cast(self.rhs.ty.elem), vec![word])
+    }
+}
+
+/// An expression the cut points make, typed by construction.
+fn build(op: Op, args: Vec<Rc<Expr>>) -> Rc<Expr> {
+    Rc::new(Expr::build(op, args).expect("lanes and words lie within"))
 }
 
 /// The cut points of `lhs` and `rhs`: the subterms of `rhs` (not its root) whose values on
@@ -94,15 +135,26 @@ fn candidates(lhs: &Rc<Expr>, rhs: &Rc<Expr>) -> Vec<Pair> {
         .filter_map(|(name, _)| envs.iter().map(|env| env.get(name).cloned()).collect())
         .flat_map(|whole: Vec<Value>| lane_groups(&whole).into_iter().map(|(_, part)| part))
         .collect();
-    let mut by_values: HashMap<Vec<Value>, (Rc<Expr>, u32)> = HashMap::new();
-    let lhs_order = post_order_below(lhs);
+    let mut by_values: HashMap<Vec<Value>, (Rc<Expr>, u32, Option<Word>)> = HashMap::new();
+    // The root too, at its words only: a 64-bit result computed by words (HVX's
+    // `widening_mul(x_u32, y_u32)`) is proven a word at a time.
+    let mut lhs_order = post_order_below(lhs);
+    lhs_order.push(lhs.clone());
     for node in &lhs_order {
         let Some(whole) = values(&left, node) else {
             continue;
         };
-        for (offset, part) in lane_groups(&whole) {
-            if !inputs.contains(&part) {
-                by_values.entry(part).or_insert((node.clone(), offset));
+        let root = Rc::ptr_eq(node, lhs);
+        let views = word_views(whole)
+            .into_iter()
+            .filter(|(word, _)| !root || word.is_some());
+        for (word, whole) in views {
+            for (offset, part) in lane_groups(&whole) {
+                if !inputs.contains(&part) {
+                    by_values
+                        .entry(part)
+                        .or_insert((node.clone(), offset, word));
+                }
             }
         }
     }
@@ -114,19 +166,61 @@ fn candidates(lhs: &Rc<Expr>, rhs: &Rc<Expr>) -> Vec<Pair> {
         let found = values(&right, &node)
             .filter(|v| v.windows(2).any(|w| w[0] != w[1]))
             .and_then(|v| by_values.get(&v));
-        if let Some((lhs, offset)) = found {
+        if let Some((lhs, offset, word)) = found {
             pairs.push(Pair {
                 lhs: lhs.clone(),
                 offset: *offset,
+                word: *word,
                 rhs: node,
             });
         }
     }
+    // A subterm is cut at its words only where both words of the same lanes are found: a
+    // variable for a widening of inputs whose high word is zero (found only at its low word)
+    // would lose those zeros.
+    let both_words = |p: &Pair| {
+        let words: HashSet<Option<Word>> = (pairs.iter())
+            .filter(|q| Rc::ptr_eq(&q.lhs, &p.lhs) && q.offset == p.offset)
+            .filter(|q| q.rhs.ty.lanes == p.rhs.ty.lanes)
+            .map(|q| q.word)
+            .collect();
+        words.contains(&Some(Word::Low)) && words.contains(&Some(Word::High))
+    };
+    let keep: Vec<bool> = (pairs.iter())
+        .map(|p| p.word.is_none() || both_words(p))
+        .collect();
+    let mut pairs: Vec<Pair> = (pairs.into_iter().zip(keep))
+        .filter_map(|(p, keep)| keep.then_some(p))
+        .collect();
     let position: HashMap<*const Expr, usize> = (lhs_order.iter().enumerate())
         .map(|(k, e)| (Rc::as_ptr(e), k))
         .collect();
     pairs.sort_by_key(|p| position[&Rc::as_ptr(&p.lhs)]);
     pairs
+}
+
+/// A subterm's values as they are and, for 64-bit integer lanes, each word of them as 32-bit
+/// lanes of either signedness.
+fn word_views(whole: Vec<Value>) -> Vec<(Option<Word>, Vec<Value>)> {
+    let ty = whole[0].ty;
+    let mut views = vec![];
+    if matches!(ty.elem, Elem::U64 | Elem::I64) {
+        for word in [Word::Low, Word::High] {
+            for elem in [Elem::U32, Elem::I32] {
+                let view = (whole.iter())
+                    .map(|v| {
+                        Value::new(
+                            ty.with_elem(elem),
+                            v.lanes.iter().map(|&b| word.of(b)).collect(),
+                        )
+                    })
+                    .collect();
+                views.push((Some(word), view));
+            }
+        }
+    }
+    views.push((None, whole));
+    views
 }
 
 /// Whether `lhs` and `rhs` are proven equal by cut points, taken operands first: each pair of
@@ -141,7 +235,14 @@ pub fn proven(
     equal: impl Fn(&Expr, &Expr, u32) -> Result<bool>,
 ) -> Result<bool> {
     let start = Instant::now();
-    let (lhs, rhs) = (Rc::new(lhs.clone()), Rc::new(rhs.clone()));
+    // Each distinct subterm once: cuts replace subterms by address, and a selection's tree
+    // repeats what its instructions share (HVX's low word of a product, read by a sum and by
+    // its carry).
+    let mut sharing = HashMap::new();
+    let (lhs, rhs) = (
+        shared(&Rc::new(lhs.clone()), &mut sharing),
+        shared(&Rc::new(rhs.clone()), &mut sharing),
+    );
     let taken: HashSet<String> = lhs
         .vars()
         .into_iter()
@@ -153,52 +254,113 @@ pub fn proven(
     let mut pieces: HashMap<*const Expr, Vec<(u32, Rc<Expr>)>> = HashMap::new();
     let mut waiting: HashMap<*const Expr, Vec<(*const Expr, Rc<Expr>)>> = HashMap::new();
     let (mut left, mut right) = (HashMap::new(), HashMap::new());
-    for (k, pair) in candidates(&lhs, &rhs).iter().enumerate() {
+    let mut proven_words: HashMap<_, Rc<Expr>> = HashMap::new();
+    let candidates = candidates(&lhs, &rhs);
+    let mut last_key = None;
+    for (k, pair) in candidates.iter().enumerate() {
         if start.elapsed().as_millis() > 4 * timeout_ms as u128 {
             break;
         }
         let key = Rc::as_ptr(&pair.lhs);
-        let lanes = pair.offset..pair.offset + pair.rhs.ty.lanes;
-        let same_lanes = |at: u32, v: &Rc<Expr>| at == pair.offset && v.ty == pair.rhs.ty;
-        let these = pieces.entry(key).or_default();
-        let overlapping = these
-            .iter()
-            .any(|(at, v)| !same_lanes(*at, v) && *at < lanes.end && lanes.start < at + v.ty.lanes);
-        if overlapping {
-            continue;
-        }
-        let l = pair.lanes_of(cut_below(&pair.lhs, &left));
-        let r = cut(&pair.rhs, &right);
-        if !equal(&l, &r, timeout_ms)? {
-            continue;
-        }
-        if let Some(whole) = left.get(&key) {
-            right.insert(Rc::as_ptr(&pair.rhs), pair.lanes_of(Rc::clone(whole)));
-            continue;
-        }
-        let v = match these.iter().find(|(at, v)| same_lanes(*at, v)) {
-            Some((_, v)) => v.clone(),
-            None => {
-                let v = Rc::new(Expr::var(&cut_name(k, &taken), pair.rhs.ty));
-                these.push((pair.offset, v.clone()));
-                these.sort_by_key(|(at, _)| *at);
-                v
+        last_key = Some((key, pair.lhs.ty));
+        'pair: {
+            let lanes = pair.offset..pair.offset + pair.rhs.ty.lanes;
+            let same_lanes =
+                |at: u32, v: &Rc<Expr>| at == pair.offset && v.ty.lanes == lanes.len() as u32;
+            let these = pieces.entry(key).or_default();
+            let overlapping = these.iter().any(|(at, v)| {
+                !same_lanes(*at, v) && *at < lanes.end && lanes.start < at + v.ty.lanes
+            });
+            if overlapping {
+                break 'pair;
             }
-        };
-        waiting
-            .entry(key)
-            .or_default()
-            .push((Rc::as_ptr(&pair.rhs), v));
-        if let Some(whole) = joined(these).filter(|w| w.ty == pair.lhs.ty) {
-            left.insert(key, whole);
-            right.extend(waiting.remove(&key).unwrap_or_default());
+            // A word proven at a subterm of the right tree already: this one is proven equal to
+            // that (mostly its reinterpretation), not to the left tree's product again.
+            let shown = proven_words.get(&(key, pair.offset, lanes.len(), pair.word));
+            let l = match shown {
+                Some(earlier) if earlier.ty == pair.rhs.ty => cut(earlier, &right),
+                Some(earlier) => build(Op::Bitcast(pair.rhs.ty.elem), vec![cut(earlier, &right)]),
+                None => pair.lanes_of(cut_below(&pair.lhs, &left)),
+            };
+            let r = cut(&pair.rhs, &right);
+            // A word of 64-bit lanes computed by words is the crux of such a selection (the high
+            // word of a product, which z3 meets whole where no cut is made), and gets the whole
+            // query's time (pairs get a 16th of it): z3 decides HVX's high word of unsigned
+            // products of words by an attempt with a 16th of its time, in 2-3 s alone, and not
+            // within a 16th of a pair's.
+            let budget = match pair.word {
+                Some(_) if shown.is_none() => 16 * timeout_ms,
+                _ => timeout_ms,
+            };
+            // A word's proof in a context of its own: after the whole query's attempts z3 took
+            // 48 s and gave up on HVX's high word of unsigned products of words that it proves in
+            // 4.6 s alone.
+            let ok = match pair.word {
+                Some(_) => in_a_fresh_context(|| equal(&l, &r, budget))?,
+                None => equal(&l, &r, budget)?,
+            };
+            if !ok {
+                break 'pair;
+            }
+            if pair.word.is_some() {
+                (proven_words.entry((key, pair.offset, lanes.len(), pair.word)))
+                    .or_insert_with(|| pair.rhs.clone());
+            }
+            let v = match these.iter().find(|(at, v)| same_lanes(*at, v)) {
+                Some((_, v)) => v.clone(),
+                None => {
+                    let ty = pair.lhs.ty.with_lanes(pair.rhs.ty.lanes);
+                    let v = Rc::new(Expr::var(&cut_name(k, &taken), ty));
+                    these.push((pair.offset, v.clone()));
+                    these.sort_by_key(|(at, _)| *at);
+                    v
+                }
+            };
+            waiting
+                .entry(key)
+                .or_default()
+                .push((Rc::as_ptr(&pair.rhs), pair.word_of(v)));
         }
+        let next_key = candidates.get(k + 1).map(|next| Rc::as_ptr(&next.lhs));
+        if next_key != Some(key) {
+            last_key = None;
+            cut_where_whole(
+                key,
+                pair.lhs.ty,
+                &pieces,
+                &mut waiting,
+                &mut left,
+                &mut right,
+            );
+        }
+    }
+    if let Some((key, ty)) = last_key {
+        cut_where_whole(key, ty, &pieces, &mut waiting, &mut left, &mut right);
     }
     if left.is_empty() {
         return Ok(false);
     }
     let (lhs, rhs) = (cut(&lhs, &left), cut(&rhs, &right));
     equal(&lhs, &rhs, timeout_ms)
+}
+
+/// Once a subterm of the left tree (`key`, of type `ty`) has every lane cut (all its pairs
+/// proven, each pair's proof not yet seeing the subterm's own cut), it stands for the
+/// concatenation of its variables, and the subterms of the right tree proven equal to its lanes
+/// or words for those of the variables.
+fn cut_where_whole(
+    key: *const Expr,
+    ty: VecType,
+    pieces: &HashMap<*const Expr, Vec<(u32, Rc<Expr>)>>,
+    waiting: &mut HashMap<*const Expr, Vec<(*const Expr, Rc<Expr>)>>,
+    left: &mut HashMap<*const Expr, Rc<Expr>>,
+    right: &mut HashMap<*const Expr, Rc<Expr>>,
+) {
+    let whole = (pieces.get(&key)).and_then(|these| joined(these));
+    if let Some(whole) = whole.filter(|w| w.ty == ty) {
+        left.insert(key, whole);
+        right.extend(waiting.remove(&key).unwrap_or_default());
+    }
 }
 
 /// The name of the variable of candidate `k`'s cut: `cut%k`, or where the sides already have
@@ -252,6 +414,27 @@ fn joined(pieces: &[(u32, Rc<Expr>)]) -> Option<Rc<Expr>> {
         });
     }
     whole
+}
+
+/// `tree` with structurally equal subterms one node, by operator, type and (shared) operands.
+fn shared(
+    tree: &Rc<Expr>,
+    nodes: &mut HashMap<(Op, VecType, Vec<*const Expr>), Rc<Expr>>,
+) -> Rc<Expr> {
+    let args: Vec<Rc<Expr>> = tree.args.iter().map(|a| shared(a, nodes)).collect();
+    let key = (
+        tree.op.clone(),
+        tree.ty,
+        args.iter().map(Rc::as_ptr).collect(),
+    );
+    let node = nodes.entry(key).or_insert_with(|| {
+        Rc::new(Expr {
+            op: tree.op.clone(),
+            ty: tree.ty,
+            args,
+        })
+    });
+    Rc::clone(node)
 }
 
 /// Every distinct node of `tree` below its root, each after its operands.

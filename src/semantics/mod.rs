@@ -2,6 +2,7 @@
 
 mod attempt;
 mod bitvec;
+mod context;
 mod cut_points;
 pub mod float_bits;
 pub mod interp;
@@ -12,6 +13,7 @@ pub mod sample;
 pub mod smt;
 pub mod value;
 
+pub use context::in_a_fresh_context;
 pub use interp::{eval, Env};
 pub use prove::{prove_equivalent, prove_equivalent_by_parts, Verdict};
 pub use value::Value;
