@@ -286,15 +286,15 @@ pub fn proven(
             // A word of 64-bit lanes computed by words is the crux of such a selection (the high
             // word of a product, which z3 meets whole where no cut is made), and gets the whole
             // query's time (pairs get a 16th of it): z3 decides HVX's high word of unsigned
-            // products of words by an attempt with a 16th of its time, in 2-3 s alone, and not
-            // within a 16th of a pair's.
+            // products of words by one attempt with a part of its time, in 2-3 s alone, and not
+            // within a part of a pair's.
             let budget = match pair.word {
                 Some(_) if shown.is_none() => 16 * timeout_ms,
                 _ => timeout_ms,
             };
             // A word's proof in a context of its own: after the whole query's attempts z3 took
             // 48 s and gave up on HVX's high word of unsigned products of words that it proves in
-            // 4.6 s alone.
+            // 2-3 s alone.
             let ok = match pair.word {
                 Some(_) => in_a_fresh_context(|| equal(&l, &r, budget))?,
                 None => equal(&l, &r, budget)?,
