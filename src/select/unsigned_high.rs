@@ -8,7 +8,7 @@
 use super::fallback::Lacks;
 use super::products::high_bits_by_high_word;
 use super::signedness::Direct;
-use super::term::{op, reinterpret, type_name, Cmp, Condition, Int, Rewrite, Ruleset, Term};
+use super::term::{op, reinterpret, type_name, Condition, Int, Rewrite, Ruleset, Term};
 use crate::ir::{Elem, VecType};
 
 /// At `t` (u64 lanes the target can neither multiply nor widen words into): the high word of
@@ -77,17 +77,11 @@ pub fn unsigned_high_word_by_signed(t: VecType, lacks: Lacks, direct: Direct) ->
         ],
     );
     let unsigned_product = product(t, x.clone(), y.clone());
-    // Factors that take more than one value: by a constant (a division's magic number) the
-    // selection is no cheaper to prove than the scalar product, and z3 proves it in minutes or
-    // not at all (the signed high word of a product by a numeral bit-blasts into additions no
-    // multiplier of halfwords meets).
-    let varying =
-        |name: &str| Condition::Compare(Cmp::Lt, Int::Lo(name.into()), Int::Hi(name.into()));
+    // Either factor may be a constant (a division's magic number), and neither needs bounds
+    // (a signed dividend's `u32(x_i32 ^ (x_i32 >> 31))` has none).
     let words = vec![
         Condition::TypeOf(x.clone(), word),
         Condition::TypeOf(y.clone(), word),
-        varying("x"),
-        varying("y"),
     ];
     let name = type_name(t);
     // The high word is below 2^32, so its saturating narrowing (Halide's `mul_shift_right`)

@@ -237,10 +237,7 @@ fn on_doubled(source: &str, lhs: &Term, conditions: &[Condition], t: VecType) ->
         .iter()
         .map(|a| match a {
             Term::Slot(s) => op("Concat", twice(slot_type(s)), vec![a.clone(), a.clone()]),
-            Term::Const { ty, value } => Term::Const {
-                ty: twice(*ty),
-                value: value.clone(),
-            },
+            Term::Const { ty, value } => numeral(twice(*ty), value.clone()),
             other => other.clone(),
         })
         .collect();
@@ -358,6 +355,11 @@ fn by_words(t: VecType, types: &[VecType], lacks: Lacks) -> Vec<Rewrite> {
     out
 }
 
+/// The splat of `value` at `ty`.
+fn numeral(ty: VecType, value: Int) -> Term {
+    Term::Const { ty, value }
+}
+
 /// A 32-bit value widened to `w.t`: beside zeros, or beside its sign where it is signed.
 fn widenings(w: &Words, lacks: Lacks) -> Vec<Rewrite> {
     let mut out = Vec::new();
@@ -385,43 +387,63 @@ fn widenings(w: &Words, lacks: Lacks) -> Vec<Rewrite> {
 /// the low words' product, wrapping, beside the high word, the 64-bit product shifted right by
 /// 32 and cut to a word (`products.rs` computes a signed one by halfwords: Hexagon's `vmpye`,
 /// then `vmpyo` accumulating into a pair; `unsigned_high.rs` an unsigned one from the signed
-/// one). Not of a constant (one whose bounds meet: a division's product by its magic number,
-/// which z3 does not prove so in minutes). A selection's proof cuts the input's 64-bit product
-/// at these two words (`semantics/cut_points.rs`), so that z3 meets the high word alone.
-fn products_of_words(w: &Words, lacks: Lacks) -> Option<Rewrite> {
+/// one). Also of a value by a constant that fits a word (a division's product by its magic
+/// number), the constant's word standing for the second factor. A selection's proof cuts the
+/// input's 64-bit product at these two words (`semantics/cut_points.rs`), so that z3 meets the
+/// high word alone.
+fn products_of_words(w: &Words, lacks: Lacks) -> Vec<Rewrite> {
     if !lacks("Mul", w.t, Some(w.t)) {
-        return None;
+        return Vec::new();
     }
     let factor = match w.t.elem {
         Elem::I64 => w.signed,
         _ => w.word,
     };
-    let (x, y) = (Term::Wildcard("x".into()), Term::Wildcard("y".into()));
+    let (x, y, c) = (
+        Term::Wildcard("x".into()),
+        Term::Wildcard("y".into()),
+        Int::Slot("c"),
+    );
     let wide = |v: &Term| op("Cast", w.t, vec![v.clone()]);
-    let product = op("Mul", w.t, vec![wide(&x), wide(&y)]);
     // The words at `w.word` (reinterpreted where the factors are signed).
     let as_word = |v: Term| match factor == w.word {
         true => v,
         false => reinterpret(w.word, v),
     };
-    let low = w.word_op("Mul", vec![as_word(x.clone()), as_word(y.clone())]);
-    let shifted = op("Shr", w.t, vec![product.clone(), constant(w.t, 32)]);
-    let high = as_word(op("Cast", factor, vec![shifted]));
-    let conditions = ["x", "y"]
-        .into_iter()
-        .flat_map(|v| {
-            [
-                Condition::TypeOf(Term::Wildcard(v.into()), factor),
-                Condition::Compare(Cmp::Lt, Int::Lo(v.into()), Int::Hi(v.into())),
-            ]
-        })
-        .collect();
-    Some(rewrite(
-        format!("{} product of words, by 32-bit words", type_name(w.t)),
-        product,
-        w.join(low, high),
-        conditions,
-    ))
+    // `x` times `second` (the input's second factor), its word `y`.
+    let words = |y: Term, second: Term, conditions: Vec<Condition>, what: &str| {
+        let low = w.word_op("Mul", vec![as_word(x.clone()), as_word(y.clone())]);
+        let product = op("Mul", w.t, vec![wide(&x), wide(&y)]);
+        let shifted = op("Shr", w.t, vec![product, constant(w.t, 32)]);
+        let high = as_word(op("Cast", factor, vec![shifted]));
+        let lhs = op("Mul", w.t, vec![wide(&x), second]);
+        let source = format!("{} product of {what}, by 32-bit words", type_name(w.t));
+        rewrite(source, lhs, w.join(low, high), conditions)
+    };
+    let varying = |v: &str| {
+        vec![
+            Condition::TypeOf(Term::Wildcard(v.into()), factor),
+            Condition::Compare(Cmp::Lt, Int::Lo(v.into()), Int::Hi(v.into())),
+        ]
+    };
+    let within = vec![
+        Condition::Compare(Cmp::Ge, c.clone(), Int::Lit(factor.elem.min_value())),
+        Condition::Compare(Cmp::Le, c.clone(), Int::Lit(factor.elem.max_value())),
+    ];
+    vec![
+        words(
+            y.clone(),
+            wide(&y),
+            [varying("x"), varying("y")].concat(),
+            "words",
+        ),
+        words(
+            numeral(factor, c.clone()),
+            numeral(w.t, c),
+            [vec![Condition::TypeOf(x.clone(), factor)], within].concat(),
+            "a word and a constant",
+        ),
+    ]
 }
 
 /// A truncation of `w.t` to 32-bit lanes of type `n`: the low words (HVX's `vdeal` of the
@@ -492,10 +514,7 @@ fn narrowings(w: &Words, n: VecType, lacks: Lacks) -> Option<Rewrite> {
 fn constant_shifts(w: &Words, lacks: Lacks) -> Vec<Rewrite> {
     let c = Int::Slot("c");
     let bin = |o, a: Int, b: Int| Int::Bin(o, Box::new(a), Box::new(b));
-    let by = |amount: Int| Term::Const {
-        ty: w.word,
-        value: amount,
-    };
+    let by = |amount: Int| numeral(w.word, amount);
     let shift = |name, x: Term, amount: Int| w.word_op(name, vec![x, by(amount)]);
     let signed_shift = |x: Term, amount: Int| {
         reinterpret(
@@ -503,13 +522,7 @@ fn constant_shifts(w: &Words, lacks: Lacks) -> Vec<Rewrite> {
             op(
                 "Shr",
                 w.signed,
-                vec![
-                    reinterpret(w.signed, x),
-                    Term::Const {
-                        ty: w.signed,
-                        value: amount,
-                    },
-                ],
+                vec![reinterpret(w.signed, x), numeral(w.signed, amount)],
             ),
         )
     };
@@ -572,17 +585,7 @@ fn constant_shifts(w: &Words, lacks: Lacks) -> Vec<Rewrite> {
         .map(|(name, conditions, low, high)| {
             rewrite(
                 format!("{} {name} by a constant, by 32-bit words", type_name(w.t)),
-                op(
-                    name,
-                    w.t,
-                    vec![
-                        Term::Slot("x"),
-                        Term::Const {
-                            ty: w.t,
-                            value: c.clone(),
-                        },
-                    ],
-                ),
+                op(name, w.t, vec![Term::Slot("x"), numeral(w.t, c.clone())]),
                 w.join(low, high),
                 conditions,
             )

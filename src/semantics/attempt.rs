@@ -2,6 +2,7 @@
 //! query as written or simplified, the bit-blasting solver, and the bit-blasting solver with the
 //! products both sides compute abstracted.
 
+use std::cmp::Ordering;
 use std::collections::HashSet;
 use z3::ast::{Ast, AstKind, Bool, Dynamic, BV};
 use z3::{FuncDecl, SatResult, Solver};
@@ -355,14 +356,16 @@ const SPLIT_ROUNDS: usize = 4;
 pub fn products_split(query: &Bool, at_extensions: bool) -> Option<Bool> {
     let mut current = query.clone();
     for round in 0..=SPLIT_ROUNDS {
-        let splits: Vec<(Dynamic, Dynamic)> = nodes(&current)
-            .into_iter()
+        let present = nodes(&current);
+        let terms: HashSet<&Dynamic> = present.iter().collect();
+        let splits: Vec<(Dynamic, Dynamic)> = present
+            .iter()
             .filter_map(|node| {
                 let split = match at_extensions {
-                    false => split_product(&node),
-                    true => split_extension(&node),
+                    false => split_product(node),
+                    true => split_extension(node, &terms),
                 }?;
-                Some((node, split))
+                Some((node.clone(), split))
             })
             .collect();
         if splits.is_empty() {
@@ -412,8 +415,9 @@ fn by_parts(kept: &BV, low: &BV, high: &BV, shift: u32) -> Dynamic {
 /// halves, where that factor extends a value `v` of `s` bits:
 /// `a * ext(v) = (a * ext(hi(v))) << s/2 + a * zext(lo(v))`, `hi` extended as `v` is; exact, so
 /// the halves' products meet those of an instruction multiplying words by halfwords (Hexagon's
-/// `vmpye` and `vmpyo` for `mul_shr(x_i32, y_i32, 31)`).
-fn split_extension(node: &Dynamic) -> Option<Dynamic> {
+/// `vmpye` and `vmpyo` for `mul_shr(x_i32, y_i32, 31)`). Of factors as wide, the one whose
+/// high half the query (`terms`) takes apart already is split, else the second.
+fn split_extension(node: &Dynamic, terms: &HashSet<&Dynamic>) -> Option<Dynamic> {
     if node.kind() != AstKind::App || node.decl().name() != "bvmul" {
         return None;
     }
@@ -425,9 +429,17 @@ fn split_extension(node: &Dynamic) -> Option<Dynamic> {
         return Some(signed);
     }
     let other = ea.0.get_size().min(eb.0.get_size());
-    let (kept, (v, signed)) = match eb.0.get_size() >= ea.0.get_size() {
-        true => (a.as_bv()?, eb),
-        false => (b.as_bv()?, ea),
+    let halves_taken = |v: &BV| {
+        let bits = v.get_size();
+        bits.is_multiple_of(2) && terms.contains(&Dynamic::from_ast(&v.extract(bits - 1, bits / 2)))
+    };
+    let first = match eb.0.get_size().cmp(&ea.0.get_size()) {
+        Ordering::Equal => halves_taken(&ea.0) && !halves_taken(&eb.0),
+        wider => wider == Ordering::Less,
+    };
+    let (kept, (v, signed)) = match first {
+        false => (a.as_bv()?, eb),
+        true => (b.as_bv()?, ea),
     };
     let (width, bits) = (kept.get_size(), v.get_size());
     if other <= 16 || bits % 2 != 0 || bits >= width {

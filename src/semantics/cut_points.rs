@@ -287,17 +287,20 @@ pub fn proven(
             // word of a product, which z3 meets whole where no cut is made), and gets the whole
             // query's time (pairs get a 16th of it): z3 decides HVX's high word of unsigned
             // products of words by one attempt with a part of its time, in 2-3 s alone, and not
-            // within a part of a pair's.
-            let budget = match pair.word {
-                Some(_) if shown.is_none() => 16 * timeout_ms,
-                _ => timeout_ms,
+            // within a part of a pair's. So does a word the input cuts from a 64-bit product
+            // itself (a division's multiply-high).
+            let crux =
+                (pair.word.is_some() || a_word_of_a_wide_product(&pair.lhs)) && shown.is_none();
+            let budget = match crux {
+                true => 16 * timeout_ms,
+                false => timeout_ms,
             };
             // A word's proof in a context of its own: after the whole query's attempts z3 took
             // 48 s and gave up on HVX's high word of unsigned products of words that it proves in
             // 2-3 s alone.
-            let ok = match pair.word {
-                Some(_) => in_a_fresh_context(|| equal(&l, &r, budget))?,
-                None => equal(&l, &r, budget)?,
+            let ok = match crux {
+                true => in_a_fresh_context(|| equal(&l, &r, budget))?,
+                false => equal(&l, &r, budget)?,
             };
             if !ok {
                 break 'pair;
@@ -366,6 +369,19 @@ fn cut_where_whole(
 /// The name of the variable of candidate `k`'s cut: `cut%k`, or where the sides already have
 /// a variable of that name (the cut of a proof this one decides a pair of, of any type), the
 /// first of `cut%k.1`, `cut%k.2`, ... they do not.
+/// Whether `e` cuts 32-bit lanes from a product of 64-bit lanes shifted right (the high word of
+/// a multiply-high).
+fn a_word_of_a_wide_product(e: &Expr) -> bool {
+    let [shifted] = &e.args[..] else {
+        return false;
+    };
+    matches!(e.op, Op::Cast(_) | Op::SatCast(_))
+        && e.ty.elem.bits() == 32
+        && shifted.op == Op::Shr
+        && shifted.ty.elem.bits() == 64
+        && shifted.args[0].op == Op::Mul
+}
+
 fn cut_name(k: usize, taken: &HashSet<String>) -> String {
     (0..)
         .map(|d| match d {

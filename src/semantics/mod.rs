@@ -5,6 +5,7 @@ mod bitvec;
 mod context;
 mod cut_points;
 pub mod float_bits;
+mod generalize;
 pub mod interp;
 pub mod prove;
 pub mod read_ranges;

@@ -5,7 +5,9 @@ use super::attempt::{
     attempts, bit_blasted, products_abstracted, products_split, replaced_by_unknowns,
     shared_abstracted, Attempt,
 };
+use super::context::in_a_fresh_context;
 use super::cut_points;
+use super::generalize::generalized;
 use super::interp::{self, Env};
 use super::smt::{lane_bits_of, Encoder, Lane};
 use super::value::Value;
@@ -137,7 +139,8 @@ pub fn prove_equivalent_by_parts(
 const CUT_POINTS_FROM_MS: u32 = 1_000;
 
 /// [`prove_equivalent`]; without a precondition and with time enough, a pair z3 does not decide
-/// in a 64th of the time is proven by [`cut_points`] before z3 gets the whole time.
+/// in a 64th of the time is proven with its numerals [`generalized`] or by [`cut_points`]
+/// before z3 gets the whole time.
 fn decided(lhs: &Expr, rhs: &Expr, assume: Option<&Expr>, timeout_ms: u32) -> Result<Verdict> {
     let start = Instant::now();
     if assume.is_none() && timeout_ms >= CUT_POINTS_FROM_MS {
@@ -145,8 +148,19 @@ fn decided(lhs: &Expr, rhs: &Expr, assume: Option<&Expr>, timeout_ms: u32) -> Re
         if !matches!(quick, Verdict::Unknown { .. }) {
             return Ok(quick);
         }
+        // A numeral both sides multiply by, generalized: proven for every value, the claim
+        // holds for the numeral. In a context of its own (after the quick attempt, z3 took
+        // minutes over a lemma it proves alone in seconds).
+        let mut generalized_proven = false;
+        for (l, r) in generalized(lhs, rhs) {
+            let by_parts = || prove_equivalent_by_parts(&l, &r, None, timeout_ms);
+            generalized_proven = in_a_fresh_context(by_parts)?.is_proven();
+            if generalized_proven {
+                break;
+            }
+        }
         let equal = |l: &Expr, r: &Expr, ms| operands_equal(l, r, None, ms);
-        if cut_points::proven(lhs, rhs, timeout_ms / 16, equal)? {
+        if generalized_proven || cut_points::proven(lhs, rhs, timeout_ms / 16, equal)? {
             return Ok(Verdict::Proven {
                 ty: lhs.ty.to_string(),
                 lanes: lhs.ty.lanes,
