@@ -26,4 +26,6 @@ mod cut_point_tests;
 #[cfg(test)]
 mod division_tests;
 #[cfg(test)]
+mod generalize_tests;
+#[cfg(test)]
 mod product_tests;
