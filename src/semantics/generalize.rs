@@ -86,7 +86,7 @@ fn splat_of(e: &Expr) -> Option<Numeral> {
                 .all(|&b| b == first)
                 .then_some((e.ty.elem.bits(), first))
         }
-        Op::Cast(_) => {
+        Op::Cast(to) if to.is_int() => {
             let (width, bits) = splat_of(&e.args[0])?;
             let from = e.args[0].ty.elem;
             (e.ty.elem.bits() >= width).then(|| (e.ty.elem.bits(), extended(from, bits, e.ty.elem)))
