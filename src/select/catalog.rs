@@ -36,13 +36,15 @@ pub const SELECTOR_VERSION: &str = "selector-57";
 /// words, `word_pairs`, hvx-2 its extraction's shared look-ahead, hvx-3 the interleaved halves
 /// of operations inside the input, `layout::facts`, hvx-4 the high word of unsigned products
 /// of words from the signed one, `unsigned_high`; AVX2's avx2-1 the truncation of 64-bit lanes
-/// as their even words and the clamp of saturating ones, `fallback::truncation_as_slice`).
+/// as their even words and the clamp of saturating ones, `fallback::truncation_as_slice`;
+/// x86's x86-1 lookups at any index by `pshufb` with a saturating carry, `lookups`).
 fn target_revision(target: Target) -> &'static str {
     match target.isa {
         Isa::Neon => "neon-2",
         Isa::Hvx => "hvx-4",
-        Isa::X86 if target.name == "x86-avx2" => "avx2-1",
-        Isa::X86 | Isa::Dsp => "",
+        Isa::X86 if target.name == "x86-avx2" => "avx2-1 x86-1",
+        Isa::X86 => "x86-1",
+        Isa::Dsp => "",
     }
 }
 
@@ -149,7 +151,9 @@ impl Catalog {
             if let Some(l) = semantics_lowering(ins, i, target.register_bits) {
                 let mut variants = bitwise_variants(&l);
                 variants.extend(signedness_variants(&l));
-                variants.extend(ranged_variants(&l));
+                let ranged = ranged_variants(&l);
+                variants.extend(ranged.iter().flat_map(signedness_variants));
+                variants.extend(ranged);
                 variants.extend(fixed_operand_variants(&l, ins));
                 // A mode's result read at its value's type (`_mm256_cmp_ps` at a predicate).
                 let modes = immediate_mode_variants(&l, ins);

@@ -137,8 +137,9 @@ pub fn fact_lowering(
 
 /// The instruction's own semantics as a pattern, when every operand is a vector (immediates
 /// become constant wildcards; a bool vector, an HVX predicate or AVX-512 mask, is a wildcard
-/// like any other, so `vmux` and mask blends take comparisons). A register pair the semantics reads only by halves becomes
-/// two wildcards, so the pattern matches two separately computed registers.
+/// like any other, so `vmux` and mask blends take comparisons). A register pair the semantics
+/// reads only by halves becomes two wildcards, so the pattern matches two separately computed
+/// registers.
 pub fn semantics_lowering(ins: &Instruction, index: usize, register_bits: u32) -> Option<Lowering> {
     let mut renames: HashMap<String, Rc<Expr>> = HashMap::new();
     let mut args = Vec::new();
@@ -276,7 +277,7 @@ pub fn bitwise_variants(l: &Lowering) -> Vec<Lowering> {
         })
         .filter_map(|&e| {
             let ty = VecType::new(bits / e.bits(), e);
-            let retyped = with_var_types(&l.pattern, &|_| Some(ty))?;
+            let retyped = with_var_types(&l.pattern, &|_, _| Some(ty))?;
             Some(Lowering {
                 pattern: retyped,
                 source: format!("{} at {e} lanes", l.source),
@@ -332,25 +333,67 @@ pub fn commuted_variant(l: &Lowering) -> Option<Lowering> {
 }
 
 /// An instruction that only moves lanes works on lanes of either signedness: the pattern with
-/// every operand and the result at the other signedness.
-pub fn signedness_variants(l: &Lowering) -> Option<Lowering> {
+/// every operand and the result at the other signedness. A lookup moves lanes too where its
+/// index is read alike at either signedness ([`read_alike`], `pshufb` on indices 0 to 15), and
+/// its table and index may differ in signedness: the pattern with each of them flipped alone
+/// as well.
+pub fn signedness_variants(l: &Lowering) -> Vec<Lowering> {
     let mut moves = true;
     l.pattern.walk(&mut |n| {
         moves &= n.ty.elem.is_int()
-            && matches!(
-                n.op,
-                Op::Var(_) | Op::Slice { .. } | Op::Broadcast(_) | Op::Concat | Op::Interleave
-            )
+            && match (&n.op, n.args.as_slice()) {
+                (Op::Lookup, [_, index]) => read_alike(index, &l.bounds),
+                (op, _) => matches!(
+                    op,
+                    Op::Var(_) | Op::Slice { .. } | Op::Broadcast(_) | Op::Concat | Op::Interleave
+                ),
+            }
     });
-    if !moves || !matches!(l.pattern.op, Op::Broadcast(_) | Op::Interleave | Op::Concat) {
-        return None;
+    let root = matches!(
+        l.pattern.op,
+        Op::Broadcast(_) | Op::Interleave | Op::Concat | Op::Lookup
+    );
+    if !moves || !root {
+        return vec![];
     }
-    let other = |t: VecType| Some(t.with_elem(t.elem.other_signedness()?));
-    Some(Lowering {
-        pattern: with_var_types(&l.pattern, &other)?,
-        source: format!("{} at the other signedness", l.source),
-        ..l.clone()
-    })
+    let other = |t: VecType| t.with_elem(t.elem.other_signedness()?).into();
+    let mut flipped: Vec<Option<&str>> = vec![None];
+    if let (Op::Lookup, [table, index]) = (&l.pattern.op, l.pattern.args.as_slice()) {
+        if let (Op::Var(t), Op::Var(i)) = (&table.op, &index.op) {
+            flipped.extend([Some(t.as_str()), Some(i.as_str())]);
+        }
+    }
+    flipped
+        .into_iter()
+        .filter_map(|alone| {
+            let retype = |name: &str, t: VecType| match alone {
+                Some(a) if a != name => Some(t),
+                _ => other(t),
+            };
+            Some(Lowering {
+                pattern: with_var_types(&l.pattern, &retype)?,
+                source: match alone {
+                    None => format!("{} at the other signedness", l.source),
+                    Some(a) => format!("{} with {a} at the other signedness", l.source),
+                },
+                ..l.clone()
+            })
+        })
+        .collect()
+}
+
+/// Whether a lookup reads the same lanes at `index` read at either signedness: where the index
+/// is a wildcard bounded to values of both (a lookup in a table of the lowering's own operands
+/// without bounds keeps its signedness: its variants would change every target's catalog for
+/// lookups the e-graph already reaches by reinterpreting).
+fn read_alike(index: &Expr, bounds: &[Bound]) -> bool {
+    let Op::Var(name) = &index.op else {
+        return false;
+    };
+    let half = 1i128 << (index.ty.elem.bits() - 1);
+    bounds
+        .iter()
+        .any(|b| &b.wildcard == name && b.lo >= 0 && b.hi < half)
 }
 
 /// An instruction with one scalar register operand (not an immediate: HVX's `vsplat(Rt)`,
@@ -502,9 +545,9 @@ fn read_narrower(pattern: &Rc<Expr>, name: &str) -> Option<Rc<Expr>> {
 
 /// `e` with every variable's type mapped by `ty` and the nodes above rebuilt (None where one
 /// no longer type-checks).
-fn with_var_types(e: &Rc<Expr>, ty: &dyn Fn(VecType) -> Option<VecType>) -> Option<Rc<Expr>> {
+fn with_var_types(e: &Rc<Expr>, ty: &dyn Fn(&str, VecType) -> Option<VecType>) -> Option<Rc<Expr>> {
     if let Op::Var(n) = &e.op {
-        return Some(Rc::new(Expr::var(n, ty(e.ty)?)));
+        return Some(Rc::new(Expr::var(n, ty(n, e.ty)?)));
     }
     let args = e
         .args

@@ -43,6 +43,7 @@ pub mod fixed_operand;
 pub mod float_conversions;
 pub mod halves;
 pub mod layout;
+pub mod lookups;
 pub mod lowering;
 pub mod mask_bits;
 pub mod movement;

@@ -12,6 +12,7 @@ use super::catalog::{instruction_constructor, look_aheads, Catalog};
 use super::encode::{constructor, ground, lane_broadcast_facts};
 use super::extract::LookAhead;
 use super::layout;
+use super::lookups::{lookup_rewrites, masked_lookups, MaskedLookup};
 use super::per_lane_shifts::{per_lane_shift_types, per_lane_shifts, widened_shift_nodes};
 use super::reach::{live, reach, Headed, Heads, Names, Step};
 use super::reciprocal::reciprocal_products;
@@ -64,6 +65,8 @@ pub struct Programs {
     /// Each rule's first instance at a type it covers (none: it needs and makes nothing).
     shapes: HashMap<(Ruleset, String), Option<Rc<Headed>>>,
     direct: Option<BTreeSet<Direct>>,
+    /// The target's lookups that mask their index ([`masked_lookups`]).
+    masked_lookups: Option<Vec<MaskedLookup>>,
 }
 
 /// An operator (`Min`, `Cast`) from its first operand's element type to its result's.
@@ -383,11 +386,13 @@ impl Programs {
             }
         };
         rewrites.extend(extra.into_iter().map(Headed::new));
-        rewrites.extend(
-            reciprocal_products(inputs, &types)
-                .into_iter()
-                .map(Headed::new),
-        );
+        let masked = self
+            .masked_lookups
+            .get_or_insert_with(|| masked_lookups(catalog));
+        let lookups = nodes.iter().filter(|n| n.0 == "Lookup");
+        let lookups = lookups.flat_map(|n| lookup_rewrites(n.1, masked));
+        let reciprocals = reciprocal_products(inputs, &types).into_iter();
+        rewrites.extend(reciprocals.chain(lookups).map(Headed::new));
         if target.lane_layout {
             // Layout rules make these at every type in play.
             for t in &types {

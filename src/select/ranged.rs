@@ -11,7 +11,7 @@
 use super::lowering::{Bound, Lowering};
 use super::simplify::simplify;
 use crate::ir::{Elem, Expr, Op};
-use crate::semantics::read_ranges::{candidate_ranges, constant_value, Range};
+use crate::semantics::read_ranges::{candidate_ranges, constant_value, low_ones, Range};
 use std::rc::Rc;
 
 /// The lowering specialized to each range of an operand its pattern reads in part, where that
@@ -97,6 +97,17 @@ fn specialize(e: &Rc<Expr>, wildcard: &str, range: Range) -> (Rc<Expr>, Option<R
             (undone.unwrap_or_else(rebuilt), Some((r.0 >> k, r.1 >> k)))
         }
         (Op::Neg, [Some(r)]) if holds(elem, (-r.1, -r.0)) => (rebuilt(), Some((-r.1, -r.0))),
+        // A mask keeping every bit the range's values hold: the value itself.
+        (Op::And, [Some(a), Some(b)]) => {
+            let kept = |r: &Range, mask: &Range| {
+                mask.0 == mask.1 && r.0 >= 0 && r.1 < 1i128 << low_ones(elem, mask.0).min(126)
+            };
+            match (kept(a, b), kept(b, a)) {
+                (true, _) => (args[0].clone(), Some(*a)),
+                (_, true) => (args[1].clone(), Some(*b)),
+                _ => (rebuilt(), None),
+            }
+        }
         // A comparison the ranges decide, as a constant mask.
         (Op::Lt | Op::Le | Op::Gt | Op::Ge, [Some(a), Some(b)]) => {
             let decided = match e.op {
@@ -223,5 +234,25 @@ mod tests {
             .map(|l| l.pattern.to_string())
             .collect();
         assert_eq!(folded, vec!["(neg (var a <8 x i16>))".to_string()]);
+    }
+
+    /// `pshufb` masks its index to the table's 16 bytes and the zeroing bit: on indices of
+    /// 0 to 15 the mask keeps them, and it is a plain lookup.
+    #[test]
+    fn a_lookup_masking_its_index_is_a_plain_lookup_on_indices_the_mask_keeps() {
+        let pshufb =
+            lowering("(lookup (var a <8 x i8>) (and (var b <8 x i8>) (const <8 x i8> -113)))");
+        let variants: Vec<(String, i128, i128)> = ranged_variants(&pshufb)
+            .iter()
+            .map(|l| (l.pattern.to_string(), l.bounds[0].lo, l.bounds[0].hi))
+            .collect();
+        assert_eq!(
+            variants,
+            vec![(
+                "(lookup (var a <8 x i8>) (var b <8 x i8>))".to_string(),
+                0,
+                15
+            )]
+        );
     }
 }

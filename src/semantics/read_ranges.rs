@@ -32,6 +32,22 @@ pub fn candidate_ranges(pattern: &Expr) -> Vec<(String, Elem, Range)> {
                 };
                 (&shl.args[0], range)
             }
+            // A lookup's index masked to low bits (the rest of the mask aside): the values
+            // those bits hold, which the mask keeps (`pshufb`'s `(and b 0x8f)` keeps an index
+            // into its 16 bytes).
+            (Op::Lookup, [_, masked]) if masked.op == Op::And && masked.ty.elem.is_int() => {
+                let elem = masked.ty.elem;
+                let (x, ones) = match masked.args.as_slice() {
+                    [x, c] | [c, x] if constant_value(c).is_some() => {
+                        (x, constant_value(c).map_or(0, |c| low_ones(elem, c)))
+                    }
+                    _ => return,
+                };
+                if !(1..elem.bits()).contains(&ones) {
+                    return;
+                }
+                (x, (0, (1 << ones) - 1))
+            }
             // A comparison with a constant: from the constant up, where `lt` holds in no lane.
             (Op::Lt | Op::Le | Op::Gt | Op::Ge, [x, c]) => {
                 let (Some(c), Some((_, elem))) = (constant_value(c), base_wildcard(x)) else {
@@ -54,6 +70,12 @@ pub fn candidate_ranges(pattern: &Expr) -> Vec<(String, Elem, Range)> {
         }
     });
     out
+}
+
+/// How many of the low bits of the lane value `c` (of type `elem`) are ones, in a row.
+pub fn low_ones(elem: Elem, c: i128) -> u32 {
+    let bits = (c as u128) & (u128::MAX >> (128 - elem.bits()));
+    bits.trailing_ones()
 }
 
 /// The variable under conversions and reinterpretations of `e`, with its element type.
