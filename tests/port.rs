@@ -22,7 +22,7 @@ fn an_x86_intrinsic_ports_to_neon_and_back_proven_and_run() {
     // pmuludq on one lane is umull of lane 0 by lane 0; HVX widens a register's low half by
     // vunpack, a 16-byte SSE register being the low lanes of a 128-byte HVX one.
     // SSE's scalar forms: lane 0 by the D-register instruction, lanes 1-3 copied from a.
-    let cases: [(&[&str], &[&str]); 47] = [
+    let cases: [(&[&str], &[&str]); 48] = [
         (&["_mm_add_ss", "--target", "neon"], &["vadd_f32"]),
         (&["_mm_cmplt_ss", "--target", "neon"], &["vcgt_f32"]),
         (&["_mm_add_si64", "--target", "neon"], &["vadd_s64"]),
@@ -228,6 +228,19 @@ fn an_x86_intrinsic_ports_to_neon_and_back_proven_and_run() {
             &["_mm_shuffle_ps", "--target", "neon", "--imm", "27"],
             &["vextq_s16", "vrev64q_s32"],
         ),
+        // A table of two registers: pshufb in each at the index less the register's offset,
+        // carried past the table by a saturating add (pshufb zeroes lanes of bit 7), or-ed.
+        (
+            &["vqtbl2q_u8", "--target", "x86-avx2"],
+            &[
+                "_mm_adds_epu8",
+                "_mm_shuffle_epi8",
+                "_mm_sub_epi8",
+                "_mm_adds_epu8",
+                "_mm_shuffle_epi8",
+                "_mm_or_si128",
+            ],
+        ),
     ];
     for (args, expected) in cases {
         let mut all = vec!["--json", "port"];
@@ -258,7 +271,7 @@ fn an_x86_intrinsic_ports_to_neon_and_back_proven_and_run() {
     // that reads its bits was left out); the last, a shift whose e-graph passes the budget (its
     // count's 64-bit minimum in 32-bit words on HVX) and cannot be halved (a broadcast), selected
     // by pieces.
-    let runs: [(&[&str], &str, Toolchain, &str); 34] = [
+    let runs: [(&[&str], &str, Toolchain, &str); 36] = [
         (&["_mm_madd_epi16"], "neon", Toolchain::Neon, "natively"),
         (&["_mm_cmplt_ss"], "neon", Toolchain::Neon, "natively"),
         (&["_mm_cvtss_si32"], "neon", Toolchain::Neon, "natively"),
@@ -350,6 +363,19 @@ fn an_x86_intrinsic_ports_to_neon_and_back_proven_and_run() {
             "natively",
         ),
         (&["_mm256_sra_epi16"], "hvx", Toolchain::Hvx, "natively"),
+        // Tables of three registers, and of half of one beside a destination (pshufb's).
+        (
+            &["vqtbl3q_u8"],
+            "x86-avx2",
+            Toolchain::X86,
+            "under qemu-aarch64",
+        ),
+        (
+            &["vtbx1_s8"],
+            "x86-avx2",
+            Toolchain::X86,
+            "under qemu-aarch64",
+        ),
     ];
     for (source, target, toolchain, how) in runs {
         if !tools(toolchain) || !tools(Toolchain::Neon) {

@@ -233,6 +233,12 @@ impl Programs {
             hi.typed_heads(&mut |n, t| _ = nodes.insert((n, t)));
             split_terms.push((ty, n, lo, hi));
         }
+        // Lookups' rewrites make operators the rules and generated rewrites then lower.
+        let masked = self
+            .masked_lookups
+            .get_or_insert_with(|| masked_lookups(catalog));
+        let vars: Vec<(String, VecType)> = inputs.iter().flat_map(|input| input.vars()).collect();
+        let lookups = lookup_rewrites(&mut nodes, masked, &vars);
         let mut names: Names = nodes.iter().map(|(n, _)| *n).collect();
         names.insert("Const");
         if target.lane_layout {
@@ -386,11 +392,6 @@ impl Programs {
             }
         };
         rewrites.extend(extra.into_iter().map(Headed::new));
-        let masked = self
-            .masked_lookups
-            .get_or_insert_with(|| masked_lookups(catalog));
-        let lookups = nodes.iter().filter(|n| n.0 == "Lookup");
-        let lookups = lookups.flat_map(|n| lookup_rewrites(n.1, masked));
         let reciprocals = reciprocal_products(inputs, &types).into_iter();
         rewrites.extend(reciprocals.chain(lookups).map(Headed::new));
         if target.lane_layout {
