@@ -123,7 +123,7 @@ fn rewrites_at(ty: VecType, masked: &[MaskedLookup], vars: &[(String, VecType)])
             ty.with_elem(wide),
             ty.with_elem(m.index.elem),
         );
-        for elem in [unsigned, unsigned.other_signedness().unwrap_or(unsigned)] {
+        for elem in both_signedness(unsigned) {
             let index = ty.with_elem(elem);
             let widened = op("Cast", w, vec![read(i.clone(), index, u)]);
             // The carry as the widened constant, as a saturating add's pattern reads it.
@@ -137,21 +137,19 @@ fn rewrites_at(ty: VecType, masked: &[MaskedLookup], vars: &[(String, VecType)])
                 looked_up,
                 vec![read(t.clone(), table, m.table), masked_index],
             );
-            out.push(Rewrite {
-                ruleset: Ruleset::Lower,
-                source: format!(
-                    "lookup at {} in {} by the index plus {carry}, saturating, masked by {}",
-                    type_name(index),
-                    type_name(table),
-                    m.mask
-                ),
-                lhs: op("Lookup", ty, vec![t.clone(), i.clone()]),
-                rhs: read(lookup, looked_up, ty),
-                conditions: vec![
-                    Condition::TypeOf(t.clone(), table),
-                    Condition::TypeOf(i.clone(), index),
-                ],
-            });
+            let source = format!(
+                "lookup at {} in {} by the index plus {carry}, saturating, masked by {}",
+                type_name(index),
+                type_name(table),
+                m.mask
+            );
+            out.push(lookup_rewrite(
+                ty,
+                table,
+                index,
+                source,
+                read(lookup, looked_up, ty),
+            ));
         }
     }
     out
@@ -195,10 +193,7 @@ fn table_splits(ty: VecType, masked: &[MaskedLookup], vars: &[(String, VecType)]
                 .iter()
                 .map(|&(at, p)| (slice(Term::Slot("t"), at, p), p))
                 .collect();
-            for elem in [
-                m.index.elem,
-                m.index.elem.other_signedness().unwrap_or(m.index.elem),
-            ] {
+            for elem in both_signedness(m.index.elem) {
                 let index = ty.with_elem(elem);
                 out.push(split(ty, index, Term::Slot("t"), table, &slices));
                 for &(at, _) in &parts[1..] {
@@ -290,25 +285,15 @@ fn padded_tables(ty: VecType, masked: &[MaskedLookup]) -> Vec<Rewrite> {
         let zeros = constant(table, 0);
         let (t, i) = (Term::Slot("t"), Term::Slot("i"));
         let whole = op("Concat", m.table.with_elem(ty.elem), vec![t.clone(), zeros]);
-        for elem in [
-            m.index.elem,
-            m.index.elem.other_signedness().unwrap_or(m.index.elem),
-        ] {
+        for elem in both_signedness(m.index.elem) {
             let index = ty.with_elem(elem);
-            out.push(Rewrite {
-                ruleset: Ruleset::Lower,
-                source: format!(
-                    "lookup at {} in {} as the lookup in it followed by zeros",
-                    type_name(index),
-                    type_name(table)
-                ),
-                lhs: op("Lookup", ty, vec![t.clone(), i.clone()]),
-                rhs: op("Lookup", ty, vec![whole.clone(), i.clone()]),
-                conditions: vec![
-                    Condition::TypeOf(t.clone(), table),
-                    Condition::TypeOf(i.clone(), index),
-                ],
-            });
+            let source = format!(
+                "lookup at {} in {} as the lookup in it followed by zeros",
+                type_name(index),
+                type_name(table)
+            );
+            let rhs = op("Lookup", ty, vec![whole.clone(), i.clone()]);
+            out.push(lookup_rewrite(ty, table, index, source, rhs));
         }
     }
     out
@@ -323,8 +308,7 @@ fn index_halves(ty: VecType, masked: &[MaskedLookup], vars: &[(String, VecType)]
     let elems: BTreeSet<Elem> = masked
         .iter()
         .filter(|m| ty.lanes > m.index.lanes && ty.lanes.is_multiple_of(2))
-        .flat_map(|m| [Some(m.index.elem), m.index.elem.other_signedness()])
-        .flatten()
+        .flat_map(|m| both_signedness(m.index.elem))
         .collect();
     for elem in elems {
         let index = ty.with_elem(elem);
@@ -372,7 +356,7 @@ fn bounded_lookups(ty: VecType, masked: &[MaskedLookup]) -> Vec<Rewrite> {
         };
         let (t, i) = (Term::Slot("t"), Term::Slot("i"));
         let table = m.table.with_elem(ty.elem);
-        for elem in [unsigned, unsigned.other_signedness().unwrap_or(unsigned)] {
+        for elem in both_signedness(unsigned) {
             let (index, u) = (ty.with_elem(elem), ty.with_elem(unsigned));
             let within = op(
                 "Lt",
@@ -381,24 +365,41 @@ fn bounded_lookups(ty: VecType, masked: &[MaskedLookup]) -> Vec<Rewrite> {
             );
             let masked_index = op("And", index, vec![i.clone(), constant(index, lanes - 1)]);
             let looked_up = op("Lookup", ty, vec![t.clone(), masked_index]);
-            out.push(Rewrite {
-                ruleset: Ruleset::Lower,
-                source: format!(
-                    "lookup at {} in {} where the index is within it, masked by {}",
-                    type_name(index),
-                    type_name(table),
-                    lanes - 1
-                ),
-                lhs: op("Lookup", ty, vec![t.clone(), i.clone()]),
-                rhs: op("Select", ty, vec![within, looked_up, constant(ty, 0)]),
-                conditions: vec![
-                    Condition::TypeOf(t.clone(), table),
-                    Condition::TypeOf(i.clone(), index),
-                ],
-            });
+            let source = format!(
+                "lookup at {} in {} where the index is within it, masked by {}",
+                type_name(index),
+                type_name(table),
+                lanes - 1
+            );
+            let rhs = op("Select", ty, vec![within, looked_up, constant(ty, 0)]);
+            out.push(lookup_rewrite(ty, table, index, source, rhs));
         }
     }
     out
+}
+
+/// The rewrite of a lookup at type `ty` in slot `t` of type `table` at slot `i` of type
+/// `index` as `rhs`.
+fn lookup_rewrite(
+    ty: VecType,
+    table: VecType,
+    index: VecType,
+    source: String,
+    rhs: Term,
+) -> Rewrite {
+    let (t, i) = (Term::Slot("t"), Term::Slot("i"));
+    Rewrite {
+        ruleset: Ruleset::Lower,
+        source,
+        lhs: op("Lookup", ty, vec![t.clone(), i.clone()]),
+        rhs,
+        conditions: vec![Condition::TypeOf(t, table), Condition::TypeOf(i, index)],
+    }
+}
+
+/// An element type and its other signedness (itself when it has none).
+fn both_signedness(e: Elem) -> [Elem; 2] {
+    [e, e.other_signedness().unwrap_or(e)]
 }
 
 /// Lanes `at` on of input variable `name` of type `table`, as `part`, a load.
