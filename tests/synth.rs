@@ -75,6 +75,13 @@ fn shards_merged_equal_one_run_and_verify_rules_proves_them() {
             .any(|r| r.contains("x * c0 | x << c1 | c0 == 1 << c1 | simplify")),
         "{expected:?}"
     );
+    // The cast workload's sign extension in place, as a pair of shifts (u16: logical, a mask).
+    assert!(
+        expected
+            .iter()
+            .any(|r| r.contains("(x << 8) >> 8 | x & 255 | | simplify")),
+        "{expected:?}"
+    );
     // The committed CSV holds them.
     let csv = std::fs::read_to_string(whole.path().join("rules.db/rules.csv")).unwrap();
     assert!(csv.contains(",synthesized,"));

@@ -9,7 +9,7 @@ use super::lower;
 use super::rederive::{rederive, Rederived};
 use super::search;
 use super::store::{drop_unlisted, piece_hashes, rules_of, write_run, PieceResult, RunRecord};
-use super::workload::{lifting, Grammar, SEARCH_TYPES};
+use super::workload::{casts, lifting, Grammar, SEARCH_TYPES};
 use super::Tally;
 use crate::database::{Database, Filter};
 use crate::error::{Error, Result};
@@ -33,7 +33,7 @@ use std::time::Instant;
 pub const VERIFY_TIMEOUT_MS: u32 = 3_000;
 
 /// Bumped whenever the search changes what it finds, so every piece is searched again.
-pub const SYNTH_VERSION: &str = "3";
+pub const SYNTH_VERSION: &str = "4";
 
 /// One of `n` independent parts of a run: pieces `k` (1-based), `k + n`, ...
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -113,7 +113,7 @@ pub enum Piece {
 impl Piece {
     pub fn name(&self) -> String {
         match self {
-            Piece::Lift(g) => format!("lift {}", g.base),
+            Piece::Lift(g) => format!("{} {}", g.workload, g.base),
             Piece::Lower { target, grammar } => format!("lower {} {}", target.name, grammar.base),
         }
     }
@@ -133,6 +133,17 @@ pub fn pieces(options: &Options) -> Vec<Piece> {
         .iter()
         .map(|&t| Piece::Lift(lifting(t, options.max_size)))
         .collect();
+    // The cast workload at each search type wider than a byte and at its widening (64-bit
+    // lanes are reached from the 32-bit types).
+    let mut cast_bases: Vec<Elem> = Vec::new();
+    for &t in &options.types {
+        for b in [Some(t), t.wide()].into_iter().flatten() {
+            if b.bits() > 8 && b.bits() <= 64 && !cast_bases.contains(&b) {
+                cast_bases.push(b);
+            }
+        }
+    }
+    out.extend(cast_bases.into_iter().map(|b| Piece::Lift(casts(b))));
     for t in TARGETS.iter().filter(|t| options.targets.contains(t)) {
         for &e in &options.types {
             out.push(Piece::Lower {

@@ -422,7 +422,7 @@ mod tests {
     use super::*;
     use crate::rules::load::rule_macros;
     use crate::spec::load_macros;
-    use crate::synth::workload::{lifting, FPIR_IDIOMS};
+    use crate::synth::workload::{casts, lifting, FPIR_IDIOMS};
 
     fn macros() -> Macros {
         let specs = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("specs");
@@ -534,6 +534,25 @@ mod tests {
         assert_eq!(f.predicate.as_deref(), Some("upper_bounded(x, 255)"));
         assert!(f.types.contains(&Elem::U16), "{:?}", f.types);
         assert!(!f.types.contains(&Elem::I16), "{:?}", f.types);
+    }
+
+    /// An extension of a truncation back to the same width is a mask (zero extension) or a
+    /// pair of shifts (sign extension), found for more than one step of narrowing too.
+    #[test]
+    fn extensions_in_place_come_out_of_the_cast_workload() {
+        let m = macros();
+        let (found, _) = search(&casts(Elem::I32), "test", &m, &[]).unwrap();
+        let all = texts(&found);
+        let either = |a: &str, b: &str| {
+            all.iter()
+                .any(|r| *r == format!("{a} => {b}") || *r == format!("{b} => {a}"))
+        };
+        assert!(either("i32(u8(x_i32))", "x_i32 & 255"), "{all:?}");
+        assert!(either("i32(i8(x_i32))", "(x_i32 << 24) >> 24"), "{all:?}");
+        assert!(either("T(NT(x))", "(x << 16) >> 16"), "{all:?}");
+        // No saturating casts, no shifts past the lane.
+        assert!(!all.iter().any(|r| r.contains("_sat(")), "{all:?}");
+        assert!(!all.iter().any(|r| r.contains("<< 255")), "{all:?}");
     }
 
     /// A false equality is refuted, also one the characteristic vectors could miss.

@@ -127,6 +127,8 @@ const COMMUTATIVE: [&str; 7] = ["+", "*", "&", "|", "^", "min", "max"];
 /// The grammar of one piece of the search.
 #[derive(Clone)]
 pub struct Grammar {
+    /// The workload's name (`lift`, `casts`): with the base type, the piece's name.
+    pub workload: &'static str,
     /// The element type of the variables.
     pub base: Elem,
     /// Every element type a node may have (casts go between them).
@@ -141,6 +143,8 @@ pub struct Grammar {
     /// are nodes.
     pub casts: bool,
     pub max_size: usize,
+    /// Which enumerated terms the workload keeps, beside what every workload keeps.
+    pub keeps: fn(&Grammar, &Term) -> bool,
 }
 
 impl Grammar {
@@ -189,8 +193,8 @@ impl Grammar {
     }
 }
 
-/// Every term of the grammar up to its size bound whose every node `keep` accepts, smallest
-/// first; no node of only literals.
+/// Every term of the grammar up to its size bound whose every node `keep` and the grammar's own
+/// [`Grammar::keeps`] accept, smallest first; no node of only literals.
 pub fn enumerate(g: &Grammar, keep: &dyn Fn(&Term) -> bool) -> Vec<Rc<Term>> {
     let mut by_size: Vec<Vec<Rc<Term>>> = vec![vec![], vec![]];
     for v in &g.vars {
@@ -253,7 +257,7 @@ pub fn enumerate(g: &Grammar, keep: &dyn Fn(&Term) -> bool) -> Vec<Rc<Term>> {
                 }
             }
         }
-        level.retain(|t| keep(t));
+        level.retain(|t| keep(t) && (g.keeps)(g, t));
         by_size.push(level);
     }
     by_size.into_iter().flatten().collect()
@@ -293,6 +297,7 @@ pub fn lifting(base: Elem, max_size: usize) -> Grammar {
         }
     }
     Grammar {
+        workload: "lift",
         base,
         types,
         vars: vec!["x", "y", "z"],
@@ -302,5 +307,68 @@ pub fn lifting(base: Elem, max_size: usize) -> Grammar {
         idioms: FPIR_IDIOMS.to_vec(),
         casts: true,
         max_size,
+        keeps: |_, _| true,
+    }
+}
+
+/// The cast workload at element type `base`: a value truncated to a narrower type and extended
+/// back to `base` (kept in its lanes), against masks and pairs of shifts. Every narrower type of
+/// either signedness is in play, so extensions of more than one step are found too, with the
+/// masks and shift amounts that relate each narrower type to `base`.
+pub fn casts(base: Elem) -> Grammar {
+    let mut types = vec![base];
+    let mut literals: BTreeSet<i64> = BTreeSet::new();
+    let mut narrow = base.narrow();
+    while let Some(n) = narrow.filter(|n| n.bits() >= 8) {
+        for t in [n.signed(), n.unsigned()].into_iter().flatten() {
+            if !types.contains(&t) {
+                types.push(t);
+            }
+        }
+        literals.insert((base.bits() - n.bits()) as i64);
+        literals.insert(((1u64 << n.bits()) - 1) as i64);
+        narrow = n.narrow();
+    }
+    Grammar {
+        workload: "casts",
+        base,
+        types,
+        vars: vec!["x"],
+        literals: literals.into_iter().collect(),
+        binary: vec!["&", "<<", ">>"],
+        unary: vec![],
+        idioms: vec![],
+        casts: true,
+        max_size: 5,
+        keeps: cast_term,
+    }
+}
+
+/// The cast workload's terms: no saturating casts; operators only at the base type, each with
+/// a literal right operand (for `&` the mask of a narrower type, for a shift an amount within
+/// the lane) and, when its left operand is an operator too, only a right shift of a left shift
+/// by the same amount (a sign extension in place).
+fn cast_term(g: &Grammar, t: &Term) -> bool {
+    match &t.head {
+        Head::SatCast(_) => false,
+        Head::Binary(op) => {
+            let Head::Const(v) = t.args[1].head else {
+                return false;
+            };
+            let bits = g.base.bits();
+            let shifted_back = match &t.args[0].head {
+                Head::Binary(inner) => {
+                    *op == ">>" && *inner == "<<" && t.args[0].args[1] == t.args[1]
+                }
+                _ => true,
+            };
+            t.elem == g.base
+                && shifted_back
+                && match *op {
+                    "&" => (8..bits).any(|n| n.is_power_of_two() && v as i128 == (1i128 << n) - 1),
+                    _ => v > 0 && v < bits as i64,
+                }
+        }
+        _ => true,
     }
 }
