@@ -482,9 +482,10 @@ fn power_of_two_exponent(bits: u32) -> Option<i64> {
 
 /// The constants scalar operands take: the inputs' constants, each lane width in play less one
 /// (an oversized arithmetic shift becomes one by that much) and each lane width (the odd lanes
-/// are the high halves of lanes twice as wide), the logarithm of each power of two (rules solve
-/// `c0 == 1 << c1`), one less than each shift count (a rounding shift by `c` reads bit
-/// `c - 1`), and the bounds of 32-bit lanes for a saturating narrowing of 64-bit ones.
+/// are the high halves of lanes twice as wide), the bits a truncation extended back to its
+/// width drops, the logarithm of each power of two (rules solve `c0 == 1 << c1`), one less than
+/// each shift count (a rounding shift by `c` reads bit `c - 1`), and the bounds of 32-bit lanes
+/// for a saturating narrowing of 64-bit ones.
 pub fn constants_in_play(in_play: &BTreeSet<VecType>, inputs: &[Rc<Expr>]) -> BTreeSet<i64> {
     let mut constants: BTreeSet<i64> = in_play
         .iter()
@@ -514,6 +515,18 @@ pub fn constants_in_play(in_play: &BTreeSet<VecType>, inputs: &[Rc<Expr>]) -> BT
                         let values = v.iter().map(|b| lane_value(n.ty.elem, *b));
                         constants.extend(values.flat_map(multiplier_shift_counts));
                     }
+                }
+            }
+            // A truncation extended back to its operand's width is a pair of shifts by the
+            // bits it drops (the cast workload's rules: `i32(i8(x))` is `(x << 24) >> 24`).
+            if let (Op::Cast(_), Some(narrow)) = (&n.op, n.args.first()) {
+                let dropped = i64::from(n.ty.elem.bits()) - i64::from(narrow.ty.elem.bits());
+                let same_width = narrow
+                    .args
+                    .first()
+                    .map(|x| x.ty.elem.bits() == n.ty.elem.bits());
+                if matches!(narrow.op, Op::Cast(_)) && dropped > 0 && same_width == Some(true) {
+                    constants.insert(dropped);
                 }
             }
             // Two right shifts by constants, one of them of a narrowing of the other, join into

@@ -9,7 +9,7 @@ use super::lower;
 use super::rederive::{rederive, Rederived};
 use super::search;
 use super::store::{drop_unlisted, piece_hashes, rules_of, write_run, PieceResult, RunRecord};
-use super::workload::{casts, lifting, Grammar, SEARCH_TYPES};
+use super::workload::{casts, lifting, signedness_casts, Grammar, SEARCH_TYPES};
 use super::Tally;
 use crate::database::{Database, Filter};
 use crate::error::{Error, Result};
@@ -133,8 +133,8 @@ pub fn pieces(options: &Options) -> Vec<Piece> {
         .iter()
         .map(|&t| Piece::Lift(lifting(t, options.max_size)))
         .collect();
-    // The cast workload at each search type wider than a byte and at its widening (64-bit
-    // lanes are reached from the 32-bit types).
+    // The cast and signedness workloads at each search type wider than a byte and at its
+    // widening (64-bit lanes are reached from the 32-bit types).
     let mut cast_bases: Vec<Elem> = Vec::new();
     for &t in &options.types {
         for b in [Some(t), t.wide()].into_iter().flatten() {
@@ -143,7 +143,12 @@ pub fn pieces(options: &Options) -> Vec<Piece> {
             }
         }
     }
-    out.extend(cast_bases.into_iter().map(|b| Piece::Lift(casts(b))));
+    out.extend(cast_bases.iter().map(|&b| Piece::Lift(casts(b))));
+    out.extend(
+        cast_bases
+            .into_iter()
+            .map(|b| Piece::Lift(signedness_casts(b))),
+    );
     for t in TARGETS.iter().filter(|t| options.targets.contains(t)) {
         for &e in &options.types {
             out.push(Piece::Lower {

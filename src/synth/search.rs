@@ -422,7 +422,7 @@ mod tests {
     use super::*;
     use crate::rules::load::rule_macros;
     use crate::spec::load_macros;
-    use crate::synth::workload::{casts, lifting, FPIR_IDIOMS};
+    use crate::synth::workload::{casts, lifting, signedness_casts, FPIR_IDIOMS};
 
     fn macros() -> Macros {
         let specs = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("specs");
@@ -536,6 +536,12 @@ mod tests {
         assert!(!f.types.contains(&Elem::I16), "{:?}", f.types);
     }
 
+    /// Whether `a => b` or `b => a` is among the rules.
+    fn either_way(all: &[String], a: &str, b: &str) -> bool {
+        all.iter()
+            .any(|r| *r == format!("{a} => {b}") || *r == format!("{b} => {a}"))
+    }
+
     /// An extension of a truncation back to the same width is a mask (zero extension) or a
     /// pair of shifts (sign extension), found for more than one step of narrowing too.
     #[test]
@@ -543,16 +549,20 @@ mod tests {
         let m = macros();
         let (found, _) = search(&casts(Elem::I32), "test", &m, &[]).unwrap();
         let all = texts(&found);
-        let either = |a: &str, b: &str| {
-            all.iter()
-                .any(|r| *r == format!("{a} => {b}") || *r == format!("{b} => {a}"))
-        };
+        let either = |a: &str, b: &str| either_way(&all, a, b);
         assert!(either("i32(u8(x_i32))", "x_i32 & 255"), "{all:?}");
         assert!(either("i32(i8(x_i32))", "(x_i32 << 24) >> 24"), "{all:?}");
         assert!(either("T(NT(x))", "(x << 16) >> 16"), "{all:?}");
         // No saturating casts, no shifts past the lane.
         assert!(!all.iter().any(|r| r.contains("_sat(")), "{all:?}");
         assert!(!all.iter().any(|r| r.contains("<< 255")), "{all:?}");
+        // An unsigned lane is sign-extended in place through its signed reading.
+        let (found, _) = search(&signedness_casts(Elem::U32), "test", &m, &[]).unwrap();
+        let all = texts(&found);
+        assert!(
+            either_way(&all, "u32(i8(x_u32))", "u32(((i32(x_u32) << 24) >> 24))"),
+            "{all:?}"
+        );
     }
 
     /// A false equality is refuted, also one the characteristic vectors could miss.

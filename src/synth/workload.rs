@@ -139,9 +139,12 @@ pub struct Grammar {
     pub binary: Vec<&'static str>,
     pub unary: Vec<&'static str>,
     pub idioms: Vec<IdiomSig>,
-    /// Whether casts and saturating casts from the base type to the types in play, and back,
-    /// are nodes.
+    /// Whether casts and saturating casts from a hub type to the types in play, and back, are
+    /// nodes.
     pub casts: bool,
+    /// The types casts leave from and come back to: the base type (in the cast workload its
+    /// other signedness too, through which a sign extension reaches an unsigned lane).
+    pub hubs: Vec<Elem>,
     pub max_size: usize,
     /// Which enumerated terms the workload keeps, beside what every workload keeps.
     pub keeps: fn(&Grammar, &Term) -> bool,
@@ -178,8 +181,17 @@ impl Grammar {
     pub fn describe(&self) -> String {
         let types: Vec<&str> = self.types.iter().map(|t| t.name()).collect();
         let idioms: Vec<&str> = self.idioms.iter().map(|i| i.name).collect();
+        // The hubs are named where they are more than the base type (the keys of earlier
+        // searches stay as they were).
+        let hubs = match &self.hubs[..] {
+            [h] if *h == self.base => String::new(),
+            hubs => {
+                let names: Vec<&str> = hubs.iter().map(|t| t.name()).collect();
+                format!(" hubs [{}]", names.join(" "))
+            }
+        };
         format!(
-            "base {} types [{}] vars [{}] literals {:?} binary [{}] unary [{}] idioms [{}] casts {} size {}",
+            "base {} types [{}] vars [{}] literals {:?} binary [{}] unary [{}] idioms [{}] casts {}{hubs} size {}",
             self.base,
             types.join(" "),
             self.vars.join(" "),
@@ -210,10 +222,13 @@ pub fn enumerate(g: &Grammar, keep: &dyn Fn(&Term) -> bool) -> Vec<Rc<Term>> {
                 level.push(Term::node(Head::Unary(op), t.elem, vec![t.clone()]));
             }
             if g.casts {
-                // Casts leave the base type or come back to it (no chains between the
-                // other types in play).
-                let back = [g.base];
-                let targets: &[Elem] = if t.elem == g.base { &g.types } else { &back };
+                // Casts leave a hub or come back to one (no chains between the other
+                // types in play).
+                let targets = if g.hubs.contains(&t.elem) {
+                    &g.types
+                } else {
+                    &g.hubs
+                };
                 for &e in targets.iter().filter(|e| **e != t.elem) {
                     level.push(Term::node(Head::Cast(e), e, vec![t.clone()]));
                     if e.min_value() > t.elem.min_value() || e.max_value() < t.elem.max_value() {
@@ -306,6 +321,7 @@ pub fn lifting(base: Elem, max_size: usize) -> Grammar {
         unary: vec!["~", "-"],
         idioms: FPIR_IDIOMS.to_vec(),
         casts: true,
+        hubs: vec![base],
         max_size,
         keeps: |_, _| true,
     }
@@ -316,7 +332,34 @@ pub fn lifting(base: Elem, max_size: usize) -> Grammar {
 /// either signedness is in play, so extensions of more than one step are found too, with the
 /// masks and shift amounts that relate each narrower type to `base`.
 pub fn casts(base: Elem) -> Grammar {
-    let mut types = vec![base];
+    cast_grammar("casts", base, vec![base], 5, cast_term)
+}
+
+/// The signedness workload at element type `base`: the cast workload with `base`'s other
+/// signedness as a second hub, whose shifts sign-extend a lane of `base` in place
+/// (`u32(i8(x_u32))` is `u32((i32(x_u32) << 24) >> 24)`). A piece apart from the cast
+/// workload's, so that the derivations its new terms open (which the selection's one-way rules
+/// could not take) do not drop what that piece keeps.
+pub fn signedness_casts(base: Elem) -> Grammar {
+    let sibling = if base.is_signed() {
+        base.unsigned()
+    } else {
+        base.signed()
+    };
+    let hubs = [Some(base), sibling].into_iter().flatten().collect();
+    cast_grammar("signedness", base, hubs, 7, signedness_cast_term)
+}
+
+/// A cast grammar: one variable of type `base`, the `hubs` and every narrower type of either
+/// signedness, `& << >>` with the narrower types' masks and shift amounts as literals.
+fn cast_grammar(
+    workload: &'static str,
+    base: Elem,
+    hubs: Vec<Elem>,
+    max_size: usize,
+    keeps: fn(&Grammar, &Term) -> bool,
+) -> Grammar {
+    let mut types = hubs.clone();
     let mut literals: BTreeSet<i64> = BTreeSet::new();
     let mut narrow = base.narrow();
     while let Some(n) = narrow.filter(|n| n.bits() >= 8) {
@@ -330,7 +373,7 @@ pub fn casts(base: Elem) -> Grammar {
         narrow = n.narrow();
     }
     Grammar {
-        workload: "casts",
+        workload,
         base,
         types,
         vars: vec!["x"],
@@ -339,12 +382,13 @@ pub fn casts(base: Elem) -> Grammar {
         unary: vec![],
         idioms: vec![],
         casts: true,
-        max_size: 5,
-        keeps: cast_term,
+        hubs,
+        max_size,
+        keeps,
     }
 }
 
-/// The cast workload's terms: no saturating casts; operators only at the base type, each with
+/// The cast workload's terms: no saturating casts; operators only at a hub type, each with
 /// a literal right operand (for `&` the mask of a narrower type, for a shift an amount within
 /// the lane) and, when its left operand is an operator too, only a right shift of a left shift
 /// by the same amount (a sign extension in place).
@@ -362,7 +406,7 @@ fn cast_term(g: &Grammar, t: &Term) -> bool {
                 }
                 _ => true,
             };
-            t.elem == g.base
+            g.hubs.contains(&t.elem)
                 && shifted_back
                 && match *op {
                     "&" => (8..bits).any(|n| n.is_power_of_two() && v as i128 == (1i128 << n) - 1),
@@ -371,4 +415,34 @@ fn cast_term(g: &Grammar, t: &Term) -> bool {
         }
         _ => true,
     }
+}
+
+/// The casts a signedness-workload term may hold: enough for a truncation and an extension
+/// through the other signedness (`u32(i8(i32(x_u32)))`).
+const MAX_CASTS: usize = 3;
+
+/// The signedness workload's terms: the cast workload's, with at most [`MAX_CASTS`] casts, no
+/// change of signedness of a cast (a step the selection's one-way rules could not take back),
+/// and operators only over the variable or its other signedness (or a shift pair of those).
+fn signedness_cast_term(g: &Grammar, t: &Term) -> bool {
+    let the_variable = |x: &Term| matches!(x.head, Head::Var(_));
+    cast_term(g, t)
+        && match &t.head {
+            Head::Cast(to) => {
+                let mut casts = 0;
+                t.walk(&mut |n| casts += usize::from(matches!(n.head, Head::Cast(_))));
+                let operand = &t.args[0];
+                let between_hubs = g.hubs.contains(to) && g.hubs.contains(&operand.elem);
+                casts <= MAX_CASTS && !(between_hubs && matches!(operand.head, Head::Cast(_)))
+            }
+            Head::Binary(_) => {
+                let operand = match &t.args[0].head {
+                    Head::Binary(_) => &t.args[0].args[0],
+                    _ => &t.args[0],
+                };
+                the_variable(operand)
+                    || matches!(operand.head, Head::Cast(_)) && the_variable(&operand.args[0])
+            }
+            _ => true,
+        }
 }
