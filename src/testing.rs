@@ -174,12 +174,7 @@ pub fn flip_signedness(e: &Rc<Expr>) -> Vec<(String, Rc<Expr>)> {
         if let (Op::Cast(to), [arg]) = (&n.op, n.args.as_slice()) {
             let from = arg.ty.elem;
             if from.is_int() && to.bits() > from.bits() && !only_low_bits_used(e, &p, from.bits()) {
-                let flipped = if from.is_signed() {
-                    from.unsigned()
-                } else {
-                    from.signed()
-                };
-                if let Some(f) = flipped {
+                if let Some(f) = from.other_signedness() {
                     let inner = Rc::new(Expr {
                         op: Op::Cast(f),
                         ty: arg.ty.with_elem(f),

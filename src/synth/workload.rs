@@ -142,8 +142,8 @@ pub struct Grammar {
     /// Whether casts and saturating casts from a hub type to the types in play, and back, are
     /// nodes.
     pub casts: bool,
-    /// The types casts leave from and come back to: the base type (in the cast workload its
-    /// other signedness too, through which a sign extension reaches an unsigned lane).
+    /// The types casts leave from and come back to: the base type (in the signedness workload
+    /// its other signedness too, through which a sign extension reaches an unsigned lane).
     pub hubs: Vec<Elem>,
     pub max_size: usize,
     /// Which enumerated terms the workload keeps, beside what every workload keeps.
@@ -297,11 +297,7 @@ pub fn lifting(base: Elem, max_size: usize) -> Grammar {
     for t in [
         base.wide(),
         base.narrow().filter(|n| n.bits() >= 8),
-        if base.is_signed() {
-            base.unsigned()
-        } else {
-            base.signed()
-        },
+        base.other_signedness(),
         base.wide().and_then(Elem::signed),
     ]
     .into_iter()
@@ -341,12 +337,10 @@ pub fn casts(base: Elem) -> Grammar {
 /// workload's, so that the derivations its new terms open (which the selection's one-way rules
 /// could not take) do not drop what that piece keeps.
 pub fn signedness_casts(base: Elem) -> Grammar {
-    let sibling = if base.is_signed() {
-        base.unsigned()
-    } else {
-        base.signed()
-    };
-    let hubs = [Some(base), sibling].into_iter().flatten().collect();
+    let hubs = [Some(base), base.other_signedness()]
+        .into_iter()
+        .flatten()
+        .collect();
     cast_grammar("signedness", base, hubs, 7, signedness_cast_term)
 }
 
