@@ -191,7 +191,8 @@ impl Grammar {
             }
         };
         format!(
-            "base {} types [{}] vars [{}] literals {:?} binary [{}] unary [{}] idioms [{}] casts {}{hubs} size {}",
+            "base {} types [{}] vars [{}] literals {:?} binary [{}] unary [{}] idioms [{}] \
+             casts {}{hubs} size {}",
             self.base,
             types.join(" "),
             self.vars.join(" "),
