@@ -22,7 +22,7 @@ fn an_x86_intrinsic_ports_to_neon_and_back_proven_and_run() {
     // pmuludq on one lane is umull of lane 0 by lane 0; HVX widens a register's low half by
     // vunpack, a 16-byte SSE register being the low lanes of a 128-byte HVX one.
     // SSE's scalar forms: lane 0 by the D-register instruction, lanes 1-3 copied from a.
-    let cases: [(&[&str], &[&str]); 48] = [
+    let cases: [(&[&str], &[&str]); 51] = [
         (&["_mm_add_ss", "--target", "neon"], &["vadd_f32"]),
         (&["_mm_cmplt_ss", "--target", "neon"], &["vcgt_f32"]),
         (&["_mm_add_si64", "--target", "neon"], &["vadd_s64"]),
@@ -159,6 +159,21 @@ fn an_x86_intrinsic_ports_to_neon_and_back_proven_and_run() {
             &["_mm_movemask_pi8", "--target", "neon"],
             &["vshr_n_u8", "vsra_n_u16", "vsra_n_u32", "vsra_n_u64"],
         ),
+        // Below a register, HVX reads SSE's operands into registers: the high halves of
+        // products of halfwords (mulhi), the bytes of two registers interleaved (a vshuff
+        // pair's low register holds unpacklo's), unpackhi's halves first moved down (valign).
+        (
+            &["_mm_mulhi_epi16", "--target", "hvx"],
+            &["Q6_Ww_vmpy_VhVh", "Q6_Vh_vshuffo_VhVh"],
+        ),
+        (
+            &["_mm_unpacklo_epi8", "--target", "hvx"],
+            &["Q6_W_vshuff_VVR"],
+        ),
+        (
+            &["_mm_unpackhi_epi16", "--target", "hvx"],
+            &["Q6_V_valign_VVR", "Q6_V_valign_VVR", "Q6_W_vshuff_VVR"],
+        ),
         // HVX has no word multiply: products of halfwords, vmpyieo then vmpyie accumulating.
         (
             &["_mm_mullo_epi32", "--target", "hvx"],
@@ -271,7 +286,7 @@ fn an_x86_intrinsic_ports_to_neon_and_back_proven_and_run() {
     // that reads its bits was left out); the last, a shift whose e-graph passes the budget (its
     // count's 64-bit minimum in 32-bit words on HVX) and cannot be halved (a broadcast), selected
     // by pieces.
-    let runs: [(&[&str], &str, Toolchain, &str); 36] = [
+    let runs: [(&[&str], &str, Toolchain, &str); 38] = [
         (&["_mm_madd_epi16"], "neon", Toolchain::Neon, "natively"),
         (&["_mm_cmplt_ss"], "neon", Toolchain::Neon, "natively"),
         (&["_mm_cvtss_si32"], "neon", Toolchain::Neon, "natively"),
@@ -342,6 +357,9 @@ fn an_x86_intrinsic_ports_to_neon_and_back_proven_and_run() {
         (&["_mm_testz_si128"], "hvx", Toolchain::Hvx, "natively"),
         (&["_mm_mullo_epi32"], "hvx", Toolchain::Hvx, "natively"),
         (&["_mm_maddubs_epi16"], "hvx", Toolchain::Hvx, "natively"),
+        (&["_mm_unpackhi_epi16"], "hvx", Toolchain::Hvx, "natively"),
+        // Moves of operands read beside zeros, and an add of the low lanes of two registers.
+        (&["_mm_hadd_epi16"], "hvx", Toolchain::Hvx, "natively"),
         (
             &["vrbit_s8"],
             "x86-avx2",

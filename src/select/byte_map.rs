@@ -1,8 +1,8 @@
 //! Byte maps: where each byte of an expression's value comes from, for expressions that only
 //! move their operands' bytes (a shuffle, a shift of whole bytes, an insert, a blend at constant
-//! positions). The interpreter computes them: the operands' bytes are tagged with distinct
-//! values (twice, in opposite orders), and every output byte must carry the same source byte
-//! both times, and again on random bytes.
+//! positions). The interpreter computes them: each operand's bytes in turn are tagged with
+//! distinct values (twice, in opposite orders; the other operands zero), and every output byte
+//! must carry the same source byte both times, and again on random bytes.
 
 use crate::ir::{Elem, Expr, VecType};
 use crate::semantics::{eval, Env, Value};
@@ -28,43 +28,41 @@ pub fn byte_map_with(e: &Expr, operands: &[(String, VecType)], fixed: &Env) -> O
     // f32 lanes move as their bits (moves copy values, NaNs' bits included).
     let bits = |t: &VecType| (t.elem.is_int() || t.elem == Elem::F32) && t.bits().is_multiple_of(8);
     let moved = operands.iter().all(|(_, t)| bits(t));
-    if total == 0 || total >= 255 || !moved || !bits(&e.ty) {
+    // Each operand's bytes are tagged 1 to its size, so an operand has fewer than 255.
+    if total == 0 || sizes.iter().any(|&n| n >= 255) || !moved || !bits(&e.ty) {
         return None;
     }
-    let run = |tag: &dyn Fn(usize) -> u8| -> Option<Vec<u8>> {
+    let run = |byte: &dyn Fn(usize, usize) -> u8| -> Option<Vec<u8>> {
         let mut env = fixed.clone();
-        let mut next = 0;
-        for ((name, ty), n) in operands.iter().zip(&sizes) {
-            let bytes: Vec<u8> = (next..next + n).map(tag).collect();
-            next += n;
+        for (k, ((name, ty), &n)) in operands.iter().zip(&sizes).enumerate() {
+            let bytes: Vec<u8> = (0..n).map(|i| byte(k, i)).collect();
             env.insert(name.clone(), Value::from_bytes(*ty, &bytes));
         }
         Some(eval(e, &env).ok()?.to_bytes())
     };
-    let up = run(&|i| (i + 1) as u8)?;
-    // Tags run from 1 to `total`: a byte above is computed (no need to tag the other way).
-    if up.iter().any(|&b| b as usize > total) {
-        return None;
-    }
-    let down = run(&|i| (total - i) as u8)?;
-    let map: ByteMap = up
-        .iter()
-        .zip(&down)
-        .map(|(&a, &b)| match (a, b) {
-            (0, 0) => Some(None),
-            (0, _) | (_, 0) => None,
-            (a, b) if total.checked_sub(b as usize) == Some(a as usize - 1) => {
-                let mut i = a as usize - 1;
-                let mut k = 0;
-                while i >= sizes[k] {
-                    i -= sizes[k];
-                    k += 1;
+    // One operand at a time tagged (twice, in opposite orders), the others zero: a byte of the
+    // result holding a tag the same way both times comes from that byte of the operand.
+    let mut map: ByteMap = Vec::new();
+    for (k, &n) in sizes.iter().enumerate() {
+        let up = run(&|o, i| if o == k { (i + 1) as u8 } else { 0 })?;
+        // Tags run from 1 to `n`: a byte above is computed (no need to tag the other way).
+        if up.iter().any(|&b| b as usize > n) {
+            return None;
+        }
+        let down = run(&|o, i| if o == k { (n - i) as u8 } else { 0 })?;
+        map.resize(up.len(), None);
+        for ((slot, &a), &b) in map.iter_mut().zip(&up).zip(&down) {
+            match (a, b) {
+                (0, 0) => {}
+                // A byte from two operands, or not one byte of this one: computed.
+                (0, _) | (_, 0) => return None,
+                _ if slot.is_some() || n.checked_sub(b as usize) != Some(a as usize - 1) => {
+                    return None
                 }
-                Some(Some((k as u8, i as u16)))
+                _ => *slot = Some((k as u8, a as u16 - 1)),
             }
-            _ => None,
-        })
-        .collect::<Option<_>>()?;
+        }
+    }
     // The tags alone do not show value-dependent operators (`x == y` is false on distinct
     // tags): the map must also hold on random bytes, on every operand holding the same, and on
     // all-ones bytes, where every f32 lane is a NaN (random ones rarely are: x86's unordered
@@ -84,7 +82,7 @@ pub fn byte_map_with(e: &Expr, operands: &[(String, VecType)], fixed: &Env) -> O
                 Fill::Ones => 0xff,
             }
         };
-        let out = run(&byte)?;
+        let out = run(&|k, i| byte(offsets[k] + i))?;
         let follows = map.iter().zip(&out).all(|(m, &b)| match m {
             None => b == 0,
             Some((k, j)) => b == byte(offsets[*k as usize] + *j as usize),
@@ -143,6 +141,13 @@ mod tests {
         // Zeros shifted in.
         let z = map("(concat (const <2 x u8> 0) (slice 0 1 2 (var a <4 x u8>)))").unwrap();
         assert_eq!(z, vec![None, None, Some((0, 0)), Some((0, 1))]);
+        // Operands of 128 bytes each (HVX registers): tagged one at a time, 256 bytes map.
+        let pair = map("(concat (var a <128 x u8>) (var b <128 x u8>))").unwrap();
+        assert_eq!(
+            (pair[0], pair[127], pair[128]),
+            (Some((0, 0)), Some((0, 127)), Some((1, 0)))
+        );
+        assert_eq!(map("(or (var a <128 x u8>) (var b <128 x u8>))"), None);
         // Comparisons and arithmetic depend on the values, not only on where bytes go.
         assert_eq!(map("(select (eq (var a <4 x u8>) (var b <4 x u8>)) (var a <4 x u8>) (const <4 x u8> 0))"), None);
         assert_eq!(map("(add (var a <4 x u8>) (var b <4 x u8>))"), None);

@@ -27,7 +27,7 @@ use std::rc::Rc;
 
 /// Part of every fingerprint: bump it whenever program generation or term extraction changes,
 /// so terms chosen by an older selector are not reused.
-pub const SELECTOR_VERSION: &str = "selector-58";
+pub const SELECTOR_VERSION: &str = "selector-59";
 
 /// Part of one target's fingerprint beside [`SELECTOR_VERSION`]: bump it instead when a change
 /// reaches only that target's selections, so only its stored selections and port rows are made
@@ -35,14 +35,16 @@ pub const SELECTOR_VERSION: &str = "selector-58";
 /// neon-2 going through each doubled width; HVX's truncations of 64-bit lanes to their low
 /// words, `word_pairs`, hvx-2 its extraction's shared look-ahead, hvx-3 the interleaved halves
 /// of operations inside the input, `layout::facts`, hvx-4 the high word of unsigned products
-/// of words from the signed one, `unsigned_high`; AVX2's avx2-1 the truncation of 64-bit lanes
+/// of words from the signed one, `unsigned_high`, hvx-5 the interleaved halves of operations
+/// inside an input padded to a register, `layout::doubling_facts`, and data movement of
+/// inputs narrower than a register read into registers, `movement`; AVX2's avx2-1 the truncation of 64-bit lanes
 /// as their even words and the clamp of saturating ones, `fallback::truncation_as_slice`;
 /// x86's x86-1 lookups at any index by `pshufb` with a saturating carry, x86-2 lookups in
 /// tables of several registers or of half of one, `lookups`).
 fn target_revision(target: Target) -> &'static str {
     match target.isa {
         Isa::Neon => "neon-2",
-        Isa::Hvx => "hvx-4",
+        Isa::Hvx => "hvx-5",
         Isa::X86 if target.name == "x86-avx2" => "avx2-1 x86-2",
         Isa::X86 => "x86-2",
         Isa::Dsp => "",

@@ -291,6 +291,19 @@ pub fn doubling_facts(
             out.push(Command::Union(narrow.clone(), low(node.ty, whole)));
         }
     }
+    // On HVX the input padded to a register is, like an input of that width, made of lane-wise
+    // operations each the interleave of its even and odd lanes.
+    if let Some(whole) = doublings(input, min_bits).last().filter(|_| inner) {
+        let mut nodes = Vec::new();
+        whole.walk_distinct(&mut |n| {
+            if n.op.is_lanewise() && n.ty.lanes.is_multiple_of(2) && n.ty.bits() >= min_bits {
+                nodes.push((ground(n), n.ty));
+            }
+        });
+        for (node, ty) in nodes {
+            out.push(interleave_of_halves(&padded(node?), ty));
+        }
+    }
     // A narrow variable is the low lanes of the register it is read into.
     for (name, ty) in input.vars() {
         if let Some(slice) = low_lanes_of_register(ty, &name, 0, min_bits) {

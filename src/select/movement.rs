@@ -11,11 +11,13 @@
 //! vector (`table.rs`) is one more kind of step: tried first on the operands, its cost bounds
 //! the search, and on any value found when nothing else is.
 
-use super::byte_map::{byte_map, ByteMap};
+use super::byte_map::{byte_map, byte_map_with, ByteMap};
 use super::catalog::Catalog;
 use super::node::{instruction, Node};
 use super::table::{tables, Table};
 use crate::ir::{Expr, VecType};
+use crate::semantics::{Env, Value};
+use crate::spec::Instruction;
 use std::collections::HashMap;
 use std::rc::Rc;
 
@@ -37,7 +39,9 @@ type Required = Vec<Option<Option<(u8, u16)>>>;
 struct Move {
     index: usize,
     imms: Vec<i64>,
-    /// Byte sizes of its other operands, in order.
+    /// Its scalar controls: (place among its operands other than immediates, value).
+    scalars: Vec<(usize, i64)>,
+    /// Byte sizes of its vector operands, in order.
     sizes: Vec<usize>,
     map: ByteMap,
     result: VecType,
@@ -57,64 +61,119 @@ impl Moves {
 }
 
 fn moves(catalog: &Catalog) -> Vec<Move> {
+    let register_bytes = i128::from(catalog.target.register_bits / 8);
     let mut best: HashMap<(Vec<usize>, ByteMap), Move> = HashMap::new();
     for (index, ins) in catalog.instructions.iter().enumerate() {
-        let vectors = ins.vector_operands();
-        if vectors.is_empty() || vectors.len() > 2 {
-            continue;
-        }
-        let ranges: Vec<(i128, i128)> = ins.operands.iter().filter_map(|o| o.imm).collect();
-        let count = ranges.iter().try_fold(1usize, |n, (lo, hi)| {
-            n.checked_mul((hi - lo + 1).max(1) as usize)
-        });
-        if count.is_none_or(|n| n > MAX_IMMEDIATES) {
-            continue;
-        }
-        let mut choices: Vec<Vec<i128>> = vec![vec![]];
-        for (lo, hi) in &ranges {
-            choices = choices
-                .into_iter()
-                .flat_map(|c| {
-                    (*lo..=*hi).map(move |v| {
-                        let mut c = c.clone();
-                        c.push(v);
-                        c
-                    })
-                })
-                .collect();
-        }
-        for imms in choices {
-            let texts: Vec<String> = imms.iter().map(|v| v.to_string()).collect();
-            let Ok(at) = ins.at_immediates(&texts) else {
-                continue;
-            };
-            let Some(map) = byte_map(&at, &vectors) else {
-                continue;
-            };
-            let sizes: Vec<usize> = vectors
-                .iter()
-                .map(|(_, t)| (t.bits() / 8) as usize)
-                .collect();
-            let m = Move {
-                index,
-                imms: imms.iter().map(|&v| v as i64).collect(),
-                sizes: sizes.clone(),
-                map: map.clone(),
-                result: ins.result,
-                cost: ins.cost,
-            };
+        // A scalar operand (HVX's vror and valign by Rt, vshuff's Rt) may be a control, set
+        // like an immediate to each value within a register's bytes either way: it is one
+        // where a value other than zero moves bytes. A scalar of data (`vdup_n_s32`'s) does
+        // only at zero, and is moved as any operand is.
+        let scalar = |t: &VecType| t.lanes == 1 && t.elem.is_int() && t.bits() <= 32;
+        let controlled = moves_of(ins, index, &scalar, register_bytes);
+        let found = match controlled
+            .iter()
+            .any(|m| m.scalars.iter().any(|&(_, v)| v != 0))
+        {
+            true => controlled,
+            false => moves_of(ins, index, &|_| false, register_bytes),
+        };
+        for m in found {
             // Of two moves alike, the cheaper; at equal costs an integer one (the domain of
-            // most data moved; a float move in integer code can cost a bypass delay).
-            let rank = |m: &Move| (m.cost, !m.result.elem.is_int());
-            match best.get(&(sizes.clone(), map.clone())) {
+            // most data moved; a float move in integer code can cost a bypass delay), then one
+            // without scalar controls (each takes a scalar register).
+            let rank = |m: &Move| (m.cost, !m.result.elem.is_int(), m.scalars.len());
+            let key = (m.sizes.clone(), m.map.clone());
+            match best.get(&key) {
                 Some(b) if rank(b) <= rank(&m) => {}
-                _ => _ = best.insert((sizes, map), m),
+                _ => _ = best.insert(key, m),
             }
         }
     }
     let mut out: Vec<Move> = best.into_values().collect();
-    out.sort_by(|a, b| (a.index, &a.imms).cmp(&(b.index, &b.imms)));
+    out.sort_by(|a, b| (a.index, &a.imms, &a.scalars).cmp(&(b.index, &b.imms, &b.scalars)));
     out
+}
+
+/// The moves instruction `ins` (the catalog's `index`) makes at each choice of its immediates
+/// and of its scalar operands that `control` picks, from zero outwards within
+/// `register_bytes` either way; none past [`MAX_IMMEDIATES`] choices or with no vector
+/// operand or more than two.
+fn moves_of(
+    ins: &Instruction,
+    index: usize,
+    control: &dyn Fn(&VecType) -> bool,
+    register_bytes: i128,
+) -> Vec<Move> {
+    let (scalars, vectors): (Vec<_>, Vec<_>) = ins
+        .vector_operands()
+        .into_iter()
+        .enumerate()
+        .partition(|(_, (_, t))| control(t));
+    if vectors.is_empty() || vectors.len() > 2 {
+        return Vec::new();
+    }
+    let vectors: Vec<(String, VecType)> = vectors.into_iter().map(|(_, v)| v).collect();
+    let imm_ranges = ins.operands.iter().filter_map(|o| o.imm);
+    let Some(scalar_values) = (2 * register_bytes).checked_pow(scalars.len() as u32) else {
+        return Vec::new();
+    };
+    let count = imm_ranges.clone().try_fold(scalar_values, |n, (lo, hi)| {
+        n.checked_mul((hi - lo + 1).max(1))
+    });
+    if count.is_none_or(|n| n > MAX_IMMEDIATES as i128) {
+        return Vec::new();
+    }
+    // Scalar controls from zero outwards, so that of values alike the plainest is kept.
+    let outwards = (0..register_bytes).flat_map(|v| [v, -v - 1]);
+    let ranges: Vec<Vec<i128>> = imm_ranges
+        .map(|(lo, hi)| (lo..=hi).collect())
+        .chain(scalars.iter().map(|_| outwards.clone().collect()))
+        .collect();
+    let mut choices: Vec<Vec<i128>> = vec![vec![]];
+    for values in &ranges {
+        choices = choices
+            .into_iter()
+            .flat_map(|c| {
+                values.iter().map(move |&v| {
+                    let mut c = c.clone();
+                    c.push(v);
+                    c
+                })
+            })
+            .collect();
+    }
+    let mut found = Vec::new();
+    for choice in choices {
+        let (imms, values) = choice.split_at(ranges.len() - scalars.len());
+        let texts: Vec<String> = imms.iter().map(|v| v.to_string()).collect();
+        let Ok(at) = ins.at_immediates(&texts) else {
+            continue;
+        };
+        let mut fixed = Env::new();
+        for ((_, (name, ty)), &v) in scalars.iter().zip(values) {
+            let bytes = (v as i64).to_le_bytes();
+            let value = Value::from_bytes(*ty, &bytes[..(ty.bits() / 8) as usize]);
+            fixed.insert(name.clone(), value);
+        }
+        let Some(map) = byte_map_with(&at, &vectors, &fixed) else {
+            continue;
+        };
+        found.push(Move {
+            index,
+            imms: imms.iter().map(|&v| v as i64).collect(),
+            scalars: (scalars.iter().zip(values))
+                .map(|((k, _), &v)| (*k, v as i64))
+                .collect(),
+            sizes: vectors
+                .iter()
+                .map(|(_, t)| (t.bits() / 8) as usize)
+                .collect(),
+            map,
+            result: ins.result,
+            cost: ins.cost,
+        });
+    }
+    found
 }
 
 /// How a value of the search is made.
@@ -147,19 +206,25 @@ struct Found {
 pub fn search(catalog: &Catalog, all_moves: &Moves, input: &Expr, below: f64) -> Option<Rc<Node>> {
     let operands = input.vars();
     let goal = byte_map(input, &operands)?;
-    // Wider registers than the goal and its operands only widen the search.
+    // Wider registers than the goal and its operands only widen the search; where the target
+    // moves nothing that narrow (HVX's registers are 128 bytes), its operands are read into
+    // registers (the bytes past theirs zero) and moved as registers and register pairs.
+    let register = catalog.target.register_bits / 8;
+    let fits =
+        |m: &Move, widest: usize| m.map.len() <= widest && m.sizes.iter().all(|&n| n <= widest);
     let widest = operands
         .iter()
         .map(|(_, t)| (t.bits() / 8) as usize)
         .fold(goal.len(), usize::max);
-    let moves: Vec<&Move> = all_moves
-        .0
-        .iter()
-        .filter(|m| m.map.len() <= widest && m.sizes.iter().all(|&n| n <= widest))
-        .collect();
+    let padded = widest < register as usize && !all_moves.0.iter().any(|m| fits(m, widest));
+    let widest = if padded {
+        2 * register as usize
+    } else {
+        widest
+    };
+    let moves: Vec<&Move> = all_moves.0.iter().filter(|m| fits(m, widest)).collect();
     // Each operand, and where it is wider than a register, its registers (free to read; a part
-    // of a register is not: it takes a move).
-    let register = catalog.target.register_bits / 8;
+    // of a register is not: it takes a move), or where it is read into one, that register.
     let mut values: Vec<Found> = Vec::new();
     for (k, (_, ty)) in operands.iter().enumerate() {
         let bytes = ty.bits() / 8;
@@ -168,6 +233,16 @@ pub fn search(catalog: &Catalog, all_moves: &Moves, input: &Expr, below: f64) ->
         if register < bytes && bytes.is_multiple_of(register) && register.is_multiple_of(lane_bytes)
         {
             widths.push(register);
+        }
+        if padded && register.is_multiple_of(lane_bytes) {
+            values.push(Found {
+                map: (0..register)
+                    .map(|j| (j < bytes).then_some((k as u8, j as u16)))
+                    .collect(),
+                ty: ty.with_lanes(register / lane_bytes),
+                cost: 0.0,
+                from: From::Operand { k, offset: 0 },
+            });
         }
         for width in widths {
             for first in (0..bytes).step_by(width as usize) {
@@ -498,13 +573,17 @@ fn node(
         From::Step(m, args) => {
             let mv = &moves[*m];
             let ins = &catalog.instructions[mv.index];
-            let vectors = ins
-                .vector_operands()
-                .iter()
-                .zip(args)
-                .map(|((_, ty), &a)| as_type(a, *ty))
-                .collect();
-            instruction(catalog, mv.index, &mv.imms, vectors)
+            // The vector operands take the arguments in order; the scalar controls, their values.
+            let mut args = args.iter();
+            let vectors = ins.vector_operands();
+            let operands = vectors.iter().enumerate().map(|(k, (_, ty))| {
+                match mv.scalars.iter().find(|(at, _)| *at == k) {
+                    Some(&(_, value)) => Some(Rc::new(Node::Const { ty: *ty, value })),
+                    None => args.next().map(|&a| as_type(a, *ty)),
+                }
+            });
+            let operands: Option<Vec<Rc<Node>>> = operands.collect();
+            instruction(catalog, mv.index, &mv.imms, operands.unwrap_or_default())
         }
         From::Table { t, table, index } => {
             let lookup = &tables[*t];

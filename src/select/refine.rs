@@ -180,7 +180,7 @@ fn moved(n: &Rc<Node>, catalog: &Catalog, moves: &MoveSearch) -> Option<Rc<Node>
                 operands.push(a.to_expr(catalog, &HashMap::new()).ok()?);
                 continue;
             }
-            Node::Lanes { .. } => match register_lanes(a) {
+            Node::Lanes { .. } | Node::Reinterpret { .. } => match register_lanes(a, catalog) {
                 (base, first) if base.ty(catalog).bits() <= register => (base, Some(first)),
                 _ => (a.clone(), None),
             },
@@ -308,7 +308,7 @@ fn substitute(
             let padded = *offset == 0 && ty.lanes > full.lanes && full.bits() >= 128;
             let instruction = match &***arg {
                 Node::Reinterpret { arg, .. } => matches!(**arg, Node::Instr { .. }),
-                n => matches!(n, Node::Instr { .. }),
+                n => matches!(n, Node::Instr { .. } | Node::Input { .. }),
             };
             if full.elem == ty.elem && padded && instruction && ty.lanes.is_multiple_of(full.lanes)
             {
@@ -338,12 +338,30 @@ fn substitute(
     Some(Rc::new(n.with_children(children)))
 }
 
-/// The node whose lanes `n` reads (through lanes of lanes), and the first of them.
-fn register_lanes(n: &Rc<Node>) -> (Rc<Node>, u32) {
+/// The node whose lanes `n` reads (through lanes of lanes, and lanes read as another element
+/// type: the node read so too), and the first of them.
+fn register_lanes(n: &Rc<Node>, catalog: &Catalog) -> (Rc<Node>, u32) {
     match &**n {
         Node::Lanes { offset, arg, .. } => {
-            let (base, first) = register_lanes(arg);
+            let (base, first) = register_lanes(arg, catalog);
             (base, first + offset)
+        }
+        Node::Reinterpret { ty, arg } if matches!(**arg, Node::Lanes { .. }) => {
+            let (base, first) = register_lanes(arg, catalog);
+            let (from, bits) = (base.ty(catalog), ty.elem.bits());
+            let first_bits = first * arg.ty(catalog).elem.bits();
+            if !from.bits().is_multiple_of(bits) || !first_bits.is_multiple_of(bits) {
+                return (n.clone(), 0);
+            }
+            let whole = ty.with_lanes(from.bits() / bits);
+            let base = match from == whole {
+                true => base,
+                false => Rc::new(Node::Reinterpret {
+                    ty: whole,
+                    arg: base,
+                }),
+            };
+            (base, first_bits / bits)
         }
         _ => (n.clone(), 0),
     }
