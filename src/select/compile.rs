@@ -127,7 +127,10 @@ impl Selector {
         if !byte_map::only_moves_bytes(input) {
             return Ok(None);
         }
-        let Some(root) = movement::search(catalog, self.moves(), input, below) else {
+        // The search counts moves and lookups, not the load of a lookup's literal index.
+        let Some(root) = movement::search(catalog, self.moves(), input, below)
+            .filter(|root| root.cost(catalog) < below)
+        else {
             return Ok(None);
         };
         Ok(self.proven(input, root, started))

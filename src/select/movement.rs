@@ -234,12 +234,27 @@ pub fn search(catalog: &Catalog, all_moves: &Moves, input: &Expr, below: f64) ->
         {
             widths.push(register);
         }
-        if padded && register.is_multiple_of(lane_bytes) {
+        // Read into a register, or as a narrower operand of a move (a scalar one: its low
+        // lanes, or its lanes beside zeros).
+        let reads = moves.iter().flat_map(|m| m.sizes.iter().map(|&n| n as u32));
+        let mut padded_widths: Vec<u32> = match padded {
+            true => reads
+                .chain([register])
+                .filter(|&n| n != bytes && n <= register)
+                .collect(),
+            false => Vec::new(),
+        };
+        padded_widths.sort();
+        padded_widths.dedup();
+        for width in padded_widths
+            .into_iter()
+            .filter(|n| n.is_multiple_of(lane_bytes))
+        {
             values.push(Found {
-                map: (0..register)
+                map: (0..width)
                     .map(|j| (j < bytes).then_some((k as u8, j as u16)))
                     .collect(),
-                ty: ty.with_lanes(register / lane_bytes),
+                ty: ty.with_lanes(width / lane_bytes),
                 cost: 0.0,
                 from: From::Operand { k, offset: 0 },
             });

@@ -67,6 +67,13 @@ pub fn flatten_parts<'a>(n: &'a Rc<Node>, out: &mut Vec<&'a Rc<Node>>) {
 /// insert (or store) after each part smaller than the target's smallest register; nothing
 /// after whole registers.
 fn joins(parts: &[Rc<Node>], catalog: &Catalog) -> f64 {
+    // An input beside zeros is the input read into a register, as a read past its lanes is.
+    let zeros = |p: &Rc<Node>| matches!(**p, Node::Const { value: 0, .. });
+    if let [first, rest @ ..] = parts {
+        if matches!(**first, Node::Input { .. }) && rest.iter().all(zeros) {
+            return 0.0;
+        }
+    }
     let small = |p: &&Rc<Node>| p.ty(catalog).bits() < catalog.target.min_split_bits;
     parts[..parts.len().saturating_sub(1)]
         .iter()

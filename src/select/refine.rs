@@ -276,19 +276,27 @@ fn searched(
                 false => None,
             };
             // Where the moves find nothing (or nothing right), any instructions: proven by the
-            // search.
+            // search; and where they load a lookup's literal index (which their search does
+            // not count), any instructions cheaper than that.
             let found = match moved {
-                Some(found) => Some(found),
-                None if moves.synthesize => {
+                Some(found) if !moves.synthesize || !loads_literal(&found) => Some(found),
+                moved if moves.synthesize => {
+                    let below = moved.as_ref().map_or(below, |m| m.cost(catalog));
                     sequences::search(catalog, moves.components(catalog), goal, below)
                         .map(|(found, _)| found)
+                        .or(moved)
                 }
-                None => None,
+                moved => moved,
             };
             moves.found.borrow_mut().insert(key, found.clone());
             found
         }
     }
+}
+
+/// Whether `n` loads a literal vector.
+fn loads_literal(n: &Node) -> bool {
+    matches!(n, Node::Literal { .. }) || n.children().iter().any(|c| loads_literal(c))
 }
 
 /// `n` with each operand variable (or lanes of one, or one padded to a register) replaced by
