@@ -39,11 +39,10 @@ pub const SELECTOR_VERSION: &str = "selector-59";
 /// inside an input padded to a register, `layout::doubling_facts`, and data movement of
 /// inputs narrower than a register read into registers, `movement`, hvx-6 those reads as
 /// narrower operands (a scalar `Rt`) and moves with a literal checked at their full cost,
-/// `refine`; AVX2's avx2-1 the
-/// truncation of 64-bit lanes as their even words and the clamp of saturating ones,
-/// `fallback::truncation_as_slice`;
-/// x86's x86-1 lookups at any index by `pshufb` with a saturating carry, x86-2 lookups in
-/// tables of several registers or of half of one, `lookups`).
+/// `refine`; AVX2's avx2-1 the truncation of 64-bit lanes as their even words and the clamp of
+/// saturating ones, `fallback::truncation_as_slice`; x86's x86-1 lookups at any index by
+/// `pshufb` with a saturating carry, x86-2 lookups in tables of several registers or of half of
+/// one, `lookups`).
 fn target_revision(target: Target) -> &'static str {
     match target.isa {
         Isa::Neon => "neon-2",

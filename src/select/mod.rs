@@ -47,6 +47,7 @@ pub mod lookups;
 pub mod lowering;
 pub mod mask_bits;
 pub mod movement;
+pub mod moves;
 pub mod node;
 pub mod padding;
 pub mod pattern;

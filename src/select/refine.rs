@@ -7,7 +7,8 @@
 
 use super::byte_map::only_moves_bytes;
 use super::catalog::Catalog;
-use super::movement::{search, Moves};
+use super::movement::search;
+use super::moves::Moves;
 use super::node::Node;
 use super::prove::prove_selection;
 use super::sequences::{self, Components};
