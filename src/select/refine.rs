@@ -312,8 +312,8 @@ fn substitute(
             let full = arg.ty(catalog);
             // Read padded to a register: an instruction's result of a whole xmm (or wider)
             // register beside zeros, as a 128-bit instruction leaves the rest of a ymm or zmm
-            // register on x86 (not a part of an input, whose next lanes are no zeros, nor an
-            // MMX result); the proof of the whole selection checks it.
+            // register on x86 (not an MMX result), or an input (or a part of one) beside zeros,
+            // as it is read into a register; the proof of the whole selection checks it.
             let padded = *offset == 0 && ty.lanes > full.lanes && full.bits() >= 128;
             let instruction = match &***arg {
                 Node::Reinterpret { arg, .. } => matches!(**arg, Node::Instr { .. }),
