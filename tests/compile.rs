@@ -668,24 +668,61 @@ fn entry_calls(entry: &Value) -> Vec<&str> {
         .collect()
 }
 
+/// A case as a JSONL line of a batch (its target and lanes).
+fn batch_line(case: &Case) -> String {
+    let lanes = case.extra.get(1).map(|l| format!(", \"lanes\": {l}"));
+    format!(
+        "{{\"expr\": {}, \"target\": \"{}\"{}}}",
+        serde_json::to_string(&case.expression).unwrap(),
+        case.target,
+        lanes.unwrap_or_default()
+    )
+}
+
+/// Halide's `simd_op_check` expressions (tests/compile/op_check/), compiled in one batch per
+/// target: each selects exactly its intrinsics, proven, none scalarized.
+#[test]
+fn halide_simd_op_check_expressions_select_their_instructions() {
+    let guard = project_copy("compile-op-check");
+    let home = guard.path();
+    let cases = cases("op_check");
+    let mut targets: Vec<&str> = cases.iter().map(|c| c.target.as_str()).collect();
+    targets.dedup();
+    let mut wrong = Vec::new();
+    for target in targets {
+        let of_target: Vec<&Case> = cases.iter().filter(|c| c.target == target).collect();
+        let lines: Vec<String> = of_target.iter().map(|c| batch_line(c)).collect();
+        let file = home.join(format!("{target}.jsonl"));
+        std::fs::write(&file, lines.join("\n")).unwrap();
+        let out = neon_batch(home, &file, "2");
+        assert!(
+            out.status.success(),
+            "{}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+        let report = json(&out);
+        let entries = report["expressions"].as_array().unwrap();
+        assert_eq!(entries.len(), of_target.len());
+        for (case, entry) in of_target.iter().zip(entries) {
+            if entry_calls(entry) != case.selected
+                || entry["proof"].is_null()
+                || entry["scalarized"].as_array().is_none_or(|s| !s.is_empty())
+            {
+                wrong.push(format!("{}: {entry}", case.at));
+            }
+        }
+    }
+    assert!(wrong.is_empty(), "{}", wrong.join("\n"));
+    assert!(cases.len() >= 400, "{} cases", cases.len());
+}
+
 #[test]
 fn a_batch_selects_what_compile_selects_for_every_selection_file() {
     let guard = project_copy("compile-batch");
     let home = guard.path();
     let cases = cases("select");
     // JSONL for every case (its target and lanes), and one expression that cannot elaborate.
-    let mut lines: Vec<String> = cases
-        .iter()
-        .map(|c| {
-            let lanes = c.extra.get(1).map(|l| format!(", \"lanes\": {l}"));
-            format!(
-                "{{\"expr\": {}, \"target\": \"{}\"{}}}",
-                serde_json::to_string(&c.expression).unwrap(),
-                c.target,
-                lanes.unwrap_or_default()
-            )
-        })
-        .collect();
+    let mut lines: Vec<String> = cases.iter().map(batch_line).collect();
     lines.push("# a comment, then a plain line for --target".to_string());
     lines.push("a_u8 & b_i16".to_string());
     let file = home.join("batch.jsonl");

@@ -174,6 +174,19 @@ fn an_x86_intrinsic_ports_to_neon_and_back_proven_and_run() {
             &["_mm_unpackhi_epi16", "--target", "hvx"],
             &["Q6_V_valign_VVR", "Q6_V_valign_VVR", "Q6_W_vshuff_VVR"],
         ),
+        // A scalar by one lane of a vector (NEON's `_lane` forms) is selected padded to a
+        // register like a scalar by a scalar: the lane read is a slice of the register, not a
+        // gather (it was five scalar operations, cost 21).
+        (
+            &["vqdmulhh_lane_s16", "--imm", "0", "--target", "x86-avx2"],
+            &[
+                "_mm256_cvtepu16_epi32",
+                "_mm256_cvtepu16_epi32",
+                "_mm256_madd_epi16",
+                "_mm256_srai_epi32",
+                "_mm_packs_epi32",
+            ],
+        ),
         // HVX has no word multiply: products of halfwords, vmpyieo then vmpyie accumulating.
         (
             &["_mm_mullo_epi32", "--target", "hvx"],

@@ -165,11 +165,43 @@ fn double(e: &Rc<Expr>) -> Option<Rc<Expr>> {
         }
         // A vector repeated n times, at twice that.
         Op::Broadcast(n) => Expr::build(Op::Broadcast(2 * n), e.args.clone()),
+        // A lookup of consecutive lanes at literal indices (one lane: `v[k]`) is a slice of
+        // the table: doubled, the slice of twice the lanes, whose low lanes are those lanes (a
+        // register shifted by lanes, not a gather).
+        Op::Lookup if consecutive_literal(&e.args[1], e.ty.lanes).is_some() => {
+            let start = consecutive_literal(&e.args[1], e.ty.lanes)?;
+            let op = Op::Slice {
+                start,
+                stride: 1,
+                lanes: 2 * e.ty.lanes,
+            };
+            Expr::build(op, vec![double(&e.args[0])?])
+        }
         // A table lookup, at indices doubled (the table as it is).
         Op::Lookup => Expr::build(Op::Lookup, vec![e.args[0].clone(), double(&e.args[1])?]),
         _ => return None,
     };
     built.ok().map(Rc::new)
+}
+
+/// The first of `lanes` consecutive lane indices a literal holds (`k, k+1, ...`; one lane: any
+/// index); `None` for other indices.
+fn consecutive_literal(indices: &Expr, lanes: u32) -> Option<u32> {
+    let Op::Const(values) = &indices.op else {
+        return None;
+    };
+    let first = u32::try_from(*values.first()?).ok()?;
+    let consecutive = match values.len() {
+        1 => lanes == 1,
+        n => {
+            n == lanes as usize
+                && values
+                    .iter()
+                    .zip(0..)
+                    .all(|(v, i)| *v == u128::from(first + i))
+        }
+    };
+    consecutive.then_some(first)
 }
 
 /// An IR node of the e-graph.
