@@ -142,16 +142,26 @@ fn double(e: &Rc<Expr>) -> Option<Rc<Expr>> {
         // Lane-wise, a bitcast, an interleave, a slice (at the same start and stride): the
         // low lanes of the operation over doubled operands read only their operands' low
         // lanes.
-        Op::Slice {
-            start,
-            stride,
-            lanes,
-        } => return doubled_slice(*start, *stride, *lanes, &e.args[0]),
         op if op.is_lanewise()
-            || matches!(op, Op::ReduceAdd(_) | Op::Bitcast(_) | Op::Interleave) =>
+            || matches!(
+                op,
+                Op::ReduceAdd(_) | Op::Bitcast(_) | Op::Interleave | Op::Slice { .. }
+            ) =>
         {
             let args = e.args.iter().map(double).collect::<Option<Vec<_>>>()?;
-            Expr::build(op.clone(), args)
+            let op = match e.op {
+                Op::Slice {
+                    start,
+                    stride,
+                    lanes,
+                } => Op::Slice {
+                    start,
+                    stride,
+                    lanes: 2 * lanes,
+                },
+                ref op => op.clone(),
+            };
+            Expr::build(op, args)
         }
         // A vector repeated n times, at twice that.
         Op::Broadcast(n) => Expr::build(Op::Broadcast(2 * n), e.args.clone()),
@@ -160,30 +170,18 @@ fn double(e: &Rc<Expr>) -> Option<Rc<Expr>> {
         // register shifted by lanes, not a gather).
         Op::Lookup if consecutive_literal(&e.args[1], e.ty.lanes).is_some() => {
             let start = consecutive_literal(&e.args[1], e.ty.lanes)?;
-            return doubled_slice(start, 1, e.ty.lanes, &e.args[0]);
+            let op = Op::Slice {
+                start,
+                stride: 1,
+                lanes: 2 * e.ty.lanes,
+            };
+            Expr::build(op, vec![double(&e.args[0])?])
         }
         // A table lookup, at indices doubled (the table as it is).
         Op::Lookup => Expr::build(Op::Lookup, vec![e.args[0].clone(), double(&e.args[1])?]),
         _ => return None,
     };
     built.ok().map(Rc::new)
-}
-
-/// A slice of `lanes` lanes of `arg` from `start` by `stride`, doubled: the slice of twice the
-/// lanes, of `arg` itself where it holds them, else of `arg` doubled (a table doubled only as
-/// far as the slice reads: a lane of a register is moved within that register).
-fn doubled_slice(start: u32, stride: u32, lanes: u32, arg: &Rc<Expr>) -> Option<Rc<Expr>> {
-    let op = Op::Slice {
-        start,
-        stride,
-        lanes: 2 * lanes,
-    };
-    let last = u64::from(start) + u64::from(stride) * (2 * u64::from(lanes) - 1);
-    let arg = match last < u64::from(arg.ty.lanes) {
-        true => arg.clone(),
-        false => double(arg)?,
-    };
-    Expr::build(op, vec![arg]).ok().map(Rc::new)
 }
 
 /// The first of `lanes` consecutive lane indices a literal holds (`k, k+1, ...`; one lane: any
