@@ -39,14 +39,15 @@ pub const SELECTOR_VERSION: &str = "selector-60";
 /// inside an input padded to a register, `layout::doubling_facts`, and data movement of
 /// inputs narrower than a register read into registers, `movement`, hvx-6 those reads as
 /// narrower operands (a scalar `Rt`) and moves with a literal checked at their full cost,
-/// `refine`; AVX2's avx2-1 the truncation of 64-bit lanes as their even words and the clamp of
+/// `refine`, hvx-7 Halide's shifts by signed counts as `vasr`/`vasl` by counts from -width to
+/// the width less one, `per_lane_shifts`; AVX2's avx2-1 the truncation of 64-bit lanes as their even words and the clamp of
 /// saturating ones, `fallback::truncation_as_slice`; x86's x86-1 lookups at any index by
 /// `pshufb` with a saturating carry, x86-2 lookups in tables of several registers or of half of
 /// one, `lookups`).
 fn target_revision(target: Target) -> &'static str {
     match target.isa {
         Isa::Neon => "neon-2",
-        Isa::Hvx => "hvx-6",
+        Isa::Hvx => "hvx-7",
         Isa::X86 if target.name == "x86-avx2" => "avx2-1 x86-2",
         Isa::X86 => "x86-2",
         Isa::Dsp => "",

@@ -4,6 +4,7 @@
 //! without lane layout, as IR the program splits.
 
 use super::fallback::Lacks;
+use super::lowering::Lowering;
 use super::signedness::Wanted;
 use super::split::splits;
 use super::term::{op, reinterpret, type_name, Cmp, Condition, Int, Rewrite, Ruleset, Term};
@@ -18,8 +19,10 @@ use std::rc::Rc;
 /// shift by a count of at least zero (also below the width, zero selected beyond, for HVX), a
 /// signed type's counts read unsigned, a right shift as a left shift by negated counts, and
 /// Halide's shift by a signed count (a right shift where it is negative), whose count is
-/// clamped to minus the width and the width or split into each arm's count from 0 up.
-fn clamped_shift_counts(t: VecType, wanted: Wanted) -> Vec<Rewrite> {
+/// clamped to minus the width and the width or split into each arm's count from 0 up. Where
+/// the target shifts right by signed counts at `t` (`right_by_signed`: HVX's `vasr`), Halide's
+/// shifts of a signed `t` as those of HVX, by counts from -width to the width less one.
+fn clamped_shift_counts(t: VecType, wanted: Wanted, right_by_signed: bool) -> Vec<Rewrite> {
     if !t.elem.is_int() || t.elem.bits() > 64 {
         return vec![];
     }
@@ -233,7 +236,89 @@ fn clamped_shift_counts(t: VecType, wanted: Wanted) -> Vec<Rewrite> {
             });
         }
     }
+    if right_by_signed && t.elem.is_signed() {
+        out.extend(shifts_by_signed_counts_below_width(t));
+    }
     out
+}
+
+/// Halide's shifts of a signed `t` by signed counts for a target whose instruction shifts right
+/// by a count from -width to the width less one, left where it is negative (HVX's `vasr`).
+/// Halide's `a << y` (`a >> y` is `a << -y`) with `y` clamped to 1 - width..width first (a
+/// signed lane shifted right by the width less one is its sign, as by more; left by the width
+/// it is zero, as by more), then, for `y` from 1 - width up, as that right shift by `-y`:
+/// `select(-y < 0, a << --y, a >> -y)` (`--y` is `y` but for the type's minimum), the pattern of
+/// `vasr` by `-y`. `a >> y` is 5 instructions and `a << y` 4 where each arm's shift and a select
+/// took 10 to 13.
+fn shifts_by_signed_counts_below_width(t: VecType) -> Vec<Rewrite> {
+    let bits = t.elem.bits() as i64;
+    let (a, y) = (Term::Wildcard("a".into()), Term::Wildcard("b".into()));
+    let neg = |v: Term| op("Neg", t, vec![v]);
+    let lt = |x: Term| op("Lt", t.with_elem(Elem::Bool), vec![x, Term::constant(t, 0)]);
+    let halide = |y: Term| {
+        let shr = op("Shr", t, vec![a.clone(), neg(y.clone())]);
+        op(
+            "Select",
+            t,
+            vec![lt(y.clone()), shr, op("Shl", t, vec![a.clone(), y])],
+        )
+    };
+    let below = op("Min", t, vec![y.clone(), Term::constant(t, bits)]);
+    let clamped = op("Max", t, vec![below, Term::constant(t, 1 - bits)]);
+    let name = type_name(t);
+    let mut out: Vec<Rewrite> = [
+        (Int::Lo("b".into()), Cmp::Lt, 1 - bits),
+        (Int::Hi("b".into()), Cmp::Gt, bits),
+    ]
+    .into_iter()
+    .map(|(side, cmp, limit)| Rewrite {
+        ruleset: Ruleset::Lower,
+        source: format!("Halide's {name} shift by signed counts, clamped to 1-{bits}..{bits}"),
+        lhs: halide(y.clone()),
+        rhs: halide(clamped.clone()),
+        conditions: vec![Condition::Compare(cmp, side, Int::Lit(limit as i128))],
+    })
+    .collect();
+    let right = op("Shr", t, vec![a.clone(), neg(y.clone())]);
+    out.push(Rewrite {
+        ruleset: Ruleset::Lower,
+        source: format!(
+            "Halide's {name} shift by signed counts as a right shift by their negation"
+        ),
+        lhs: halide(y.clone()),
+        rhs: op(
+            "Select",
+            t,
+            vec![
+                lt(neg(y.clone())),
+                op("Shl", t, vec![a.clone(), neg(neg(y))]),
+                right,
+            ],
+        ),
+        conditions: vec![Condition::Compare(
+            Cmp::Ge,
+            Int::Lo("b".into()),
+            Int::Lit(1 - bits as i128),
+        )],
+    });
+    out
+}
+
+/// The element types at which a lowering shifts right by signed counts, left by their negation
+/// where negative: `select(y < 0, a << -y, a >> y)` (HVX's `vasr` by a vector).
+pub fn right_shift_by_signed_count_types(lowerings: &[Lowering]) -> BTreeSet<Elem> {
+    lowerings
+        .iter()
+        .filter(|l| {
+            let p = &l.pattern;
+            p.op == Op::Select
+                && p.args.len() == 3
+                && p.args[0].op == Op::Lt
+                && p.args[1].op == Op::Shl
+                && p.args[2].op == Op::Shr
+        })
+        .map(|l| l.pattern.ty.elem)
+        .collect()
 }
 
 /// The types of the shifts by per-lane counts in `e` (counts computed from a variable), at both
@@ -325,8 +410,13 @@ fn widened_shift(
 
 /// Shifts by per-lane counts at `t`: their counts clamped, at 8 and 16 bits through wider
 /// lanes, and arithmetic right shifts the target `lacks` through logical ones.
-pub fn per_lane_shifts(t: VecType, wanted: Wanted, lacks: Lacks) -> Vec<Rewrite> {
-    let mut out = clamped_shift_counts(t, wanted);
+pub fn per_lane_shifts(
+    t: VecType,
+    wanted: Wanted,
+    lacks: Lacks,
+    right_by_signed: &BTreeSet<Elem>,
+) -> Vec<Rewrite> {
+    let mut out = clamped_shift_counts(t, wanted, right_by_signed.contains(&t.elem));
     out.extend(widened_shifts(t, wanted));
     out.extend(arithmetic_shift_by_logical(t).filter(|_| lacks("Shr", t, None)));
     out

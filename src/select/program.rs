@@ -13,7 +13,9 @@ use super::encode::{constructor, ground, lane_broadcast_facts};
 use super::extract::LookAhead;
 use super::layout;
 use super::lookups::{lookup_rewrites, masked_lookups, MaskedLookup};
-use super::per_lane_shifts::{per_lane_shift_types, per_lane_shifts, widened_shift_nodes};
+use super::per_lane_shifts::{
+    per_lane_shift_types, per_lane_shifts, right_shift_by_signed_count_types, widened_shift_nodes,
+};
 use super::reach::{live, reach, Headed, Heads, Names, Step};
 use super::reciprocal::reciprocal_products;
 use super::rewrites::{choice_rewrites, constants_in_play, rule_rewrite, scalar_choices};
@@ -363,6 +365,7 @@ impl Programs {
         // What the generated rewrites make is wanted in turn (`i16(x_i32)` is the bits of
         // `u16(x_i32)`, which wants its own rewrites), to a fixpoint.
         let mut made = nodes.clone();
+        let right_by_signed = right_shift_by_signed_count_types(&catalog.lowerings);
         let extra = loop {
             let wanted = |name: &'static str, ty: VecType, from: Option<VecType>| {
                 made.contains(&(name, ty))
@@ -381,7 +384,7 @@ impl Programs {
             extra.extend(
                 shifting
                     .iter()
-                    .flat_map(|t| per_lane_shifts(*t, &wanted, &lacks)),
+                    .flat_map(|t| per_lane_shifts(*t, &wanted, &lacks, &right_by_signed)),
             );
             let before = made.len();
             for r in &extra {
