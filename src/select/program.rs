@@ -188,9 +188,11 @@ impl Programs {
         let mut skipped = Vec::new();
         let mut lowered = Vec::new();
         for (i, l) in catalog.lowerings_for(inputs) {
-            match self.lowering(i, catalog, &constants) {
-                Ok(rs) => lowered.extend(rs),
-                Err(why) => skipped.push(format!("{}: {why}", l.source)),
+            for chosen in self.lowering(i, catalog, &constants) {
+                match chosen {
+                    Ok(rs) => lowered.extend(rs),
+                    Err(why) => skipped.push(format!("{}: {why}", l.source)),
+                }
             }
         }
         let roots = inputs
@@ -582,18 +584,22 @@ impl Programs {
     }
 
     /// The rewrites of lowering `i`: its scalar operands at each choice of values among
-    /// `constants` ([`scalar_choices`]), each choice built once.
-    fn lowering(&mut self, i: usize, catalog: &Catalog, constants: &BTreeSet<i64>) -> Chosen {
+    /// `constants` ([`scalar_choices`]), each choice built once; a choice that cannot be
+    /// built (HVX's `Rt.b` of two alternating values where the product's constant is one
+    /// value) leaves the others.
+    fn lowering(&mut self, i: usize, catalog: &Catalog, constants: &BTreeSet<i64>) -> Vec<Chosen> {
         let l = &catalog.lowerings[i];
-        let mut out = Vec::new();
-        for values in scalar_choices(l, catalog, constants) {
-            let key = (i, values.iter().map(|(_, v)| v.clone()).collect());
-            let built = self.lowerings.entry(key).or_insert_with(|| {
-                let rewrites = choice_rewrites(l, &catalog.instructions[l.instruction], &values);
-                rewrites.map(|rs| rs.into_iter().map(Headed::new).collect())
-            });
-            out.extend(built.clone()?);
-        }
-        Ok(out)
+        scalar_choices(l, catalog, constants)
+            .into_iter()
+            .map(|values| {
+                let key = (i, values.iter().map(|(_, v)| v.clone()).collect());
+                let built = self.lowerings.entry(key).or_insert_with(|| {
+                    let ins = &catalog.instructions[l.instruction];
+                    let rewrites = choice_rewrites(l, ins, &values);
+                    rewrites.map(|rs| rs.into_iter().map(Headed::new).collect())
+                });
+                built.clone()
+            })
+            .collect()
     }
 }
