@@ -2,6 +2,7 @@
 //! lowerings built from proven idiom facts and from instruction semantics, the proven rewrite
 //! rules by phase, and a fingerprint of all of it (the key of the selection cache).
 
+use super::encode::constructor;
 use super::extract::LookAhead;
 use super::fixed_operand::{
     fixed_operand_variants, immediate_mode_variants, zero_accumulator_variants,
@@ -39,11 +40,11 @@ pub const SELECTOR_VERSION: &str = "selector-61";
 /// inside an input padded to a register, `layout::doubling_facts`, and data movement of
 /// inputs narrower than a register read into registers, `movement`, hvx-6 those reads as
 /// narrower operands (a scalar `Rt`) and moves with a literal checked at their full cost,
-/// `refine`, hvx-7 Halide's shifts by signed counts as `vasr`/`vasl` by counts from -width to
-/// the width less one, `per_lane_shifts`; AVX2's avx2-1 the truncation of 64-bit lanes as their even words and the clamp of
-/// saturating ones, `fallback::truncation_as_slice`; x86's x86-1 lookups at any index by
-/// `pshufb` with a saturating carry, x86-2 lookups in tables of several registers or of half of
-/// one, `lookups`).
+/// `refine`, hvx-7 Halide's shifts by signed counts as `vasr` by counts from -width to the
+/// width less one, `per_lane_shifts`; AVX2's avx2-1 the truncation of 64-bit lanes as their
+/// even words and the clamp of saturating ones, `fallback::truncation_as_slice`; x86's x86-1
+/// lookups at any index by `pshufb` with a saturating carry, x86-2 lookups in tables of several
+/// registers or of half of one, `lookups`).
 fn target_revision(target: Target) -> &'static str {
     match target.isa {
         Isa::Neon => "neon-2",
@@ -379,4 +380,32 @@ fn fingerprint(
         writeln!(text, "macro {name} ({}) {}", m.params.join(" "), m.body).expect("string write");
     }
     hash_text(&text)
+}
+
+/// An operator (`Min`, `Cast`) from its first operand's element type to its result's.
+pub type DirectOperator = (&'static str, Elem, Elem);
+
+impl Catalog {
+    /// The operators some instruction of the catalog computes of its operands themselves.
+    pub fn direct_operators(&self) -> BTreeSet<DirectOperator> {
+        self.lowerings
+            .iter()
+            .filter_map(|l| {
+                let (name, _) = constructor(&l.pattern.op, l.pattern.args.len())?;
+                // Only an operator on the operands themselves: `mulhi`'s cast of a product is not
+                // a conversion, nor `movemask`'s sign test a comparison. A truncation of a
+                // register pair of two operands is one (HVX's `vpacke`; x86's saturating packs
+                // of two halves are not a conversion of one register, whose lanes they reorder).
+                let operand = |a: &Expr| matches!(a.op, Op::Var(_));
+                let pair = |a: &Expr| a.op == Op::Concat && a.args.iter().all(|x| operand(x));
+                let truncation = name == "Cast";
+                let from = l.pattern.args.first()?;
+                l.pattern
+                    .args
+                    .iter()
+                    .all(|a| operand(a) || truncation && pair(a))
+                    .then_some((name, from.ty.elem, l.pattern.ty.elem))
+            })
+            .collect()
+    }
 }

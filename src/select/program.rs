@@ -8,8 +8,8 @@
 //! [`Programs`] owns the rewrites that do not depend on the input, so a catalog compiling many
 //! expressions builds each of them once.
 
-use super::catalog::{instruction_constructor, look_aheads, Catalog};
-use super::encode::{constructor, ground, lane_broadcast_facts};
+use super::catalog::{instruction_constructor, look_aheads, Catalog, DirectOperator};
+use super::encode::{ground, lane_broadcast_facts};
 use super::extract::LookAhead;
 use super::layout;
 use super::lookups::{lookup_rewrites, masked_lookups, MaskedLookup};
@@ -66,36 +66,9 @@ pub struct Programs {
     lowerings: HashMap<(usize, Vec<Vec<i64>>), Chosen>,
     /// Each rule's first instance at a type it covers (none: it needs and makes nothing).
     shapes: HashMap<(Ruleset, String), Option<Rc<Headed>>>,
-    direct: Option<BTreeSet<Direct>>,
+    direct: Option<BTreeSet<DirectOperator>>,
     /// The target's lookups that mask their index ([`masked_lookups`]).
     masked_lookups: Option<Vec<MaskedLookup>>,
-}
-
-/// An operator (`Min`, `Cast`) from its first operand's element type to its result's.
-type Direct = (&'static str, Elem, Elem);
-
-/// The operators some instruction of the catalog computes of its operands themselves.
-fn direct_operators(catalog: &Catalog) -> BTreeSet<Direct> {
-    catalog
-        .lowerings
-        .iter()
-        .filter_map(|l| {
-            let (name, _) = constructor(&l.pattern.op, l.pattern.args.len())?;
-            // Only an operator on the operands themselves: `mulhi`'s cast of a product is not
-            // a conversion, nor `movemask`'s sign test a comparison. A truncation of a
-            // register pair of two operands is one (HVX's `vpacke`; x86's saturating packs
-            // of two halves are not a conversion of one register, whose lanes they reorder).
-            let operand = |a: &Expr| matches!(a.op, Op::Var(_));
-            let pair = |a: &Expr| a.op == Op::Concat && a.args.iter().all(|x| operand(x));
-            let truncation = name == "Cast";
-            let from = l.pattern.args.first()?;
-            l.pattern
-                .args
-                .iter()
-                .all(|a| operand(a) || truncation && pair(a))
-                .then_some((name, from.ty.elem, l.pattern.ty.elem))
-        })
-        .collect()
 }
 
 /// The parts of inputs (type, name, offset) in `t` read directly by an operator other than a
@@ -145,7 +118,9 @@ impl Programs {
         inputs: &[Rc<Expr>],
     ) -> Result<Program, String> {
         let target = catalog.target;
-        let direct = self.direct.get_or_insert_with(|| direct_operators(catalog));
+        let direct = self
+            .direct
+            .get_or_insert_with(|| catalog.direct_operators());
         let lacks = |op: &Op, elem: Elem| {
             let name = if *op == Op::Shl { "Shl" } else { "Shr" };
             !direct.contains(&(name, elem, elem))
@@ -178,7 +153,9 @@ impl Programs {
             let halves = layout::halves(&in_play);
             in_play.extend(halves);
         }
-        let direct = self.direct.get_or_insert_with(|| direct_operators(catalog));
+        let direct = self
+            .direct
+            .get_or_insert_with(|| catalog.direct_operators());
         let pairs = register_pairs(&in_play, target.register_bits, &|n, s, t| {
             direct.contains(&(n, s, t))
         });
@@ -189,10 +166,10 @@ impl Programs {
         let mut lowered = Vec::new();
         for (i, l) in catalog.lowerings_for(inputs) {
             for chosen in self.lowering(i, catalog, &constants) {
-                match chosen {
-                    Ok(rs) => lowered.extend(rs),
-                    Err(why) => skipped.push(format!("{}: {why}", l.source)),
-                }
+                chosen.map_or_else(
+                    |why| skipped.push(format!("{}: {why}", l.source)),
+                    |rs| lowered.extend(rs),
+                );
             }
         }
         let roots = inputs
@@ -327,7 +304,9 @@ impl Programs {
         let mut types = in_play.clone();
         let mut shifting = BTreeSet::new();
         let halves = split_list.iter().flat_map(|(_, lo, hi)| [lo, hi]);
-        let direct = self.direct.get_or_insert_with(|| direct_operators(catalog));
+        let direct = self
+            .direct
+            .get_or_insert_with(|| catalog.direct_operators());
         let adds = |w| direct.contains(&("Add", w, w));
         let widened = widened_shifts.iter().map(|(_, w)| w);
         for e in inputs.iter().chain(halves).chain(&doubled).chain(widened) {
@@ -362,7 +341,9 @@ impl Programs {
         let named: Vec<VecType> = by_name.values().copied().collect();
         // Operators at the other signedness for the input's own operators, conversions only
         // where the target has no instruction for them; fallbacks for operators it lacks.
-        let direct = self.direct.get_or_insert_with(|| direct_operators(catalog));
+        let direct = self
+            .direct
+            .get_or_insert_with(|| catalog.direct_operators());
         let masks = direct.iter().all(|d| d.2 != Elem::Bool);
         // What the generated rewrites make is wanted in turn (`i16(x_i32)` is the bits of
         // `u16(x_i32)`, which wants its own rewrites), to a fixpoint.
@@ -583,18 +564,16 @@ impl Programs {
         }
     }
 
-    /// The rewrites of lowering `i`: its scalar operands at each choice of values among
-    /// `constants` ([`scalar_choices`]), each choice built once; a choice that cannot be
-    /// built (HVX's `Rt.b` of two alternating values where the product's constant is one
-    /// value) leaves the others.
+    /// The rewrites of lowering `i` at each choice of values of its scalar operands among
+    /// `constants` ([`scalar_choices`]), each built once; a choice not built leaves the others.
     fn lowering(&mut self, i: usize, catalog: &Catalog, constants: &BTreeSet<i64>) -> Vec<Chosen> {
         let l = &catalog.lowerings[i];
+        let ins = &catalog.instructions[l.instruction];
         scalar_choices(l, catalog, constants)
             .into_iter()
             .map(|values| {
                 let key = (i, values.iter().map(|(_, v)| v.clone()).collect());
                 let built = self.lowerings.entry(key).or_insert_with(|| {
-                    let ins = &catalog.instructions[l.instruction];
                     let rewrites = choice_rewrites(l, ins, &values);
                     rewrites.map(|rs| rs.into_iter().map(Headed::new).collect())
                 });
