@@ -110,11 +110,11 @@ fn shards_merged_equal_one_run_and_verify_rules_proves_them() {
         unclaimed(&expected)
     );
 
-    // A second run finds nothing changed and searches nothing (its four pieces: lift u8,
-    // casts u16, signedness u16, lower neon u8).
+    // A second run finds nothing changed and searches nothing (its five pieces: lift u8,
+    // casts u16, signedness u16, bits u8, lower neon u8).
     let out = isadb(&whole, &[&["synth"][..], &SMALL].concat());
     let text = String::from_utf8_lossy(&out.stdout).to_string();
-    assert!(text.matches("unchanged").count() == 4, "{text}");
+    assert!(text.matches("unchanged").count() == 5, "{text}");
     assert_eq!(synthesized(whole.path()), expected);
 
     let name = expected

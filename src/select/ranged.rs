@@ -12,6 +12,8 @@ use super::lowering::{Bound, Lowering};
 use super::simplify::simplify;
 use crate::ir::{Elem, Expr, Op};
 use crate::semantics::read_ranges::{candidate_ranges, constant_value, low_ones, Range};
+use crate::semantics::sample::agree_on_random_inputs;
+use std::collections::HashMap;
 use std::rc::Rc;
 
 /// The lowering specialized to each range of an operand its pattern reads in part, where that
@@ -27,6 +29,7 @@ pub fn ranged_variants(l: &Lowering) -> Vec<Lowering> {
         if specialized.size() >= l.pattern.size() || out.iter().any(|o| o.pattern == specialized) {
             continue;
         }
+        let range = one_past(&l.pattern, &specialized, &wildcard, range);
         out.push(Lowering {
             pattern: specialized,
             source: format!("{} on {wildcard} in [{}, {}]", l.source, range.0, range.1),
@@ -39,6 +42,40 @@ pub fn ranged_variants(l: &Lowering) -> Vec<Lowering> {
         });
     }
     out
+}
+
+/// Samples of the other operands on which the pattern and its specialization must agree at
+/// the count one past a range.
+const ONE_PAST_SAMPLES: usize = 64;
+const ONE_PAST_SEED: u64 = 0x0e_9a57;
+
+/// `range` (from zero up) widened by one past its top where the instruction computes there
+/// what its specialization does, checked by evaluation on random and edge values of the other
+/// operands: HVX's `vlsr` reads a count's low five bits signed, so 16 reads as -16, a left
+/// shift by 16, zero as the right shift of a 16-bit lane by 16 is; a count clamped to the width
+/// (`min(b, 16)`, the clamp Halide's shifts get) then takes it. Every selection is proven by z3.
+fn one_past(pattern: &Rc<Expr>, specialized: &Rc<Expr>, wildcard: &str, range: Range) -> Range {
+    let next = range.1 + 1;
+    let at_next = |e: &Rc<Expr>| {
+        let mut ty = None;
+        e.walk(&mut |n| {
+            if matches!(&n.op, Op::Var(v) if v == wildcard) {
+                ty = Some(n.ty);
+            }
+        });
+        let ty = ty.filter(|t| t.elem.is_int() && next <= t.elem.max_value())?;
+        let lanes = vec![(next as u128) & ty.elem.mask(); ty.lanes as usize];
+        let map = HashMap::from([(wildcard.to_string(), Rc::new(Expr::constant(ty, lanes)))]);
+        Some(e.substitute(&map))
+    };
+    match (range.0 >= 0, at_next(pattern), at_next(specialized)) {
+        (true, Some(a), Some(b))
+            if agree_on_random_inputs(&a, &b, ONE_PAST_SAMPLES, ONE_PAST_SEED) =>
+        {
+            (range.0, next)
+        }
+        _ => range,
+    }
 }
 
 fn intersect(a: Range, b: Range) -> Option<Range> {
@@ -254,5 +291,33 @@ mod tests {
                 15
             )]
         );
+    }
+
+    /// HVX's `vlsr` reads its count's low five bits signed: a logical right shift on counts of
+    /// 0 to 15, and on 16 too (read as -16, a left shift by 16: zero, as the right shift by
+    /// 16 is), so a count clamped to the width takes it; `vasl` shifts right arithmetically
+    /// where the count reads negative, which is no left shift by 16 of a negative lane.
+    #[test]
+    fn a_count_one_past_the_read_range_is_taken_where_the_instruction_agrees_there() {
+        let count =
+            "(shr (shl (bitcast i16 (var b <8 x i16>)) (const <8 x i16> 11)) (const <8 x i16> 11))";
+        let vlsr = lowering(&format!(
+            "(bitcast i16 (select (lt {count} (const <8 x i16> 0)) \
+             (shl (bitcast u16 (var a <8 x i16>)) (bitcast u16 (neg {count}))) \
+             (shr (bitcast u16 (var a <8 x i16>)) (bitcast u16 {count}))))"
+        ));
+        let vasl = lowering(&format!(
+            "(select (lt {count} (const <8 x i16> 0)) \
+             (shr (var a <8 x i16>) (bitcast i16 (neg {count}))) \
+             (shl (var a <8 x i16>) (bitcast i16 {count})))"
+        ));
+        let from_zero = |l: &Lowering| {
+            ranged_variants(l)
+                .iter()
+                .find(|v| v.bounds[0].lo == 0)
+                .map(|v| v.bounds[0].hi)
+        };
+        assert_eq!(from_zero(&vlsr), Some(16));
+        assert_eq!(from_zero(&vasl), Some(15));
     }
 }

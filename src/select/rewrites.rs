@@ -189,7 +189,48 @@ pub fn choice_rewrites(
     let mut out: Vec<Rewrite> = lowering_rewrite(l, ins, values)?.into_iter().collect();
     let on_masks: Vec<Rewrite> = out.iter().flat_map(|r| on_masks(r, ins)).collect();
     out.extend(on_masks);
+    let offsets: Vec<Rewrite> = out.iter().filter_map(offset_back).collect();
+    out.extend(offsets);
     Ok(out)
+}
+
+/// An instruction computing a value less a constant (NEON's `cls` is `clz(x ^ (x >> 1)) - 1`,
+/// HVX's `vnormamt` `clz(select(x < 0, ~x, x)) - 1`) computes the value itself with the
+/// constant added back: the value is rewritten as that sum (the same e-class, so the rewrite
+/// saturates), which the instruction and an add select where nothing cheaper computes the
+/// value. Only for a value that is no sum or difference itself, nor an operand.
+fn offset_back(r: &Rewrite) -> Option<Rewrite> {
+    let Term::Op { name, ty, args, .. } = &r.lhs else {
+        return None;
+    };
+    let (value, back) = match (*name, args.as_slice()) {
+        (
+            "Sub",
+            [v, c @ Term::Const {
+                value: Int::Lit(_), ..
+            }],
+        ) => (v, c.clone()),
+        (
+            "Add",
+            [v, Term::Const {
+                value: Int::Lit(c), ..
+            }],
+        ) => {
+            let negated = lane_value(ty.elem, lane_bits(ty.elem, (-*c) as i64));
+            (v, Term::constant(*ty, negated))
+        }
+        _ => return None,
+    };
+    match value {
+        Term::Op { name: head, .. } if !matches!(*head, "Add" | "Sub") => Some(Rewrite {
+            ruleset: Ruleset::Lower,
+            source: format!("{}, its constant added back", r.source),
+            lhs: value.clone(),
+            rhs: op("Add", *ty, vec![r.lhs.clone(), back]),
+            conditions: r.conditions.clone(),
+        }),
+        _ => None,
+    }
 }
 
 /// A rewrite testing the sign of an operand (`pblendvb`'s `m < 0`, `pmovmskb`'s) rewrites the

@@ -9,7 +9,7 @@ use super::lower;
 use super::rederive::{rederive, Rederived};
 use super::search;
 use super::store::{drop_unlisted, piece_hashes, rules_of, write_run, PieceResult, RunRecord};
-use super::workload::{casts, lifting, signedness_casts, Grammar, SEARCH_TYPES};
+use super::workload::{bit_counts, casts, lifting, signedness_casts, Grammar, SEARCH_TYPES};
 use super::Tally;
 use crate::database::{Database, Filter};
 use crate::error::{Error, Result};
@@ -149,6 +149,7 @@ pub fn pieces(options: &Options) -> Vec<Piece> {
             .into_iter()
             .map(|b| Piece::Lift(signedness_casts(b))),
     );
+    out.extend(options.types.iter().map(|&t| Piece::Lift(bit_counts(t))));
     for t in TARGETS.iter().filter(|t| options.targets.contains(t)) {
         for &e in &options.types {
             out.push(Piece::Lower {

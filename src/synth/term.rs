@@ -17,7 +17,7 @@ pub enum Head {
     Const(i64),
     /// An infix operator (`+ - * & | ^ << >>`) or a built-in call (`min max absd`).
     Binary(&'static str),
-    /// A prefix operator (`~`, `-`).
+    /// A prefix operator (`~`, `-`) or a call of one operand (`count_leading_zeros`).
     Unary(&'static str),
     Cast(Elem),
     SatCast(Elem),
@@ -118,6 +118,9 @@ impl fmt::Display for Term {
             Head::Const(v) => write!(f, "{}", *v as u64),
             Head::Binary(op) if INFIX.contains(op) => write!(f, "({} {op} {})", a[0], a[1]),
             Head::Binary(op) => write!(f, "{op}({}, {})", a[0], a[1]),
+            Head::Unary(op) if op.chars().all(|c| c.is_alphabetic() || c == '_') => {
+                write!(f, "{op}({})", a[0])
+            }
             Head::Unary(op) => write!(f, "{op}{}", a[0]),
             Head::Cast(e) => write!(f, "{e}({})", a[0]),
             Head::SatCast(e) => write!(f, "{e}_sat({})", a[0]),

@@ -324,6 +324,51 @@ pub fn lifting(base: Elem, max_size: usize) -> Grammar {
     }
 }
 
+/// The bit-count workload at element type `base`: one variable, its complement and its count of
+/// leading zeros, `^ >> min max` with the shift by one and the sign's shift (the width less
+/// one) as literals, up to the size of `max(clz(x), clz(~x))` (Halide's count of leading sign
+/// bits, which NEON's `cls` and HVX's `vnormamt` compute less one).
+pub fn bit_counts(base: Elem) -> Grammar {
+    Grammar {
+        workload: "bits",
+        base,
+        types: vec![base],
+        vars: vec!["x"],
+        literals: vec![1, base.bits() as i64 - 1],
+        binary: vec!["^", ">>", "min", "max"],
+        unary: vec!["~", "count_leading_zeros"],
+        idioms: vec![],
+        casts: false,
+        hubs: vec![base],
+        max_size: 6,
+        keeps: bit_count_term,
+    }
+}
+
+/// The bit-count workload's terms: the variable's complement, shifts of the variable or its
+/// complement by one of the workload's literals (not the narrower types' bounds), `^` of two different terms that are no counts nor `^`, counts of terms that are no counts, and `min`/`max` of two different
+/// counts.
+fn bit_count_term(g: &Grammar, t: &Term) -> bool {
+    let count = |x: &Term| matches!(x.head, Head::Unary("count_leading_zeros"));
+    let complemented = |x: &Term| match (&x.head, x.args.as_slice()) {
+        (Head::Unary("~"), [v]) => matches!(v.head, Head::Var(_)),
+        (head, _) => matches!(head, Head::Var(_)),
+    };
+    match (&t.head, t.args.as_slice()) {
+        (Head::Unary("~"), [x]) => matches!(x.head, Head::Var(_)),
+        (Head::Unary(_), [x]) => !count(x),
+        (Head::Binary(">>"), [x, k]) => {
+            matches!(k.head, Head::Const(v) if g.literals.contains(&v)) && complemented(x)
+        }
+        (Head::Binary("^"), [x, y]) => {
+            let sum = |z: &Term| matches!(z.head, Head::Binary("^"));
+            x != y && !x.is_const() && !y.is_const() && !count(x) && !count(y) && !sum(x) && !sum(y)
+        }
+        (Head::Binary(_), [x, y]) => x != y && count(x) && count(y),
+        _ => true,
+    }
+}
+
 /// The cast workload at element type `base`: a value truncated to a narrower type and extended
 /// back to `base` (kept in its lanes), against masks and pairs of shifts. Every narrower type of
 /// either signedness is in play, so extensions of more than one step are found too, with the
