@@ -400,6 +400,11 @@ fn bad_input_is_one_line_and_exit_2() {
             vec!["compile", "--target", "neon", "a_u8 +"],
             "expression: neither a Halide-style expression (1:7: expected an expression, found end of input) nor an s-expression (",
         ),
+        // Without spaces the text reads as one symbol: the infix reading's error is given.
+        (
+            vec!["compile", "--target", "neon", "a_u8>>"],
+            "expression:1:7: expected an expression, found end of input",
+        ),
         (
             vec!["compile", "--target", "neon", "z + 1", "--var", "z"],
             "--var z: expected NAME:TYPE",

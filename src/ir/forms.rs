@@ -8,7 +8,7 @@
 use super::elaborate::{Macros, Scope};
 use super::expr::Expr;
 use super::halide::{elaborate_parsed, parse_halide};
-use super::sexpr::{read_one, SExpr};
+use super::sexpr::{read_one, SExpr, SKind};
 use super::types::{Elem, VecType};
 use crate::error::{Error, Result};
 use std::collections::HashMap;
@@ -29,6 +29,12 @@ pub fn parse_expression(text: &str, source: &str) -> Result<(SExpr, Form)> {
         Err(e) => e,
     };
     match read_one(text, source) {
+        // A lone symbol that is no valid infix (`x_u8>>`) is an infix mistake: its error says
+        // where, where the symbol's would only call it an unknown name.
+        Ok(SExpr {
+            kind: SKind::Sym(_),
+            ..
+        }) => Err(infix),
         Ok(s) => Ok((s, Form::SExpr)),
         Err(sexpr) => Err(Error::Usage(format!(
             "{source}: neither a Halide-style expression ({}) nor an s-expression ({})",

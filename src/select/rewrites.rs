@@ -203,6 +203,11 @@ fn offset_back(r: &Rewrite) -> Option<Rewrite> {
     let Term::Op { name, ty, args, .. } = &r.lhs else {
         return None;
     };
+    // Integer lanes only: a float difference rounds, so adding the constant back need not
+    // give the value.
+    if !ty.elem.is_int() {
+        return None;
+    }
     let (value, back) = match (*name, args.as_slice()) {
         (
             "Sub",
