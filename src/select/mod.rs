@@ -10,7 +10,8 @@
 //! - [`term`]: the e-graph's typed terms and rewrites, and their egglog text; [`encode`]: IR
 //!   as terms and patterns; [`rewrites`], [`split`], [`layout`], [`sound`], [`signedness`],
 //!   [`truncation`] and [`popcount`] (rewrites sound by construction): what goes into a
-//!   program; [`program`]: the program; [`run`]: running it in egglog ([`pending`]: its
+//!   program; [`constants`]: the constants scalar operands are instantiated at; [`program`]:
+//!   the program; [`run`]: running it in egglog ([`pending`]: its
 //!   rewrites declared on demand).
 //! - [`halves`]: an expression past the budget selected as two halves of its lanes; [`pieces`]:
 //!   one that cannot be halved, selected operator by operator down from its root.
@@ -34,6 +35,7 @@ pub mod cache;
 pub mod catalog;
 pub mod check;
 pub mod compile;
+pub mod constants;
 pub mod corpus;
 pub mod emit_c;
 pub mod encode;

@@ -9,6 +9,7 @@
 //! expressions builds each of them once.
 
 use super::catalog::{instruction_constructor, look_aheads, Catalog, DirectOperator};
+use super::constants::constants_in_play;
 use super::encode::{ground, lane_broadcast_facts};
 use super::extract::LookAhead;
 use super::layout;
@@ -18,7 +19,7 @@ use super::per_lane_shifts::{
 };
 use super::reach::{live, reach, Headed, Heads, Names, Step};
 use super::reciprocal::reciprocal_products;
-use super::rewrites::{choice_rewrites, constants_in_play, rule_rewrite, scalar_choices};
+use super::rewrites::{choice_rewrites, rule_rewrite, scalar_choices};
 use super::sound::{cast_midpoints, cast_twin, generated, part_widenings};
 use super::split::splits;
 use super::sums::wider_sum_types;

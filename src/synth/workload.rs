@@ -346,8 +346,9 @@ pub fn bit_counts(base: Elem) -> Grammar {
 }
 
 /// The bit-count workload's terms: the variable's complement, shifts of the variable or its
-/// complement by one of the workload's literals (not the narrower types' bounds), `^` of two different terms that are no counts nor `^`, counts of terms that are no counts, and `min`/`max` of two different
-/// counts.
+/// complement by one of the workload's literals (not the narrower types' bounds), `^` of two
+/// different terms that are no counts nor `^`, counts of terms that are no counts, and
+/// `min`/`max` of two different counts.
 fn bit_count_term(g: &Grammar, t: &Term) -> bool {
     let count = |x: &Term| matches!(x.head, Head::Unary("count_leading_zeros"));
     let complemented = |x: &Term| match (&x.head, x.args.as_slice()) {
