@@ -44,13 +44,14 @@ pub const SELECTOR_VERSION: &str = "selector-62";
 /// width less one, `per_lane_shifts`; AVX2's avx2-1 the truncation of 64-bit lanes as their
 /// even words and the clamp of saturating ones, `fallback::truncation_as_slice`; x86's x86-1
 /// lookups at any index by `pshufb` with a saturating carry, x86-2 lookups in tables of several
-/// registers or of half of one, `lookups`).
+/// registers or of half of one, `lookups`, x86-3 sums of two products as `pmaddwd` and
+/// `pmaddubsw` of interleaved factors, `pair_products`).
 fn target_revision(target: Target) -> &'static str {
     match target.isa {
         Isa::Neon => "neon-2",
         Isa::Hvx => "hvx-7",
-        Isa::X86 if target.name == "x86-avx2" => "avx2-1 x86-2",
-        Isa::X86 => "x86-2",
+        Isa::X86 if target.name == "x86-avx2" => "avx2-1 x86-3",
+        Isa::X86 => "x86-3",
         Isa::Dsp => "",
     }
 }

@@ -9,7 +9,8 @@
 //!   by a scalar control; [`simplify`]: identities folded out of instruction patterns.
 //! - [`term`]: the e-graph's typed terms and rewrites, and their egglog text; [`encode`]: IR
 //!   as terms and patterns; [`rewrites`], [`split`], [`layout`], [`sound`], [`signedness`],
-//!   [`truncation`] and [`popcount`] (rewrites sound by construction): what goes into a
+//!   [`truncation`], [`popcount`] and [`pair_products`] (rewrites sound by construction):
+//!   what goes into a
 //!   program; [`constants`]: the constants scalar operands are instantiated at; [`program`]:
 //!   the program; [`run`]: running it in egglog ([`pending`]: its
 //!   rewrites declared on demand).
@@ -52,6 +53,7 @@ pub mod movement;
 pub mod moves;
 pub mod node;
 pub mod padding;
+pub mod pair_products;
 pub mod pattern;
 pub mod pending;
 pub mod per_lane_shifts;

@@ -14,6 +14,7 @@ use super::encode::{ground, lane_broadcast_facts};
 use super::extract::LookAhead;
 use super::layout;
 use super::lookups::{lookup_rewrites, masked_lookups, MaskedLookup};
+use super::pair_products::{pair_product_sum_types, pair_products};
 use super::per_lane_shifts::{
     per_lane_shift_types, per_lane_shifts, right_shift_by_signed_count_types, widened_shift_nodes,
 };
@@ -350,6 +351,7 @@ impl Programs {
         // `u16(x_i32)`, which wants its own rewrites), to a fixpoint.
         let mut made = nodes.clone();
         let right_by_signed = right_shift_by_signed_count_types(&catalog.lowerings);
+        let pair_sums = pair_product_sum_types(&catalog.lowerings);
         let extra = loop {
             let wanted = |name: &'static str, ty: VecType, from: Option<VecType>| {
                 made.contains(&(name, ty))
@@ -370,6 +372,15 @@ impl Programs {
                     .iter()
                     .flat_map(|t| per_lane_shifts(*t, &wanted, &lacks, &right_by_signed)),
             );
+            if !target.lane_layout {
+                let summed = |t: &&VecType| pair_sums.contains(&t.elem) && wanted("Mul", **t, None);
+                extra.extend(
+                    named
+                        .iter()
+                        .filter(summed)
+                        .flat_map(|t| pair_products(*t, &named, target.register_bits)),
+                );
+            }
             let before = made.len();
             for r in &extra {
                 r.rhs.typed_heads(&mut |n, t| _ = made.insert((n, t)));
