@@ -368,8 +368,8 @@ pub(crate) fn next_chunk(inputs: &[(usize, Rc<Expr>)], size: usize) -> &[(usize,
 /// One input's selection, or why it has none.
 pub(crate) type Selection = std::result::Result<Extracted, String>;
 
-/// Selects a chunk with one program, splitting it in halves while its program fails; the
-/// number of programs run.
+/// Selects a chunk with one program, splitting it in halves while its program fails, and the
+/// inputs a program left unsettled with another of their own; the number of programs run.
 pub(crate) fn select_chunk(
     selector: &mut Selector,
     chunk: &[(usize, Rc<Expr>)],
@@ -378,10 +378,17 @@ pub(crate) fn select_chunk(
     let inputs: Vec<Rc<Expr>> = chunk.iter().map(|(_, e)| e.clone()).collect();
     match selector.select_many(&inputs) {
         Ok(selections) => {
+            let mut unsettled = Vec::new();
             for ((index, input), s) in chunk.iter().zip(selections) {
-                out.push((*index, input.clone(), s.map_err(|e| e.to_string())));
+                match s {
+                    Some(s) => out.push((*index, input.clone(), s.map_err(|e| e.to_string()))),
+                    None => unsettled.push((*index, input.clone())),
+                }
             }
-            1
+            match unsettled.is_empty() {
+                true => 1,
+                false => 1 + select_chunk(selector, &unsettled, out),
+            }
         }
         Err(e) if chunk.len() == 1 => {
             let (index, input) = &chunk[0];

@@ -367,9 +367,10 @@ impl Selector {
 
     /// Selects for several elaborated inputs with one egglog program (see
     /// [`Programs::generate_many`]), without proving: each input's extracted term and the
-    /// selection read back from it. The error is the program's (generation or a budget), for
-    /// all of them; the inputs must agree on their variables' types.
-    pub fn select_many(&mut self, inputs: &[Rc<Expr>]) -> Result<Vec<Result<Extracted>>> {
+    /// selection read back from it, or none for an input the program left unsettled, to be
+    /// selected again by fewer (see [`super::run`]). The error is the program's (generation or a
+    /// budget), for all of them; the inputs must agree on their variables' types.
+    pub fn select_many(&mut self, inputs: &[Rc<Expr>]) -> Result<Vec<Option<Result<Extracted>>>> {
         let program = self
             .programs
             .generate_many(&self.catalog, inputs)
@@ -381,8 +382,10 @@ impl Selector {
         Ok(extracted
             .into_iter()
             .map(|text| {
-                let root = self.read(&text)?;
-                Ok((text, root))
+                text.map(|text| {
+                    let root = self.read(&text)?;
+                    Ok((text, root))
+                })
             })
             .collect())
     }
