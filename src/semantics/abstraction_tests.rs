@@ -53,3 +53,28 @@ fn shared_subterms_abstracted_prove_a_blend_of_bytes_and_a_swapped_one_is_refute
     };
     assert_ne!(lhs, rhs);
 }
+
+/// Integer lanes moved as f32 lanes (AVX2's `shufps` packing the words of two registers) come
+/// back as `f32_bits(f32_of_bits(b))`: folded to `b`, the query is over bit-vectors alone and
+/// the bit-blaster decides it both ways (AVX2's `mul_shr(x_i32, y_i32, 31)`: 20 ms instead of
+/// about 4 s by the core over reals).
+#[test]
+fn integer_lanes_moved_as_f32_lanes_are_bit_vectors_again() {
+    use super::attempt::{bit_blasted, float_round_trips_folded, over_bit_vectors_alone};
+    use z3::ast::BV;
+    use z3::{FuncDecl, SatResult, Sort};
+    super::in_a_fresh_context(|| {
+        let b = BV::new_const("b", 32);
+        let of_bits = FuncDecl::new("f32_of_bits", &[&Sort::bitvector(32)], &Sort::real());
+        let bits = FuncDecl::new("f32_bits", &[&Sort::real()], &Sort::bitvector(32));
+        let trip = bits.apply(&[&of_bits.apply(&[&b])]).as_bv().unwrap();
+        let one = BV::from_u64(1, 32);
+        for (other, verdict) in [(b.clone(), SatResult::Unsat), (b.bvadd(&one), SatResult::Sat)] {
+            let query = trip.bvmul(&one).eq(&other).not();
+            assert!(!over_bit_vectors_alone(&query));
+            let folded = float_round_trips_folded(&query);
+            assert!(over_bit_vectors_alone(&folded), "{folded}");
+            assert_eq!(bit_blasted(&folded, &[], 5_000).0, verdict);
+        }
+    });
+}

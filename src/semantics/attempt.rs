@@ -5,7 +5,7 @@
 use std::cmp::Ordering;
 use std::collections::HashSet;
 use z3::ast::{Ast, AstKind, Bool, Dynamic, BV};
-use z3::{FuncDecl, SatResult, Solver};
+use z3::{FuncDecl, SatResult, Solver, SortKind};
 
 /// The attempts for one lane's `simplified` query, in order, each with its budget. A query over
 /// bit-vectors alone (`bit_vectors`) is bit-blasted first; where it multiplies halfwords, first
@@ -37,23 +37,35 @@ pub fn attempts(bit_vectors: bool, simplified: &Bool, timeout_ms: u32) -> Vec<(A
         Some(Factors::Halfwords) => std::iter::once((Attempt::ProductsAbstracted, timeout_ms / 16))
             .chain(blasted)
             .collect(),
-        Some(Factors::Wide) => vec![
+        Some(Factors::Wide) => [
             (Attempt::ProductsAbstracted, timeout_ms / 4),
             // Split products prove in milliseconds or not at all (HVX's `vmpa` for
             // `mul_shr(x_i16, y_i16, 15)`: not in 15 s, 0.8 s by the core after).
-            (Attempt::ProductsSplit, timeout_ms / 16),
+            (Attempt::ProductsSplit, (timeout_ms / 16).min(PRODUCTS_SPLIT_MS)),
             // HVX's high word of unsigned products of words (`vmpye`, `vmpyo` and the
             // corrections) proves so in 2-3 s, which a 16th of a minute held only on an idle
             // machine; `x_i32 / 3`'s, a cut point of a 16th of a minute, in 0.7-0.8 s beside
             // another job, which a quarter of that (0.94 s) did not hold beside two: the
             // selection was then scalarized after 464 s of attempts on the whole.
             (Attempt::ExtensionsSplit, timeout_ms / 2),
-            (Attempt::Written, timeout_ms),
-            (Attempt::BitBlasted, timeout_ms),
-            (Attempt::Simplified, timeout_ms),
-        ],
+        ]
+        .into_iter()
+        .chain((timeout_ms >= WIDE_WHOLE_FROM_MS).then_some(blasted).into_iter().flatten())
+        .collect(),
     }
 }
+
+/// The most a query multiplying wide factors gives its products split: they prove in
+/// milliseconds or not at all (HVX's `x_u32 / 3`, its numeral generalized: 3.75 s in vain
+/// before its extensions split proved it in 0.5 s).
+const PRODUCTS_SPLIT_MS: u32 = 1_000;
+
+/// The least budget for which a query multiplying wide factors is given whole to the core and
+/// the bit-blaster: with less they decide nothing. HVX's `x_u32 / 3`, `x_i32 % 7`,
+/// `widening_mul(x_u32, y_u32)` and `mul_shr(x_u32, y_u32, 31)` each spent about 2.8 s of a
+/// 0.94 s quick attempt per way on their whole queries, undecided, before their parts proved
+/// in under a second.
+const WIDE_WHOLE_FROM_MS: u32 = 2_000;
 
 /// One way of asking z3 a lane's query.
 pub enum Attempt {
@@ -539,6 +551,34 @@ fn is_wide_product(node: &Dynamic) -> bool {
 }
 
 /// The widest factors of `query`'s products.
+/// Whether a query mentions no real number.
+pub fn over_bit_vectors_alone(query: &Bool) -> bool {
+    nodes(query)
+        .iter()
+        .all(|n| n.get_sort().kind() != SortKind::Real)
+}
+
+/// `query` with every `f32_bits(f32_of_bits(b))` read as `b`, as an axiom of every query says
+/// (see `float_bits`): integer lanes moved as f32 lanes (a shuffle through `shufps`) are then
+/// bit-vectors alone again, which the bit-blaster decides.
+pub fn float_round_trips_folded(query: &Bool) -> Bool {
+    let named = |n: &Dynamic, name: &str| n.is_app() && n.decl().name() == name;
+    let trips: Vec<(Dynamic, Dynamic)> = nodes(query)
+        .into_iter()
+        .filter(|n| named(n, "f32_bits"))
+        .filter_map(|n| {
+            let real = n.children().into_iter().next()?;
+            let bits = named(&real, "f32_of_bits").then(|| real.children())?;
+            Some((n, bits.into_iter().next()?))
+        })
+        .collect();
+    if trips.is_empty() {
+        return query.clone();
+    }
+    let pairs: Vec<(&Dynamic, &Dynamic)> = trips.iter().map(|(a, b)| (a, b)).collect();
+    query.substitute(&pairs).simplify()
+}
+
 fn widest_factors(query: &Bool) -> Factors {
     nodes(query)
         .iter()

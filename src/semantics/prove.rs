@@ -2,8 +2,8 @@
 //! (timeout) with the time spent. Counterexamples are replayed on the interpreter.
 
 use super::attempt::{
-    attempts, bit_blasted, products_abstracted, products_split, replaced_by_unknowns,
-    shared_abstracted, Attempt,
+    attempts, bit_blasted, float_round_trips_folded, over_bit_vectors_alone, products_abstracted,
+    products_split, replaced_by_unknowns, shared_abstracted, Attempt,
 };
 use super::context::in_a_fresh_context;
 use super::cut_points;
@@ -310,12 +310,14 @@ pub fn prove_equivalent(
         solver.assert(&axiom);
     }
     // Bit-blasting is for queries over bit-vectors alone: no f32 anywhere (an integer
-    // converted from f32 is a bit-vector over reals).
+    // converted from f32 is a bit-vector over reals), or no real left in a lane's query
+    // (f32 lanes only moved).
     let mut float = false;
     for e in [Some(lhs), Some(rhs), assume].into_iter().flatten() {
         e.walk_distinct(&mut |n| float |= n.ty.elem == Elem::F32);
     }
-    let bit_vectors = !float;
+    let bit_vectors =
+        |query: &Bool| !float || (assume.is_none() && over_bit_vectors_alone(query));
     let differ: Vec<Bool> = l.iter().zip(&r).map(|(a, b)| a.equals(b).not()).collect();
     // One query per lane: each involves only that lane's inputs, which z3 solves far faster
     // than one disjunction over every lane of a wide vector. Without a precondition, a lane
@@ -329,6 +331,7 @@ pub fn prove_equivalent(
     let mut blasted_model = None;
     let mut answered = HashSet::new();
     for (d, simplified) in differ.iter().zip(simplified_together(&differ)) {
+        let simplified = float_round_trips_folded(&simplified);
         if assume.is_none() && !answered.insert(renamed_apart(&simplified)) {
             continue;
         }
@@ -338,7 +341,7 @@ pub fn prove_equivalent(
             solver.set_params(&params);
             solver.check_assumptions(std::slice::from_ref(query))
         };
-        let attempts = attempts(bit_vectors, &simplified, timeout_ms);
+        let attempts = attempts(bit_vectors(&simplified), &simplified, timeout_ms);
         result = SatResult::Unknown;
         for (attempt, ms) in &attempts {
             result = match attempt {
