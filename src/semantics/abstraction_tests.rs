@@ -60,7 +60,8 @@ fn shared_subterms_abstracted_prove_a_blend_of_bytes_and_a_swapped_one_is_refute
 /// about 4 s by the core over reals).
 #[test]
 fn integer_lanes_moved_as_f32_lanes_are_bit_vectors_again() {
-    use super::attempt::{bit_blasted, float_round_trips_folded, over_bit_vectors_alone};
+    use super::attempt::bit_blasted;
+    use super::float_bits::{float_round_trips_folded, over_bit_vectors_alone};
     use z3::ast::BV;
     use z3::{FuncDecl, SatResult, Sort};
     super::in_a_fresh_context(|| {
@@ -69,7 +70,10 @@ fn integer_lanes_moved_as_f32_lanes_are_bit_vectors_again() {
         let bits = FuncDecl::new("f32_bits", &[&Sort::real()], &Sort::bitvector(32));
         let trip = bits.apply(&[&of_bits.apply(&[&b])]).as_bv().unwrap();
         let one = BV::from_u64(1, 32);
-        for (other, verdict) in [(b.clone(), SatResult::Unsat), (b.bvadd(&one), SatResult::Sat)] {
+        for (other, verdict) in [
+            (b.clone(), SatResult::Unsat),
+            (b.bvadd(&one), SatResult::Sat),
+        ] {
             let query = trip.bvmul(&one).eq(&other).not();
             assert!(!over_bit_vectors_alone(&query));
             let folded = float_round_trips_folded(&query);

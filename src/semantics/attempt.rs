@@ -5,7 +5,7 @@
 use std::cmp::Ordering;
 use std::collections::HashSet;
 use z3::ast::{Ast, AstKind, Bool, Dynamic, BV};
-use z3::{FuncDecl, SatResult, Solver, SortKind};
+use z3::{FuncDecl, SatResult, Solver};
 
 /// The attempts for one lane's `simplified` query, in order, each with its budget. A query over
 /// bit-vectors alone (`bit_vectors`) is bit-blasted first; where it multiplies halfwords, first
@@ -41,7 +41,10 @@ pub fn attempts(bit_vectors: bool, simplified: &Bool, timeout_ms: u32) -> Vec<(A
             (Attempt::ProductsAbstracted, timeout_ms / 4),
             // Split products prove in milliseconds or not at all (HVX's `vmpa` for
             // `mul_shr(x_i16, y_i16, 15)`: not in 15 s, 0.8 s by the core after).
-            (Attempt::ProductsSplit, (timeout_ms / 16).min(PRODUCTS_SPLIT_MS)),
+            (
+                Attempt::ProductsSplit,
+                (timeout_ms / 16).min(PRODUCTS_SPLIT_MS),
+            ),
             // HVX's high word of unsigned products of words (`vmpye`, `vmpyo` and the
             // corrections) proves so in 2-3 s, which a 16th of a minute held only on an idle
             // machine; `x_i32 / 3`'s, a cut point of a 16th of a minute, in 0.7-0.8 s beside
@@ -50,7 +53,12 @@ pub fn attempts(bit_vectors: bool, simplified: &Bool, timeout_ms: u32) -> Vec<(A
             (Attempt::ExtensionsSplit, timeout_ms / 2),
         ]
         .into_iter()
-        .chain((timeout_ms >= WIDE_WHOLE_FROM_MS).then_some(blasted).into_iter().flatten())
+        .chain(
+            (timeout_ms >= WIDE_WHOLE_FROM_MS)
+                .then_some(blasted)
+                .into_iter()
+                .flatten(),
+        )
         .collect(),
     }
 }
@@ -279,7 +287,7 @@ fn products_of<T: Ast>(term: &T) -> Vec<Dynamic> {
 }
 
 /// Every distinct node of `term`.
-fn nodes<T: Ast>(term: &T) -> Vec<Dynamic> {
+pub(super) fn nodes<T: Ast>(term: &T) -> Vec<Dynamic> {
     let mut seen = HashSet::new();
     let mut stack = vec![Dynamic::from_ast(term)];
     let mut out = Vec::new();
@@ -551,34 +559,6 @@ fn is_wide_product(node: &Dynamic) -> bool {
 }
 
 /// The widest factors of `query`'s products.
-/// Whether a query mentions no real number.
-pub fn over_bit_vectors_alone(query: &Bool) -> bool {
-    nodes(query)
-        .iter()
-        .all(|n| n.get_sort().kind() != SortKind::Real)
-}
-
-/// `query` with every `f32_bits(f32_of_bits(b))` read as `b`, as an axiom of every query says
-/// (see `float_bits`): integer lanes moved as f32 lanes (a shuffle through `shufps`) are then
-/// bit-vectors alone again, which the bit-blaster decides.
-pub fn float_round_trips_folded(query: &Bool) -> Bool {
-    let named = |n: &Dynamic, name: &str| n.is_app() && n.decl().name() == name;
-    let trips: Vec<(Dynamic, Dynamic)> = nodes(query)
-        .into_iter()
-        .filter(|n| named(n, "f32_bits"))
-        .filter_map(|n| {
-            let real = n.children().into_iter().next()?;
-            let bits = named(&real, "f32_of_bits").then(|| real.children())?;
-            Some((n, bits.into_iter().next()?))
-        })
-        .collect();
-    if trips.is_empty() {
-        return query.clone();
-    }
-    let pairs: Vec<(&Dynamic, &Dynamic)> = trips.iter().map(|(a, b)| (a, b)).collect();
-    query.substitute(&pairs).simplify()
-}
-
 fn widest_factors(query: &Bool) -> Factors {
     nodes(query)
         .iter()

@@ -7,10 +7,11 @@
 //! The sign bit cleared, set or flipped is `abs`, `-abs` and negation ([`sign_bit_idiom`]);
 //! anything else about the bits (the exponent, the mantissa) is unknown to z3: not proven.
 
+use super::attempt::nodes;
 use super::reals::real_of_f32;
 use std::cell::RefCell;
 use z3::ast::{Ast, Bool, Dynamic, Real, BV};
-use z3::{DeclKind, FuncDecl, Sort};
+use z3::{DeclKind, FuncDecl, Sort, SortKind};
 
 /// Conditions a lane's bits are expanded on at most (a select by a mask of `&&` of two
 /// comparisons takes two); beyond, the bits stay uninterpreted.
@@ -192,4 +193,32 @@ fn first_condition(t: &impl Ast, budget: usize) -> Option<Bool> {
         }
     }
     None
+}
+
+/// Whether a query mentions no real number.
+pub fn over_bit_vectors_alone(query: &Bool) -> bool {
+    nodes(query)
+        .iter()
+        .all(|n| n.get_sort().kind() != SortKind::Real)
+}
+
+/// `query` with every `f32_bits(f32_of_bits(b))` read as `b`, as an axiom of every query says
+/// (see `float_bits`): integer lanes moved as f32 lanes (a shuffle through `shufps`) are then
+/// bit-vectors alone again, which the bit-blaster decides.
+pub fn float_round_trips_folded(query: &Bool) -> Bool {
+    let named = |n: &Dynamic, name: &str| n.is_app() && n.decl().name() == name;
+    let trips: Vec<(Dynamic, Dynamic)> = nodes(query)
+        .into_iter()
+        .filter(|n| named(n, "f32_bits"))
+        .filter_map(|n| {
+            let real = n.children().into_iter().next()?;
+            let bits = named(&real, "f32_of_bits").then(|| real.children())?;
+            Some((n, bits.into_iter().next()?))
+        })
+        .collect();
+    if trips.is_empty() {
+        return query.clone();
+    }
+    let pairs: Vec<(&Dynamic, &Dynamic)> = trips.iter().map(|(a, b)| (a, b)).collect();
+    query.substitute(&pairs).simplify()
 }

@@ -2,11 +2,12 @@
 //! (timeout) with the time spent. Counterexamples are replayed on the interpreter.
 
 use super::attempt::{
-    attempts, bit_blasted, float_round_trips_folded, over_bit_vectors_alone, products_abstracted,
-    products_split, replaced_by_unknowns, shared_abstracted, Attempt,
+    attempts, bit_blasted, products_abstracted, products_split, replaced_by_unknowns,
+    shared_abstracted, Attempt,
 };
 use super::context::in_a_fresh_context;
 use super::cut_points;
+use super::float_bits::{float_round_trips_folded, over_bit_vectors_alone};
 use super::generalize::generalized;
 use super::interp::{self, Env};
 use super::smt::{lane_bits_of, Encoder, Lane};
@@ -47,6 +48,13 @@ impl Verdict {
     /// Whether the two sides were proven equal.
     pub fn is_proven(&self) -> bool {
         matches!(self, Verdict::Proven { .. })
+    }
+
+    /// Proven at `ty`, in the time since `start`.
+    fn proven_since(ty: VecType, start: Instant) -> Verdict {
+        let ms = start.elapsed().as_secs_f64() * 1e3;
+        let (ty, lanes) = (ty.to_string(), ty.lanes);
+        Verdict::Proven { ty, lanes, ms }
     }
 }
 
@@ -120,11 +128,7 @@ pub fn prove_equivalent_by_parts(
     timeout_ms: u32,
 ) -> Result<Verdict> {
     let start = Instant::now();
-    let proven = || Verdict::Proven {
-        ty: lhs.ty.to_string(),
-        lanes: lhs.ty.lanes,
-        ms: start.elapsed().as_secs_f64() * 1e3,
-    };
+    let proven = || Verdict::proven_since(lhs.ty, start);
     if congruent(lhs, rhs, assume, timeout_ms)? {
         return Ok(proven());
     }
@@ -161,11 +165,7 @@ fn decided(lhs: &Expr, rhs: &Expr, assume: Option<&Expr>, timeout_ms: u32) -> Re
         }
         let equal = |l: &Expr, r: &Expr, ms| operands_equal(l, r, None, ms);
         if generalized_proven || cut_points::proven(lhs, rhs, timeout_ms / 16, equal)? {
-            return Ok(Verdict::Proven {
-                ty: lhs.ty.to_string(),
-                lanes: lhs.ty.lanes,
-                ms: start.elapsed().as_secs_f64() * 1e3,
-            });
+            return Ok(Verdict::proven_since(lhs.ty, start));
         }
     }
     prove_equivalent(lhs, rhs, assume, timeout_ms)
@@ -309,15 +309,13 @@ pub fn prove_equivalent(
     for axiom in enc.axioms() {
         solver.assert(&axiom);
     }
-    // Bit-blasting is for queries over bit-vectors alone: no f32 anywhere (an integer
-    // converted from f32 is a bit-vector over reals), or no real left in a lane's query
-    // (f32 lanes only moved).
+    // Bit-blasting is for queries over bit-vectors alone: no f32 anywhere (an integer converted
+    // from f32 is a bit-vector over reals), or no real left in a lane's (f32 lanes only moved).
     let mut float = false;
     for e in [Some(lhs), Some(rhs), assume].into_iter().flatten() {
         e.walk_distinct(&mut |n| float |= n.ty.elem == Elem::F32);
     }
-    let bit_vectors =
-        |query: &Bool| !float || (assume.is_none() && over_bit_vectors_alone(query));
+    let bit_vectors = |query: &Bool| !float || (assume.is_none() && over_bit_vectors_alone(query));
     let differ: Vec<Bool> = l.iter().zip(&r).map(|(a, b)| a.equals(b).not()).collect();
     // One query per lane: each involves only that lane's inputs, which z3 solves far faster
     // than one disjunction over every lane of a wide vector. Without a precondition, a lane
@@ -390,11 +388,7 @@ pub fn prove_equivalent(
     }
     let ms = start.elapsed().as_secs_f64() * 1000.0;
     Ok(match result {
-        SatResult::Unsat => Verdict::Proven {
-            ty: lhs.ty.to_string(),
-            lanes: lhs.ty.lanes,
-            ms,
-        },
+        SatResult::Unsat => Verdict::proven_since(lhs.ty, start),
         SatResult::Unknown => Verdict::Unknown {
             reason: solver
                 .get_reason_unknown()
