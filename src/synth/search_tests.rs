@@ -187,7 +187,11 @@ fn the_count_of_leading_sign_bits_comes_out_of_the_bit_count_workload() {
     // i64 is claimed where its proof fits a claim's budget (`CLAIM_TIMEOUT_MS`, wall-clock),
     // which a loaded machine can miss.
     assert_eq!(f.types[..3], [Elem::I8, Elem::I16, Elem::I32]);
-    assert!(f.types[3..].iter().all(|&t| t == Elem::I64), "{:?}", f.types);
+    assert!(
+        f.types[3..].iter().all(|&t| t == Elem::I64),
+        "{:?}",
+        f.types
+    );
     let (unsigned, _) = search(&bit_counts(Elem::U16), "test", &m, &[]).unwrap();
     assert!(
         !texts(&unsigned).iter().any(|r| r == wanted),
