@@ -33,11 +33,17 @@ pub struct Moves(pub(super) Vec<Move>, pub(super) Vec<Table>);
 impl Moves {
     /// The moves of `catalog`'s target.
     pub fn of(catalog: &Catalog) -> Moves {
-        Moves(moves(catalog), tables(catalog))
+        Moves(moves(catalog, true), tables(catalog))
+    }
+
+    /// The moves of `catalog`'s target without scalar controls (quick to find: HVX's take
+    /// seconds at every value of a register's bytes) nor table lookups.
+    pub fn uncontrolled(catalog: &Catalog) -> Moves {
+        Moves(moves(catalog, false), Vec::new())
     }
 }
 
-fn moves(catalog: &Catalog) -> Vec<Move> {
+fn moves(catalog: &Catalog, controls: bool) -> Vec<Move> {
     let register_bytes = i128::from(catalog.target.register_bits / 8);
     let mut best: HashMap<(Vec<usize>, ByteMap), Move> = HashMap::new();
     for (index, ins) in catalog.instructions.iter().enumerate() {
@@ -46,7 +52,10 @@ fn moves(catalog: &Catalog) -> Vec<Move> {
         // where a value other than zero moves bytes. A scalar of data (`vdup_n_s32`'s) does
         // only at zero, and is moved as any operand is.
         let scalar = |t: &VecType| t.lanes == 1 && t.elem.is_int() && t.bits() <= 32;
-        let controlled = moves_of(ins, index, &scalar, register_bytes);
+        let controlled = match controls {
+            true => moves_of(ins, index, &scalar, register_bytes),
+            false => Vec::new(),
+        };
         let found = match controlled
             .iter()
             .any(|m| m.scalars.iter().any(|&(_, v)| v != 0))

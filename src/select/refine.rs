@@ -12,7 +12,7 @@ use super::moves::Moves;
 use super::node::Node;
 use super::prove::prove_selection;
 use super::sequences::{self, Components};
-use crate::ir::{Expr, Op};
+use crate::ir::{Expr, Op, VecType};
 use std::cell::{OnceCell, RefCell};
 use std::collections::HashMap;
 use std::rc::Rc;
@@ -21,6 +21,11 @@ use std::rc::Rc;
 /// not) for each operator searched so far: a batch meets the same ones again.
 pub struct MoveSearch {
     moves: OnceCell<Moves>,
+    /// The same without scalar controls, for chains of moves ([`rechained`]).
+    uncontrolled: OnceCell<Moves>,
+    /// Whether an instruction at given immediates only moves bytes, by instruction and
+    /// immediates.
+    movers: RefCell<HashMap<(usize, Vec<i64>), bool>>,
     components: OnceCell<Components>,
     found: RefCell<HashMap<String, Option<Rc<Node>>>>,
     /// Whether operators that do not only move bytes are searched for as well.
@@ -31,6 +36,8 @@ impl Default for MoveSearch {
     fn default() -> MoveSearch {
         MoveSearch {
             moves: OnceCell::new(),
+            uncontrolled: OnceCell::new(),
+            movers: RefCell::default(),
             components: OnceCell::new(),
             found: RefCell::default(),
             synthesize: true,
@@ -42,6 +49,55 @@ impl MoveSearch {
     /// The target's data-movement instructions.
     pub fn moves(&self, catalog: &Catalog) -> &Moves {
         self.moves.get_or_init(|| Moves::of(catalog))
+    }
+
+    /// The target's data-movement instructions without scalar controls.
+    fn uncontrolled(&self, catalog: &Catalog) -> &Moves {
+        self.uncontrolled
+            .get_or_init(|| Moves::uncontrolled(catalog))
+    }
+
+    /// Whether `n` applies an instruction that only moves bytes (at its immediates).
+    fn is_move(&self, n: &Node, catalog: &Catalog) -> bool {
+        let Node::Instr { index, args } = n else {
+            return false;
+        };
+        let immediates = args
+            .iter()
+            .map(|a| match **a {
+                Node::Const { value, .. } => value,
+                _ => i64::MIN,
+            })
+            .collect::<Vec<i64>>();
+        let key = (*index, immediates);
+        if let Some(&known) = self.movers.borrow().get(&key) {
+            return known;
+        }
+        let mut inputs = HashMap::new();
+        let over_variables = args
+            .iter()
+            .enumerate()
+            .map(|(k, a)| match **a {
+                Node::Const { .. } => a.clone(),
+                _ => {
+                    let ty = a.ty(catalog);
+                    inputs.insert(operand_name(k), ty);
+                    Rc::new(Node::Input {
+                        name: operand_name(k),
+                        ty,
+                        offset: 0,
+                    })
+                }
+            })
+            .collect();
+        let moves = Node::Instr {
+            index: *index,
+            args: over_variables,
+        }
+        .to_expr(catalog, &inputs)
+        .is_ok_and(|e| only_moves_bytes(&e));
+        self.movers.borrow_mut().insert(key, moves);
+        moves
     }
 
     /// The target's instructions as components of synthesized sequences.
@@ -85,16 +141,127 @@ fn walk(
     // (operands read beside zeros included).
     let viewed = viewed_slices(n, catalog, moves, done).and_then(|v| moved(&v, catalog, moves));
     let now = out.cost(catalog);
-    let found = [viewed, moved(&out, catalog, moves)]
-        .into_iter()
-        .flatten()
-        .filter(|f| f.cost(catalog) < now)
-        .min_by(|a, b| a.cost(catalog).total_cmp(&b.cost(catalog)));
+    let found = [
+        viewed,
+        moved(&out, catalog, moves),
+        rechained(&out, catalog, moves),
+    ]
+    .into_iter()
+    .flatten()
+    .filter(|f| f.cost(catalog) < now)
+    .min_by(|a, b| a.cost(catalog).total_cmp(&b.cost(catalog)));
     if let Some(found) = found {
         out = found;
     }
     done.insert(Rc::as_ptr(n), out.clone());
     out
+}
+
+/// The chain of data-movement instructions `n` ends (two or more, through lanes and
+/// reinterpretations of their results) as the target's cheapest moves computing the same bytes
+/// from the chain's other operands, if cheaper.
+fn rechained(n: &Rc<Node>, catalog: &Catalog, moves: &MoveSearch) -> Option<Rc<Node>> {
+    if !moves.is_move(n, catalog) {
+        return None;
+    }
+    let mut chain = Chain::default();
+    let over_operands = chain.read(n, catalog, moves);
+    if chain.instructions.len() < 2 {
+        return None;
+    }
+    let inputs: HashMap<String, VecType> = chain
+        .operands
+        .iter()
+        .enumerate()
+        .map(|(k, o)| (operand_name(k), o.ty(catalog)))
+        .collect();
+    let goal = over_operands.to_expr(catalog, &inputs).ok()?;
+    let below: f64 = chain.instructions.iter().map(|i| i.own_cost(catalog)).sum();
+    let key = format!("chain {goal} {below}");
+    let known = moves.found.borrow().get(&key).cloned();
+    let found = known.unwrap_or_else(|| {
+        let found = search(catalog, moves.uncontrolled(catalog), &goal, below)
+            .filter(|f| prove_selection(catalog, &goal, f).is_ok());
+        moves.found.borrow_mut().insert(key, found.clone());
+        found
+    })?;
+    let names: Vec<String> = (0..chain.operands.len()).map(operand_name).collect();
+    let by_name: HashMap<&str, &Rc<Node>> = names
+        .iter()
+        .map(String::as_str)
+        .zip(chain.operands.iter())
+        .collect();
+    substitute(&found, &by_name, catalog)
+}
+
+/// A chain of data-movement instructions: the instructions, and the operands they move.
+#[derive(Default)]
+struct Chain {
+    instructions: Vec<Rc<Node>>,
+    operands: Vec<Rc<Node>>,
+}
+
+impl Chain {
+    /// `n` over the chain's operands as inputs, recording its instructions and operands.
+    fn read(&mut self, n: &Rc<Node>, catalog: &Catalog, moves: &MoveSearch) -> Rc<Node> {
+        match &**n {
+            Node::Const { .. } | Node::Literal { .. } => n.clone(),
+            // Lanes of an operand are an operand (one register of a pair: the search moves
+            // registers, not pairs).
+            Node::Lanes { arg, .. } if self.moved(arg, catalog, moves) => {
+                self.inner(n, catalog, moves)
+            }
+            Node::Reinterpret { .. } => self.inner(n, catalog, moves),
+            Node::Instr { .. } if moves.is_move(n, catalog) => {
+                if !self.instructions.iter().any(|i| Rc::ptr_eq(i, n)) {
+                    self.instructions.push(n.clone());
+                }
+                self.inner(n, catalog, moves)
+            }
+            _ => {
+                let k = match self
+                    .operands
+                    .iter()
+                    .position(|o| Rc::ptr_eq(o, n) || **o == **n)
+                {
+                    Some(k) => k,
+                    None => {
+                        self.operands.push(n.clone());
+                        self.operands.len() - 1
+                    }
+                };
+                Rc::new(Node::Input {
+                    name: operand_name(k),
+                    ty: n.ty(catalog),
+                    offset: 0,
+                })
+            }
+        }
+    }
+
+    /// Whether the chain moves `n`'s bytes further (rather than taking `n` as an operand).
+    fn moved(&self, n: &Node, catalog: &Catalog, moves: &MoveSearch) -> bool {
+        match n {
+            Node::Lanes { arg, .. } | Node::Reinterpret { arg, .. } => {
+                self.moved(arg, catalog, moves)
+            }
+            _ => moves.is_move(n, catalog),
+        }
+    }
+
+    fn inner(&mut self, n: &Rc<Node>, catalog: &Catalog, moves: &MoveSearch) -> Rc<Node> {
+        let children = n
+            .children()
+            .iter()
+            .map(|c| self.read(c, catalog, moves))
+            .collect();
+        Rc::new(n.with_children(children))
+    }
+}
+
+/// The name of the `k`th operand variable of a search.
+fn operand_name(k: usize) -> String {
+    format!("isadb_operand_{k}")
 }
 
 /// `n` with each operand that is a scalarized slice of consecutive lanes of a register
@@ -197,7 +364,7 @@ fn moved(n: &Rc<Node>, catalog: &Catalog, moves: &MoveSearch) -> Option<Rc<Node>
                 bases.len() - 1
             }
         };
-        let var = Rc::new(Expr::var(&format!("isadb_operand_{k}"), base.ty(catalog)));
+        let var = Rc::new(Expr::var(&operand_name(k), base.ty(catalog)));
         operands.push(match first {
             None => var,
             Some(start) => Rc::new(
@@ -213,9 +380,7 @@ fn moved(n: &Rc<Node>, catalog: &Catalog, moves: &MoveSearch) -> Option<Rc<Node>
             ),
         });
     }
-    let names: Vec<String> = (0..bases.len())
-        .map(|k| format!("isadb_operand_{k}"))
-        .collect();
+    let names: Vec<String> = (0..bases.len()).map(operand_name).collect();
     let e = Rc::new(Expr::build(op.clone(), operands).ok()?);
     // A result wider than a register: each register of it on its own.
     let chunk = register / ty.elem.bits();
