@@ -129,7 +129,7 @@ impl Selector {
             return Ok(None);
         }
         // The search counts moves and lookups, not the load of a lookup's literal index.
-        let Some(root) = movement::search(catalog, self.moves(), input, below)
+        let Some(root) = movement::search(catalog, self.moves(), input, below, movement::MAX_STEPS)
             .filter(|root| root.cost(catalog) < below)
         else {
             return Ok(None);

@@ -29,11 +29,13 @@
 //! `analysis.egg`, `bounds.egg`, `layout.egg`, `schedule.egg`.
 
 pub mod batch;
+mod bitwise;
 pub mod bool_logic;
 pub mod byte_map;
 pub mod byte_predicates;
 pub mod cache;
 pub mod catalog;
+mod chains;
 pub mod check;
 pub mod compile;
 pub mod constants;

@@ -57,9 +57,16 @@ struct Found {
 }
 
 /// The cheapest sequence of the target's data-movement instructions computing `input`, if it
-/// only moves bytes and one of at most [`MAX_STEPS`] steps costing less than `below` exists;
-/// not yet proven.
-pub fn search(catalog: &Catalog, all_moves: &Moves, input: &Expr, below: f64) -> Option<Rc<Node>> {
+/// only moves bytes and one of at most `steps` (at most [`MAX_STEPS`]) steps costing less than
+/// `below` exists; not yet proven.
+pub fn search(
+    catalog: &Catalog,
+    all_moves: &Moves,
+    input: &Expr,
+    below: f64,
+    steps: usize,
+) -> Option<Rc<Node>> {
+    let steps = steps.min(MAX_STEPS);
     let operands = input.vars();
     let goal = byte_map(input, &operands)?;
     // Wider registers than the goal and its operands only widen the search; where the target
@@ -159,7 +166,7 @@ pub fn search(catalog: &Catalog, all_moves: &Moves, input: &Expr, below: f64) ->
         Some(_) => None,
     };
     let below = looked_up.as_ref().map_or(below, |f| f.cost + EQUAL_COSTS);
-    for round in 1..=MAX_STEPS {
+    for round in 1..=steps {
         if best.is_some() {
             break;
         }
@@ -177,7 +184,7 @@ pub fn search(catalog: &Catalog, all_moves: &Moves, input: &Expr, below: f64) ->
             best = Some(values.len() - 1);
             break;
         }
-        if round == MAX_STEPS {
+        if round == steps {
             break;
         }
         let mut added = Vec::new();

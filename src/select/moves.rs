@@ -115,21 +115,8 @@ fn moves_of(
         .map(|(lo, hi)| (lo..=hi).collect())
         .chain(scalars.iter().map(|_| outwards.clone().collect()))
         .collect();
-    let mut choices: Vec<Vec<i128>> = vec![vec![]];
-    for values in &ranges {
-        choices = choices
-            .into_iter()
-            .flat_map(|c| {
-                values.iter().map(move |&v| {
-                    let mut c = c.clone();
-                    c.push(v);
-                    c
-                })
-            })
-            .collect();
-    }
     let mut found = Vec::new();
-    for choice in choices {
+    for choice in every_choice(&ranges) {
         let (imms, values) = choice.split_at(ranges.len() - scalars.len());
         let texts: Vec<String> = imms.iter().map(|v| v.to_string()).collect();
         let Ok(at) = ins.at_immediates(&texts) else {
@@ -160,4 +147,22 @@ fn moves_of(
         });
     }
     found
+}
+
+/// Every choice of one value of each of `ranges`, in order (the first range's values slowest).
+pub(super) fn every_choice<T: Copy>(ranges: &[Vec<T>]) -> Vec<Vec<T>> {
+    let mut choices: Vec<Vec<T>> = vec![vec![]];
+    for values in ranges {
+        choices = choices
+            .into_iter()
+            .flat_map(|c| {
+                values.iter().map(move |&v| {
+                    let mut c = c.clone();
+                    c.push(v);
+                    c
+                })
+            })
+            .collect();
+    }
+    choices
 }

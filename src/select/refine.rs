@@ -5,9 +5,11 @@
 //! and replaced by the cheapest one found that costs less than its scalar lanes. The selection is
 //! proven afterwards like any other.
 
+use super::bitwise::Bitwise;
 use super::byte_map::only_moves_bytes;
 use super::catalog::Catalog;
-use super::movement::search;
+use super::chains::{operand_name, Chain, Movers};
+use super::movement::{search, MAX_STEPS};
 use super::moves::Moves;
 use super::node::Node;
 use super::prove::prove_selection;
@@ -23,11 +25,12 @@ pub struct MoveSearch {
     moves: OnceCell<Moves>,
     /// The same without scalar controls, for chains of moves ([`rechained`]).
     uncontrolled: OnceCell<Moves>,
-    /// Whether an instruction at given immediates only moves bytes, by instruction and
-    /// immediates.
-    movers: RefCell<HashMap<(usize, Vec<i64>), bool>>,
+    /// Which instructions at which immediates only move bytes.
+    movers: Movers,
     components: OnceCell<Components>,
     found: RefCell<HashMap<String, Option<Rc<Node>>>>,
+    /// The target's bitwise instructions and the networks of them found.
+    bitwise: Bitwise,
     /// Whether operators that do not only move bytes are searched for as well.
     pub synthesize: bool,
 }
@@ -37,9 +40,10 @@ impl Default for MoveSearch {
         MoveSearch {
             moves: OnceCell::new(),
             uncontrolled: OnceCell::new(),
-            movers: RefCell::default(),
+            movers: Movers::default(),
             components: OnceCell::new(),
             found: RefCell::default(),
+            bitwise: Bitwise::default(),
             synthesize: true,
         }
     }
@@ -55,49 +59,6 @@ impl MoveSearch {
     fn uncontrolled(&self, catalog: &Catalog) -> &Moves {
         self.uncontrolled
             .get_or_init(|| Moves::uncontrolled(catalog))
-    }
-
-    /// Whether `n` applies an instruction that only moves bytes (at its immediates).
-    fn is_move(&self, n: &Node, catalog: &Catalog) -> bool {
-        let Node::Instr { index, args } = n else {
-            return false;
-        };
-        let immediates = args
-            .iter()
-            .map(|a| match **a {
-                Node::Const { value, .. } => value,
-                _ => i64::MIN,
-            })
-            .collect::<Vec<i64>>();
-        let key = (*index, immediates);
-        if let Some(&known) = self.movers.borrow().get(&key) {
-            return known;
-        }
-        let mut inputs = HashMap::new();
-        let over_variables = args
-            .iter()
-            .enumerate()
-            .map(|(k, a)| match **a {
-                Node::Const { .. } => a.clone(),
-                _ => {
-                    let ty = a.ty(catalog);
-                    inputs.insert(operand_name(k), ty);
-                    Rc::new(Node::Input {
-                        name: operand_name(k),
-                        ty,
-                        offset: 0,
-                    })
-                }
-            })
-            .collect();
-        let moves = Node::Instr {
-            index: *index,
-            args: over_variables,
-        }
-        .to_expr(catalog, &inputs)
-        .is_ok_and(|e| only_moves_bytes(&e));
-        self.movers.borrow_mut().insert(key, moves);
-        moves
     }
 
     /// The target's instructions as components of synthesized sequences.
@@ -145,6 +106,7 @@ fn walk(
         viewed,
         moved(&out, catalog, moves),
         rechained(&out, catalog, moves),
+        rewired(&out, catalog, moves),
     ]
     .into_iter()
     .flatten()
@@ -161,12 +123,15 @@ fn walk(
 /// reinterpretations of their results) as the target's cheapest moves computing the same bytes
 /// from the chain's other operands, if cheaper.
 fn rechained(n: &Rc<Node>, catalog: &Catalog, moves: &MoveSearch) -> Option<Rc<Node>> {
-    if !moves.is_move(n, catalog) {
-        return None;
-    }
+    // A value assembled from parts is a move too (free: one of its parts may be as well).
+    let least = match **n {
+        Node::Parts(_) => 1,
+        _ if moves.movers.is_move(n, catalog) => 2,
+        _ => return None,
+    };
     let mut chain = Chain::default();
-    let over_operands = chain.read(n, catalog, moves);
-    if chain.instructions.len() < 2 {
+    let over_operands = chain.read(n, catalog, &moves.movers);
+    if chain.instructions.len() < least {
         return None;
     }
     let inputs: HashMap<String, VecType> = chain
@@ -180,7 +145,18 @@ fn rechained(n: &Rc<Node>, catalog: &Catalog, moves: &MoveSearch) -> Option<Rc<N
     let key = format!("chain {goal} {below}");
     let known = moves.found.borrow().get(&key).cloned();
     let found = known.unwrap_or_else(|| {
-        let found = search(catalog, moves.uncontrolled(catalog), &goal, below)
+        // As many steps as could cost less than the chain.
+        let uncontrolled = moves.uncontrolled(catalog);
+        let cheapest = uncontrolled
+            .0
+            .iter()
+            .map(|m| m.cost)
+            .fold(f64::INFINITY, f64::min);
+        let steps = match cheapest > 0.0 {
+            true => ((below - 1e-9) / cheapest).floor() as usize,
+            false => MAX_STEPS,
+        };
+        let found = search(catalog, uncontrolled, &goal, below, steps)
             .filter(|f| prove_selection(catalog, &goal, f).is_ok());
         moves.found.borrow_mut().insert(key, found.clone());
         found
@@ -194,74 +170,13 @@ fn rechained(n: &Rc<Node>, catalog: &Catalog, moves: &MoveSearch) -> Option<Rc<N
     substitute(&found, &by_name, catalog)
 }
 
-/// A chain of data-movement instructions: the instructions, and the operands they move.
-#[derive(Default)]
-struct Chain {
-    instructions: Vec<Rc<Node>>,
-    operands: Vec<Rc<Node>>,
-}
-
-impl Chain {
-    /// `n` over the chain's operands as inputs, recording its instructions and operands.
-    fn read(&mut self, n: &Rc<Node>, catalog: &Catalog, moves: &MoveSearch) -> Rc<Node> {
-        match &**n {
-            Node::Const { .. } | Node::Literal { .. } => n.clone(),
-            // Lanes of an operand are an operand (one register of a pair: the search moves
-            // registers, not pairs).
-            Node::Lanes { arg, .. } if self.moved(arg, catalog, moves) => {
-                self.inner(n, catalog, moves)
-            }
-            Node::Reinterpret { .. } => self.inner(n, catalog, moves),
-            Node::Instr { .. } if moves.is_move(n, catalog) => {
-                if !self.instructions.iter().any(|i| Rc::ptr_eq(i, n)) {
-                    self.instructions.push(n.clone());
-                }
-                self.inner(n, catalog, moves)
-            }
-            _ => {
-                let k = match self
-                    .operands
-                    .iter()
-                    .position(|o| Rc::ptr_eq(o, n) || **o == **n)
-                {
-                    Some(k) => k,
-                    None => {
-                        self.operands.push(n.clone());
-                        self.operands.len() - 1
-                    }
-                };
-                Rc::new(Node::Input {
-                    name: operand_name(k),
-                    ty: n.ty(catalog),
-                    offset: 0,
-                })
-            }
-        }
-    }
-
-    /// Whether the chain moves `n`'s bytes further (rather than taking `n` as an operand).
-    fn moved(&self, n: &Node, catalog: &Catalog, moves: &MoveSearch) -> bool {
-        match n {
-            Node::Lanes { arg, .. } | Node::Reinterpret { arg, .. } => {
-                self.moved(arg, catalog, moves)
-            }
-            _ => moves.is_move(n, catalog),
-        }
-    }
-
-    fn inner(&mut self, n: &Rc<Node>, catalog: &Catalog, moves: &MoveSearch) -> Rc<Node> {
-        let children = n
-            .children()
-            .iter()
-            .map(|c| self.read(c, catalog, moves))
-            .collect();
-        Rc::new(n.with_children(children))
-    }
-}
-
-/// The name of the `k`th operand variable of a search.
-fn operand_name(k: usize) -> String {
-    format!("isadb_operand_{k}")
+/// `n`'s tree of bitwise instructions as the target's cheapest network of them, if cheaper
+/// ([`Bitwise::rewired`]).
+fn rewired(n: &Rc<Node>, catalog: &Catalog, moves: &MoveSearch) -> Option<Rc<Node>> {
+    let (found, leaves) = moves.bitwise.rewired(n, catalog, &operand_name)?;
+    let names: Vec<String> = (0..leaves.len()).map(operand_name).collect();
+    let by_name = names.iter().map(String::as_str).zip(&leaves).collect();
+    substitute(&found, &by_name, catalog)
 }
 
 /// `n` with each operand that is a scalarized slice of consecutive lanes of a register
@@ -435,7 +350,7 @@ fn searched(
         Some(found) => found,
         None => {
             let moved = match only_moves_bytes(goal) {
-                true => search(catalog, moves.moves(catalog), goal, below)
+                true => search(catalog, moves.moves(catalog), goal, below, MAX_STEPS)
                     // Proven on its own, so that a wrong sequence is dropped here, not the
                     // whole selection.
                     .filter(|f| prove_selection(catalog, goal, f).is_ok()),
