@@ -204,7 +204,8 @@ impl Bitwise {
         }
         let below: f64 = tree.gates.iter().map(|g| g.own_cost(catalog)).sum();
         let ty = n.ty(catalog);
-        let key = format!("{goal} {} {} {below}", tree.leaves.len(), ty.bits());
+        let types: Vec<VecType> = tree.leaves.iter().map(|l| l.ty(catalog)).collect();
+        let key = format!("{goal} {types:?} {} {below}", ty.bits());
         let known = self.found.borrow().get(&key).cloned();
         let found = match known {
             Some(found) => found,
@@ -215,21 +216,17 @@ impl Bitwise {
                     .entry(ty.bits())
                     .or_insert_with(|| Rc::new(gates(catalog, ty.bits())))
                     .clone();
-                let leaves: Vec<Rc<Node>> = (0..tree.leaves.len())
-                    .map(|k| {
+                let leaves: Vec<Rc<Node>> = (types.iter().enumerate())
+                    .map(|(k, &ty)| {
                         Rc::new(Node::Input {
                             name: name(k),
-                            ty: tree.leaves[k].ty(catalog),
+                            ty,
                             offset: 0,
                         })
                     })
                     .collect();
-                let inputs = leaves
-                    .iter()
-                    .map(|l| match &**l {
-                        Node::Input { name, ty, .. } => (name.clone(), *ty),
-                        _ => unreachable!("leaves are inputs"),
-                    })
+                let inputs = (types.iter().enumerate())
+                    .map(|(k, &ty)| (name(k), ty))
                     .collect();
                 let spec = tree
                     .over(n, &leaves, catalog, self)
