@@ -203,7 +203,7 @@ pub fn over_bit_vectors_alone(query: &Bool) -> bool {
 }
 
 /// `query` with every `f32_bits(f32_of_bits(b))` read as `b`, as an axiom of every query says
-/// (see `float_bits`): integer lanes moved as f32 lanes (a shuffle through `shufps`) are then
+/// ([`FloatBits::axioms`]): integer lanes moved as f32 lanes (a shuffle through `shufps`) are then
 /// bit-vectors alone again, which the bit-blaster decides.
 pub fn float_round_trips_folded(query: &Bool) -> Bool {
     let named = |n: &Dynamic, name: &str| n.is_app() && n.decl().name() == name;
