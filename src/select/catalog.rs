@@ -8,9 +8,9 @@ use super::fixed_operand::{
     fixed_operand_variants, immediate_mode_variants, zero_accumulator_variants,
 };
 use super::lowering::{
-    bits_of_result_variant, bitwise_variants, commuted_variant, even_lanes_variants, fact_lowering,
-    result_register_variants, scalar_register_variants, semantics_lowering, signedness_variants,
-    Lowering,
+    bits_of_result_variant, commuted_variant, even_lanes_variants, fact_lowering,
+    lane_type_variants, result_register_variants, scalar_register_variants, semantics_lowering,
+    signedness_variants, Lowering,
 };
 use super::permute::permutation_lowerings;
 use super::ranged::ranged_variants;
@@ -28,7 +28,7 @@ use std::rc::Rc;
 
 /// Part of every fingerprint: bump it whenever program generation or term extraction changes,
 /// so terms chosen by an older selector are not reused.
-pub const SELECTOR_VERSION: &str = "selector-66";
+pub const SELECTOR_VERSION: &str = "selector-67";
 
 /// Part of one target's fingerprint beside [`SELECTOR_VERSION`]: bump it instead when a change
 /// reaches only that target's selections, so only its stored selections and port rows are made
@@ -45,13 +45,15 @@ pub const SELECTOR_VERSION: &str = "selector-66";
 /// even words and the clamp of saturating ones, `fallback::truncation_as_slice`; x86's x86-1
 /// lookups at any index by `pshufb` with a saturating carry, x86-2 lookups in tables of several
 /// registers or of half of one, `lookups`, x86-3 sums of two products as `pmaddwd` and
-/// `pmaddubsw` of interleaved factors, `pair_products`).
+/// `pmaddubsw` of interleaved factors, `pair_products`, x86-4 those factors interleaved into a
+/// whole register by halves at once and products widened through a narrower type matched in
+/// place).
 fn target_revision(target: Target) -> &'static str {
     match target.isa {
         Isa::Neon => "neon-2",
         Isa::Hvx => "hvx-7",
-        Isa::X86 if target.name == "x86-avx2" => "avx2-1 x86-3",
-        Isa::X86 => "x86-3",
+        Isa::X86 if target.name == "x86-avx2" => "avx2-1 x86-4",
+        Isa::X86 => "x86-4",
         Isa::Dsp => "",
     }
 }
@@ -157,7 +159,7 @@ impl Catalog {
         }
         for (i, ins) in instructions.iter().enumerate() {
             if let Some(l) = semantics_lowering(ins, i, target.register_bits) {
-                let mut variants = bitwise_variants(&l);
+                let mut variants = lane_type_variants(&l);
                 variants.extend(signedness_variants(&l));
                 let ranged = ranged_variants(&l);
                 variants.extend(ranged.iter().flat_map(signedness_variants));

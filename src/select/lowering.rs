@@ -255,29 +255,34 @@ fn concatenates(pattern: &Expr, lo: &str, hi: &str) -> bool {
     found
 }
 
-/// A bitwise instruction works on lanes of any integer type of the same width: the pattern at
-/// each such type (operands and result reinterpreted).
-pub fn bitwise_variants(l: &Lowering) -> Vec<Lowering> {
+/// A bitwise instruction, or one that concatenates its operands (x86's `_mm256_set_m128i`),
+/// works on lanes of any integer type that divides its operands: the pattern at each such type
+/// (operands and result reinterpreted).
+pub fn lane_type_variants(l: &Lowering) -> Vec<Lowering> {
     // Bool lanes (HVX predicates, AVX-512 masks) are not the bits of a vector register.
-    let mut bitwise = l.pattern.ty.elem != crate::ir::Elem::Bool;
+    let mut any_lanes = l.pattern.ty.elem != crate::ir::Elem::Bool;
     l.pattern.walk(&mut |n| {
-        bitwise &= matches!(n.op, Op::Var(_) | Op::And | Op::Or | Op::Xor | Op::Not)
+        any_lanes &= matches!(
+            n.op,
+            Op::Var(_) | Op::And | Op::Or | Op::Xor | Op::Not | Op::Concat
+        )
     });
-    if !bitwise || l.args.iter().any(|a| !matches!(a, Arg::Wildcard(_))) {
+    if !any_lanes || l.args.iter().any(|a| !matches!(a, Arg::Wildcard(_))) {
         return vec![];
     }
-    let bits = l.pattern.ty.bits();
+    let mut widths = vec![l.pattern.ty.bits()];
+    l.pattern.walk(&mut |n| widths.push(n.ty.bits()));
     crate::ir::Elem::ALL
         .iter()
         .filter(|e| {
             e.is_int()
                 && e.bits() <= 64
-                && bits.is_multiple_of(e.bits())
+                && widths.iter().all(|w| w.is_multiple_of(e.bits()))
                 && **e != l.pattern.ty.elem
         })
         .filter_map(|&e| {
-            let ty = VecType::new(bits / e.bits(), e);
-            let retyped = with_var_types(&l.pattern, &|_, _| Some(ty))?;
+            let at_e = |t: VecType| Some(VecType::new(t.bits() / e.bits(), e));
+            let retyped = with_var_types(&l.pattern, &|_, t| at_e(t))?;
             Some(Lowering {
                 pattern: retyped,
                 source: format!("{} at {e} lanes", l.source),

@@ -17,7 +17,7 @@ use super::moves::{Move, Moves};
 use super::node::{instruction, Node};
 use super::table::Table;
 use crate::ir::{Expr, VecType};
-use std::collections::HashMap;
+use rustc_hash::FxHashMap as HashMap;
 use std::rc::Rc;
 
 /// Instructions in a sequence, at most.
@@ -188,49 +188,61 @@ pub fn search(
             break;
         }
         let mut added = Vec::new();
-        for (m, mv) in moves.iter().enumerate() {
-            let arg_lists: Vec<Vec<usize>> = match mv.sizes.len() {
-                1 => frontier.iter().map(|&f| vec![f]).collect(),
-                _ => frontier
-                    .iter()
-                    .flat_map(|&f| inputs.iter().flat_map(move |&i| [vec![f, i], vec![i, f]]))
-                    .collect(),
-            };
-            for args in arg_lists {
-                if args
-                    .iter()
-                    .zip(&mv.sizes)
-                    .any(|(&a, &n)| values[a].map.len() != n)
-                {
-                    continue;
-                }
+        // The map of each candidate is built in one buffer, copied only when it is new; a
+        // move is tried only on values of the sizes it reads (the frontier's positions by
+        // size, in order).
+        let mut map: ByteMap = Vec::new();
+        let sizes: Vec<usize> = values.iter().map(|v| v.map.len()).collect();
+        let len = |i: usize| sizes[i];
+        let mut by_size: HashMap<usize, Vec<usize>> = HashMap::default();
+        for (position, &f) in frontier.iter().enumerate() {
+            by_size.entry(len(f)).or_default().push(position);
+        }
+        let sized = |n: usize| by_size.get(&n).map_or(&[][..], Vec::as_slice);
+        'moves: for (m, mv) in moves.iter().enumerate() {
+            let mut positions: Vec<usize> =
+                mv.sizes.iter().flat_map(|&n| sized(n)).copied().collect();
+            positions.sort_unstable();
+            positions.dedup();
+            let reads = |k: usize, i: usize| mv.sizes[k] == len(i);
+            let arg_lists = positions.into_iter().map(|p| frontier[p]).flat_map(|f| {
+                let alone = (mv.sizes.len() == 1).then_some([f, f]);
+                let pairs = inputs.iter().filter(|_| mv.sizes.len() == 2);
+                let pairs = pairs.flat_map(move |&i| {
+                    let first = (reads(0, f) && reads(1, i)).then_some([f, i]);
+                    first
+                        .into_iter()
+                        .chain((reads(0, i) && reads(1, f)).then_some([i, f]))
+                });
+                alone.into_iter().chain(pairs)
+            });
+            for pair in arg_lists {
+                let args = &pair[..mv.sizes.len()];
                 let cost = mv.cost + args.iter().map(|&a| values[a].cost).sum::<f64>();
                 if cost >= below {
                     continue;
                 }
-                let map: ByteMap = mv
-                    .map
-                    .iter()
-                    .map(|b| b.and_then(|(k, j)| values[args[k as usize]].map[j as usize]))
-                    .collect();
+                map.clear();
+                map.extend(
+                    mv.map
+                        .iter()
+                        .map(|b| b.and_then(|(k, j)| values[args[k as usize]].map[j as usize])),
+                );
                 if seen.get(&map).is_some_and(|&i| values[i].cost <= cost) {
                     continue;
                 }
                 let i = values.len();
                 seen.insert(map.clone(), i);
                 values.push(Found {
-                    map,
+                    map: map.clone(),
                     ty: mv.result,
                     cost,
-                    from: From::Step(m, args),
+                    from: From::Step(m, args.to_vec()),
                 });
                 added.push(i);
                 if values.len() >= MAX_VALUES {
-                    break;
+                    break 'moves;
                 }
-            }
-            if values.len() >= MAX_VALUES {
-                break;
             }
         }
         best = seen

@@ -33,7 +33,11 @@ pub fn pair_products(t: VecType, types: &[VecType], register_bits: u32) -> Vec<R
     let mut out: Vec<Rewrite> = Vec::new();
     for &a in types {
         for &b in types {
-            out.extend(sum_of_products_as_pair_sums(t, a, b));
+            // Each product at `t`, or at a type between whose products fit.
+            let fitting = types.iter().copied().filter(|&m| products_fit(t, m, a, b));
+            for m in [None].into_iter().chain(fitting.map(Some)) {
+                out.extend(sum_of_products_as_pair_sums(t, m, a, b, register_bits));
+            }
             for &m in types {
                 out.extend(widened_product_of_narrow_values(t, m, a, b));
             }
@@ -46,10 +50,18 @@ pub fn pair_products(t: VecType, types: &[VecType], register_bits: u32) -> Vec<R
 }
 
 /// A sum of two products of values widened to `t` (lanes at least twice as wide; the left
-/// factors of type `a`, the right ones of `b`) as the sums of adjacent pairs of the products of
-/// the factors interleaved: `i32(x) * i32(y) + i32(z) * i32(w)` of i16 lanes is `pmaddwd` of
-/// `interleave(x, z)` and `interleave(y, w)`.
-fn sum_of_products_as_pair_sums(t: VecType, a: VecType, b: VecType) -> Option<Rewrite> {
+/// factors of type `a`, the right ones of `b`; each product at `t`, or at `m` and widened to
+/// `t`) as the sums of adjacent pairs of the products of the factors interleaved:
+/// `i32(x) * i32(y) + i32(z) * i32(w)` of i16 lanes is `pmaddwd` of `interleave(x, z)` and
+/// `interleave(y, w)`. An interleave into a whole register is by halves at once
+/// ([`interleave_by_halves`]): the selection settles before a longer chain of rewrites ends.
+fn sum_of_products_as_pair_sums(
+    t: VecType,
+    m: Option<VecType>,
+    a: VecType,
+    b: VecType,
+    register_bits: u32,
+) -> Option<Rewrite> {
     let widens =
         |n: VecType| n.lanes == t.lanes && n.elem.is_int() && t.elem.bits() >= 2 * n.elem.bits();
     if !t.elem.is_int() || !widens(a) || !widens(b) {
@@ -57,21 +69,30 @@ fn sum_of_products_as_pair_sums(t: VecType, a: VecType, b: VecType) -> Option<Re
     }
     let t2 = t.with_lanes(2 * t.lanes);
     let product = |x, y| {
-        let widened = |s| op("Cast", t, vec![Term::Slot(s)]);
-        op("Mul", t, vec![widened(x), widened(y)])
+        let at = |ty: VecType| {
+            let widened = |s| op("Cast", ty, vec![Term::Slot(s)]);
+            op("Mul", ty, vec![widened(x), widened(y)])
+        };
+        match m {
+            Some(m) => op("Cast", t, vec![at(m)]),
+            None => at(t),
+        }
     };
     let interleaved = |n: VecType, x, y| {
-        let pairs = op(
-            "Interleave",
-            n.with_lanes(2 * n.lanes),
-            vec![Term::Slot(x), Term::Slot(y)],
-        );
+        let pairs = n.with_lanes(2 * n.lanes);
+        let whole = || op("Interleave", pairs, vec![Term::Slot(x), Term::Slot(y)]);
+        let pairs = match pairs.bits() == register_bits {
+            true => by_halves(pairs, x, y).unwrap_or_else(whole),
+            false => whole(),
+        };
         op("Cast", t2, vec![pairs])
     };
+    let through = m.map_or(String::new(), |m| format!(" through {}", type_name(m)));
     Some(Rewrite {
         ruleset: Ruleset::Lower,
         source: format!(
-            "a sum of products of {} by {} widened to {} as pairwise sums of interleaved products",
+            "a sum of products of {} by {} widened to {}{through} as pairwise sums of \
+             interleaved products",
             type_name(a),
             type_name(b),
             type_name(t)
@@ -95,6 +116,22 @@ fn sum_of_products_as_pair_sums(t: VecType, a: VecType, b: VecType) -> Option<Re
     })
 }
 
+/// Whether products of an `a` and a `b`, both narrower than `m`, fit `m`, itself narrower than
+/// `t` (all of the same lanes).
+fn products_fit(t: VecType, m: VecType, a: VecType, b: VecType) -> bool {
+    let narrower = |n: VecType, w: VecType| {
+        n.lanes == w.lanes && n.elem.is_int() && n.elem.bits() < w.elem.bits()
+    };
+    if !t.elem.is_int() || !narrower(m, t) || !narrower(a, m) || !narrower(b, m) {
+        return false;
+    }
+    let corners = [a.elem.min_value(), a.elem.max_value()]
+        .into_iter()
+        .flat_map(|x| [b.elem.min_value(), b.elem.max_value()].map(|y| x * y));
+    let fits = |v: i128| v >= m.elem.min_value() && v <= m.elem.max_value();
+    corners.into_iter().all(fits)
+}
+
 /// A product at `m` of values of types `a` and `b` widened to `m`, itself widened to `t`, is
 /// the product at `t` of the values widened to `t` where no product of an `a` and a `b` passes
 /// `m`'s range: `i32(i16(x_u8) * i16(y_i8))` is `i32(x_u8) * i32(y_i8)`.
@@ -104,17 +141,7 @@ fn widened_product_of_narrow_values(
     a: VecType,
     b: VecType,
 ) -> Option<Rewrite> {
-    let narrower = |n: VecType, w: VecType| {
-        n.lanes == w.lanes && n.elem.is_int() && n.elem.bits() < w.elem.bits()
-    };
-    if !t.elem.is_int() || !narrower(m, t) || !narrower(a, m) || !narrower(b, m) {
-        return None;
-    }
-    let corners = [a.elem.min_value(), a.elem.max_value()]
-        .into_iter()
-        .flat_map(|x| [b.elem.min_value(), b.elem.max_value()].map(|y| x * y));
-    let fits = |v: i128| v >= m.elem.min_value() && v <= m.elem.max_value();
-    if !corners.into_iter().all(fits) {
+    if !products_fit(t, m, a, b) {
         return None;
     }
     let at = |ty: VecType| {
@@ -144,6 +171,19 @@ fn widened_product_of_narrow_values(
 /// halves and of their high halves, concatenated: x86's `punpckl`/`punpckh` interleave within
 /// 128-bit blocks, so two `xmm` interleave into a `ymm` by both and an insert.
 fn interleave_by_halves(t: VecType) -> Option<Rewrite> {
+    let half = t.with_lanes(t.lanes / 2);
+    Some(Rewrite {
+        ruleset: Ruleset::Lower,
+        source: format!("an interleave into {} by halves", type_name(t)),
+        lhs: op("Interleave", t, vec![Term::Slot("x"), Term::Slot("y")]),
+        rhs: by_halves(t, "x", "y")?,
+        conditions: vec![Condition::TypeOf(Term::Slot("x"), half)],
+    })
+}
+
+/// The interleave of `x` and `y` into `t` as the interleaves of their low halves and of their
+/// high halves, concatenated.
+fn by_halves(t: VecType, x: &'static str, y: &'static str) -> Option<Term> {
     if !t.lanes.is_multiple_of(4) {
         return None;
     }
@@ -154,18 +194,12 @@ fn interleave_by_halves(t: VecType) -> Option<Rewrite> {
         params: vec![start, 1],
         args: vec![Term::Slot(slot)],
     };
-    let interleaved = |start| op("Interleave", half, vec![part("x", start), part("y", start)]);
-    Some(Rewrite {
-        ruleset: Ruleset::Lower,
-        source: format!("an interleave into {} by halves", type_name(t)),
-        lhs: op("Interleave", t, vec![Term::Slot("x"), Term::Slot("y")]),
-        rhs: op(
-            "Concat",
-            t,
-            vec![interleaved(0), interleaved(quarter.lanes as i64)],
-        ),
-        conditions: vec![Condition::TypeOf(Term::Slot("x"), half)],
-    })
+    let interleaved = |start| op("Interleave", half, vec![part(x, start), part(y, start)]);
+    Some(op(
+        "Concat",
+        t,
+        vec![interleaved(0), interleaved(quarter.lanes as i64)],
+    ))
 }
 
 #[cfg(test)]

@@ -5,8 +5,9 @@
 //! and replaced by the cheapest one found that costs less than its scalar lanes. Two searches
 //! also improve on what the rules did select: a chain of the target's moves ([`super::chains`])
 //! is searched for as a whole among its moves without scalar controls, and a tree of bitwise
-//! instructions as the cheapest network of them ([`super::bitwise`]). Each replacement is
-//! proven on its own, and the selection afterwards like any other.
+//! instructions as the cheapest network of them ([`super::bitwise`]); and instructions over
+//! constants alone are one literal load ([`folded`]). Each replacement is proven on its own, and
+//! the selection afterwards like any other.
 
 use super::bitwise::Bitwise;
 use super::byte_map::only_moves_bytes;
@@ -18,6 +19,7 @@ use super::node::Node;
 use super::prove::prove_selection;
 use super::sequences::{self, Components};
 use crate::ir::{Expr, Op, VecType};
+use crate::semantics::{eval, Env};
 use std::cell::{OnceCell, RefCell};
 use std::collections::HashMap;
 use std::rc::Rc;
@@ -110,6 +112,7 @@ fn walk(
         moved(&out, catalog, moves),
         rechained(&out, catalog, moves),
         rewired(&out, catalog, moves),
+        folded(&out, catalog),
     ]
     .into_iter()
     .flatten()
@@ -171,6 +174,30 @@ fn rechained(n: &Rc<Node>, catalog: &Catalog, moves: &MoveSearch) -> Option<Rc<N
         .zip(chain.operands.iter())
         .collect();
     substitute(&found, &by_name, catalog)
+}
+
+/// An instruction whose operands are all constants, or computed from constants alone (x86's
+/// interleave of two splats as the factors of `pmaddwd`), as the literal it computes: one
+/// load where the instructions cost more.
+fn folded(n: &Rc<Node>, catalog: &Catalog) -> Option<Rc<Node>> {
+    fn constant(n: &Node) -> bool {
+        match n {
+            Node::Const { .. } | Node::Literal { .. } => true,
+            Node::Input { .. } | Node::Scalar { .. } => false,
+            _ => n.children().iter().all(|c| constant(c)),
+        }
+    }
+    if !matches!(**n, Node::Instr { .. }) || !constant(n) {
+        return None;
+    }
+    let goal = n.to_expr(catalog, &HashMap::new()).ok()?;
+    let value = eval(&goal, &Env::new()).ok()?;
+    let literal = Rc::new(Node::Literal {
+        ty: value.ty,
+        values: value.lanes.iter().map(|&bits| bits as i64).collect(),
+    });
+    prove_selection(catalog, &goal, &literal).ok()?;
+    Some(literal)
 }
 
 /// `n`'s tree of bitwise instructions as the target's cheapest network of them, if cheaper
