@@ -17,7 +17,7 @@ use super::ranged::ranged_variants;
 use crate::database::{Database, Filter};
 use crate::error::Result;
 use crate::idioms::proven_facts;
-use crate::ir::{Elem, Expr, Macros, Op};
+use crate::ir::{Elem, Expr, Macros, Op, VecType};
 use crate::project::Project;
 use crate::rules::load::rule_macros;
 use crate::rules::{stored_rules, Rule, RuleKind, RuleStatus};
@@ -157,9 +157,15 @@ impl Catalog {
                 lowerings.push(l);
             }
         }
+        // Where concatenations at other lane types are (kept only at lane types no
+        // instruction concatenates at already: NEON's `vcombine` has every one).
+        let mut retyped_concatenations = BTreeSet::new();
         for (i, ins) in instructions.iter().enumerate() {
             if let Some(l) = semantics_lowering(ins, i, target.register_bits) {
                 let mut variants = lane_type_variants(&l);
+                let concatenations = variants.iter().enumerate();
+                let concatenations = concatenations.filter(|(_, v)| joins_two_values(v));
+                retyped_concatenations.extend(concatenations.map(|(k, _)| lowerings.len() + k));
                 variants.extend(signedness_variants(&l));
                 let ranged = ranged_variants(&l);
                 variants.extend(ranged.iter().flat_map(signedness_variants));
@@ -181,6 +187,16 @@ impl Catalog {
             }
             lowerings.extend(permutation_lowerings(ins, i));
         }
+        let concatenated: BTreeSet<VecType> = (lowerings.iter().enumerate())
+            .filter(|(k, l)| joins_two_values(l) && !retyped_concatenations.contains(k))
+            .map(|(_, l)| l.pattern.ty)
+            .collect();
+        let mut position = 0;
+        lowerings.retain(|l| {
+            position += 1;
+            !retyped_concatenations.contains(&(position - 1))
+                || !concatenated.contains(&l.pattern.ty)
+        });
         let zero_accumulator = zero_accumulator_variants(&lowerings);
         lowerings.extend(zero_accumulator.iter().flat_map(even_lanes_variants));
         lowerings.extend(zero_accumulator);
@@ -411,4 +427,10 @@ impl Catalog {
             })
             .collect()
     }
+}
+
+/// Whether `l` concatenates two values (both operands variables).
+fn joins_two_values(l: &Lowering) -> bool {
+    let p = &l.pattern;
+    p.op == Op::Concat && p.args.iter().all(|a| matches!(a.op, Op::Var(_)))
 }

@@ -18,7 +18,7 @@ use super::moves::Moves;
 use super::node::Node;
 use super::prove::prove_selection;
 use super::sequences::{self, Components};
-use crate::ir::{Expr, Op, VecType};
+use crate::ir::{Elem, Expr, Op, VecType};
 use crate::semantics::{eval, Env};
 use std::cell::{OnceCell, RefCell};
 use std::collections::HashMap;
@@ -192,6 +192,10 @@ fn folded(n: &Rc<Node>, catalog: &Catalog) -> Option<Rc<Node>> {
     }
     let goal = n.to_expr(catalog, &HashMap::new()).ok()?;
     let value = eval(&goal, &Env::new()).ok()?;
+    // Bool lanes (AVX-512 masks, HVX predicates) are not loaded from memory.
+    if value.ty.elem == Elem::Bool {
+        return None;
+    }
     let literal = Rc::new(Node::Literal {
         ty: value.ty,
         values: value.lanes.iter().map(|&bits| bits as i64).collect(),
