@@ -167,13 +167,7 @@ fn rechained(n: &Rc<Node>, catalog: &Catalog, moves: &MoveSearch) -> Option<Rc<N
         moves.found.borrow_mut().insert(key, found.clone());
         found
     })?;
-    let names: Vec<String> = (0..chain.operands.len()).map(operand_name).collect();
-    let by_name: HashMap<&str, &Rc<Node>> = names
-        .iter()
-        .map(String::as_str)
-        .zip(chain.operands.iter())
-        .collect();
-    substitute(&found, &by_name, catalog)
+    over_operands_named(&found, &chain.operands, catalog)
 }
 
 /// An instruction whose operands are all constants, or computed from constants alone (x86's
@@ -208,9 +202,19 @@ fn folded(n: &Rc<Node>, catalog: &Catalog) -> Option<Rc<Node>> {
 /// ([`Bitwise::rewired`]).
 fn rewired(n: &Rc<Node>, catalog: &Catalog, moves: &MoveSearch) -> Option<Rc<Node>> {
     let (found, leaves) = moves.bitwise.rewired(n, catalog, &operand_name)?;
-    let names: Vec<String> = (0..leaves.len()).map(operand_name).collect();
-    let by_name = names.iter().map(String::as_str).zip(&leaves).collect();
-    substitute(&found, &by_name, catalog)
+    over_operands_named(&found, &leaves, catalog)
+}
+
+/// `found`, written over operands named by [`operand_name`] in order, with each replaced by
+/// the node of `operands` at its position.
+fn over_operands_named(
+    found: &Rc<Node>,
+    operands: &[Rc<Node>],
+    catalog: &Catalog,
+) -> Option<Rc<Node>> {
+    let names: Vec<String> = (0..operands.len()).map(operand_name).collect();
+    let by_name = names.iter().map(String::as_str).zip(operands).collect();
+    substitute(found, &by_name, catalog)
 }
 
 /// `n` with each operand that is a scalarized slice of consecutive lanes of a register
