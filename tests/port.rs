@@ -22,7 +22,7 @@ fn an_x86_intrinsic_ports_to_neon_and_back_proven_and_run() {
     // pmuludq on one lane is umull of lane 0 by lane 0; HVX widens a register's low half by
     // vunpack, a 16-byte SSE register being the low lanes of a 128-byte HVX one.
     // SSE's scalar forms: lane 0 by the D-register instruction, lanes 1-3 copied from a.
-    let cases: [(&[&str], &[&str]); 53] = [
+    let cases: [(&[&str], &[&str]); 54] = [
         (&["_mm_add_ss", "--target", "neon"], &["vadd_f32"]),
         (&["_mm_cmplt_ss", "--target", "neon"], &["vcgt_f32"]),
         (&["_mm_add_si64", "--target", "neon"], &["vadd_s64"]),
@@ -30,7 +30,7 @@ fn an_x86_intrinsic_ports_to_neon_and_back_proven_and_run() {
             &["_mm_shuffle_epi8", "--target", "neon"],
             &["vandq_s8", "vqtbl1q_s8"],
         ),
-        (&["_mm_mul_su32", "--target", "neon"], &["vmull_n_u32"]),
+        (&["_mm_mul_su32", "--target", "neon"], &["vmull_lane_u32"]),
         (
             &["_mm_cvtepi8_epi16", "--target", "hvx"],
             &["Q6_Wh_vunpack_Vb"],
@@ -254,6 +254,21 @@ fn an_x86_intrinsic_ports_to_neon_and_back_proven_and_run() {
         (
             &["_mm_shuffle_ps", "--target", "neon", "--imm", "27"],
             &["vextq_s16", "vrev64q_s32"],
+        ),
+        // NEON's pairwise maximum of two 64-bit vectors: their even lanes packed, the odd ones
+        // looked up from the two joined (searched from the joined values, not from the ymm a
+        // concatenation at i16 lanes makes of them, which no move reads back to an xmm).
+        (
+            &["vpmax_s16", "--target", "x86-avx2"],
+            &[
+                "_mm_set_epi64x",
+                "_mm_and_si128",
+                "_mm_packus_epi32",
+                "_mm_set_epi64x",
+                "literal",
+                "_mm_shuffle_epi8",
+                "_mm_max_epi16",
+            ],
         ),
         // A table of two registers: pshufb in each at the index less the register's offset,
         // carried past the table by a saturating add (pshufb zeroes lanes of bit 7), or-ed.

@@ -9,8 +9,8 @@ use super::fixed_operand::{
 };
 use super::lowering::{
     bits_of_result_variant, commuted_variant, even_lanes_variants, fact_lowering,
-    lane_type_variants, result_register_variants, scalar_register_variants, semantics_lowering,
-    signedness_variants, Lowering,
+    lane_type_variants, low_lanes_variant, result_register_variants, scalar_register_variants,
+    semantics_lowering, signedness_variants, Lowering,
 };
 use super::permute::permutation_lowerings;
 use super::ranged::ranged_variants;
@@ -28,7 +28,7 @@ use std::rc::Rc;
 
 /// Part of every fingerprint: bump it whenever program generation or term extraction changes,
 /// so terms chosen by an older selector are not reused.
-pub const SELECTOR_VERSION: &str = "selector-67";
+pub const SELECTOR_VERSION: &str = "selector-68";
 
 /// Part of one target's fingerprint beside [`SELECTOR_VERSION`]: bump it instead when a change
 /// reaches only that target's selections, so only its stored selections and port rows are made
@@ -178,6 +178,7 @@ impl Catalog {
                 variants.extend(scalar_register_variants(&l, ins));
                 variants.extend(even_lanes_variants(&l));
                 variants.extend(result_register_variants(&l, target.register_bits));
+                variants.extend(low_lanes_variant(&l));
                 variants.extend(bits_of_result_variant(&l));
                 variants.push(l);
                 let commuted: Vec<Lowering> =

@@ -5,6 +5,7 @@
 use super::byte_map::only_moves_bytes;
 use super::catalog::Catalog;
 use super::node::Node;
+use crate::ir::{Expr, VecType};
 use std::cell::RefCell;
 use std::collections::HashMap;
 use std::rc::Rc;
@@ -110,6 +111,17 @@ impl Chain {
                 })
             }
         }
+    }
+
+    /// `over_operands` (read by [`Chain::read`]) as an expression over the operand variables.
+    pub fn goal(&self, over_operands: &Rc<Node>, catalog: &Catalog) -> Option<Rc<Expr>> {
+        let inputs: HashMap<String, VecType> = self
+            .operands
+            .iter()
+            .enumerate()
+            .map(|(k, o)| (operand_name(k), o.ty(catalog)))
+            .collect();
+        over_operands.to_expr(catalog, &inputs).ok()
     }
 
     /// The index of the operand `same` finds, or of `n` as a new one.

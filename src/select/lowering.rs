@@ -52,8 +52,9 @@ pub struct Lowering {
     /// only for inputs of one lane, where the one-lane pieces of split 64-bit lanes elsewhere
     /// would take them all (the NEON selections of `tests/` took 2.8 times as long).
     pub one_lane: bool,
-    /// Where the pattern computes one register of the instruction's register-pair result
-    /// ([`result_register_variants`]): that register's first lane; None for the whole result.
+    /// Where the pattern computes lanes of the instruction's result, one register of a pair
+    /// ([`result_register_variants`]) or the low lanes ([`low_lanes_variant`]): the first
+    /// lane; None for the whole result.
     pub result_from: Option<u32>,
 }
 
@@ -241,6 +242,29 @@ pub fn result_register_variants(l: &Lowering, register_bits: u32) -> Vec<Lowerin
             }
         })
         .collect()
+}
+
+/// An instruction whose result is a value with zeros past it (AVX-512's `vpmovqb`: eight bytes
+/// in a 128-bit register) computes that value: the lowering of the value alone, the
+/// instruction's result read at its low lanes.
+pub fn low_lanes_variant(l: &Lowering) -> Option<Lowering> {
+    let p = &l.pattern;
+    let [value, rest] = p.args.as_slice() else {
+        return None;
+    };
+    let zeros = matches!(&rest.op, Op::Const(lanes) if lanes.iter().all(|&v| v == 0));
+    // Not an operand moved into a register beside zeros (`_mm_cvtsi32_si128`): every value
+    // of its type would match.
+    let computed = !value.vars().is_empty() && !value.copies_an_operand();
+    if p.op != Op::Concat || !zeros || !computed || l.result_from.is_some() {
+        return None;
+    }
+    Some(Lowering {
+        pattern: value.clone(),
+        source: format!("{}, its result's low lanes", l.source),
+        result_from: Some(0),
+        ..l.clone()
+    })
 }
 
 /// Whether `pattern` concatenates the variables `lo` and `hi`.

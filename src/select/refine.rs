@@ -2,11 +2,13 @@
 //! every scalarized operator of a selection is searched for, among sequences of the target's
 //! data-movement instructions ([`super::movement`]) where it only moves bytes, and, where that
 //! finds nothing, among synthesized sequences of any of its instructions ([`super::sequences`]),
-//! and replaced by the cheapest one found that costs less than its scalar lanes. Two searches
-//! also improve on what the rules did select: a chain of the target's moves ([`super::chains`])
-//! is searched for as a whole among its moves without scalar controls, and a tree of bitwise
-//! instructions as the cheapest network of them ([`super::bitwise`]); and instructions over
-//! constants alone are one literal load ([`folded`]). Each replacement is proven on its own, and
+//! and replaced by the cheapest one found that costs less than its scalar lanes; it is searched
+//! for also together with the chains of moves that make its operands ([`moved_with_chains`]),
+//! and a narrowing by more than one step as narrowings by steps ([`narrowed_in_steps`]). Two
+//! searches also improve on what the rules did select: a chain of the target's moves
+//! ([`super::chains`]) is searched for as a whole among its moves without scalar controls, and a
+//! tree of bitwise instructions as the cheapest network of them ([`super::bitwise`]); and
+//! instructions over constants alone are one literal load ([`folded`]). Each replacement is proven on its own, and
 //! the selection afterwards like any other.
 
 use super::bitwise::Bitwise;
@@ -18,7 +20,7 @@ use super::moves::Moves;
 use super::node::Node;
 use super::prove::prove_selection;
 use super::sequences::{self, Components};
-use crate::ir::{Elem, Expr, Op, VecType};
+use crate::ir::{Elem, Expr, Op};
 use crate::semantics::{eval, Env};
 use std::cell::{OnceCell, RefCell};
 use std::collections::HashMap;
@@ -107,9 +109,13 @@ fn walk(
     // (operands read beside zeros included).
     let viewed = viewed_slices(n, catalog, moves, done).and_then(|v| moved(&v, catalog, moves));
     let now = out.cost(catalog);
+    // With the chains that make its operands only where it is not found alone: the chains
+    // may have other users, so that their replacement, cheaper here, is dearer in the whole.
+    let moved = moved(&out, catalog, moves).or_else(|| moved_with_chains(&out, catalog, moves));
     let found = [
         viewed,
-        moved(&out, catalog, moves),
+        moved,
+        narrowed_in_steps(&out, catalog, moves),
         rechained(&out, catalog, moves),
         rewired(&out, catalog, moves),
         folded(&out, catalog),
@@ -140,13 +146,7 @@ fn rechained(n: &Rc<Node>, catalog: &Catalog, moves: &MoveSearch) -> Option<Rc<N
     if chain.instructions.len() < least {
         return None;
     }
-    let inputs: HashMap<String, VecType> = chain
-        .operands
-        .iter()
-        .enumerate()
-        .map(|(k, o)| (operand_name(k), o.ty(catalog)))
-        .collect();
-    let goal = over_operands.to_expr(catalog, &inputs).ok()?;
+    let goal = chain.goal(&over_operands, catalog)?;
     let below: f64 = chain.instructions.iter().map(|i| i.own_cost(catalog)).sum();
     let key = format!("chain {goal} {below}");
     let known = moves.found.borrow().get(&key).cloned();
@@ -168,6 +168,66 @@ fn rechained(n: &Rc<Node>, catalog: &Catalog, moves: &MoveSearch) -> Option<Rc<N
         found
     })?;
     over_operands_named(&found, &chain.operands, catalog)
+}
+
+/// A scalarized operator over chains of the target's moves (a slice of a concatenation
+/// instruction), searched for together with them, as [`moved`] searches for the operator alone:
+/// the search then reads the lanes where the chains took them from (the odd lanes of two
+/// registers joined into a wider one, from the two registers).
+fn moved_with_chains(n: &Rc<Node>, catalog: &Catalog, moves: &MoveSearch) -> Option<Rc<Node>> {
+    if !matches!(**n, Node::Scalar { .. }) {
+        return None;
+    }
+    let mut chain = Chain::default();
+    let children = n
+        .children()
+        .iter()
+        .map(|c| chain.read(c, catalog, &moves.movers))
+        .collect();
+    if chain.instructions.is_empty() {
+        return None;
+    }
+    let goal = chain.goal(&Rc::new(n.with_children(children)), catalog)?;
+    // Cheaper than the operator alone: the chains may stay for their other users.
+    let found = searched(&goal, n.own_cost(catalog), catalog, moves)?;
+    over_operands_named(&found, &chain.operands, catalog)
+}
+
+/// A scalarized narrowing to a quarter of the bits or less as the narrowing to a type between
+/// narrowed again, each step searched for ([`moved`]): truncations compose, and the steps may
+/// be moves where the whole is not (AVX2's `u8(x_u64)`: `vpshufd` and `vpermq` to 32 bits, a
+/// byte lookup to 8).
+fn narrowed_in_steps(n: &Rc<Node>, catalog: &Catalog, moves: &MoveSearch) -> Option<Rc<Node>> {
+    let Node::Scalar {
+        op: Op::Cast(elem),
+        ty,
+        args,
+    } = &**n
+    else {
+        return None;
+    };
+    let [arg] = args.as_slice() else {
+        return None;
+    };
+    let from = arg.ty(catalog).elem;
+    if !from.is_int() || !elem.is_int() || from.bits() < 4 * elem.bits() {
+        return None;
+    }
+    let step = |to: Elem, arg: Rc<Node>| {
+        let cast = Rc::new(Node::Scalar {
+            op: Op::Cast(to),
+            ty: ty.with_elem(to),
+            args: vec![arg],
+        });
+        moved(&cast, catalog, moves)
+            .or_else(|| narrowed_in_steps(&cast, catalog, moves))
+            .unwrap_or(cast)
+    };
+    std::iter::successors(Some(2 * elem.bits()), |b| Some(2 * b))
+        .take_while(|&b| b < from.bits())
+        .filter_map(|b| Elem::int(b, elem.is_signed()))
+        .map(|between| step(*elem, step(between, arg.clone())))
+        .min_by(|a, b| a.cost(catalog).total_cmp(&b.cost(catalog)))
 }
 
 /// An instruction whose operands are all constants, or computed from constants alone (x86's

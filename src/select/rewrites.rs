@@ -448,10 +448,10 @@ fn lowering_rewrite(
         name: instruction_constructor(&ins.name),
         args,
     };
-    // One register of a pair result: its lanes.
+    // Lanes of the result: one register of a pair, or the low lanes.
     let (result, result_ty) = match l.result_from {
         Some(offset) => {
-            let ty = ins.result.with_lanes(ins.result.lanes / 2);
+            let ty = ins.result.with_lanes(l.pattern.ty.lanes);
             let lanes = Term::Lanes {
                 ty,
                 offset: offset.into(),
