@@ -2,14 +2,15 @@
 //! every scalarized operator of a selection is searched for, among sequences of the target's
 //! data-movement instructions ([`super::movement`]) where it only moves bytes, and, where that
 //! finds nothing, among synthesized sequences of any of its instructions ([`super::sequences`]),
-//! and replaced by the cheapest one found that costs less than its scalar lanes; it is searched
-//! for also together with the chains of moves that make its operands ([`moved_with_chains`]),
-//! and a narrowing by more than one step as narrowings by steps ([`narrowed_in_steps`]). Two
-//! searches also improve on what the rules did select: a chain of the target's moves
-//! ([`super::chains`]) is searched for as a whole among its moves without scalar controls, and a
-//! tree of bitwise instructions as the cheapest network of them ([`super::bitwise`]); and
-//! instructions over constants alone are one literal load ([`folded`]). Each replacement is proven on its own, and
-//! the selection afterwards like any other.
+//! and replaced by the cheapest one found that costs less than its scalar lanes; where nothing
+//! is found for it alone, it is searched for together with the chains of moves that make its
+//! operands ([`moved_with_chains`]), and a narrowing by more than one step as narrowings by
+//! steps ([`narrowed_in_steps`]). Two searches also improve on what the rules did select: a
+//! chain of the target's moves ([`super::chains`]) is searched for as a whole among its moves
+//! without scalar controls, and a tree of bitwise instructions as the cheapest network of them
+//! ([`super::bitwise`]); and instructions over constants alone are one literal load
+//! ([`folded`]). Each replacement is proven on its own, and the selection afterwards like any
+//! other.
 
 use super::bitwise::Bitwise;
 use super::byte_map::only_moves_bytes;
