@@ -1,6 +1,6 @@
 //! Rewrites sound by construction, generated for the types in play rather than proven rules:
 //! conversions by halves, constants as casts of narrower ones, casts as reinterpretations and
-//! through their twins and midpoints, widenings of parts of inputs, comparisons swapped or at
+//! through their twins and midpoints, two widenings as one, widenings of parts of inputs, comparisons swapped or at
 //! the other signedness, and selects at the other signedness, as bitwise selects by a mask or
 //! as selects of bytes.
 
@@ -305,7 +305,8 @@ fn comparison_and_select_rewrites(t: VecType) -> Vec<Rewrite> {
 /// of the same value at a narrower type (so `u16(b_u8) * 2` is a widening multiply), and a
 /// cast between types of one width is a free reinterpretation of the bits, as is a widening
 /// cast next to its [`cast_twin`], and a cast more than doubling or halving the width goes
-/// through its [`cast_midpoints`]; operators that move lanes ([`reshaping`]); a narrowing of
+/// through its [`cast_midpoints`], and two widenings in a row are one ([`widenings_composed`]);
+/// operators that move lanes ([`reshaping`]); a narrowing of
 /// less than a register is the low half of the narrowing of the input concatenated with itself
 /// (NEON's `xtn` of a 64-bit result); the comparisons and selects of
 /// [`comparison_and_select_rewrites`]; 8-bit multiplies at 16 bits ([`wide_multiply`],
@@ -409,6 +410,7 @@ pub fn generated(
                 continue;
             }
             out.extend(conversion_rewrites(s, t, wanted, direct));
+            out.extend(types.iter().filter_map(|&m| widenings_composed(s, m, t)));
             let (tn, sn) = (type_name(t), type_name(s));
             let c = |ty| Term::Const {
                 ty,
@@ -552,4 +554,30 @@ pub fn generated(
         }
     }
     out
+}
+
+/// Two widenings in a row, from `s` through `m` to `t`, as one: where `s` is unsigned both
+/// extend by zeros, and where `m` is signed both by the sign of `s`'s value, so
+/// `u64(u16(x_u8))` is `u64(x_u8)` (the sums of bytes `truncated_wider_sums` makes, which
+/// `psadbw` computes) and `i64(i16(x_i8))` is `i64(x_i8)`; `u64(u16(x_i8))` is not.
+fn widenings_composed(s: VecType, m: VecType, t: VecType) -> Option<Rewrite> {
+    let ints = s.elem.is_int() && m.elem.is_int() && t.elem.is_int();
+    let widening = s.elem.bits() < m.elem.bits() && m.elem.bits() < t.elem.bits();
+    let same_lanes = s.lanes == m.lanes && m.lanes == t.lanes;
+    if !ints || !widening || !same_lanes || s.elem.is_signed() && !m.elem.is_signed() {
+        return None;
+    }
+    let x = Term::Slot("x");
+    Some(Rewrite {
+        ruleset: Ruleset::Lower,
+        source: format!(
+            "{} to {} through {} in one",
+            type_name(s),
+            type_name(t),
+            type_name(m)
+        ),
+        lhs: op("Cast", t, vec![op("Cast", m, vec![x.clone()])]),
+        rhs: op("Cast", t, vec![x]),
+        conditions: vec![Condition::TypeOf(Term::Slot("x"), s)],
+    })
 }

@@ -120,7 +120,16 @@ pub fn claim_types(
         } else {
             proof::CLAIM_TIMEOUT_MS
         };
-        if l.ty == r.ty && proof::prove_within(&l, &r, p.as_deref(), budget)? == Outcome::Proven {
+        // A claim z3 cannot decide in time is asked again with a larger budget: a run on a
+        // loaded machine lost the i64 claim of `x * c0 => x << c1` to the first budget, and
+        // without it a run alone claimed fewer types than the run before for 30 rules (with
+        // it, for 4).
+        let claim = |budget| proof::prove_within(&l, &r, p.as_deref(), budget);
+        let outcome = match claim(budget)? {
+            Outcome::Unknown => claim(budget * proof::RETRY_FACTOR)?,
+            decided => decided,
+        };
+        if l.ty == r.ty && outcome == Outcome::Proven {
             out.push(t);
         } else if t == base {
             return Ok(vec![]);

@@ -7,7 +7,9 @@
 //!   as they swamp it and keep it from the idioms it lifts to);
 //! - Δ ≥ 0 everywhere: `simplify` (an optimisation on every target; both phases);
 //! - otherwise: `lower` for each ISA whose targets all have Δ > 0 (a target-specific
-//!   rewrite, Isaria's compilation rules); dropped when no ISA gains.
+//!   rewrite, Isaria's compilation rules), and the other way round, `lower` for each ISA whose
+//!   targets all have Δ < 0 (NEON's `sqabs` is `i8_sat(abs(i16(x_i8)))`, dearer than
+//!   `i8_sat(abs(x_i8))` on x86); dropped when no ISA gains either way.
 //!
 //! The stored reason lists every target's two costs.
 
@@ -27,9 +29,10 @@ pub struct Phase {
     pub reason: String,
 }
 
-/// Direction and kind of the equality `a == b` from the costs on every target; None when it
-/// is dearer on some target and cheaper on no whole ISA (no phase wants it).
-pub fn classify(a: &Expr, b: &Expr, models: &[CostModel], a_first: bool) -> Option<Phase> {
+/// Direction and kind of the equality `a == b` from the costs on every target: one phase, or
+/// for a rule cheaper on some ISAs and dearer on others a `lower` phase each way for the ISAs
+/// it gains on; none when no phase wants it.
+pub fn classify(a: &Expr, b: &Expr, models: &[CostModel], a_first: bool) -> Vec<Phase> {
     let costs: Vec<(f64, f64)> = models.iter().map(|m| (m.cost(a).0, m.cost(b).0)).collect();
     let total: f64 = costs.iter().map(|(x, y)| x - y).sum();
     let flipped = total < 0.0 || (total == 0.0 && !a_first);
@@ -37,14 +40,17 @@ pub fn classify(a: &Expr, b: &Expr, models: &[CostModel], a_first: bool) -> Opti
         .iter()
         .map(|(x, y)| if flipped { y - x } else { x - y })
         .collect();
-    let shown: Vec<String> = models
-        .iter()
-        .zip(&costs)
-        .map(|(m, (x, y))| {
-            let (l, r) = if flipped { (y, x) } else { (x, y) };
-            format!("{} {l}->{r}", m.target.name)
-        })
-        .collect();
+    let shown = |flipped: bool| -> String {
+        let costs: Vec<String> = models
+            .iter()
+            .zip(&costs)
+            .map(|(m, (x, y))| {
+                let (l, r) = if flipped { (y, x) } else { (x, y) };
+                format!("{} {l}->{r}", m.target.name)
+            })
+            .collect();
+        costs.join(", ")
+    };
     let isas_where = |keep: &dyn Fn(f64) -> bool| -> Vec<Isa> {
         let mut isas: Vec<Isa> = Vec::new();
         for m in models {
@@ -63,29 +69,27 @@ pub fn classify(a: &Expr, b: &Expr, models: &[CostModel], a_first: bool) -> Opti
         });
         isas
     };
-    let (kind, isas, why) = if delta.iter().all(|d| *d == 0.0) {
-        (
-            RuleKind::Expand,
-            vec![],
-            "cost-neutral on every target (expansion)",
-        )
-    } else if delta.iter().all(|d| *d >= 0.0) {
-        (
-            RuleKind::Simplify,
-            vec![],
-            "no dearer on any target, cheaper on some",
-        )
-    } else {
-        let isas = isas_where(&|d| d > 0.0);
-        if isas.is_empty() {
-            return None;
-        }
-        (RuleKind::Lower, isas, "cheaper on these ISAs only")
-    };
-    Some(Phase {
+    let phase = |flipped: bool, kind, isas, why: &str| Phase {
         flipped,
         kind,
         isas,
-        reason: format!("{why}: cost {}", shown.join(", ")),
-    })
+        reason: format!("{why}: cost {}", shown(flipped)),
+    };
+    if delta.iter().all(|d| *d == 0.0) {
+        let why = "cost-neutral on every target (expansion)";
+        return vec![phase(flipped, RuleKind::Expand, vec![], why)];
+    }
+    if delta.iter().all(|d| *d >= 0.0) {
+        let why = "no dearer on any target, cheaper on some";
+        return vec![phase(flipped, RuleKind::Simplify, vec![], why)];
+    }
+    let why = "cheaper on these ISAs only";
+    [
+        (flipped, isas_where(&|d| d > 0.0)),
+        (!flipped, isas_where(&|d| d < 0.0)),
+    ]
+    .into_iter()
+    .filter(|(_, isas)| !isas.is_empty())
+    .map(|(flipped, isas)| phase(flipped, RuleKind::Lower, isas, why))
+    .collect()
 }

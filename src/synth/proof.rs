@@ -16,6 +16,8 @@ use z3::{SatResult, Solver};
 /// that does not prove in time is not claimed).
 pub const SEARCH_TIMEOUT_MS: u32 = 2_000;
 pub const CLAIM_TIMEOUT_MS: u32 = 300;
+/// How many times the budget a claim z3 could not decide in time is asked again with.
+pub const RETRY_FACTOR: u32 = 3;
 
 /// The outcome of proving one candidate.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]

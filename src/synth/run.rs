@@ -9,7 +9,9 @@ use super::lower;
 use super::rederive::{rederive, Rederived};
 use super::search;
 use super::store::{drop_unlisted, piece_hashes, rules_of, write_run, PieceResult, RunRecord};
-use super::workload::{bit_counts, casts, lifting, signedness_casts, Grammar, SEARCH_TYPES};
+use super::workload::{
+    absolute_values, bit_counts, casts, lifting, signedness_casts, Grammar, SEARCH_TYPES,
+};
 use super::Tally;
 use crate::database::{Database, Filter};
 use crate::error::{Error, Result};
@@ -33,7 +35,7 @@ use std::time::Instant;
 pub const VERIFY_TIMEOUT_MS: u32 = 3_000;
 
 /// Bumped whenever the search changes what it finds, so every piece is searched again.
-pub const SYNTH_VERSION: &str = "4";
+pub const SYNTH_VERSION: &str = "5";
 
 /// One of `n` independent parts of a run: pieces `k` (1-based), `k + n`, ...
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -150,6 +152,13 @@ pub fn pieces(options: &Options) -> Vec<Piece> {
             .map(|b| Piece::Lift(signedness_casts(b))),
     );
     out.extend(options.types.iter().map(|&t| Piece::Lift(bit_counts(t))));
+    out.extend(
+        options
+            .types
+            .iter()
+            .filter(|t| t.is_signed())
+            .map(|&t| Piece::Lift(absolute_values(t))),
+    );
     for t in TARGETS.iter().filter(|t| options.targets.contains(t)) {
         for &e in &options.types {
             out.push(Piece::Lower {

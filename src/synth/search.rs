@@ -247,9 +247,7 @@ pub fn search(
     )?);
     let mut found = Vec::new();
     for k in kept {
-        if let Some(f) = finish(k, piece, macros, models)? {
-            found.push(f);
-        }
+        found.extend(finish(k, piece, macros, models)?);
     }
     Ok((found, tally))
 }
@@ -376,45 +374,56 @@ fn predicated(
     Ok(out)
 }
 
-/// Direction, kind and claimed types of a kept equality; None when no phase wants it or the
-/// right side would use a variable the left side does not bind.
-fn finish(k: Kept, piece: &str, macros: &Macros, models: &[CostModel]) -> Result<Option<Found>> {
+/// Direction, kind and claimed types of a kept equality, one rule per phase that wants it
+/// (none where the right side would use a variable the left side does not bind).
+fn finish(k: Kept, piece: &str, macros: &Macros, models: &[CostModel]) -> Result<Vec<Found>> {
     let (ca, cb) = (
         at_one_lane(&k.concrete.0, macros)?,
         at_one_lane(&k.concrete.1, macros)?,
     );
     let a_first = (k.a.size(), k.a.to_string()) > (k.b.size(), k.b.to_string());
-    let Some(phase) = classify(&ca, &cb, models, a_first) else {
-        return Ok(None);
-    };
-    let (lhs, rhs) = if phase.flipped {
-        (&k.b, &k.a)
-    } else {
-        (&k.a, &k.b)
-    };
-    // A constant wildcard the predicate relates to the left side's is bound by it.
-    let mut bound: Vec<String> = lhs.vars().into_iter().map(|(n, _)| n).collect();
-    if k.predicate.is_some() {
-        bound.extend(["c0".to_string(), "c1".to_string()]);
+    let mut found = Vec::new();
+    for phase in classify(&ca, &cb, models, a_first) {
+        let (lhs, rhs) = if phase.flipped {
+            (&k.b, &k.a)
+        } else {
+            (&k.a, &k.b)
+        };
+        // A constant wildcard the predicate relates to the left side's is bound by it.
+        let mut bound: Vec<String> = lhs.vars().into_iter().map(|(n, _)| n).collect();
+        if k.predicate.is_some() {
+            bound.extend(["c0".to_string(), "c1".to_string()]);
+        }
+        if rhs.vars().iter().any(|(n, _)| !bound.contains(n)) || lhs.vars().is_empty() {
+            continue;
+        }
+        let (types, lhs_text, rhs_text, predicate) = match &k.general {
+            Some(g) if phase.flipped => (
+                g.types.clone(),
+                g.b.clone(),
+                g.a.clone(),
+                g.predicate.clone(),
+            ),
+            Some(g) => (
+                g.types.clone(),
+                g.a.clone(),
+                g.b.clone(),
+                g.predicate.clone(),
+            ),
+            None => (vec![], side_text(lhs), side_text(rhs), k.predicate.clone()),
+        };
+        found.push(Found {
+            types,
+            lhs: lhs_text,
+            rhs: rhs_text,
+            predicate,
+            kind: phase.kind,
+            isas: phase.isas,
+            reason: phase.reason,
+            piece: piece.to_string(),
+        });
     }
-    if rhs.vars().iter().any(|(n, _)| !bound.contains(n)) || lhs.vars().is_empty() {
-        return Ok(None);
-    }
-    let (types, lhs_text, rhs_text, predicate) = match k.general {
-        Some(g) if phase.flipped => (g.types, g.b, g.a, g.predicate),
-        Some(g) => (g.types, g.a, g.b, g.predicate),
-        None => (vec![], side_text(lhs), side_text(rhs), k.predicate),
-    };
-    Ok(Some(Found {
-        types,
-        lhs: lhs_text,
-        rhs: rhs_text,
-        predicate,
-        kind: phase.kind,
-        isas: phase.isas,
-        reason: phase.reason,
-        piece: piece.to_string(),
-    }))
+    Ok(found)
 }
 
 #[cfg(test)]

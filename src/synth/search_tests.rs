@@ -3,7 +3,9 @@
 use super::*;
 use crate::rules::load::rule_macros;
 use crate::spec::load_macros;
-use crate::synth::workload::{bit_counts, casts, lifting, signedness_casts, FPIR_IDIOMS};
+use crate::synth::workload::{
+    absolute_values, bit_counts, casts, lifting, signedness_casts, FPIR_IDIOMS,
+};
 
 fn macros() -> Macros {
     let specs = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("specs");
@@ -198,4 +200,24 @@ fn the_count_of_leading_sign_bits_comes_out_of_the_bit_count_workload() {
         "{:?}",
         texts(&unsigned)
     );
+}
+
+/// Halide's `abs` saturated back to the operand's type is the saturating absolute value NEON's
+/// `sqabs` and HVX's `vabs:sat` compute on the operand widened: found by the absolute-value
+/// workload at the signed types.
+#[test]
+fn the_saturating_absolute_value_comes_out_of_the_abs_workload() {
+    let m = macros();
+    let (found, _) = search(&absolute_values(Elem::I8), "test", &m, &[]).unwrap();
+    let all = texts(&found);
+    for wanted in [
+        "T_sat(abs(WT(x))) => T_sat(abs(x))",
+        "max(x, -x) => T(abs(x))",
+    ] {
+        let f = found
+            .iter()
+            .find(|f| texts(std::slice::from_ref(*f))[0] == wanted)
+            .unwrap_or_else(|| panic!("{wanted} not in {all:?}"));
+        assert_eq!(f.types[..3], [Elem::I8, Elem::I16, Elem::I32], "{wanted}");
+    }
 }

@@ -220,7 +220,11 @@ pub fn enumerate(g: &Grammar, keep: &dyn Fn(&Term) -> bool) -> Vec<Rc<Term>> {
                 continue;
             }
             for op in &g.unary {
-                level.push(Term::node(Head::Unary(op), t.elem, vec![t.clone()]));
+                level.push(Term::node(
+                    Head::Unary(op),
+                    unary_result(op, t.elem),
+                    vec![t.clone()],
+                ));
             }
             if g.casts {
                 // Casts leave a hub or come back to one (no chains between the other
@@ -320,6 +324,50 @@ pub fn lifting(base: Elem, max_size: usize) -> Grammar {
         casts: true,
         hubs: vec![base],
         max_size,
+        keeps: |_, _| true,
+    }
+}
+
+/// The element type of a unary operator's value on lanes of `e`: Halide's `abs` is unsigned
+/// (`abs(x_i8)` of -128 is 128), the others keep the type.
+fn unary_result(op: &str, e: Elem) -> Elem {
+    match op {
+        "abs" => e.unsigned().unwrap_or(e),
+        _ => e,
+    }
+}
+
+/// The absolute-value workload at signed element type `base`: one variable, `abs` and negation,
+/// `max`, and casts (plain and saturating) from `base` to its unsigned and wider types and
+/// back, up to 5 nodes. It relates Halide's `abs` to the saturating absolute values targets
+/// compute at the operand's own width (NEON's `sqabs`, HVX's `vabs:sat`, whose semantics take
+/// the absolute value of the operand widened): `i8_sat(abs(x_i8))` is `i8_sat(abs(i16(x_i8)))`.
+pub fn absolute_values(base: Elem) -> Grammar {
+    let mut types = vec![base];
+    for t in [
+        base.unsigned(),
+        base.wide(),
+        base.wide().and_then(Elem::unsigned),
+    ]
+    .into_iter()
+    .flatten()
+    {
+        if t.bits() <= 64 && !types.contains(&t) {
+            types.push(t);
+        }
+    }
+    Grammar {
+        workload: "abs",
+        base,
+        types,
+        vars: vec!["x"],
+        literals: vec![],
+        binary: vec!["max"],
+        unary: vec!["abs", "-"],
+        idioms: vec![],
+        casts: true,
+        hubs: vec![base],
+        max_size: 4,
         keeps: |_, _| true,
     }
 }
