@@ -1,8 +1,8 @@
 //! Rewrites sound by construction, generated for the types in play rather than proven rules:
 //! conversions by halves, constants as casts of narrower ones, casts as reinterpretations and
-//! through their twins and midpoints, two widenings as one, widenings of parts of inputs, comparisons swapped or at
-//! the other signedness, and selects at the other signedness, as bitwise selects by a mask or
-//! as selects of bytes.
+//! through their twins and midpoints, two widenings as one, widenings of parts of inputs,
+//! comparisons swapped or at the other signedness, and selects at the other signedness, as
+//! bitwise selects by a mask or as selects of bytes.
 
 use super::bool_logic::bool_logic;
 use super::byte_predicates::{logic_of_bytes, select_of_bytes};
