@@ -8,6 +8,7 @@ pub mod halide;
 pub mod limits;
 pub mod meta;
 pub mod print;
+pub mod range;
 pub mod sexpr;
 pub mod types;
 

@@ -63,7 +63,9 @@ fn moves(catalog: &Catalog, controls: bool) -> Vec<Move> {
             true => controlled,
             false => moves_of(ins, index, &|_| false, register_bytes),
         };
-        for m in found {
+        // A move that gives back one operand's bytes in place (`_mm_alignr_epi8(v, v, 0)`)
+        // computes nothing: the operand itself is the value, at no cost.
+        for m in found.into_iter().filter(|m| !is_identity(m)) {
             // Of two moves alike, the cheaper; at equal costs an integer one (the domain of
             // most data moved; a float move in integer code can cost a bypass delay), then one
             // without scalar controls (each takes a scalar register).
@@ -78,6 +80,16 @@ fn moves(catalog: &Catalog, controls: bool) -> Vec<Move> {
     let mut out: Vec<Move> = best.into_values().collect();
     out.sort_by(|a, b| (a.index, &a.imms, &a.scalars).cmp(&(b.index, &b.imms, &b.scalars)));
     out
+}
+
+/// Whether `m` gives back one of its operands whole: every byte of its result the same byte
+/// of that operand, as many as the operand has.
+fn is_identity(m: &Move) -> bool {
+    let Some(Some((k, _))) = m.map.first() else {
+        return false;
+    };
+    m.sizes.get(*k as usize) == Some(&m.map.len())
+        && (m.map.iter().enumerate()).all(|(i, b)| *b == Some((*k, i as u16)))
 }
 
 /// The moves instruction `ins` (the catalog's `index`) makes at each choice of its immediates

@@ -10,6 +10,7 @@
 //! holds is a plain one, and a narrowing of a sum of widened lanes that the narrower type holds
 //! is the sum widened only that far.
 
+use crate::ir::range::{holds, value_range};
 use crate::ir::{Expr, Op};
 use crate::semantics::{eval, Env};
 use std::rc::Rc;
@@ -45,7 +46,7 @@ pub fn simplify(e: &Rc<Expr>) -> Rc<Expr> {
             rebuilt()
         }
         // A saturating conversion of what the type holds anyway is a plain one.
-        Op::SatCast(to) if range(&args[0]).is_some_and(|r| holds(r, *to)) => {
+        Op::SatCast(to) if value_range(&args[0]).is_some_and(|r| holds(r, *to)) => {
             match Expr::build(Op::Cast(*to), args.clone()) {
                 Ok(cast) => simplify(&Rc::new(cast)),
                 Err(_) => rebuilt(),
@@ -56,7 +57,7 @@ pub fn simplify(e: &Rc<Expr>) -> Rc<Expr> {
         Op::Cast(to)
             if matches!(args[0].op, Op::ReduceAdd(_))
                 && matches!(args[0].args[0].op, Op::Cast(_))
-                && range(&args[0]).is_some_and(|r| holds(r, *to)) =>
+                && value_range(&args[0]).is_some_and(|r| holds(r, *to)) =>
         {
             let lanes = &args[0].args[0].args[0];
             let narrower = Expr::build(Op::Cast(*to), vec![lanes.clone()])
@@ -114,29 +115,6 @@ pub fn simplify(e: &Rc<Expr>) -> Rc<Expr> {
         Op::Concat if args.len() == 1 => args[0].clone(),
         _ => rebuilt(),
     }
-}
-
-/// The range of `e`'s lanes the pattern alone bounds them to, if within its type: a
-/// variable's type, a conversion's operand's, a sum of `k` lanes `k` times its operand's.
-fn range(e: &Expr) -> Option<(i128, i128)> {
-    if !e.ty.elem.is_int() || e.ty.elem.bits() > 64 {
-        return None;
-    }
-    let r = match &e.op {
-        Op::Var(_) => (e.ty.elem.min_value(), e.ty.elem.max_value()),
-        Op::Cast(_) => range(&e.args[0])?,
-        Op::ReduceAdd(k) => {
-            let (lo, hi) = range(&e.args[0])?;
-            (lo * *k as i128, hi * *k as i128)
-        }
-        _ => return None,
-    };
-    holds(r, e.ty.elem).then_some(r)
-}
-
-/// Whether lanes of `elem` hold every value of `r`.
-fn holds(r: (i128, i128), elem: crate::ir::Elem) -> bool {
-    elem.is_int() && r.0 >= elem.min_value() && r.1 <= elem.max_value()
 }
 
 /// A variable-free integer expression whose every lane is `value`.

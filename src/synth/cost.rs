@@ -4,6 +4,7 @@
 //! match literals. A node no instruction covers costs [`SCALARIZED`] (computed lane by lane);
 //! a cast between types of one width is a free reinterpretation.
 
+use crate::ir::range::{holds, value_range};
 use crate::ir::{Elem, Expr, Op};
 use crate::spec::{Instruction, Target};
 use std::collections::HashMap;
@@ -159,8 +160,7 @@ fn matches<'a>(
     // reads as u16, its lanes 0 to 128 either way.
     if let (Op::Cast(to), false) = (&t.op, matches!(p.op, Op::Var(_) | Op::Cast(_))) {
         let operand = &t.args[0];
-        let kept =
-            range(operand).is_some_and(|(lo, hi)| lo >= to.min_value() && hi <= to.max_value());
+        let kept = value_range(operand).is_some_and(|r| holds(r, *to));
         if to.bits() == operand.ty.elem.bits() && kept {
             return matches(p, operand, how, binds);
         }
@@ -202,29 +202,4 @@ fn matches<'a>(
                     .all(|(pa, ta)| matches(pa, ta, how, binds))
         }
     }
-}
-
-/// The range of `e`'s lanes its operators alone bound them to: a variable's type, a cast's
-/// operand's where the cast keeps it, an absolute value's of an operand above the type's
-/// minimum.
-fn range(e: &Expr) -> Option<(i128, i128)> {
-    let elem = e.ty.elem;
-    if !elem.is_int() || elem.bits() > 64 {
-        return None;
-    }
-    let (lo, hi) = match &e.op {
-        Op::Var(_) => (elem.min_value(), elem.max_value()),
-        Op::Cast(_) => range(&e.args[0])?,
-        Op::Abs => {
-            let (lo, hi) = range(&e.args[0])?;
-            let nearest = if lo <= 0 && hi >= 0 {
-                0
-            } else {
-                lo.abs().min(hi.abs())
-            };
-            (nearest, lo.abs().max(hi.abs()))
-        }
-        _ => return None,
-    };
-    (lo >= elem.min_value() && hi <= elem.max_value()).then_some((lo, hi))
 }
