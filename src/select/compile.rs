@@ -303,6 +303,9 @@ impl Selector {
         if let Some(selected) = self.select_by_halves(input, cuts) {
             return selected;
         }
+        if pieces::cut_at_root(input).is_none() {
+            return self.unlowered(input);
+        }
         match cuts.checked_sub(1) {
             Some(left) => {
                 *cuts = left;
@@ -310,6 +313,18 @@ impl Selector {
             }
             None => Err(budget),
         }
+    }
+
+    /// `input`, one operator over variables and constants that passed the budget (HVX's
+    /// `reduce_add(8, x_u8)` at one lane, its operand doubled to a register), as the operator
+    /// itself: left to [`refine`], which searches the target's moves and sequences for it,
+    /// else computes its lanes in scalar code (the last resort of total selection).
+    fn unlowered(&mut self, input: &Rc<Expr>) -> Result<Selected> {
+        let program = self.program(input)?;
+        let term = super::encode::ground(input).map_err(|e| Error::data("selection", e))?;
+        let extracted = Term::Out(Box::new(term)).to_string();
+        let root = self.read(&extracted)?;
+        Ok((program, extracted, root))
     }
 
     /// The input selected as its low half of lanes, selected once and read at both halves;

@@ -141,6 +141,23 @@ pub fn conversion_rewrites(s: VecType, t: VecType, wanted: Wanted, direct: Direc
     let (sn, tn) = (type_name(s), type_name(t));
     let t_max = t.elem.max_value();
     let other = |v: VecType| v.elem.other_signedness().map(|e| v.with_elem(e));
+    let parts = s.elem.bits() / t.elem.bits();
+    if s.lanes == 1 && parts > 1 && wanted("Cast", t, Some(s)) {
+        // A truncation of one lane is its first part (lanes little-endian), a view: the byte
+        // sum of `reduce_add(16, x_u8)`, the low bits of `psadbw`'s u64 sums, needs no
+        // instruction (AVX2 moved it with `palignr`, or had no sequence at all).
+        out.push(Rewrite {
+            ruleset: Ruleset::Lower,
+            source: format!("{sn} to {tn} at one lane is its first part"),
+            lhs: op("Cast", t, vec![x.clone()]),
+            rhs: Term::Lanes {
+                ty: t,
+                offset: 0,
+                arg: Box::new(reinterpret(t.with_lanes(parts), x.clone())),
+            },
+            conditions: vec![Condition::TypeOf(x.clone(), s)],
+        });
+    }
     if s.elem.bits() > t.elem.bits() && wanted("Cast", t, Some(s)) {
         // The bits of a truncation depend on neither signedness: x86 narrows at one signedness
         // (vpmovqd is i64 to i32). (Widenings at the other signedness are `sound.rs`'s twins.)

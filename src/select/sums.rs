@@ -88,7 +88,7 @@ fn sums_of_groups(t: VecType, x: VecType) -> Vec<Rewrite> {
 
 /// The types an expression's sums of groups of lanes take at wider lanes
 /// ([`truncated_wider_sums`], then [`sums_of_groups`]): at each wider type up to 64 bits that
-/// the target `adds` lanes of, the operand's lanes, the result's and every power-of-two
+/// the target `adds` lanes of at either signedness, the operand's lanes, the result's and every power-of-two
 /// fraction between.
 pub fn wider_sum_types(e: &Expr, adds: &dyn Fn(Elem) -> bool, types: &mut BTreeSet<VecType>) {
     e.walk(&mut |n| {
@@ -102,7 +102,8 @@ pub fn wider_sum_types(e: &Expr, adds: &dyn Fn(Elem) -> bool, types: &mut BTreeS
             if wide.bits() > 64 {
                 break;
             }
-            if !adds(wide) {
+            // A sum adds alike at either signedness (x86's adds are typed signed).
+            if !adds(wide) && !wide.other_signedness().is_some_and(adds) {
                 continue;
             }
             let mut lanes = x.ty.lanes;
