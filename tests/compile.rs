@@ -474,10 +474,35 @@ const AVERAGE: &str = "u8((u16(a_u8) + u16(b_u8) + 1) / 2)";
 /// (of the operand with its sign bit flipped for unsigned lanes), then the even dwords of the
 /// clamped lanes, found among the moves as a truncation is (both were scalarized). Not a case
 /// of `select/x86-avx2.txt`: in a batch of that file the selects are `vpblendvb`s (a comparison
-/// mask rewrite another case's comparison brings), alone `vpand`, `vpandn` and `vpor`.
+/// mask rewrite another case's comparison brings), alone `vpand`, `vpandn` and `vpor`. At one
+/// lane the clamp of signed lanes (two bounds' emulated comparisons and blends, cost 12) costs
+/// more than the lane's scalar saturation (4), which is taken.
 #[test]
 fn a_saturating_narrowing_of_64_bit_lanes_is_a_clamp_and_moves_on_avx2() {
     let guard = project_copy("compile-sat64");
+    for (expr, scalar) in [
+        ("i32_sat(a_i64)", "sat-cast at i32x1"),
+        ("u32_sat(a_i64)", "sat-cast at u32x1"),
+    ] {
+        let args = [
+            "--json",
+            "compile",
+            "--target",
+            "x86-avx2",
+            "--lanes",
+            "1",
+            "--no-cache",
+        ];
+        let out = isadb(guard.path(), &[&args[..], &[expr]].concat());
+        assert!(
+            out.status.success(),
+            "{expr}: {}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+        let report = json(&out);
+        assert_eq!(report["scalarized"], serde_json::json!([scalar]), "{expr}");
+        assert_eq!(report["cost"], serde_json::json!(4.0), "{expr}");
+    }
     for expr in ["i32_sat(a_i64)", "u32_sat(a_u64)"] {
         let args = [
             "--json",

@@ -42,7 +42,8 @@ pub const SELECTOR_VERSION: &str = "selector-71";
 /// narrower operands (a scalar `Rt`) and moves with a literal checked at their full cost,
 /// `refine`, hvx-7 Halide's shifts by signed counts as `vasr` by counts from -width to the
 /// width less one, `per_lane_shifts`; AVX2's avx2-1 the truncation of 64-bit lanes as their
-/// even words and the clamp of saturating ones, `fallback::truncation_as_slice`; x86's x86-1
+/// even words and the clamp of saturating ones, `fallback::truncation_as_slice`, avx2-2 that
+/// clamp not at one lane, `fallback::saturating_conversion`; x86's x86-1
 /// lookups at any index by `pshufb` with a saturating carry, x86-2 lookups in tables of several
 /// registers or of half of one, `lookups`, x86-3 sums of two products as `pmaddwd` and
 /// `pmaddubsw` of interleaved factors, `pair_products`, x86-4 those factors interleaved into a
@@ -52,7 +53,7 @@ fn target_revision(target: Target) -> &'static str {
     match target.isa {
         Isa::Neon => "neon-2",
         Isa::Hvx => "hvx-7",
-        Isa::X86 if target.name == "x86-avx2" => "avx2-1 x86-4",
+        Isa::X86 if target.name == "x86-avx2" => "avx2-2 x86-4",
         Isa::X86 => "x86-4",
         Isa::Dsp => "",
     }

@@ -4,8 +4,9 @@
 //! - an unsigned `abs` is its operand, a signed one `(x ^ s) - s` with `s = x >> (bits - 1)`,
 //!   or the select of `-x` where `x < 0`;
 //! - `min` and `max` are selects by a comparison;
-//! - a saturating widening, or narrowing of 64-bit lanes to 32 bits, is the plain one of its
-//!   operand clamped to the range both types share (`u64_sat(x_i8)` is `u64(max(x_i8, 0))`);
+//! - a saturating widening, or narrowing of 64-bit lanes to 32 bits (of one lane only where
+//!   the target has the minimum), is the plain one of its operand clamped to the range both
+//!   types share (`u64_sat(x_i8)` is `u64(max(x_i8, 0))`);
 //! - a `reduce-add` by one is its operand;
 //! - a `reduce-add` is the one at the other signedness on the same bits (sums wrap alike), and
 //!   a zero extension to a signed type is the one to the unsigned type of its width,
@@ -240,7 +241,10 @@ fn saturating_conversion(
     direct: Direct,
 ) -> Option<Rewrite> {
     let (sb, tb) = (s.elem.bits(), t.elem.bits());
-    let narrowing_64 = sb == 64 && tb == 32 && own("SatCast", t);
+    // At one lane only where the target has the clamp's minimum: emulated by 64-bit
+    // comparisons and blends (AVX2) it costs more than the lane's scalar saturation.
+    let clamps = t.lanes > 1 || direct("Min", s.elem, s.elem);
+    let narrowing_64 = sb == 64 && tb == 32 && clamps && own("SatCast", t);
     if !s.elem.is_int()
         || !t.elem.is_int()
         || sb > tb && !narrowing_64
