@@ -457,7 +457,12 @@ fn bad_input_is_one_line_and_exit_2() {
 
 /// `compile --json` on neon; the report.
 fn compile_json(home: &std::path::Path, expr: &str, extra: &[&str]) -> Value {
-    let mut args = vec!["--json", "compile", "--target", "neon", expr];
+    compile_json_on(home, "neon", expr, extra)
+}
+
+/// `compile --json` of `expr` on `target` with the `extra` arguments; its report.
+fn compile_json_on(home: &std::path::Path, target: &str, expr: &str, extra: &[&str]) -> Value {
+    let mut args = vec!["--json", "compile", "--target", target, expr];
     args.extend_from_slice(extra);
     let out = isadb(home, &args);
     assert!(
@@ -484,41 +489,17 @@ fn a_saturating_narrowing_of_64_bit_lanes_is_a_clamp_and_moves_on_avx2() {
         ("i32_sat(a_i64)", "sat-cast at i32x1"),
         ("u32_sat(a_i64)", "sat-cast at u32x1"),
     ] {
-        let args = [
-            "--json",
-            "compile",
-            "--target",
+        let report = compile_json_on(
+            guard.path(),
             "x86-avx2",
-            "--lanes",
-            "1",
-            "--no-cache",
-        ];
-        let out = isadb(guard.path(), &[&args[..], &[expr]].concat());
-        assert!(
-            out.status.success(),
-            "{expr}: {}",
-            String::from_utf8_lossy(&out.stderr)
+            expr,
+            &["--lanes", "1", "--no-cache"],
         );
-        let report = json(&out);
         assert_eq!(report["scalarized"], serde_json::json!([scalar]), "{expr}");
         assert_eq!(report["cost"], serde_json::json!(4.0), "{expr}");
     }
     for expr in ["i32_sat(a_i64)", "u32_sat(a_u64)"] {
-        let args = [
-            "--json",
-            "compile",
-            "--target",
-            "x86-avx2",
-            "--no-cache",
-            expr,
-        ];
-        let out = isadb(guard.path(), &args);
-        assert!(
-            out.status.success(),
-            "{expr}: {}",
-            String::from_utf8_lossy(&out.stderr)
-        );
-        let report = json(&out);
+        let report = compile_json_on(guard.path(), "x86-avx2", expr, &["--no-cache"]);
         let calls = selected(&report);
         assert_eq!(
             report["scalarized"],
