@@ -301,6 +301,23 @@ fn an_x86_intrinsic_ports_to_neon_and_back_proven_and_run() {
             "{report}"
         );
     }
+    // A shift by a count in a register on HVX: the count's 64-bit minimum in scalar code, its
+    // low word splat by vsplat from a general register (not broadcast lane by lane, cost 105).
+    let out = isadb(
+        home,
+        &["--json", "port", "_mm_sll_epi32", "--target", "hvx"],
+    );
+    let report = json(&out);
+    let expected = [
+        "min",
+        "Q6_V_vsplat_R",
+        "Q6_Q_vcmp_gt_VwVw",
+        "Q6_Vw_vmin_VwVw",
+        "Q6_Vw_vasl_VwVw",
+        "Q6_V_vmux_QVV",
+    ];
+    assert_eq!(selected(&report), expected, "{report}");
+    assert_eq!(report["cost"], serde_json::json!(9.0), "{report}");
     // Run on both sides' hardware: the NEON port under qemu, the x86 one natively, each
     // against the interpreter of the source instruction's semantics and beside the source
     // instruction itself (natively for x86, under qemu for NEON) on the same inputs.

@@ -15,7 +15,7 @@ use super::pieces::{self, Padding, Value};
 use super::program::{Program, Programs};
 use super::prove::{prove_selection, proven_or_scalarized, Proof, VALIDATION_TIMEOUT_MS};
 use super::refine::{refine, MoveSearch};
-use super::run::{run, run_within, Budget};
+use super::run::{run, run_within, Budget, Candidates};
 use super::sequences;
 use super::term::Term;
 use crate::database::Database;
@@ -112,6 +112,20 @@ impl Selector {
     pub fn read(&self, extracted: &str) -> Result<Rc<Node>> {
         let root = node::read(&Term::parse(extracted)?, &self.catalog)?;
         Ok(refine(&root, &self.catalog, &self.moves))
+    }
+
+    /// The cheapest selection of a root's extracted terms, each read back and refined, with
+    /// its term (the first of equal cost).
+    fn read_cheapest(&self, terms: Candidates) -> Result<Extracted> {
+        let mut best: Option<Extracted> = None;
+        for term in terms {
+            let root = self.read(&term)?;
+            let cost = |r: &Rc<Node>| r.cost(&self.catalog);
+            if best.as_ref().is_none_or(|(_, b)| cost(&root) < cost(b)) {
+                best = Some((term, root));
+            }
+        }
+        best.ok_or_else(|| Error::data("egglog", "a root has no term to extract"))
     }
 
     /// The target's data-movement instructions.
@@ -278,8 +292,8 @@ impl Selector {
     fn select_cutting(&mut self, input: &Rc<Expr>, cuts: &mut usize) -> Result<Selected> {
         let program = self.program(input)?;
         match run(&program) {
-            Ok(extracted) => {
-                let root = self.read(&extracted)?;
+            Ok(terms) => {
+                let (extracted, root) = self.read_cheapest(terms)?;
                 Ok((program, extracted, root))
             }
             Err(budget @ Error::Budget(_)) => self.past_budget(input, budget, cuts),
@@ -396,12 +410,7 @@ impl Selector {
         }
         Ok(extracted
             .into_iter()
-            .map(|text| {
-                text.map(|text| {
-                    let root = self.read(&text)?;
-                    Ok((text, root))
-                })
-            })
+            .map(|terms| terms.map(|terms| self.read_cheapest(terms)))
             .collect())
     }
 

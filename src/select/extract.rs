@@ -16,7 +16,9 @@ mod choose;
 
 pub use choose::LookAhead;
 
-use super::term::{parse_type_name, COST_SCALE, OPERATOR_COST};
+use super::scalarize::{LANE_EXTRACT_COST, SCALAR_DIVIDE_COST, SCALAR_LANE_COST};
+use super::term::{parse_type_name, spells, COST_SCALE, OPERATOR_COST};
+use crate::ir::expr::SIMPLE_OPS;
 use egglog::extract::{CostModel, TreeAdditiveCostModel};
 use egglog::{EGraph, Value};
 use std::collections::{HashMap, HashSet};
@@ -75,11 +77,25 @@ pub struct Graph {
     best: Vec<usize>,
     /// The constructors, with their e-node cost (the same for all their e-nodes).
     heads: Vec<(String, u64)>,
+    unlowered: Unlowered,
+}
+
+/// How a graph prices an IR operator left unlowered ([`lane_scaled`]).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Unlowered {
+    /// Above any instructions, per lane: while the e-graph grows, a root whose every term
+    /// still leaves one is not settled, so lowering goes on.
+    Last,
+    /// At one lane, at the cost of its scalar code ([`super::scalarize`]): for the terms
+    /// extracted, so that a lane's scalar saturation (AVX2 `u32_sat(x_u64) --lanes 1`, 4) is
+    /// taken over a clamp in vector lanes by emulated comparisons (8).
+    OneLaneAsScalar,
 }
 
 impl Graph {
-    /// Reads every constructor of sort `Expr` from the e-graph.
-    pub fn read(egraph: &EGraph) -> Graph {
+    /// Reads every constructor of sort `Expr` from the e-graph, pricing operators left
+    /// unlowered as `unlowered` says.
+    pub fn read(egraph: &EGraph, unlowered: Unlowered) -> Graph {
         let model = TreeAdditiveCostModel::default();
         let mut index: HashMap<Value, usize> = HashMap::new();
         let class_of = |v: Value, index: &mut HashMap<Value, usize>| {
@@ -133,7 +149,11 @@ impl Graph {
                         }
                         _ => None,
                     });
-                    cost = lane_scaled(name, cost, ty.as_deref());
+                    let arity = operands
+                        .iter()
+                        .filter(|o| matches!(o, Operand::Class(_)))
+                        .count();
+                    cost = lane_scaled(name, cost, ty.as_deref(), arity, unlowered);
                 }
                 let class = class_of(enode.eclass, &mut index);
                 nodes.push(ENode {
@@ -159,6 +179,7 @@ impl Graph {
             tree,
             best,
             heads,
+            unlowered,
         }
     }
 
@@ -216,7 +237,8 @@ impl Graph {
                 .get(1)
                 .and_then(|p| p.strip_prefix('"')?.strip_suffix('"'));
             let head = parts.first()?;
-            total += lane_scaled(head, *costs.get(head)?, ty);
+            let arity = parts.iter().skip(1).filter(|p| p.starts_with('(')).count();
+            total += lane_scaled(head, *costs.get(head)?, ty, arity, self.unlowered);
             stack.extend(parts.into_iter().skip(1));
         }
         Some(total)
@@ -230,9 +252,27 @@ const MOVES: [&str; 4] = ["Broadcast", "Concat", "Interleave", "Slice"];
 /// An IR operator's e-node cost (at least [`OPERATOR_COST`]) times the lanes of its type (its
 /// first operand), but for the operators that only move lanes: an operator left in a selection
 /// is computed lane by lane, so of two terms that both leave operators the one with fewer lanes
-/// to compute so is cheaper. Other costs as they are.
-fn lane_scaled(head: &str, cost: u64, type_name: Option<&str>) -> u64 {
-    match type_name.and_then(parse_type_name) {
+/// to compute so is cheaper; with [`Unlowered::OneLaneAsScalar`], one at one lane at the cost
+/// of its scalar code over its `arity` operands if it is lane-wise. Other costs as they are.
+fn lane_scaled(
+    head: &str,
+    cost: u64,
+    type_name: Option<&str>,
+    arity: usize,
+    unlowered: Unlowered,
+) -> u64 {
+    let ty = type_name.and_then(parse_type_name);
+    if let (Some(t), Unlowered::OneLaneAsScalar) = (ty, unlowered) {
+        if cost >= OPERATOR_COST && t.lanes == 1 && lane_wise(head) {
+            let divide = match head {
+                "Div" | "Mod" if t.elem.is_int() => SCALAR_DIVIDE_COST,
+                _ => 0.0,
+            };
+            let scalar = SCALAR_LANE_COST + divide + LANE_EXTRACT_COST * arity as f64;
+            return (scalar * COST_SCALE) as u64;
+        }
+    }
+    match ty {
         // The e-graph's bitcasts are between bool lanes and integers (others are
         // reinterpretations): computed bool lane by bool lane, as many as the type has bits.
         Some(t) if cost >= OPERATOR_COST && head == "Bitcast" => {
@@ -248,6 +288,15 @@ fn lane_scaled(head: &str, cost: u64, type_name: Option<&str>) -> u64 {
         Some(t) if head == "Broadcast" => cost + BROADCAST_LANE_COST * t.lanes as u64,
         _ => cost,
     }
+}
+
+/// Whether the operator `head` computes each lane from the same lane of its operands (so at one
+/// lane reads one of each).
+fn lane_wise(head: &str) -> bool {
+    matches!(head, "Select" | "Cast" | "SatCast")
+        || SIMPLE_OPS
+            .iter()
+            .any(|(name, op)| spells(head, name) && op.is_lanewise())
 }
 
 /// A scalarized broadcast's cost per lane in e-graph units (an instruction of cost 1 is 101).
@@ -360,7 +409,7 @@ mod tests {
             })
             .unwrap();
         let (_, value) = egraph.eval_expr(&root).unwrap();
-        let graph = Graph::read(&egraph);
+        let graph = Graph::read(&egraph, Unlowered::Last);
         (egraph, graph, value)
     }
 
@@ -420,7 +469,7 @@ mod tests {
         egraph.parse_and_run_program(None, program).unwrap();
         let expr = egglog::ast::Expr::Var(egglog::ast::Span::Panic, "root".to_string());
         let (_, value) = egraph.eval_expr(&expr).unwrap();
-        let graph = Graph::read(&egraph);
+        let graph = Graph::read(&egraph, Unlowered::Last);
         let (cost, term) = graph.tree_term(&egraph, value).unwrap();
         assert!(term.starts_with("(Mul \"i32x1\""), "{term}");
         // Two operators of one lane, their type names and the variables' strings at 1 each.
@@ -446,7 +495,7 @@ mod tests {
         );
         let mut egraph = EGraph::default();
         egraph.parse_and_run_program(None, &program).unwrap();
-        let graph = Graph::read(&egraph);
+        let graph = Graph::read(&egraph, Unlowered::Last);
         let sort = egraph.get_sort_by_name("Expr").cloned().unwrap();
         let extractor = egglog::extract::Extractor::compute_costs_from_rootsorts(
             Some(vec![sort]),

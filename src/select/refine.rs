@@ -351,9 +351,28 @@ fn moved(n: &Rc<Node>, catalog: &Catalog, moves: &MoveSearch) -> Option<Rc<Node>
             .collect::<Option<Vec<_>>>()?;
         return Some(Rc::new(Node::Parts(found)));
     }
-    // Each operand a variable, constants aside (the search may use them as they are); lanes of
-    // a register are lanes of one variable for the register, so that the search sees them
-    // together (the two halves of a pairwise minimum).
+    // Where the lanes read as part of their register find nothing, the lanes as a value of
+    // their own: HVX's `vsplat` broadcasts a scalar `Rt`, not a lane of a register pair.
+    let viewed = |a: &Rc<Node>| matches!(**a, Node::Lanes { .. } | Node::Reinterpret { .. });
+    over_operands(n, true, catalog, moves).or_else(|| match args.iter().any(viewed) {
+        true => over_operands(n, false, catalog, moves),
+        false => None,
+    })
+}
+
+/// [`moved`] for an operator within a register's width, over its operands as variables
+/// (constants aside); with `through_views`, lanes of a register as lanes of one variable for
+/// the register, so that the search sees them together (the two halves of a pairwise minimum).
+fn over_operands(
+    n: &Rc<Node>,
+    through_views: bool,
+    catalog: &Catalog,
+    moves: &MoveSearch,
+) -> Option<Rc<Node>> {
+    let Node::Scalar { op, ty, args } = &**n else {
+        return None;
+    };
+    let register = catalog.target.register_bits;
     let mut bases: Vec<Rc<Node>> = Vec::new();
     let mut operands = Vec::new();
     for a in args {
@@ -362,10 +381,12 @@ fn moved(n: &Rc<Node>, catalog: &Catalog, moves: &MoveSearch) -> Option<Rc<Node>
                 operands.push(a.to_expr(catalog, &HashMap::new()).ok()?);
                 continue;
             }
-            Node::Lanes { .. } | Node::Reinterpret { .. } => match register_lanes(a, catalog) {
-                (base, first) if base.ty(catalog).bits() <= register => (base, Some(first)),
-                _ => (a.clone(), None),
-            },
+            Node::Lanes { .. } | Node::Reinterpret { .. } if through_views => {
+                match register_lanes(a, catalog) {
+                    (base, first) if base.ty(catalog).bits() <= register => (base, Some(first)),
+                    _ => (a.clone(), None),
+                }
+            }
             _ => (a.clone(), None),
         };
         let k = match bases

@@ -15,7 +15,7 @@
 //! several roots (a batch chunk) ends it once all but a few have settled, and leaves those for
 //! a program of their own rather than growing the whole chunk's e-graph for them.
 
-use super::extract::{Graph, LookAhead};
+use super::extract::{Graph, LookAhead, Unlowered};
 use super::pending::Pending;
 use super::program::Program;
 use super::term::{self, Rewrite, OPERATOR_COST};
@@ -58,8 +58,13 @@ pub const PATIENCE: usize = 2;
 /// half of the saturation.
 pub const UNSETTLED_FRACTION: usize = 8;
 
-/// Runs the program under [`Budget::DEFAULT`]; the first extracted term as text.
-pub fn run(program: &Program) -> Result<String> {
+/// A root's extracted terms (egglog text): the cheapest with operators left unlowered priced
+/// last, and where it differs, the cheapest with those at one lane priced as scalar code
+/// ([`Unlowered`]); which is cheaper shows once the selection is read back and refined.
+pub type Candidates = Vec<String>;
+
+/// Runs the program under [`Budget::DEFAULT`]; the first root's extracted terms.
+pub fn run(program: &Program) -> Result<Candidates> {
     run_within(program, Budget::DEFAULT)?
         .into_iter()
         .next()
@@ -67,9 +72,9 @@ pub fn run(program: &Program) -> Result<String> {
         .ok_or_else(|| Error::data("egglog", "the program extracted nothing"))
 }
 
-/// Runs the program under `budget`; the extracted terms as text, in the order the program
-/// extracts them, or none for a root the program left unsettled (see the module's notes).
-pub fn run_within(program: &Program, budget: Budget) -> Result<Vec<Option<String>>> {
+/// Runs the program under `budget`; the extracted terms, in the order the program extracts
+/// them, or none for a root the program left unsettled (see the module's notes).
+pub fn run_within(program: &Program, budget: Budget) -> Result<Vec<Option<Candidates>>> {
     let mut egraph = egglog::EGraph::default();
     let (text, rewrites, constructors) = without_rewrites(program);
     let commands = egraph.parse_program(None, &text).map_err(egglog_error)?;
@@ -113,11 +118,13 @@ pub fn run_within(program: &Program, budget: Budget) -> Result<Vec<Option<String
     let mut extracted = steps.extracted;
     if extracted.iter().any(Option::is_none) {
         let values = root_values(&mut egraph, &roots)?;
-        let graph = Graph::read(&egraph);
+        let [last, priced] =
+            [Unlowered::Last, Unlowered::OneLaneAsScalar].map(|u| Graph::read(&egraph, u));
         for (index, value) in values.into_iter().enumerate() {
             if extracted[index].is_none() && !steps.unsettled.contains(&index) {
-                let term = extract(&graph, &mut egraph, value, program.look_aheads)?;
-                extracted[index] = Some(term);
+                let graphs = [&last, &priced];
+                let terms = extract(&graphs, &mut egraph, value, program.look_aheads)?;
+                extracted[index] = Some(terms);
             }
         }
     }
@@ -152,11 +159,28 @@ fn without_rewrites(program: &Program) -> (String, Vec<&Rewrite>, Vec<(String, S
     (text, rewrites, constructors)
 }
 
-/// The cheapest term of a root, as text, from a reading of the e-graph ([`Graph`]): its
-/// cheapest tree, or where a term chosen with shared sub-terms counted once
-/// ([`Graph::extract`], with each of `look_aheads` in turn) costs less as a DAG than the
-/// tree's, the cheapest such term (the first of equal cost).
+/// The cheapest terms of a root, as text, from readings of the e-graph ([`Graph`]) in their
+/// prices, without repeats: in each, its cheapest tree, or where a term chosen with shared
+/// sub-terms counted once ([`Graph::extract`], with each of `look_aheads` in turn) costs less
+/// as a DAG than the tree's, the cheapest such term (the first of equal cost).
 fn extract(
+    graphs: &[&Graph],
+    egraph: &mut egglog::EGraph,
+    value: egglog::Value,
+    look_aheads: &[LookAhead],
+) -> Result<Candidates> {
+    let mut terms: Candidates = Vec::new();
+    for graph in graphs {
+        let term = extract_from(graph, egraph, value, look_aheads)?;
+        if !terms.contains(&term) {
+            terms.push(term);
+        }
+    }
+    Ok(terms)
+}
+
+/// The root's cheapest term in one graph's prices.
+fn extract_from(
     graph: &Graph,
     egraph: &mut egglog::EGraph,
     value: egglog::Value,
@@ -212,7 +236,7 @@ struct Steps<'p> {
     /// The extraction's look-aheads.
     look_aheads: &'p [LookAhead],
     /// Each root's term, once extracted.
-    extracted: Vec<Option<String>>,
+    extracted: Vec<Option<Candidates>>,
     /// The roots (by index) left unsettled where the last `repeat` ended early.
     unsettled: Vec<usize>,
 }
@@ -353,7 +377,8 @@ impl Steps<'_> {
         settling: &mut Settling,
         extract: bool,
     ) -> Result<Vec<usize>> {
-        let graph = Graph::read(egraph);
+        let graph = Graph::read(egraph, Unlowered::Last);
+        let mut priced: Option<Graph> = None;
         let values = root_values(egraph, &self.roots)?;
         let costs: Vec<Option<u64>> = values
             .iter()
@@ -372,8 +397,11 @@ impl Steps<'_> {
             if settling.unchanged[index] < PATIENCE {
                 unsettled.push(index);
             } else if extract && self.extracted[index].is_none() {
-                let term = self::extract(&graph, egraph, values[index], self.look_aheads)?;
-                self.extracted[index] = Some(term);
+                let priced =
+                    priced.get_or_insert_with(|| Graph::read(egraph, Unlowered::OneLaneAsScalar));
+                let graphs = [&graph, &*priced];
+                let terms = self::extract(&graphs, egraph, values[index], self.look_aheads)?;
+                self.extracted[index] = Some(terms);
             }
         }
         Ok(unsettled)
