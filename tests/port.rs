@@ -22,7 +22,7 @@ fn an_x86_intrinsic_ports_to_neon_and_back_proven_and_run() {
     // pmuludq on one lane is umull of lane 0 by lane 0; HVX widens a register's low half by
     // vunpack, a 16-byte SSE register being the low lanes of a 128-byte HVX one.
     // SSE's scalar forms: lane 0 by the D-register instruction, lanes 1-3 copied from a.
-    let cases: [(&[&str], &[&str]); 54] = [
+    let cases: [(&[&str], &[&str]); 56] = [
         (&["_mm_add_ss", "--target", "neon"], &["vadd_f32"]),
         (&["_mm_cmplt_ss", "--target", "neon"], &["vcgt_f32"]),
         (&["_mm_add_si64", "--target", "neon"], &["vadd_s64"]),
@@ -270,6 +270,26 @@ fn an_x86_intrinsic_ports_to_neon_and_back_proven_and_run() {
                 "_mm_max_epi16",
             ],
         ),
+        // A bit reversal of bytes: the or of two pshufb lookups of each byte's nibbles in
+        // literal tables (scalarized bit by bit before, cost 4,556).
+        (
+            &["vrbitq_u8", "--target", "x86-avx2"],
+            &[
+                "literal",
+                "_mm_and_si128",
+                "_mm_shuffle_epi8",
+                "literal",
+                "_mm_srli_epi16",
+                "_mm_and_si128",
+                "_mm_shuffle_epi8",
+                "_mm_or_si128",
+            ],
+        ),
+        // A sum of signed bytes widened: their sign bits flipped, psadbw, 8 * 128 less.
+        (
+            &["vaddlv_s8", "--target", "x86-avx2"],
+            &["_mm_xor_si128", "_m_psadbw", "_mm_sub_si64"],
+        ),
         // A table of two registers: pshufb in each at the index less the register's offset,
         // carried past the table by a saturating add (pshufb zeroes lanes of bit 7), or-ed.
         (
@@ -330,7 +350,7 @@ fn an_x86_intrinsic_ports_to_neon_and_back_proven_and_run() {
     // that reads its bits was left out); the last, a shift whose e-graph passes the budget (its
     // count's 64-bit minimum in 32-bit words on HVX) and cannot be halved (a broadcast), selected
     // by pieces.
-    let runs: [(&[&str], &str, Toolchain, &str); 38] = [
+    let runs: [(&[&str], &str, Toolchain, &str); 39] = [
         (&["_mm_madd_epi16"], "neon", Toolchain::Neon, "natively"),
         (&["_mm_cmplt_ss"], "neon", Toolchain::Neon, "natively"),
         (&["_mm_cvtss_si32"], "neon", Toolchain::Neon, "natively"),
@@ -404,6 +424,12 @@ fn an_x86_intrinsic_ports_to_neon_and_back_proven_and_run() {
         (&["_mm_unpackhi_epi16"], "hvx", Toolchain::Hvx, "natively"),
         // Moves of operands read beside zeros, and an add of the low lanes of two registers.
         (&["_mm_hadd_epi16"], "hvx", Toolchain::Hvx, "natively"),
+        (
+            &["vaddlvq_s8"],
+            "x86-avx2",
+            Toolchain::X86,
+            "under qemu-aarch64",
+        ),
         (
             &["vrbit_s8"],
             "x86-avx2",

@@ -29,6 +29,7 @@
 //! `analysis.egg`, `bounds.egg`, `layout.egg`, `schedule.egg`.
 
 pub mod batch;
+pub mod bit_permutation;
 mod bitwise;
 pub mod bool_logic;
 pub mod byte_map;

@@ -98,13 +98,15 @@ pub fn search(
             widths.push(register);
         }
         // Read into a register, or as a narrower operand of a move (a scalar one: its low
-        // lanes, or its lanes beside zeros).
+        // lanes, or its lanes beside zeros); a scalar operand, as a move's scalar operand (a
+        // general register, zero-extended: x86's `pinsrb` of a byte).
         let reads = moves.iter().flat_map(|m| m.sizes.iter().map(|&n| n as u32));
         let mut padded_widths: Vec<u32> = match padded {
             true => reads
                 .chain([register])
                 .filter(|&n| n != bytes && n <= register)
                 .collect(),
+            false if ty.lanes == 1 => reads.filter(|&n| n > bytes && n <= 8).collect(),
             false => Vec::new(),
         };
         padded_widths.sort();
@@ -157,7 +159,11 @@ pub fn search(
         .collect();
     let inputs: Vec<usize> = (0..values.len()).collect();
     let mut frontier = inputs.clone();
-    let mut best: Option<usize> = seen.get(&goal).copied();
+    // An operand may hold the goal already, whole or in its low lanes (a register's low half).
+    let mut best: Option<usize> = seen
+        .get(&goal)
+        .copied()
+        .or_else(|| low_bytes(&values, &inputs, &goal));
     // A table lookup in an operand at a literal index vector; other sequences must cost no
     // more (no load).
     let operand_values: Vec<usize> = (0..values.len()).collect();

@@ -8,6 +8,7 @@
 //! [`Programs`] owns the rewrites that do not depend on the input, so a catalog compiling many
 //! expressions builds each of them once.
 
+use super::bit_permutation::byte_bit_permutations;
 use super::catalog::{instruction_constructor, look_aheads, Catalog, DirectOperator};
 use super::constants::constants_in_play;
 use super::encode::{ground, lane_broadcast_facts};
@@ -68,7 +69,7 @@ pub struct Programs {
     lowerings: HashMap<(usize, Vec<Vec<i64>>), Chosen>,
     /// Each rule's first instance at a type it covers (none: it needs and makes nothing).
     shapes: HashMap<(Ruleset, String), Option<Rc<Headed>>>,
-    direct: Option<BTreeSet<DirectOperator>>,
+    direct: Option<Rc<BTreeSet<DirectOperator>>>,
     /// The target's lookups that mask their index ([`masked_lookups`]).
     masked_lookups: Option<Vec<MaskedLookup>>,
 }
@@ -120,9 +121,10 @@ impl Programs {
         inputs: &[Rc<Expr>],
     ) -> Result<Program, String> {
         let target = catalog.target;
-        let direct = self
-            .direct
-            .get_or_insert_with(|| catalog.direct_operators());
+        // Shared, so that `self` stays free for the lowerings below.
+        let direct = (self.direct)
+            .get_or_insert_with(|| Rc::new(catalog.direct_operators()))
+            .clone();
         let lacks = |op: &Op, elem: Elem| {
             let name = if *op == Op::Shl { "Shl" } else { "Shr" };
             !direct.contains(&(name, elem, elem))
@@ -131,17 +133,21 @@ impl Programs {
         for input in inputs {
             splits(input, target.min_split_bits, &mut split_list);
         }
-        let widened_shifts = widened_shift_nodes(inputs, &mut split_list, &target, &lacks);
+        // Nodes of the inputs with another form of the same value, each made equal to it.
+        let mut equal_forms = widened_shift_nodes(inputs, &mut split_list, &target, &lacks);
+        equal_forms.extend(byte_bit_permutations(inputs));
+        let forms: Vec<Rc<Expr>> = equal_forms.iter().map(|(_, w)| w.clone()).collect();
+        let with_forms: Vec<Rc<Expr>> = inputs.iter().chain(&forms).cloned().collect();
         let mut in_play: BTreeSet<VecType> = BTreeSet::new();
         let mut add_types = |e: &Expr| e.walk(&mut |n| _ = in_play.insert(n.ty));
-        for input in inputs.iter().chain(widened_shifts.iter().map(|(_, w)| w)) {
+        for input in &with_forms {
             add_types(input);
         }
         for (_, lo, hi) in &split_list {
             add_types(lo);
             add_types(hi);
         }
-        let doubled: Vec<Rc<Expr>> = inputs
+        let doubled: Vec<Rc<Expr>> = with_forms
             .iter()
             .flat_map(|input| {
                 layout::narrow_nodes(input, target.min_split_bits, target.lane_layout)
@@ -155,18 +161,15 @@ impl Programs {
             let halves = layout::halves(&in_play);
             in_play.extend(halves);
         }
-        let direct = self
-            .direct
-            .get_or_insert_with(|| catalog.direct_operators());
         let pairs = register_pairs(&in_play, target.register_bits, &|n, s, t| {
             direct.contains(&(n, s, t))
         });
         in_play.extend(pairs);
         let lanes: BTreeSet<u32> = in_play.iter().map(|t| t.lanes).collect();
-        let constants = constants_in_play(&in_play, inputs);
+        let constants = constants_in_play(&in_play, &with_forms);
         let mut skipped = Vec::new();
         let mut lowered = Vec::new();
-        for (i, l) in catalog.lowerings_for(inputs) {
+        for (i, l) in catalog.lowerings_for(&with_forms) {
             for chosen in self.lowering(i, catalog, &constants) {
                 chosen.map_or_else(
                     |why| skipped.push(format!("{}: {why}", l.source)),
@@ -178,7 +181,7 @@ impl Programs {
             .iter()
             .map(|i| ground(i))
             .collect::<Result<Vec<_>, _>>()?;
-        let widened_unions: Vec<Command> = widened_shifts
+        let form_unions: Vec<Command> = equal_forms
             .iter()
             .map(|(node, widened)| Ok(Command::Union(ground(node)?, ground(widened)?)))
             .collect::<Result<_, String>>()?;
@@ -186,7 +189,7 @@ impl Programs {
         for root in &roots {
             root.typed_heads(&mut |n, t| _ = nodes.insert((n, t)));
         }
-        for fact in &widened_unions {
+        for fact in &form_unions {
             if let Command::Union(_, widened) = fact {
                 widened.typed_heads(&mut |n, t| _ = nodes.insert((n, t)));
             }
@@ -201,6 +204,11 @@ impl Programs {
                     .map(|(a, b)| Command::Union(a, b)),
             );
             doubling.push(facts);
+        }
+        // The other forms' narrow nodes are doubled as the inputs' are (with the first input's).
+        for form in &forms {
+            let facts = layout::doubling_facts(form, target.min_split_bits, target.lane_layout)?;
+            doubling[0].extend(facts);
         }
         for fact in doubling.iter().flatten() {
             if let Command::Union(a, b) = fact {
@@ -306,11 +314,8 @@ impl Programs {
         let mut types = in_play.clone();
         let mut shifting = BTreeSet::new();
         let halves = split_list.iter().flat_map(|(_, lo, hi)| [lo, hi]);
-        let direct = self
-            .direct
-            .get_or_insert_with(|| catalog.direct_operators());
         let adds = |w| direct.contains(&("Add", w, w));
-        let widened = widened_shifts.iter().map(|(_, w)| w);
+        let widened = equal_forms.iter().map(|(_, w)| w);
         for e in inputs.iter().chain(halves).chain(&doubled).chain(widened) {
             per_lane_shift_types(e, &mut shifting);
             wider_sum_types(e, &adds, &mut types);
@@ -343,9 +348,6 @@ impl Programs {
         let named: Vec<VecType> = by_name.values().copied().collect();
         // Operators at the other signedness for the input's own operators, conversions only
         // where the target has no instruction for them; fallbacks for operators it lacks.
-        let direct = self
-            .direct
-            .get_or_insert_with(|| catalog.direct_operators());
         let masks = direct.iter().all(|d| d.2 != Elem::Bool);
         // What the generated rewrites make is wanted in turn (`i16(x_i32)` is the bits of
         // `u16(x_i32)`, which wants its own rewrites), to a fixpoint.
@@ -444,7 +446,7 @@ impl Programs {
             commands.extend(doubling[k].clone());
         }
         commands.extend(narrow_parts);
-        commands.extend(widened_unions);
+        commands.extend(form_unions);
         commands.extend(
             part_halves
                 .into_iter()

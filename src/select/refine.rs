@@ -231,18 +231,19 @@ fn narrowed_in_steps(n: &Rc<Node>, catalog: &Catalog, moves: &MoveSearch) -> Opt
         .min_by(|a, b| a.cost(catalog).total_cmp(&b.cost(catalog)))
 }
 
-/// An instruction whose operands are all constants, or computed from constants alone (x86's
-/// interleave of two splats as the factors of `pmaddwd`), as the literal it computes: one
-/// load where the instructions cost more.
+/// An instruction or a scalarized operator whose operands are all constants, or computed
+/// from constants alone (x86's interleave of two splats as the factors of `pmaddwd`, a table
+/// of lanes that differ concatenated from its runs), as the literal it computes: one load
+/// where the instructions cost more.
 fn folded(n: &Rc<Node>, catalog: &Catalog) -> Option<Rc<Node>> {
     fn constant(n: &Node) -> bool {
         match n {
             Node::Const { .. } | Node::Literal { .. } => true,
-            Node::Input { .. } | Node::Scalar { .. } => false,
+            Node::Input { .. } => false,
             _ => n.children().iter().all(|c| constant(c)),
         }
     }
-    if !matches!(**n, Node::Instr { .. }) || !constant(n) {
+    if !matches!(**n, Node::Instr { .. } | Node::Scalar { .. }) || !constant(n) {
         return None;
     }
     let goal = n.to_expr(catalog, &HashMap::new()).ok()?;

@@ -2,9 +2,11 @@
 //! by construction (a sum wraps alike in any order and at any wider width): a pairwise sum is
 //! the even lanes plus the odd ones; sums of groups are sums of sums of smaller groups; sums of
 //! widened lanes are sums of widened pairwise sums; a wrapping sum is the low bits of the sum at
-//! a wider type the target adds.
+//! a wider type the target adds; a sum of widened signed bytes is the sum of the bytes with
+//! their sign bits flipped, read unsigned, less 128 for each.
 
-use super::term::{op, type_name, Condition, Rewrite, Ruleset, Term};
+use super::fallback::constant;
+use super::term::{op, reinterpret, type_name, Condition, Rewrite, Ruleset, Term};
 use crate::ir::{Elem, Expr, Op, VecType};
 use std::collections::BTreeSet;
 
@@ -12,6 +14,11 @@ use std::collections::BTreeSet;
 pub fn sums(t: VecType, types: &[VecType]) -> Vec<Rewrite> {
     let mut out = pairwise_sum(t, t.with_lanes(2 * t.lanes));
     out.extend(types.iter().filter_map(|&x| widening_sums_by_pairs(t, x)));
+    out.extend(
+        types
+            .iter()
+            .filter_map(|&x| signed_byte_sums_by_flipped_signs(t, x, types)),
+    );
     out.extend(types.iter().flat_map(|&x| sums_of_groups(t, x)));
     out.extend(
         types
@@ -98,6 +105,12 @@ pub fn wider_sum_types(e: &Expr, adds: &dyn Fn(Elem) -> bool, types: &mut BTreeS
         if x.ty.elem != n.ty.elem || !n.ty.elem.is_int() {
             return;
         }
+        if let (Op::Cast(_), Some(bytes)) = (&x.op, x.args.first()) {
+            if bytes.ty.elem == Elem::I8 {
+                // Signed bytes are also summed with their sign bits flipped, read unsigned.
+                types.insert(bytes.ty.with_elem(Elem::U8));
+            }
+        }
         for wide in std::iter::successors(n.ty.elem.wide(), |w| w.wide()) {
             if wide.bits() > 64 {
                 break;
@@ -148,6 +161,40 @@ fn truncated_wider_sums(t: VecType, x: VecType, types: &[VecType]) -> Vec<Rewrit
             conditions: vec![Condition::TypeOf(Term::Slot("x"), x)],
         })
         .collect()
+}
+
+/// The sums into `t` of groups of `k` signed bytes of `x` widened, as the sums of the bytes with
+/// their sign bits flipped (`x ^ 0x80`, each byte plus 128) read unsigned and widened, less
+/// `128 * k`: targets that sum unsigned bytes only (x86's `psadbw`) sum signed ones with one
+/// `xor` and one subtraction more (`reduce_add(8, i16(x_i8))` on AVX2).
+fn signed_byte_sums_by_flipped_signs(t: VecType, x: VecType, types: &[VecType]) -> Option<Rewrite> {
+    let unsigned = x.with_elem(Elem::U8);
+    let k = x.lanes / t.lanes;
+    let summable = t.elem.is_int() && t.elem.bits() > 8 && x.lanes.is_multiple_of(t.lanes);
+    if x.elem != Elem::I8 || !summable || k < 2 || !types.contains(&unsigned) {
+        return None;
+    }
+    let widened = t.with_lanes(x.lanes);
+    let flipped = op("Xor", x, vec![Term::Slot("x"), constant(x, -128)]);
+    let sum = op(
+        "ReduceAdd",
+        t,
+        vec![op("Cast", widened, vec![reinterpret(unsigned, flipped)])],
+    );
+    Some(Rewrite {
+        ruleset: Ruleset::Lower,
+        source: format!(
+            "sums of {k} lanes of {} widened, by their sign bits flipped",
+            type_name(x)
+        ),
+        lhs: op(
+            "ReduceAdd",
+            t,
+            vec![op("Cast", widened, vec![Term::Slot("x")])],
+        ),
+        rhs: op("Sub", t, vec![sum, constant(t, 128 * k as i128)]),
+        conditions: vec![Condition::TypeOf(Term::Slot("x"), x)],
+    })
 }
 
 /// The sums into `t` of groups of `x`'s lanes widened (`reduce_add(8, u64(x_u8))`, SSE's
