@@ -98,15 +98,13 @@ pub fn search(
             widths.push(register);
         }
         // Read into a register, or as a narrower operand of a move (a scalar one: its low
-        // lanes, or its lanes beside zeros); a scalar operand, as a move's scalar operand (a
-        // general register, zero-extended: x86's `pinsrb` of a byte).
+        // lanes, or its lanes beside zeros).
         let reads = moves.iter().flat_map(|m| m.sizes.iter().map(|&n| n as u32));
         let mut padded_widths: Vec<u32> = match padded {
             true => reads
                 .chain([register])
                 .filter(|&n| n != bytes && n <= register)
                 .collect(),
-            false if ty.lanes == 1 => reads.filter(|&n| n > bytes && n <= 8).collect(),
             false => Vec::new(),
         };
         padded_widths.sort();

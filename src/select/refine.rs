@@ -233,8 +233,8 @@ fn narrowed_in_steps(n: &Rc<Node>, catalog: &Catalog, moves: &MoveSearch) -> Opt
 
 /// An instruction or a scalarized operator whose operands are all constants, or computed
 /// from constants alone (x86's interleave of two splats as the factors of `pmaddwd`, a table
-/// of lanes that differ concatenated from its runs), as the literal it computes: one load
-/// where the instructions cost more.
+/// of lanes that differ concatenated from its runs), as the literal it computes (one load) or
+/// the constant (lanes all alike), where the instructions cost more.
 fn folded(n: &Rc<Node>, catalog: &Catalog) -> Option<Rc<Node>> {
     fn constant(n: &Node) -> bool {
         match n {
@@ -252,9 +252,11 @@ fn folded(n: &Rc<Node>, catalog: &Catalog) -> Option<Rc<Node>> {
     if value.ty.elem == Elem::Bool {
         return None;
     }
-    let literal = Rc::new(Node::Literal {
-        ty: value.ty,
-        values: value.lanes.iter().map(|&bits| bits as i64).collect(),
+    let values: Vec<i64> = value.lanes.iter().map(|&bits| bits as i64).collect();
+    let (ty, value) = (value.ty, values[0]);
+    let literal = Rc::new(match values.iter().all(|&v| v == value) {
+        true => Node::Const { ty, value },
+        false => Node::Literal { ty, values },
     });
     prove_selection(catalog, &goal, &literal).ok()?;
     Some(literal)

@@ -96,7 +96,8 @@ fn sums_of_groups(t: VecType, x: VecType) -> Vec<Rewrite> {
 /// The types an expression's sums of groups of lanes take at wider lanes
 /// ([`truncated_wider_sums`], then [`sums_of_groups`]): at each wider type up to 64 bits that
 /// the target `adds` lanes of at either signedness, the operand's lanes, the result's and
-/// every power-of-two fraction between.
+/// every power-of-two fraction between; and signed bytes widened also read unsigned
+/// ([`signed_byte_sums_by_flipped_signs`]).
 pub fn wider_sum_types(e: &Expr, adds: &dyn Fn(Elem) -> bool, types: &mut BTreeSet<VecType>) {
     e.walk(&mut |n| {
         let (Op::ReduceAdd(_), Some(x)) = (&n.op, n.args.first()) else {
