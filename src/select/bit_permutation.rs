@@ -1,7 +1,8 @@
 //! A permutation of the bits of every byte (NEON's `rbit`: the bits of a vector of bytes
 //! shuffled, each output bit one of its own byte's, chosen alike in every byte) as the or of two
 //! lookups in tables of 16 bytes, one at each byte's low four bits and one at its high four
-//! (x86's `pshufb`, HVX's `vlut32`): the table at a nibble holds the bits that nibble gives.
+//! (x86's `pshufb`; HVX has no such lookup and keeps the bits scalar): the table at a nibble
+//! holds the bits that nibble gives.
 //! Input-driven equalities, as widened shifts are (`per_lane_shifts::widened_shift_nodes`);
 //! sound by construction, and every selection is proven.
 
