@@ -8,7 +8,7 @@
 
 use super::compile::{Compiled, Extracted, Selector};
 use super::node::Node;
-use super::prove::{proven_or_scalarized, Proof, VALIDATION_TIMEOUT_MS};
+use super::prove::{Proof, VALIDATION_TIMEOUT_MS};
 use super::steps::steps;
 use crate::error::{Error, Result};
 use crate::ir::{Elem, Expr, VecType};
@@ -299,9 +299,9 @@ fn work(
             };
             let outcome = selection.and_then(|(_, root)| {
                 let proving = Instant::now();
-                let (root, proof) =
-                    proven_or_scalarized(&selector.catalog, &input, root, VALIDATION_TIMEOUT_MS)
-                        .map_err(|e| e.to_string())?;
+                let (root, proof) = selector
+                    .proven_or_scalarized(&input, root, VALIDATION_TIMEOUT_MS)
+                    .map_err(|e| e.to_string())?;
                 let selected = describe(selector, item, input.clone(), root);
                 Ok(Selected {
                     proof,

@@ -524,6 +524,18 @@ impl Selector {
         self.validated(text, input.clone(), selected, started).ok()
     }
 
+    /// [`proven_or_scalarized`], `root` proven with its folded constants as the instructions
+    /// they were folded from ([`MoveSearch::unfolded`]).
+    pub fn proven_or_scalarized(
+        &self,
+        input: &Rc<Expr>,
+        root: Rc<Node>,
+        timeout_ms: u32,
+    ) -> Result<(Rc<Node>, Proof)> {
+        let proven_by = self.moves.unfolded(&root);
+        proven_or_scalarized(&self.catalog, input, (root, proven_by), timeout_ms)
+    }
+
     /// Selects for an elaborated input (`source` names it) and proves the selection, the
     /// selection's time counted from `started`; the extracted term besides, unless z3 could
     /// not decide it and every lane went scalar.
@@ -551,7 +563,7 @@ impl Selector {
         let select_ms = started.elapsed().as_secs_f64() * 1e3;
         let started = Instant::now();
         let (proven, proof) =
-            proven_or_scalarized(catalog, &input, root.clone(), self.proof_timeout_ms)?;
+            self.proven_or_scalarized(&input, root.clone(), self.proof_timeout_ms)?;
         // The term to cache: none where its lanes went scalar because z3 could not decide it.
         let extracted = Rc::ptr_eq(&proven, &root).then_some(extracted);
         let root = proven;

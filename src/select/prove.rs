@@ -38,14 +38,15 @@ pub fn prove_selection(catalog: &Catalog, input: &Rc<Expr>, root: &Node) -> Resu
 /// The selection to use for `input`: `root` where z3 proves it; where z3 can decide neither
 /// way (a product of 64-bit lanes by a negative constant, say), the honest last resort of
 /// every operator scalarized, which computes the input's own tree, with a note saying so. A
-/// refutation stays an error. z3 gets `timeout_ms` for each query.
+/// refutation stays an error. z3 gets `timeout_ms` for each query, over `proven_by`: `root`
+/// as z3 best proves it (its folded constants as the instructions they were folded from).
 pub fn proven_or_scalarized(
     catalog: &Catalog,
     input: &Rc<Expr>,
-    root: Rc<Node>,
+    (root, proven_by): (Rc<Node>, Rc<Node>),
     timeout_ms: u32,
 ) -> Result<(Rc<Node>, Proof)> {
-    match decide(catalog, input, &root, timeout_ms)? {
+    match decide(catalog, input, &proven_by, timeout_ms)? {
         Ok(proof) => Ok((root, proof)),
         Err(reason) => {
             crate::error::note(&format!(

@@ -41,6 +41,9 @@ pub struct MoveSearch {
     bitwise: Bitwise,
     /// Whether operators that do not only move bytes are searched for as well.
     pub synthesize: bool,
+    /// Each constant [`folded`] from instructions (by address; kept alive, so the address is
+    /// its own), with the instructions.
+    folds: RefCell<HashMap<*const Node, (Rc<Node>, Rc<Node>)>>,
 }
 
 impl Default for MoveSearch {
@@ -53,6 +56,7 @@ impl Default for MoveSearch {
             found: RefCell::default(),
             bitwise: Bitwise::default(),
             synthesize: true,
+            folds: RefCell::default(),
         }
     }
 }
@@ -72,6 +76,45 @@ impl MoveSearch {
     /// The target's instructions as components of synthesized sequences.
     pub fn components(&self, catalog: &Catalog) -> &Components {
         self.components.get_or_init(|| Components::of(catalog))
+    }
+
+    /// `root` with each constant [`folded`] from instructions (each proven equal to them on
+    /// its own) as those instructions again: the tree a selection is proven by. Folding loses
+    /// where a constant came from, which a proof may need: the sign mask of a division's magic
+    /// number folded to zero no longer holds once the number is generalized to a variable
+    /// (`crate::semantics::generalized`), and z3 alone takes minutes over the 64-bit product.
+    pub fn unfolded(&self, root: &Rc<Node>) -> Rc<Node> {
+        let folds = self.folds.borrow();
+        if folds.is_empty() {
+            return root.clone();
+        }
+        fn walk(
+            n: &Rc<Node>,
+            folds: &HashMap<*const Node, (Rc<Node>, Rc<Node>)>,
+            done: &mut HashMap<*const Node, Rc<Node>>,
+        ) -> Rc<Node> {
+            if let Some(r) = done.get(&Rc::as_ptr(n)) {
+                return r.clone();
+            }
+            let out = match folds.get(&Rc::as_ptr(n)) {
+                Some((_, origin)) => walk(origin, folds, done),
+                None => {
+                    let children: Vec<Rc<Node>> =
+                        n.children().iter().map(|c| walk(c, folds, done)).collect();
+                    match children
+                        .iter()
+                        .zip(n.children())
+                        .all(|(a, b)| Rc::ptr_eq(a, b))
+                    {
+                        true => n.clone(),
+                        false => Rc::new(n.with_children(children)),
+                    }
+                }
+            };
+            done.insert(Rc::as_ptr(n), out.clone());
+            out
+        }
+        walk(root, &folds, &mut HashMap::new())
     }
 }
 
@@ -119,7 +162,7 @@ fn walk(
         narrowed_in_steps(&out, catalog, moves),
         rechained(&out, catalog, moves),
         rewired(&out, catalog, moves),
-        folded(&out, catalog),
+        folded(&out, catalog, moves),
     ]
     .into_iter()
     .flatten()
@@ -235,7 +278,7 @@ fn narrowed_in_steps(n: &Rc<Node>, catalog: &Catalog, moves: &MoveSearch) -> Opt
 /// from constants alone (x86's interleave of two splats as the factors of `pmaddwd`, a table
 /// of lanes that differ concatenated from its runs), as the literal it computes (one load) or
 /// the constant (lanes all alike), where the instructions cost more.
-fn folded(n: &Rc<Node>, catalog: &Catalog) -> Option<Rc<Node>> {
+fn folded(n: &Rc<Node>, catalog: &Catalog, moves: &MoveSearch) -> Option<Rc<Node>> {
     fn constant(n: &Node) -> bool {
         match n {
             Node::Const { .. } | Node::Literal { .. } => true,
@@ -259,6 +302,8 @@ fn folded(n: &Rc<Node>, catalog: &Catalog) -> Option<Rc<Node>> {
         false => Node::Literal { ty, values },
     });
     prove_selection(catalog, &goal, &literal).ok()?;
+    let fold = (literal.clone(), n.clone());
+    moves.folds.borrow_mut().insert(Rc::as_ptr(&literal), fold);
     Some(literal)
 }
 

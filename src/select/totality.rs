@@ -7,7 +7,7 @@
 use super::batch::{next_chunk, select_chunk, CHUNK};
 use super::compile::Selector;
 use super::node::Node;
-use super::prove::{proven_or_scalarized, VALIDATION_TIMEOUT_MS};
+use super::prove::VALIDATION_TIMEOUT_MS;
 use crate::error::Result;
 use crate::ir::Elem;
 use crate::project::Project;
@@ -277,7 +277,7 @@ pub fn walk(
         for (index, input, selection) in selections {
             let catalog = &full.catalog;
             let proven = selection.and_then(|(_, root)| {
-                proven_or_scalarized(catalog, &input, root, VALIDATION_TIMEOUT_MS)
+                full.proven_or_scalarized(&input, root, VALIDATION_TIMEOUT_MS)
                     .map_err(|e| e.to_string())
             });
             let coverage = match proven {

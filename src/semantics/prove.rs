@@ -2,14 +2,15 @@
 //! (timeout) with the time spent. Counterexamples are replayed on the interpreter.
 
 use super::attempt::{
-    attempts, bit_blasted, products_abstracted, products_split, replaced_by_unknowns,
-    shared_abstracted, Attempt,
+    attempts, bit_blasted, products_abstracted, products_split, shared_abstracted, Attempt,
 };
 use super::context::in_a_fresh_context;
 use super::cut_points;
+use super::deadline::{budget, within_deadline};
 use super::float_bits::{float_round_trips_folded, over_bit_vectors_alone};
 use super::generalize::generalized;
 use super::interp::{self, Env};
+use super::lane_queries::{renamed_apart, simplified_together};
 use super::smt::{lane_bits_of, Encoder, Lane};
 use super::value::Value;
 use crate::error::{Error, Result};
@@ -20,8 +21,8 @@ use serde::Serialize;
 use std::collections::{HashMap, HashSet};
 use std::rc::Rc;
 use std::time::Instant;
-use z3::ast::{Ast, AstKind, Bool, Dynamic};
-use z3::{FuncDecl, SatResult, Solver, Sort};
+use z3::ast::Bool;
+use z3::{SatResult, Solver};
 
 /// What z3 says about `lhs == rhs`.
 #[allow(missing_docs)]
@@ -58,46 +59,6 @@ impl Verdict {
     }
 }
 
-/// `query` with its input lanes renamed in order of first use. z3 shares equal terms, so two
-/// lane queries that are the same formula up to a renaming of the inputs become one term.
-fn renamed_apart(query: &Bool) -> Dynamic {
-    let mut seen = HashSet::new();
-    let mut inputs = Vec::new();
-    let mut stack = vec![Dynamic::from_ast(query)];
-    while let Some(node) = stack.pop() {
-        if !seen.insert(node.clone()) {
-            continue;
-        }
-        // An input is a leaf application other than `true`/`false` (numerals are not
-        // applications). `DeclKind` is not used: z3-sys's prebuilt enum values are those of a
-        // newer z3 than Debian's 4.8.12, and `Z3_OP_UNINTERPRETED` moved between the two.
-        if node.kind() == AstKind::App
-            && node.num_children() == 0
-            && !matches!(node.decl().name().as_str(), "true" | "false")
-        {
-            inputs.push(node.clone());
-        }
-        stack.extend(node.children().into_iter().rev());
-    }
-    replaced_by_unknowns(&Dynamic::from_ast(query), &inputs, "renamed")
-}
-
-/// Each of `queries` simplified, in one call to z3's simplifier: the lanes of a wide vector share
-/// most of their terms (a 1,024-bit HVX register behind every lane), which one call simplifies
-/// once and a call per lane 128 times over (half the time of an HVX selection's proof). The
-/// lanes are the arguments of an uninterpreted function, which the simplifier keeps in order.
-fn simplified_together(queries: &[Bool]) -> Vec<Bool> {
-    let bool_sort = Sort::bool();
-    let domain: Vec<&Sort> = queries.iter().map(|_| &bool_sort).collect();
-    let lanes = FuncDecl::new("isadb_lanes", &domain, &bool_sort);
-    let args: Vec<&dyn Ast> = queries.iter().map(|q| q as &dyn Ast).collect();
-    let together = lanes.apply(&args).simplify();
-    match together.children().iter().map(Dynamic::as_bool).collect() {
-        Some(simplified) if together.num_children() == queries.len() => simplified,
-        _ => queries.iter().map(Bool::simplify).collect(),
-    }
-}
-
 /// Default solver budget per proof.
 pub const DEFAULT_TIMEOUT_MS: u32 = 20_000;
 
@@ -127,15 +88,17 @@ pub fn prove_equivalent_by_parts(
     assume: Option<&Expr>,
     timeout_ms: u32,
 ) -> Result<Verdict> {
-    let start = Instant::now();
-    let proven = || Verdict::proven_since(lhs.ty, start);
-    if congruent(lhs, rhs, assume, timeout_ms)? {
-        return Ok(proven());
-    }
-    match decided(lhs, rhs, assume, timeout_ms)? {
-        Verdict::Proven { .. } => Ok(proven()),
-        verdict => Ok(verdict),
-    }
+    within_deadline(timeout_ms, || {
+        let start = Instant::now();
+        let proven = || Verdict::proven_since(lhs.ty, start);
+        if congruent(lhs, rhs, assume, timeout_ms)? {
+            return Ok(proven());
+        }
+        match decided(lhs, rhs, assume, timeout_ms)? {
+            Verdict::Proven { .. } => Ok(proven()),
+            verdict => Ok(verdict),
+        }
+    })
 }
 
 /// The least time for a query that tries [`cut_points`] (the pairs get a 16th of it, and their
@@ -292,6 +255,10 @@ pub fn prove_equivalent(
         }
     }
     let start = Instant::now();
+    let Some(timeout_ms) = budget(timeout_ms) else {
+        let reason = "canceled: the whole proof's time is up".to_string();
+        return Ok(Verdict::Unknown { reason, ms: 0.0 });
+    };
     let mut enc = Encoder::new();
     let l = enc.encode(lhs)?;
     let r = enc.encode(rhs)?;
