@@ -22,7 +22,7 @@ use super::node::Node;
 use super::prove::prove_selection;
 use super::sequences::{self, Components};
 use crate::ir::{Elem, Expr, Op};
-use crate::semantics::{eval, Env};
+use crate::semantics::{eval, reads_a_generalizable_numeral, Env};
 use std::cell::{OnceCell, RefCell};
 use std::collections::HashMap;
 use std::rc::Rc;
@@ -41,8 +41,8 @@ pub struct MoveSearch {
     bitwise: Bitwise,
     /// Whether operators that do not only move bytes are searched for as well.
     pub synthesize: bool,
-    /// Each constant [`folded`] from instructions (by address; kept alive, so the address is
-    /// its own), with the instructions.
+    /// Each constant [`folded`] from instructions over a numeral a proof may generalize (by
+    /// address; kept alive, so the address is its own), with the instructions.
     folds: RefCell<HashMap<*const Node, (Rc<Node>, Rc<Node>)>>,
 }
 
@@ -78,11 +78,12 @@ impl MoveSearch {
         self.components.get_or_init(|| Components::of(catalog))
     }
 
-    /// `root` with each constant [`folded`] from instructions (each proven equal to them on
-    /// its own) as those instructions again: the tree a selection is proven by. Folding loses
-    /// where a constant came from, which a proof may need: the sign mask of a division's magic
-    /// number folded to zero no longer holds once the number is generalized to a variable
-    /// (`crate::semantics::generalized`), and z3 alone takes minutes over the 64-bit product.
+    /// `root` with each constant [`folded`] from instructions over a numeral a proof may
+    /// generalize (each proven equal to them on its own) as those instructions again: the tree
+    /// a selection is proven by. Folding loses where a constant came from, which such a proof
+    /// needs: the sign mask of a division's magic number folded to zero no longer holds once
+    /// the number is a variable, and z3 alone takes minutes over the 64-bit product. Other
+    /// folds stay (z3 proves HVX's products faster with their constants folded).
     pub fn unfolded(&self, root: &Rc<Node>) -> Rc<Node> {
         let folds = self.folds.borrow();
         if folds.is_empty() {
@@ -302,8 +303,10 @@ fn folded(n: &Rc<Node>, catalog: &Catalog, moves: &MoveSearch) -> Option<Rc<Node
         false => Node::Literal { ty, values },
     });
     prove_selection(catalog, &goal, &literal).ok()?;
-    let fold = (literal.clone(), n.clone());
-    moves.folds.borrow_mut().insert(Rc::as_ptr(&literal), fold);
+    if reads_a_generalizable_numeral(&goal) {
+        let fold = (literal.clone(), n.clone());
+        moves.folds.borrow_mut().insert(Rc::as_ptr(&literal), fold);
+    }
     Some(literal)
 }
 

@@ -76,6 +76,13 @@ pub fn generalized(lhs: &Expr, rhs: &Expr) -> Vec<(Expr, Expr)> {
     out
 }
 
+/// Whether `e` reads a numeral a proof may generalize to a variable ([`generalized`]).
+pub fn reads_a_generalizable_numeral(e: &Expr) -> bool {
+    let mut reads = false;
+    e.walk_distinct(&mut |n| reads |= splat_of(n).is_some_and(large));
+    reads
+}
+
 /// An integer splat of lanes of at least 16 bits: its width and bits.
 fn splat_of(e: &Expr) -> Option<Numeral> {
     match &e.op {

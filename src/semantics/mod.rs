@@ -17,6 +17,7 @@ pub mod smt;
 pub mod value;
 
 pub use context::in_a_fresh_context;
+pub use generalize::reads_a_generalizable_numeral;
 pub use interp::{eval, Env};
 pub use prove::{prove_equivalent, prove_equivalent_by_parts, Verdict};
 pub use value::Value;
