@@ -27,6 +27,10 @@ use std::cell::{OnceCell, RefCell};
 use std::collections::HashMap;
 use std::rc::Rc;
 
+/// Constants folded from instructions, by the constant's address: the constant and the
+/// instructions.
+type Folds = HashMap<*const Node, (Rc<Node>, Rc<Node>)>;
+
 /// The target's moves and components, computed when first needed, and the sequences found (or
 /// not) for each operator searched so far: a batch meets the same ones again.
 pub struct MoveSearch {
@@ -43,7 +47,7 @@ pub struct MoveSearch {
     pub synthesize: bool,
     /// Each constant [`folded`] from instructions over a numeral a proof may generalize (by
     /// address; kept alive, so the address is its own), with the instructions.
-    folds: RefCell<HashMap<*const Node, (Rc<Node>, Rc<Node>)>>,
+    folds: RefCell<Folds>,
 }
 
 impl Default for MoveSearch {
@@ -91,7 +95,7 @@ impl MoveSearch {
         }
         fn walk(
             n: &Rc<Node>,
-            folds: &HashMap<*const Node, (Rc<Node>, Rc<Node>)>,
+            folds: &Folds,
             done: &mut HashMap<*const Node, Rc<Node>>,
         ) -> Rc<Node> {
             if let Some(r) = done.get(&Rc::as_ptr(n)) {
