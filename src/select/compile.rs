@@ -525,14 +525,14 @@ impl Selector {
     }
 
     /// [`proven_or_scalarized`], `root` proven with its folded constants as the instructions
-    /// they were folded from ([`MoveSearch::unfolded`]).
+    /// they were folded from (`Folds::unfolded` in `fold.rs`).
     pub fn proven_or_scalarized(
         &self,
         input: &Rc<Expr>,
         root: Rc<Node>,
         timeout_ms: u32,
     ) -> Result<(Rc<Node>, Proof)> {
-        let proven_by = self.moves.unfolded(&root);
+        let proven_by = self.moves.folds.unfolded(&root);
         proven_or_scalarized(&self.catalog, input, (root, proven_by), timeout_ms)
     }
 

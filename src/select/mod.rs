@@ -47,6 +47,7 @@ pub mod extract;
 pub mod fallback;
 pub mod fixed_operand;
 pub mod float_conversions;
+mod fold;
 pub mod halves;
 pub mod layout;
 pub mod lookups;

@@ -16,20 +16,16 @@ use super::bitwise::Bitwise;
 use super::byte_map::only_moves_bytes;
 use super::catalog::Catalog;
 use super::chains::{operand_name, Chain, Movers};
+use super::fold::{folded, Folds};
 use super::movement::{search, MAX_STEPS};
 use super::moves::Moves;
 use super::node::Node;
 use super::prove::prove_selection;
 use super::sequences::{self, Components};
 use crate::ir::{Elem, Expr, Op};
-use crate::semantics::{eval, reads_a_generalizable_numeral, Env};
 use std::cell::{OnceCell, RefCell};
 use std::collections::HashMap;
 use std::rc::Rc;
-
-/// Constants folded from instructions, by the constant's address: the constant and the
-/// instructions.
-type Folds = HashMap<*const Node, (Rc<Node>, Rc<Node>)>;
 
 /// The target's moves and components, computed when first needed, and the sequences found (or
 /// not) for each operator searched so far: a batch meets the same ones again.
@@ -45,9 +41,8 @@ pub struct MoveSearch {
     bitwise: Bitwise,
     /// Whether operators that do not only move bytes are searched for as well.
     pub synthesize: bool,
-    /// Each constant [`folded`] from instructions over a numeral a proof may generalize (by
-    /// address; kept alive, so the address is its own), with the instructions.
-    folds: RefCell<Folds>,
+    /// The constants folded from instructions that a selection's proof needs as those.
+    pub folds: Folds,
 }
 
 impl Default for MoveSearch {
@@ -60,7 +55,7 @@ impl Default for MoveSearch {
             found: RefCell::default(),
             bitwise: Bitwise::default(),
             synthesize: true,
-            folds: RefCell::default(),
+            folds: Folds::default(),
         }
     }
 }
@@ -80,46 +75,6 @@ impl MoveSearch {
     /// The target's instructions as components of synthesized sequences.
     pub fn components(&self, catalog: &Catalog) -> &Components {
         self.components.get_or_init(|| Components::of(catalog))
-    }
-
-    /// `root` with each constant [`folded`] from instructions over a numeral a proof may
-    /// generalize (each proven equal to them on its own) as those instructions again: the tree
-    /// a selection is proven by. Folding loses where a constant came from, which such a proof
-    /// needs: the sign mask of a division's magic number folded to zero no longer holds once
-    /// the number is a variable, and z3 alone takes minutes over the 64-bit product. Other
-    /// folds stay (z3 proves HVX's products faster with their constants folded).
-    pub fn unfolded(&self, root: &Rc<Node>) -> Rc<Node> {
-        let folds = self.folds.borrow();
-        if folds.is_empty() {
-            return root.clone();
-        }
-        fn walk(
-            n: &Rc<Node>,
-            folds: &Folds,
-            done: &mut HashMap<*const Node, Rc<Node>>,
-        ) -> Rc<Node> {
-            if let Some(r) = done.get(&Rc::as_ptr(n)) {
-                return r.clone();
-            }
-            let out = match folds.get(&Rc::as_ptr(n)) {
-                Some((_, origin)) => walk(origin, folds, done),
-                None => {
-                    let children: Vec<Rc<Node>> =
-                        n.children().iter().map(|c| walk(c, folds, done)).collect();
-                    match children
-                        .iter()
-                        .zip(n.children())
-                        .all(|(a, b)| Rc::ptr_eq(a, b))
-                    {
-                        true => n.clone(),
-                        false => Rc::new(n.with_children(children)),
-                    }
-                }
-            };
-            done.insert(Rc::as_ptr(n), out.clone());
-            out
-        }
-        walk(root, &folds, &mut HashMap::new())
     }
 }
 
@@ -167,7 +122,7 @@ fn walk(
         narrowed_in_steps(&out, catalog, moves),
         rechained(&out, catalog, moves),
         rewired(&out, catalog, moves),
-        folded(&out, catalog, moves),
+        folded(&out, catalog, &moves.folds),
     ]
     .into_iter()
     .flatten()
@@ -277,41 +232,6 @@ fn narrowed_in_steps(n: &Rc<Node>, catalog: &Catalog, moves: &MoveSearch) -> Opt
         .filter_map(|b| Elem::int(b, elem.is_signed()))
         .map(|between| step(*elem, step(between, arg.clone())))
         .min_by(|a, b| a.cost(catalog).total_cmp(&b.cost(catalog)))
-}
-
-/// An instruction or a scalarized operator whose operands are all constants, or computed
-/// from constants alone (x86's interleave of two splats as the factors of `pmaddwd`, a table
-/// of lanes that differ concatenated from its runs), as the literal it computes (one load) or
-/// the constant (lanes all alike), where the instructions cost more.
-fn folded(n: &Rc<Node>, catalog: &Catalog, moves: &MoveSearch) -> Option<Rc<Node>> {
-    fn constant(n: &Node) -> bool {
-        match n {
-            Node::Const { .. } | Node::Literal { .. } => true,
-            Node::Input { .. } => false,
-            _ => n.children().iter().all(|c| constant(c)),
-        }
-    }
-    if !matches!(**n, Node::Instr { .. } | Node::Scalar { .. }) || !constant(n) {
-        return None;
-    }
-    let goal = n.to_expr(catalog, &HashMap::new()).ok()?;
-    let value = eval(&goal, &Env::new()).ok()?;
-    // Bool lanes (AVX-512 masks, HVX predicates) are not loaded from memory.
-    if value.ty.elem == Elem::Bool {
-        return None;
-    }
-    let values: Vec<i64> = value.lanes.iter().map(|&bits| bits as i64).collect();
-    let (ty, value) = (value.ty, values[0]);
-    let literal = Rc::new(match values.iter().all(|&v| v == value) {
-        true => Node::Const { ty, value },
-        false => Node::Literal { ty, values },
-    });
-    prove_selection(catalog, &goal, &literal).ok()?;
-    if reads_a_generalizable_numeral(&goal) {
-        let fold = (literal.clone(), n.clone());
-        moves.folds.borrow_mut().insert(Rc::as_ptr(&literal), fold);
-    }
-    Some(literal)
 }
 
 /// `n`'s tree of bitwise instructions as the target's cheapest network of them, if cheaper
