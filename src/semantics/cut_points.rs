@@ -238,11 +238,9 @@ pub fn proven(
     // Each distinct subterm once: cuts replace subterms by address, and a selection's tree
     // repeats what its instructions share (HVX's low word of a product, read by a sum and by
     // its carry).
-    let mut sharing = HashMap::new();
-    let (lhs, rhs) = (
-        shared(&Rc::new(lhs.clone()), &mut sharing),
-        shared(&Rc::new(rhs.clone()), &mut sharing),
-    );
+    let (lhs, rhs) = (Rc::new(lhs.clone()), Rc::new(rhs.clone()));
+    let mut sharing = Sharing::default();
+    let (lhs, rhs) = (sharing.shared(&lhs), sharing.shared(&rhs));
     let taken: HashSet<String> = lhs
         .vars()
         .into_iter()
@@ -432,25 +430,39 @@ fn joined(pieces: &[(u32, Rc<Expr>)]) -> Option<Rc<Expr>> {
     whole
 }
 
-/// `tree` with structurally equal subterms one node, by operator, type and (shared) operands.
-fn shared(
-    tree: &Rc<Expr>,
-    nodes: &mut HashMap<(Op, VecType, Vec<*const Expr>), Rc<Expr>>,
-) -> Rc<Expr> {
-    let args: Vec<Rc<Expr>> = tree.args.iter().map(|a| shared(a, nodes)).collect();
-    let key = (
-        tree.op.clone(),
-        tree.ty,
-        args.iter().map(Rc::as_ptr).collect(),
-    );
-    let node = nodes.entry(key).or_insert_with(|| {
-        Rc::new(Expr {
-            op: tree.op.clone(),
-            ty: tree.ty,
-            args,
-        })
-    });
-    Rc::clone(node)
+/// Subterms made one node by [`Sharing::shared`]: by operator, type and (shared) operands,
+/// and by the address of each node already seen.
+#[derive(Default)]
+struct Sharing {
+    by_structure: HashMap<(Op, VecType, Vec<*const Expr>), Rc<Expr>>,
+    by_address: HashMap<*const Expr, Rc<Expr>>,
+}
+
+impl Sharing {
+    /// `tree` with structurally equal subterms one node; each node of `tree` visited once
+    /// (a selection's tree shares what its instructions share, and walked as a tree it is
+    /// exponential: HVX's psadbw, 19,000 distinct nodes, took minutes).
+    fn shared(&mut self, tree: &Rc<Expr>) -> Rc<Expr> {
+        if let Some(node) = self.by_address.get(&Rc::as_ptr(tree)) {
+            return Rc::clone(node);
+        }
+        let args: Vec<Rc<Expr>> = tree.args.iter().map(|a| self.shared(a)).collect();
+        let key = (
+            tree.op.clone(),
+            tree.ty,
+            args.iter().map(Rc::as_ptr).collect(),
+        );
+        let node = self.by_structure.entry(key).or_insert_with(|| {
+            Rc::new(Expr {
+                op: tree.op.clone(),
+                ty: tree.ty,
+                args,
+            })
+        });
+        let node = Rc::clone(node);
+        self.by_address.insert(Rc::as_ptr(tree), Rc::clone(&node));
+        node
+    }
 }
 
 /// Every distinct node of `tree` below its root, each after its operands.
