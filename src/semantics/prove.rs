@@ -10,7 +10,7 @@ use super::deadline::{budget, within_deadline};
 use super::float_bits::{float_round_trips_folded, over_bit_vectors_alone};
 use super::generalize::generalized;
 use super::interp::{self, Env};
-use super::lane_queries::{renamed_apart, simplified_together};
+use super::lane_queries::{lane_keys, simplified_together};
 use super::smt::{lane_bits_of, Encoder, Lane};
 use super::value::Value;
 use crate::error::{Error, Result};
@@ -285,8 +285,8 @@ pub fn prove_equivalent(
     let bit_vectors = |query: &Bool| !float || (assume.is_none() && over_bit_vectors_alone(query));
     let differ: Vec<Bool> = l.iter().zip(&r).map(|(a, b)| a.equals(b).not()).collect();
     // One query per lane: each involves only that lane's inputs, which z3 solves far faster
-    // than one disjunction over every lane of a wide vector. Without a precondition, a lane
-    // whose query is another's with the input lanes renamed has the same answer. Lanes are
+    // than one disjunction over every lane of a wide vector. A lane whose query is another's
+    // with the input lanes renamed has the same answer ([`lane_keys`]). Lanes are
     // compared simplified: a lane's query then no longer shows where its bits sat in a wider
     // instruction lane (extracts of concatenations and of bitwise operations fold away).
     // z3 is asked the query as written, and the simplified one when that is unknown: each
@@ -295,9 +295,16 @@ pub fn prove_equivalent(
     let mut result = SatResult::Unsat;
     let mut blasted_model = None;
     let mut answered = HashSet::new();
-    for (d, simplified) in differ.iter().zip(simplified_together(&differ)) {
-        let simplified = float_round_trips_folded(&simplified);
-        if assume.is_none() && !answered.insert(renamed_apart(&simplified)) {
+    let simplified_lanes: Vec<Bool> = (simplified_together(&differ).iter())
+        .map(float_round_trips_folded)
+        .collect();
+    // Under a precondition and axioms (asserted for every lane), no lane is taken for another.
+    let keys = match assume_lanes.is_empty() || enc.axioms().is_empty() {
+        true => lane_keys(&simplified_lanes, &assume_lanes),
+        false => vec![None; differ.len()],
+    };
+    for ((d, simplified), key) in differ.iter().zip(simplified_lanes).zip(keys) {
+        if key.is_some_and(|key| !answered.insert(key)) {
             continue;
         }
         let core = |query: &Bool, ms: u32| {
@@ -497,6 +504,31 @@ mod tests {
         assert!(prove_equivalent(&x, &same, None, DEFAULT_TIMEOUT_MS)
             .unwrap()
             .is_proven());
+    }
+
+    /// Under a precondition, lanes are answered once where their queries and the set of
+    /// preconditions are the same up to renaming: `min(x, 100)` is `x` where every lane of `x`
+    /// is at most 100, and refuted where the last lane may be 255 (its query is the others' up
+    /// to renaming; its precondition is not).
+    #[test]
+    fn a_lane_whose_precondition_is_unlike_the_others_is_still_checked() {
+        let ty = VecType::new(8, Elem::U8);
+        let x = Rc::new(Expr::var("x", ty));
+        let hundred = Rc::new(Expr::constant(ty, vec![100]));
+        let min = Expr::build(Op::Min, vec![x.clone(), hundred]).unwrap();
+        let at_most = |bounds| {
+            let bounds = Rc::new(Expr::constant(ty, bounds));
+            Expr::build(Op::Le, vec![x.clone(), bounds]).unwrap()
+        };
+        let all_small = at_most(vec![100]);
+        let proven = prove_equivalent(&x, &min, Some(&all_small), DEFAULT_TIMEOUT_MS).unwrap();
+        assert!(proven.is_proven(), "{proven:?}");
+        let last_large = at_most(vec![100, 100, 100, 100, 100, 100, 100, 255]);
+        let verdict = prove_equivalent(&x, &min, Some(&last_large), DEFAULT_TIMEOUT_MS).unwrap();
+        assert!(
+            matches!(verdict, Verdict::Counterexample { .. }),
+            "{verdict:?}"
+        );
     }
 
     /// `select(x == y, x + y, y)` on u32 lanes as a select of their bytes by each lane's flag
