@@ -7,6 +7,7 @@
 
 use super::term::{Dag, Id, Op};
 use crate::error::{Error, Result};
+use crate::semantics::budget::{check, Theory};
 use serde::Serialize;
 use std::collections::{BTreeMap, HashMap};
 use std::time::Instant;
@@ -346,11 +347,8 @@ pub fn z3_equal(dag: &Dag, pairs: &[(Id, Id)]) -> Result<Failure> {
     }
     for (i, &(a, b)) in pairs.iter().enumerate() {
         let solver = z3::Solver::new();
-        let mut params = z3::Params::new();
-        params.set_u32("timeout", 20_000);
-        solver.set_params(&params);
         solver.assert(enc[&a].eq(&enc[&b]).not());
-        match solver.check() {
+        match check(&solver, Theory::Reals, 20_000, z3::Solver::check) {
             z3::SatResult::Unsat => {}
             z3::SatResult::Sat => {
                 let model = solver.get_model();

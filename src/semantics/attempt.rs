@@ -2,6 +2,7 @@
 //! query as written or simplified, the bit-blasting solver, and the bit-blasting solver with the
 //! products both sides compute abstracted.
 
+use super::budget::{check, Theory};
 use std::cmp::Ordering;
 use std::collections::HashSet;
 use z3::ast::{Ast, AstKind, Bool, Dynamic, BV};
@@ -111,14 +112,11 @@ pub fn bit_blasted(
     let Some(solver) = Solver::new_for_logic("QF_BV") else {
         return (SatResult::Unknown, None);
     };
-    let mut params = z3::Params::new();
-    params.set_u32("timeout", timeout_ms);
-    solver.set_params(&params);
     for a in assume {
         solver.assert(a);
     }
     solver.assert(query);
-    match solver.check() {
+    match check(&solver, Theory::BitVectors, timeout_ms, Solver::check) {
         SatResult::Sat => (SatResult::Sat, solver.get_model()),
         other => (other, None),
     }

@@ -8,6 +8,7 @@
 //! z_i16))) >> 1)` (its halves: bsl, smax, smull, sqshrn) was undecided after six minutes and
 //! went scalar; cut at the select and the max of each half, it is proven in 3 s.
 
+use super::budget::spent_ms;
 use super::context::in_a_fresh_context;
 use super::interp::{eval_every_node, Env};
 use super::sample::random_lanes;
@@ -18,7 +19,6 @@ use rand::rngs::SmallRng;
 use rand::SeedableRng;
 use std::collections::{HashMap, HashSet};
 use std::rc::Rc;
-use std::time::Instant;
 
 /// How many random inputs tell subterms apart.
 const SAMPLES: usize = 8;
@@ -234,7 +234,7 @@ pub fn proven(
     timeout_ms: u32,
     equal: impl Fn(&Expr, &Expr, u32) -> Result<bool>,
 ) -> Result<bool> {
-    let start = Instant::now();
+    let start = spent_ms();
     // Each distinct subterm once: cuts replace subterms by address, and a selection's tree
     // repeats what its instructions share (HVX's low word of a product, read by a sum and by
     // its carry).
@@ -256,7 +256,7 @@ pub fn proven(
     let candidates = candidates(&lhs, &rhs);
     let mut last_key = None;
     for (k, pair) in candidates.iter().enumerate() {
-        if start.elapsed().as_millis() > 4 * timeout_ms as u128 {
+        if spent_ms() - start > 4.0 * f64::from(timeout_ms) {
             break;
         }
         let key = Rc::as_ptr(&pair.lhs);

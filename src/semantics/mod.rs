@@ -2,9 +2,9 @@
 
 mod attempt;
 mod bitvec;
+pub mod budget;
 mod context;
 mod cut_points;
-mod deadline;
 pub mod float_bits;
 mod generalize;
 pub mod interp;

@@ -4,9 +4,9 @@
 use super::attempt::{
     attempts, bit_blasted, products_abstracted, products_split, shared_abstracted, Attempt,
 };
+use super::budget::{budget, check, within_deadline, Theory};
 use super::context::in_a_fresh_context;
 use super::cut_points;
-use super::deadline::{budget, within_deadline};
 use super::float_bits::{float_round_trips_folded, over_bit_vectors_alone};
 use super::generalize::generalized;
 use super::interp::{self, Env};
@@ -266,9 +266,6 @@ pub fn prove_equivalent(
     let l = enc.encode(lhs)?;
     let r = enc.encode(rhs)?;
     let solver = Solver::new();
-    let mut params = z3::Params::new();
-    params.set_u32("timeout", timeout_ms);
-    solver.set_params(&params);
     let mut assume_lanes = Vec::new();
     if let Some(pre) = assume {
         for lane in enc.encode(pre)? {
@@ -285,6 +282,10 @@ pub fn prove_equivalent(
     for e in [Some(lhs), Some(rhs), assume].into_iter().flatten() {
         e.walk_distinct(&mut |n| float |= n.ty.elem == Elem::F32);
     }
+    let theory = match float {
+        true => Theory::Reals,
+        false => Theory::BitVectors,
+    };
     let bit_vectors = |query: &Bool| !float || (assume.is_none() && over_bit_vectors_alone(query));
     let differ: Vec<Bool> = l.iter().zip(&r).map(|(a, b)| a.equals(b).not()).collect();
     // One query per lane: each involves only that lane's inputs, which z3 solves far faster
@@ -311,10 +312,9 @@ pub fn prove_equivalent(
             continue;
         }
         let core = |query: &Bool, ms: u32| {
-            let mut params = z3::Params::new();
-            params.set_u32("timeout", ms);
-            solver.set_params(&params);
-            solver.check_assumptions(std::slice::from_ref(query))
+            check(&solver, theory, ms, |s| {
+                s.check_assumptions(std::slice::from_ref(query))
+            })
         };
         let attempts = attempts(bit_vectors(&simplified), &simplified, timeout_ms);
         result = SatResult::Unknown;
@@ -356,9 +356,8 @@ pub fn prove_equivalent(
         }
         if result != SatResult::Unsat {
             if result == SatResult::Sat && blasted_model.is_none() {
-                solver.set_params(&params);
                 solver.assert(d);
-                result = solver.check();
+                result = check(&solver, theory, timeout_ms, Solver::check);
             }
             break;
         }

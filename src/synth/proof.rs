@@ -7,6 +7,7 @@ use crate::error::Result;
 use crate::ir::halide::elaborate_halide;
 use crate::ir::{Expr, Macros};
 use crate::rules::load::broadcast_constants;
+use crate::semantics::budget::{check, Theory};
 use crate::semantics::smt::Encoder;
 use std::rc::Rc;
 use z3::ast::Bool;
@@ -56,10 +57,7 @@ pub fn prove_within(
         Some(p) => enc.encode(p)?,
         None => vec![],
     };
-    let check = |solver: &Solver| {
-        let mut params = z3::Params::new();
-        params.set_u32("timeout", timeout_ms);
-        solver.set_params(&params);
+    let ask = |solver: &Solver| {
         solver.push();
         for lane in &pre {
             solver.assert(lane.flag());
@@ -69,7 +67,7 @@ pub fn prove_within(
         }
         let differ: Vec<Bool> = l.iter().zip(&r).map(|(x, y)| x.equals(y).not()).collect();
         solver.assert(Bool::or(&differ.iter().collect::<Vec<_>>()));
-        let result = solver.check();
+        let result = check(solver, Theory::BitVectors, timeout_ms, Solver::check);
         solver.pop(1);
         match result {
             SatResult::Unsat => Outcome::Proven,
@@ -83,8 +81,8 @@ pub fn prove_within(
     // three times the budget); byte results the core decides faster (1.3 s against 1.9 s),
     // those narrowed from wider operands included (not measured apart).
     match a.ty.elem.bits() > 8 {
-        true => Ok(Solver::new_for_logic("QF_BV").map_or(Outcome::Unknown, |s| check(&s))),
-        false => Ok(SOLVER.with(check)),
+        true => Ok(Solver::new_for_logic("QF_BV").map_or(Outcome::Unknown, |s| ask(&s))),
+        false => Ok(SOLVER.with(ask)),
     }
 }
 
