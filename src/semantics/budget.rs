@@ -137,16 +137,16 @@ mod tests {
     use z3::ast::BV;
     use z3::{SatResult, Solver};
 
-    /// A query z3 takes long over: a product of 32-bit unknowns equal to a large prime's
-    /// multiple, no solution known at once.
+    /// A query z3 takes long over: factoring the product of the primes 2^32 - 5 and 2^32 - 17
+    /// into two numbers below 2^32.
     fn hard(solver: &Solver) {
         let (x, y) = (BV::new_const("x", 64), BV::new_const("y", 64));
         let one = BV::from_u64(1, 64);
-        solver.assert(&x.bvmul(&y).eq(BV::from_u64(0xffffffea_00000055, 64)));
-        solver.assert(&x.bvugt(&one));
-        solver.assert(&y.bvugt(&one));
-        solver.assert(&x.bvult(BV::from_u64(1 << 32, 64)));
-        solver.assert(&y.bvult(BV::from_u64(1 << 32, 64)));
+        solver.assert(x.bvmul(&y).eq(BV::from_u64(0xffffffea_00000055, 64)));
+        solver.assert(x.bvugt(&one));
+        solver.assert(y.bvugt(&one));
+        solver.assert(x.bvult(BV::from_u64(1 << 32, 64)));
+        solver.assert(y.bvult(BV::from_u64(1 << 32, 64)));
     }
 
     #[test]
