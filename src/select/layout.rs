@@ -510,9 +510,10 @@ pub fn padded(term: Term) -> Term {
 }
 
 /// The inputs (`whole`: type and name) and parts of inputs (`parts`: type, name, offset, the
-/// input's lanes) two registers wide, each with its two register-wide parts, and the inputs one
-/// register wide whose halves a target splits into (NEON's `addp` of a register's two
-/// halves): (type, the input or part, its halves).
+/// input's lanes) two or more registers wide, each with its two halves, and theirs down to
+/// registers (a deal of four registers is two deals of two: HVX's `reduce_max(4, x_i16)`), and
+/// the inputs one register wide whose halves a target splits into (NEON's `addp` of a
+/// register's two halves): (type, the input or part, its halves).
 pub fn register_halves(
     parts: &BTreeSet<(VecType, String, i64, u32)>,
     whole: &BTreeSet<(VecType, String)>,
@@ -520,31 +521,41 @@ pub fn register_halves(
 ) -> Vec<(VecType, Term, Vec<Term>)> {
     let (register_bits, min_split_bits) = (target.register_bits, target.min_split_bits);
     let splits = |ty: &VecType, whole: bool| {
-        ty.bits() == 2 * register_bits
+        ty.bits() >= 2 * register_bits
             || (whole && ty.bits() == register_bits && register_bits / 2 >= min_split_bits)
     };
-    parts
+    let mut pending: Vec<(VecType, &String, Option<i64>)> = parts
         .iter()
         .map(|(ty, name, offset, _)| (*ty, name, Some(*offset)))
         .chain(whole.iter().map(|(ty, name)| (*ty, name, None)))
-        .filter(|(ty, _, offset)| splits(ty, offset.is_none()) && ty.lanes.is_multiple_of(2))
-        .map(|(ty, name, offset)| {
-            let half = ty.with_lanes(ty.lanes / 2);
-            let part = |ty, offset| Term::Part {
+        .collect();
+    let mut out = Vec::new();
+    let mut next = 0;
+    while let Some(&(ty, name, offset)) = pending.get(next) {
+        next += 1;
+        if !splits(&ty, offset.is_none()) || !ty.lanes.is_multiple_of(2) {
+            continue;
+        }
+        let half = ty.with_lanes(ty.lanes / 2);
+        let part = |ty, offset| Term::Part {
+            ty,
+            name: name.clone(),
+            offset,
+        };
+        let at = offset.unwrap_or(0);
+        let offsets = [at, at + half.lanes as i64];
+        if half.bits() >= 2 * register_bits {
+            pending.extend(offsets.map(|o| (half, name, Some(o))));
+        }
+        let halves = offsets.map(|o| part(half, o)).to_vec();
+        let input = match offset {
+            Some(offset) => part(ty, offset),
+            None => Term::Var {
                 ty,
                 name: name.clone(),
-                offset,
-            };
-            let at = offset.unwrap_or(0);
-            let halves = vec![part(half, at), part(half, at + half.lanes as i64)];
-            let input = match offset {
-                Some(offset) => part(ty, offset),
-                None => Term::Var {
-                    ty,
-                    name: name.clone(),
-                },
-            };
-            (ty, input, halves)
-        })
-        .collect()
+            },
+        };
+        out.push((ty, input, halves));
+    }
+    out
 }
