@@ -112,23 +112,40 @@ pub fn check(
     result
 }
 
+thread_local! {
+    /// By context: the units z3 had counted at its last check.
+    static COUNTED: RefCell<HashMap<usize, u64>> = RefCell::new(HashMap::new());
+}
+
+/// The address that names the thread's current z3 context.
+fn context_key(context: &z3::Context) -> usize {
+    context.get_z3_context().as_ptr() as usize
+}
+
 /// The resource units z3 counted in `solver`'s context since the last check in it: the check
 /// just made, and whatever z3 did in the context between (simplifying, substituting). Read
 /// from the checked solver's statistics, which give the context's count: the statistics of a
-/// solver not yet checked cost z3 3 ms to make.
+/// solver not yet checked cost z3 3 ms to make. The count is a 32-bit statistic: one smaller
+/// than the last has wrapped around.
 fn units_since_last_check(solver: &Solver) -> u64 {
-    thread_local! {
-        /// By context: the units z3 had counted at its last check.
-        static COUNTED: RefCell<HashMap<usize, u64>> = RefCell::new(HashMap::new());
-    }
     let counted = match solver.get_statistics().value("rlimit count") {
         Some(z3::StatisticsValue::UInt(n)) => u64::from(n),
         Some(z3::StatisticsValue::Double(n)) => n as u64,
         None => 0,
     };
-    let context = solver.get_context().get_z3_context().as_ptr() as usize;
+    let context = context_key(&solver.get_context());
     let before = COUNTED.with_borrow_mut(|c| c.insert(context, counted));
-    counted.saturating_sub(before.unwrap_or(0))
+    match before {
+        Some(before) if counted < before => counted + (1 << 32) - before,
+        before => counted - before.unwrap_or(0),
+    }
+}
+
+/// Forgets the thread's current context's count, as that context ends: a context made later
+/// at the same address starts counting from nothing.
+pub fn forget_this_context() {
+    let context = context_key(&z3::Context::thread_local());
+    COUNTED.with_borrow_mut(|c| c.remove(&context));
 }
 
 #[cfg(test)]
@@ -165,6 +182,24 @@ mod tests {
             assert!(reason.contains("resource"), "{reason}");
             assert!((19.0..30.0).contains(&spent), "{spent}");
         }
+    }
+
+    #[test]
+    fn a_context_of_its_own_is_charged_its_units_and_forgotten_as_it_ends() {
+        let contexts = || super::COUNTED.with_borrow(|c| c.len());
+        let before = contexts();
+        for _ in 0..3 {
+            let spent = super::super::context::in_a_fresh_context(|| {
+                let solver = Solver::new_for_logic("QF_BV").expect("a bit-vector solver");
+                hard(&solver);
+                let before = spent_ms();
+                check(&solver, Theory::BitVectors, 20, |s| s.check());
+                spent_ms() - before
+            });
+            assert!((19.0..30.0).contains(&spent), "{spent}");
+        }
+        // The first proof on a thread takes the thread's own context, which stays.
+        assert!(contexts() <= before + 1, "{} -> {}", before, contexts());
     }
 
     #[test]

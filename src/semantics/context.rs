@@ -26,7 +26,9 @@ pub fn in_a_fresh_context<R>(prove: impl FnOnce() -> R) -> R {
     let prove = OnThisThread(prove);
     let proven = z3::with_z3_config(&z3::Config::new(), move || {
         let prove = prove;
-        OnThisThread((prove.0)())
+        let proven = (prove.0)();
+        super::budget::forget_this_context();
+        OnThisThread(proven)
     });
     proven.0
 }
