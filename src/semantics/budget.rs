@@ -133,7 +133,7 @@ fn units_since_last_check(solver: &Solver) -> u64 {
         Some(z3::StatisticsValue::Double(n)) => n as u64,
         None => 0,
     };
-    let context = context_key(&solver.get_context());
+    let context = context_key(solver.get_context());
     let before = COUNTED.with_borrow_mut(|c| c.insert(context, counted));
     match before {
         Some(before) if counted < before => counted + (1 << 32) - before,
