@@ -847,6 +847,36 @@ fn port_all_ports_a_source_set_stores_the_rows_and_shards_merge() {
     assert_eq!(err.trim().lines().count(), 1, "{err}");
 }
 
+/// The port tables shipped in `rules.db/` are the current selector's: `port --all` over a
+/// source set of each table reuses every row and ports none again (a table left behind a
+/// change of the selector makes the first `port --all` cold, minutes instead of a second).
+#[test]
+fn the_shipped_port_tables_are_current() {
+    let guard = project_copy("port-shipped");
+    let home = guard.path();
+    for (from, target) in [
+        ("x86:sse4.2", "neon"),
+        ("x86:sse4.2", "hvx"),
+        ("x86:sse4.2", "x86-avx512"),
+        ("neon:sha3", "x86-avx2"),
+    ] {
+        let args = [
+            "--json", "port", "--all", "--from", from, "--target", target,
+        ];
+        let out = isadb(home, &args);
+        assert!(
+            out.status.success(),
+            "{}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+        let report = json(&out);
+        let rows = report["rows"].as_array().unwrap().len() as u64;
+        assert!(rows > 0, "{from} -> {target}: {report}");
+        assert_eq!(report["ported"].as_u64(), Some(0), "{from} -> {target}");
+        assert_eq!(report["cached"].as_u64(), Some(rows), "{from} -> {target}");
+    }
+}
+
 /// An instruction with an immediate named without it is ported at the values `port --all`
 /// samples, one row each (the committed rows reused), as `port --all` prints them.
 #[test]

@@ -90,7 +90,15 @@ pub enum Unlowered {
     /// extracted, so that a lane's scalar saturation (AVX2 `u32_sat(x_u64) --lanes 1`, 4) is
     /// taken over a clamp in vector lanes by emulated comparisons (8).
     OneLaneAsScalar,
+    /// Lanes moved ([`MOVES`]) at [`MOVE_GUESS`], for the terms extracted: the search for the
+    /// target's moves ([`super::refine`]) finds what the e-graph has no instruction for, so
+    /// that AVX2's `reduce_add(16, i32(x_u8))` by `psadbw` and a swap of 64-bit halves (5) is
+    /// a candidate beside the instructions that leave no move (16).
+    MovesAsFound,
 }
+
+/// A move left unlowered in [`Unlowered::MovesAsFound`]: two instructions of cost 1.
+const MOVE_GUESS: u64 = 202;
 
 impl Graph {
     /// Reads every constructor of sort `Expr` from the e-graph, pricing operators left
@@ -271,6 +279,9 @@ fn lane_scaled(
             let scalar = SCALAR_LANE_COST + divide + LANE_EXTRACT_COST * arity as f64;
             return (scalar * COST_SCALE) as u64;
         }
+    }
+    if unlowered == Unlowered::MovesAsFound && cost >= OPERATOR_COST && MOVES.contains(&head) {
+        return MOVE_GUESS;
     }
     match ty {
         // The e-graph's bitcasts are between bool lanes and integers (others are

@@ -118,11 +118,15 @@ pub fn run_within(program: &Program, budget: Budget) -> Result<Vec<Option<Candid
     let mut extracted = steps.extracted;
     if extracted.iter().any(Option::is_none) {
         let values = root_values(&mut egraph, &roots)?;
-        let [last, priced] =
-            [Unlowered::Last, Unlowered::OneLaneAsScalar].map(|u| Graph::read(&egraph, u));
+        let [last, priced, moved] = [
+            Unlowered::Last,
+            Unlowered::OneLaneAsScalar,
+            Unlowered::MovesAsFound,
+        ]
+        .map(|u| Graph::read(&egraph, u));
         for (index, value) in values.into_iter().enumerate() {
             if extracted[index].is_none() && !steps.unsettled.contains(&index) {
-                let graphs = [&last, &priced];
+                let graphs = [&last, &priced, &moved];
                 let terms = extract(&graphs, &mut egraph, value, program.look_aheads)?;
                 extracted[index] = Some(terms);
             }
@@ -378,7 +382,7 @@ impl Steps<'_> {
         extract: bool,
     ) -> Result<Vec<usize>> {
         let graph = Graph::read(egraph, Unlowered::Last);
-        let mut priced: Option<Graph> = None;
+        let mut priced: Option<[Graph; 2]> = None;
         let values = root_values(egraph, &self.roots)?;
         let costs: Vec<Option<u64>> = values
             .iter()
@@ -397,9 +401,11 @@ impl Steps<'_> {
             if settling.unchanged[index] < PATIENCE {
                 unsettled.push(index);
             } else if extract && self.extracted[index].is_none() {
-                let priced =
-                    priced.get_or_insert_with(|| Graph::read(egraph, Unlowered::OneLaneAsScalar));
-                let graphs = [&graph, &*priced];
+                let [priced, moved] = priced.get_or_insert_with(|| {
+                    [Unlowered::OneLaneAsScalar, Unlowered::MovesAsFound]
+                        .map(|u| Graph::read(egraph, u))
+                });
+                let graphs = [&graph, &*priced, &*moved];
                 let terms = self::extract(&graphs, egraph, values[index], self.look_aheads)?;
                 self.extracted[index] = Some(terms);
             }
