@@ -191,6 +191,27 @@ impl Graph {
         }
     }
 
+    /// The same e-graph with the moves left unlowered priced as [`Unlowered::MovesAsFound`]
+    /// prices them ([`lane_scaled`]), from this reading rather than the e-graph again.
+    pub fn moves_as_found(&self) -> Graph {
+        let mut nodes = self.nodes.clone();
+        for node in &mut nodes {
+            if node.cost >= OPERATOR_COST && MOVES.contains(&self.heads[node.head].0.as_str()) {
+                node.cost = MOVE_GUESS;
+            }
+        }
+        let (tree, best) = tree_costs(&nodes, self.members.len());
+        Graph {
+            index: self.index.clone(),
+            nodes,
+            members: self.members.clone(),
+            tree,
+            best,
+            heads: self.heads.clone(),
+            unlowered: Unlowered::MovesAsFound,
+        }
+    }
+
     /// The cheapest cost as a tree of the e-class of `root` (egglog's tree-additive cost);
     /// `None` where it has no finite term.
     pub fn tree_cost(&self, root: Value) -> Option<u64> {

@@ -118,12 +118,9 @@ pub fn run_within(program: &Program, budget: Budget) -> Result<Vec<Option<Candid
     let mut extracted = steps.extracted;
     if extracted.iter().any(Option::is_none) {
         let values = root_values(&mut egraph, &roots)?;
-        let [last, priced, moved] = [
-            Unlowered::Last,
-            Unlowered::OneLaneAsScalar,
-            Unlowered::MovesAsFound,
-        ]
-        .map(|u| Graph::read(&egraph, u));
+        let [last, priced] =
+            [Unlowered::Last, Unlowered::OneLaneAsScalar].map(|u| Graph::read(&egraph, u));
+        let moved = last.moves_as_found();
         for (index, value) in values.into_iter().enumerate() {
             if extracted[index].is_none() && !steps.unsettled.contains(&index) {
                 let graphs = [&last, &priced, &moved];
@@ -402,8 +399,10 @@ impl Steps<'_> {
                 unsettled.push(index);
             } else if extract && self.extracted[index].is_none() {
                 let [priced, moved] = priced.get_or_insert_with(|| {
-                    [Unlowered::OneLaneAsScalar, Unlowered::MovesAsFound]
-                        .map(|u| Graph::read(egraph, u))
+                    [
+                        Graph::read(egraph, Unlowered::OneLaneAsScalar),
+                        graph.moves_as_found(),
+                    ]
                 });
                 let graphs = [&graph, &*priced, &*moved];
                 let terms = self::extract(&graphs, egraph, values[index], self.look_aheads)?;
