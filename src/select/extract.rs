@@ -100,6 +100,12 @@ pub enum Unlowered {
 /// A move left unlowered in [`Unlowered::MovesAsFound`]: two instructions of cost 1.
 const MOVE_GUESS: u64 = 202;
 
+/// The price [`Unlowered::MovesAsFound`] gives an e-node of constructor `head` and cost `cost`
+/// where it is a move left unlowered.
+fn move_as_found(head: &str, cost: u64) -> Option<u64> {
+    (cost >= OPERATOR_COST && MOVES.contains(&head)).then_some(MOVE_GUESS)
+}
+
 impl Graph {
     /// Reads every constructor of sort `Expr` from the e-graph, pricing operators left
     /// unlowered as `unlowered` says.
@@ -196,8 +202,8 @@ impl Graph {
     pub fn moves_as_found(&self) -> Graph {
         let mut nodes = self.nodes.clone();
         for node in &mut nodes {
-            if node.cost >= OPERATOR_COST && MOVES.contains(&self.heads[node.head].0.as_str()) {
-                node.cost = MOVE_GUESS;
+            if let Some(cost) = move_as_found(&self.heads[node.head].0, node.cost) {
+                node.cost = cost;
             }
         }
         let (tree, best) = tree_costs(&nodes, self.members.len());
@@ -301,8 +307,10 @@ fn lane_scaled(
             return (scalar * COST_SCALE) as u64;
         }
     }
-    if unlowered == Unlowered::MovesAsFound && cost >= OPERATOR_COST && MOVES.contains(&head) {
-        return MOVE_GUESS;
+    if unlowered == Unlowered::MovesAsFound {
+        if let Some(cost) = move_as_found(head, cost) {
+            return cost;
+        }
     }
     match ty {
         // The e-graph's bitcasts are between bool lanes and integers (others are

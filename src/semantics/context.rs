@@ -26,9 +26,15 @@ pub fn in_a_fresh_context<R>(prove: impl FnOnce() -> R) -> R {
     let prove = OnThisThread(prove);
     let proven = z3::with_z3_config(&z3::Config::new(), move || {
         let prove = prove;
-        let proven = (prove.0)();
-        super::budget::forget_this_context();
-        OnThisThread(proven)
+        /// Forgets the fresh context's count however the proof ends (a panic included).
+        struct Forget;
+        impl Drop for Forget {
+            fn drop(&mut self) {
+                super::budget::forget_this_context();
+            }
+        }
+        let _forget = Forget;
+        OnThisThread((prove.0)())
     });
     proven.0
 }
