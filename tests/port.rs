@@ -44,20 +44,20 @@ fn an_x86_intrinsic_ports_to_neon_and_back_proven_and_run() {
             &["_mm_sad_epu8", "--target", "neon"],
             &["vabdq_u8", "vpaddlq_u8", "vpaddlq_u16", "vpaddlq_u32"],
         ),
-        // u8 x i8 products fit 16 bits: i32(a_u8) goes through i16 as i32(b_i8) does.
+        // u8 x i8 products fit 16 bits: i32(a_u8) goes through i16 as i32(b_i8) does; the
+        // products' pairs summed with saturation are their even and odd lanes' `sqadd`.
         (
             &["_mm_maddubs_epi16", "--target", "neon"],
             &[
                 "vmovl_s8",
                 "vmovl_u8",
                 "vmulq_s16",
-                "vpaddlq_s16",
-                "vqmovn_s32",
                 "vmovl_s8",
                 "vmovl_u8",
                 "vmulq_s16",
-                "vpaddlq_s16",
-                "vqmovn_s32",
+                "vuzp1q_s16",
+                "vuzp2q_s16",
+                "vqaddq_s16",
             ],
         ),
         // pmulhrsw's ((p >> 14) + 1) >> 1 is the rounding shift of p by 15: rshrn narrows it.

@@ -28,7 +28,7 @@ use std::rc::Rc;
 
 /// Part of every fingerprint: bump it whenever program generation or term extraction changes,
 /// so terms chosen by an older selector are not reused.
-pub const SELECTOR_VERSION: &str = "selector-75";
+pub const SELECTOR_VERSION: &str = "selector-76";
 
 /// Part of one target's fingerprint beside [`SELECTOR_VERSION`]: bump it instead when a change
 /// reaches only that target's selections, so only its stored selections and port rows are made
@@ -63,12 +63,13 @@ fn target_revision(target: Target) -> &'static str {
 /// (hvx-2) and x86 (selector-57) add the shared one, which pays once for what two operands
 /// read: HVX's pair instructions' results are read through two lane views (`vaddubh` and a
 /// `vshuff`, 3 -> 2), x86's packs read both halves of one wider value (`x_u8 / 3` on AVX2: a
-/// `vpmullw` of 16 lanes and a pack of its halves, not two of 8 lanes). NEON keeps the
-/// per-operand one alone: on its corpus both chose the same, and each costs extraction time.
+/// `vpmullw` of 16 lanes and a pack of its halves, not two of 8 lanes), NEON too (selector-76:
+/// `_mm_maddubs_epi16`'s i16 products dealt by `uzp1` and `uzp2`, both reading both products,
+/// then one `sqadd`, 18 -> 14; its corpus selects the same either way).
 pub fn look_aheads(target: Target) -> &'static [LookAhead] {
     match target.isa {
-        Isa::Hvx | Isa::X86 => &[LookAhead::PerOperand, LookAhead::Shared],
-        Isa::Neon | Isa::Dsp => &[LookAhead::PerOperand],
+        Isa::Hvx | Isa::X86 | Isa::Neon => &[LookAhead::PerOperand, LookAhead::Shared],
+        Isa::Dsp => &[LookAhead::PerOperand],
     }
 }
 

@@ -6,7 +6,7 @@
 //! low lanes of registers is the low lanes of it on the registers; sums of groups of lanes as
 //! `sums.rs` rewrites them.
 
-use super::sums::sums;
+use super::sums::{saturated_pairwise_sum, sums};
 use super::term::{op, reinterpret, type_name, Condition, Int, Rewrite, Ruleset, Term};
 use crate::ir::{Elem, VecType};
 
@@ -33,6 +33,14 @@ pub fn reshaping(
     } else {
         out.extend(even_and_odd(t, s));
         out.extend(even_and_odd_by_halves(t, s));
+        out.extend(
+            types
+                .iter()
+                .filter_map(|&x| saturated_pairwise_sum(t, x)),
+        );
+    }
+    if t.bits() > register_bits {
+        out.extend(lane_wise_by_halves(t));
     }
     if 2 * t.bits() <= register_bits {
         out.extend(lane_wise_on_part(t, t.with_lanes(2 * t.lanes)));
@@ -127,6 +135,47 @@ fn even_and_odd_by_halves(t: VecType, s: VecType) -> Vec<Rewrite> {
         }
     }
     out
+}
+
+/// A lane-wise operator on values wider than a register, each a concatenation of halves, as
+/// the concatenation of the operator on the halves: values the rewrites make that wide (a
+/// product narrowed by its bounds, `i32(x_u8) * i32(y_i8)` of 16 lanes as `i16` products)
+/// are computed register by register, as the input's own nodes are by their splits.
+fn lane_wise_by_halves(t: VecType) -> Vec<Rewrite> {
+    if t.elem == Elem::Bool || !t.lanes.is_multiple_of(2) {
+        return vec![];
+    }
+    let half = t.with_lanes(t.lanes / 2);
+    let (a, b, c, d) = ["a", "b", "c", "d"].map(Term::Slot).into();
+    [
+        "Add", "Sub", "Mul", "And", "Or", "Xor", "Min", "Max", "Shl", "Shr",
+    ]
+    .into_iter()
+    .map(|operator| Rewrite {
+        ruleset: Ruleset::Lower,
+        source: format!("{operator} at {} by halves", type_name(t)),
+        lhs: op(
+            operator,
+            t,
+            vec![
+                op("Concat", t, vec![a.clone(), b.clone()]),
+                op("Concat", t, vec![c.clone(), d.clone()]),
+            ],
+        ),
+        rhs: op(
+            "Concat",
+            t,
+            vec![
+                op(operator, half, vec![a.clone(), c.clone()]),
+                op(operator, half, vec![b.clone(), d.clone()]),
+            ],
+        ),
+        conditions: vec![
+            Condition::TypeOf(a.clone(), half),
+            Condition::TypeOf(c.clone(), half),
+        ],
+    })
+    .collect()
 }
 
 /// A lane-wise operator at `t`, at most half a register, on the low lanes of values of type

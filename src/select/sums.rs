@@ -57,6 +57,51 @@ fn pairwise_sum(t: VecType, s: VecType) -> Vec<Rewrite> {
     .collect()
 }
 
+/// The sums into `t` of adjacent pairs of lanes of `x` converted to `t`'s element type and
+/// narrowed back to `x`'s with saturation, as the saturating sum of `x`'s even and odd lanes:
+/// a conversion is lane-wise, so the lanes it reads can be dealt first (NEON's
+/// `_mm_maddubs_epi16`: products at i16, `uzp1`, `uzp2`, `sqadd`, where the pairs were summed
+/// widened and narrowed back register by register). Under the saturation only: made for
+/// every pairwise sum of a conversion, it led AVX2's `reduce_add(16, u32(x_u8))` away from
+/// one `vpsadbw` of a whole register (7 -> 11). Targets with a lane layout deal by their own
+/// rules.
+pub fn saturated_pairwise_sum(t: VecType, x: VecType) -> Option<Rewrite> {
+    let ints = t.elem.is_int() && x.elem.is_int() && t.elem.bits() > x.elem.bits();
+    if !ints || x.lanes != 2 * t.lanes {
+        return None;
+    }
+    let narrow = x.with_lanes(t.lanes);
+    let dealt = |start| {
+        let lanes = Term::Op {
+            name: "Slice",
+            ty: narrow,
+            params: vec![start, 2],
+            args: vec![Term::Slot("x")],
+        };
+        op("Cast", t, vec![lanes])
+    };
+    let sums = op(
+        "ReduceAdd",
+        t,
+        vec![op("Cast", t.with_lanes(x.lanes), vec![Term::Slot("x")])],
+    );
+    Some(Rewrite {
+        ruleset: Ruleset::Lower,
+        source: format!(
+            "pairwise sums of {} widened and narrowed with saturation, as a saturating sum of \
+             its even and odd lanes",
+            type_name(x)
+        ),
+        lhs: op("SatCast", narrow, vec![sums]),
+        rhs: op(
+            "SatCast",
+            narrow,
+            vec![op("Add", t, vec![dealt(0), dealt(1)])],
+        ),
+        conditions: vec![Condition::TypeOf(Term::Slot("x"), x)],
+    })
+}
+
 /// The sums into `t` of groups of `k` (at least four, even) lanes of `x` of `t`'s own element
 /// type as the sums of `k / m` adjacent groups' sums of `m` lanes, for every power of two `m`
 /// dividing `k` (sums wrap alike in any order): x86's `pmaddwd` sums the pairs of products of
