@@ -285,6 +285,30 @@ fn running_on_nan_catches_a_selection_only_wrong_for_nan() {
     }
 }
 
+/// An expression whose e-graph passes the budget however it is cut (a 30-term sum, whose sums
+/// reassociate without end) is selected without the stored rules: 29 NEON `add`, proven and
+/// run under qemu, where selection used to stop at the budget's error.
+#[test]
+fn an_expression_past_the_budget_at_every_cut_is_selected_without_the_stored_rules() {
+    let guard = project_copy("compile-past-budget");
+    let sum30 = ["a_u8", "b_u8", "c_u8"].repeat(10).join(" + ");
+    let mut args = vec!["--json", "compile", "--target", "neon", &sum30, "--no-cache"];
+    if tools(Toolchain::Neon) {
+        args.extend(["--run", "20"]);
+    }
+    let out = isadb(guard.path(), &args);
+    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    let report = json(&out);
+    assert_eq!(selected(&report), vec!["vaddq_u8"; 29]);
+    assert_eq!(report["scalarized"], serde_json::json!([]));
+    if args.contains(&"--run") {
+        assert_eq!(
+            report["run"],
+            "ran the C on neon: 320 lanes equal the interpreter's"
+        );
+    }
+}
+
 /// A selection z3 cannot decide in time (HVX's high words of 64-bit products by a negative
 /// constant, given 200 ms) is replaced by every lane in scalar code, said so on stderr, not
 /// cached, and runs equal to the interpreter under qemu-hexagon.

@@ -63,9 +63,10 @@ pub type Extracted = (String, Rc<Node>);
 pub type Selected = (Program, String, Rc<Node>);
 
 /// The most cuts into pieces one selection makes ([`pieces`]): a 30-term sum, past the budget
-/// at every cut, stops at the budget's error in seconds instead of cutting term by term for
-/// half an hour; `_mm256_sra_epi16` on HVX needs two, NEON's `(select(1 != x_i16, 100, 7) +
-/// max(3, x_i16)) + (max(z_i16, z_i16) - (x_i16 - 4))` more than four.
+/// at every cut, stops cutting in seconds (and is selected without the stored rules) instead
+/// of cutting term by term for half an hour; `_mm256_sra_epi16` on HVX needs two, NEON's
+/// `(select(1 != x_i16, 100, 7) + max(3, x_i16)) + (max(z_i16, z_i16) - (x_i16 - 4))` more
+/// than four.
 const MOST_CUTS: usize = 8;
 
 /// Instruction selection on one target: its catalog, and the rewrites generated for it so far.
@@ -282,10 +283,14 @@ impl Selector {
     ///
     /// An input whose e-graph passes the budget is selected by halves of its lanes where it
     /// can be ([`halves`]), else by pieces ([`pieces`]), at most [`MOST_CUTS`] cuts in all; the
-    /// program is then the one that selected a half, or the root.
+    /// program is then the one that selected a half, or the root. Where those pass the budget
+    /// too, the input is selected without the stored rules ([`Selector::without_stored_rules`]).
     pub fn select(&mut self, input: &Rc<Expr>) -> Result<Selected> {
         let mut cuts = MOST_CUTS;
-        self.select_cutting(input, &mut cuts)
+        match self.select_cutting(input, &mut cuts) {
+            Err(budget @ Error::Budget(_)) => self.without_stored_rules(input, budget),
+            selected => selected,
+        }
     }
 
     /// [`Selector::select`] with `cuts` cuts into pieces left.
@@ -305,7 +310,36 @@ impl Selector {
     /// way applies): by halves of its lanes ([`halves`]), else by pieces ([`pieces`]).
     pub fn select_past_budget(&mut self, input: &Rc<Expr>, budget: Error) -> Result<Selected> {
         let mut cuts = MOST_CUTS;
-        self.past_budget(input, budget, &mut cuts)
+        match self.past_budget(input, budget, &mut cuts) {
+            Err(budget @ Error::Budget(_)) => self.without_stored_rules(input, budget),
+            selected => selected,
+        }
+    }
+
+    /// The last resort of total selection for an input whose e-graph passes the budget however
+    /// it is cut (a 30-term sum, whose sums reassociate without end; HVX's
+    /// `rounding_shift_right(x_i16, y_i16)`): the input selected with the stored rules set
+    /// aside, by the target's lowerings and the rewrites sound by construction alone, else its
+    /// operators left to [`refine`] as they are (which computes what it finds no instructions
+    /// for in scalar code). `budget` is the error returned where both fail.
+    fn without_stored_rules(&mut self, input: &Rc<Expr>, budget: Error) -> Result<Selected> {
+        let stored = [
+            std::mem::take(&mut self.catalog.lift_rules),
+            std::mem::take(&mut self.catalog.simplify_rules),
+            std::mem::take(&mut self.catalog.lower_rules),
+        ];
+        let selected = self.program(input).and_then(|program| {
+            let (extracted, root) = self.read_cheapest(run(&program)?)?;
+            Ok((program, extracted, root))
+        });
+        [
+            self.catalog.lift_rules,
+            self.catalog.simplify_rules,
+            self.catalog.lower_rules,
+        ] = stored;
+        selected
+            .or_else(|_| self.unlowered(input))
+            .map_err(|_| budget)
     }
 
     fn past_budget(
