@@ -292,12 +292,23 @@ fn running_on_nan_catches_a_selection_only_wrong_for_nan() {
 fn an_expression_past_the_budget_at_every_cut_is_selected_without_the_stored_rules() {
     let guard = project_copy("compile-past-budget");
     let sum30 = ["a_u8", "b_u8", "c_u8"].repeat(10).join(" + ");
-    let mut args = vec!["--json", "compile", "--target", "neon", &sum30, "--no-cache"];
+    let mut args = vec![
+        "--json",
+        "compile",
+        "--target",
+        "neon",
+        &sum30,
+        "--no-cache",
+    ];
     if tools(Toolchain::Neon) {
         args.extend(["--run", "20"]);
     }
     let out = isadb(guard.path(), &args);
-    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
     let report = json(&out);
     assert_eq!(selected(&report), vec!["vaddq_u8"; 29]);
     assert_eq!(report["scalarized"], serde_json::json!([]));

@@ -58,6 +58,7 @@ pub mod moves;
 pub mod node;
 pub mod padding;
 pub mod pair_products;
+mod past_budget;
 pub mod pattern;
 pub mod pending;
 pub mod per_lane_shifts;

@@ -33,11 +33,7 @@ pub fn reshaping(
     } else {
         out.extend(even_and_odd(t, s));
         out.extend(even_and_odd_by_halves(t, s));
-        out.extend(
-            types
-                .iter()
-                .filter_map(|&x| saturated_pairwise_sum(t, x)),
-        );
+        out.extend(types.iter().filter_map(|&x| saturated_pairwise_sum(t, x)));
     }
     if t.bits() > register_bits {
         out.extend(lane_wise_by_halves(t));
