@@ -1,7 +1,8 @@
 //! Selection past the budget: an input whose e-graph passes isadb's budget is selected by
 //! halves of its lanes ([`halves`]), else by pieces ([`pieces`]); where every cut passes the
-//! budget too, with the stored rules set aside, else with its operators left to [`super::refine`] as
-//! they are. Total selection's last resorts: no well-typed input ends at the budget's error.
+//! budget too, with the stored rules set aside, else with its operators left to
+//! [`super::refine`] as they are. Total selection's last resorts: no well-typed input ends at
+//! the budget's error.
 
 use super::cache;
 use super::compile::{Selected, Selector};
@@ -64,8 +65,8 @@ impl Selector {
     /// it is cut (a 30-term sum, whose sums reassociate without end; HVX's
     /// `rounding_shift_right(x_i16, y_i16)`): the input selected with the stored rules set
     /// aside, by the target's lowerings and the rewrites sound by construction alone, else its
-    /// operators left to [`super::refine`] as they are (which computes what it finds no instructions
-    /// for in scalar code). `budget` is the error returned where both fail.
+    /// operators left to [`super::refine`] as they are (which computes what it finds no
+    /// instructions for in scalar code). `budget` is the error returned where both fail.
     fn without_stored_rules(&mut self, input: &Rc<Expr>, budget: Error) -> Result<Selected> {
         let stored = [
             std::mem::take(&mut self.catalog.lift_rules),
@@ -109,8 +110,8 @@ impl Selector {
 
     /// `input`, one operator over variables and constants that passed the budget (HVX's
     /// `reduce_add(8, x_u8)` at one lane, its operand doubled to a register), as the operator
-    /// itself: left to [`super::refine`], which searches the target's moves and sequences for it,
-    /// else computes its lanes in scalar code (the last resort of total selection).
+    /// itself: left to [`super::refine`], which searches the target's moves and sequences for
+    /// it, else computes its lanes in scalar code (the last resort of total selection).
     fn unlowered(&mut self, input: &Rc<Expr>) -> Result<Selected> {
         let program = self.program(input)?;
         let term = super::encode::ground(input).map_err(|e| Error::data("selection", e))?;
