@@ -161,9 +161,12 @@ fn without_rewrites(program: &Program) -> (String, Vec<&Rewrite>, Vec<(String, S
 }
 
 /// The cheapest terms of a root, as text, from readings of the e-graph ([`Graph`]) in their
-/// prices, without repeats: in each, its cheapest tree, or where a term chosen with shared
-/// sub-terms counted once ([`Graph::extract`], with each of `look_aheads` in turn) costs less
-/// as a DAG than the tree's, the cheapest such term (the first of equal cost).
+/// prices, without repeats: in each, its cheapest tree, and the terms chosen with shared
+/// sub-terms counted once ([`Graph::extract`], with each of `look_aheads` in turn) that cost
+/// less as a DAG than the tree. All are kept, not only the cheapest: they are priced before
+/// the moves they leave are searched for, and the cheapest can refine dearer (NEON's
+/// `_mm256_blend_ps` at 10: the shared look-ahead's term left a concatenation no move
+/// computes, cost 49; the tree's is two `ins`, 2).
 fn extract(
     graphs: &[&Graph],
     egraph: &mut egglog::EGraph,
@@ -172,36 +175,42 @@ fn extract(
 ) -> Result<Candidates> {
     let mut terms: Candidates = Vec::new();
     for graph in graphs {
-        let term = extract_from(graph, egraph, value, look_aheads)?;
-        if !terms.contains(&term) {
-            terms.push(term);
+        for term in extract_from(graph, egraph, value, look_aheads)? {
+            if !terms.contains(&term) {
+                terms.push(term);
+            }
         }
     }
     Ok(terms)
 }
 
-/// The root's cheapest term in one graph's prices.
+/// The root's cheapest terms in one graph's prices: the tree, and the look-aheads' terms that
+/// cost less than it as a DAG.
 fn extract_from(
     graph: &Graph,
     egraph: &mut egglog::EGraph,
     value: egglog::Value,
     look_aheads: &[LookAhead],
-) -> Result<String> {
+) -> Result<Vec<String>> {
     let (_, tree) = graph
         .tree_term(egraph, value)
         .ok_or_else(|| Error::data("egglog", "a root has no term to extract"))?;
     let Some(tree_dag) = graph.dag_cost(&tree) else {
-        return Ok(tree);
+        return Ok(vec![tree]);
     };
-    let mut best = (tree_dag, tree);
-    for &look_ahead in look_aheads {
-        if let Some((dag, text)) = graph.extract(egraph, value, look_ahead) {
-            if dag < best.0 {
-                best = (dag, text);
-            }
-        }
-    }
-    Ok(best.1)
+    let mut terms: Vec<(u64, String)> = std::iter::once((tree_dag, tree))
+        .chain(
+            look_aheads
+                .iter()
+                .filter_map(|&look_ahead| graph.extract(egraph, value, look_ahead))
+                .filter(|(dag, _)| *dag < tree_dag),
+        )
+        .collect();
+    // The cheapest as a DAG first (the first of equal cost): selections that refine to equal
+    // costs keep it.
+    let cheapest = (0..terms.len()).min_by_key(|&k| terms[k].0).unwrap_or(0);
+    terms[..=cheapest].rotate_right(1);
+    Ok(terms.into_iter().map(|(_, text)| text).collect())
 }
 
 /// The e-graph values of the roots.
