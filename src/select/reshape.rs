@@ -133,6 +133,12 @@ fn even_and_odd_by_halves(t: VecType, s: VecType) -> Vec<Rewrite> {
     out
 }
 
+/// The binary lane-wise operators whose operands have the result's type, which a part of a
+/// register or a half of a register pair computes as the whole does.
+const LANE_WISE_BINARY: [&str; 10] = [
+    "Add", "Sub", "Mul", "And", "Or", "Xor", "Min", "Max", "Shl", "Shr",
+];
+
 /// A lane-wise operator on values wider than a register, each a concatenation of halves, as
 /// the concatenation of the operator on the halves: values the rewrites make that wide (a
 /// product narrowed by its bounds, `i32(x_u8) * i32(y_i8)` of 16 lanes as `i16` products)
@@ -143,35 +149,33 @@ fn lane_wise_by_halves(t: VecType) -> Vec<Rewrite> {
     }
     let half = t.with_lanes(t.lanes / 2);
     let (a, b, c, d) = ["a", "b", "c", "d"].map(Term::Slot).into();
-    [
-        "Add", "Sub", "Mul", "And", "Or", "Xor", "Min", "Max", "Shl", "Shr",
-    ]
-    .into_iter()
-    .map(|operator| Rewrite {
-        ruleset: Ruleset::Lower,
-        source: format!("{operator} at {} by halves", type_name(t)),
-        lhs: op(
-            operator,
-            t,
-            vec![
-                op("Concat", t, vec![a.clone(), b.clone()]),
-                op("Concat", t, vec![c.clone(), d.clone()]),
+    LANE_WISE_BINARY
+        .into_iter()
+        .map(|operator| Rewrite {
+            ruleset: Ruleset::Lower,
+            source: format!("{operator} at {} by halves", type_name(t)),
+            lhs: op(
+                operator,
+                t,
+                vec![
+                    op("Concat", t, vec![a.clone(), b.clone()]),
+                    op("Concat", t, vec![c.clone(), d.clone()]),
+                ],
+            ),
+            rhs: op(
+                "Concat",
+                t,
+                vec![
+                    op(operator, half, vec![a.clone(), c.clone()]),
+                    op(operator, half, vec![b.clone(), d.clone()]),
+                ],
+            ),
+            conditions: vec![
+                Condition::TypeOf(a.clone(), half),
+                Condition::TypeOf(c.clone(), half),
             ],
-        ),
-        rhs: op(
-            "Concat",
-            t,
-            vec![
-                op(operator, half, vec![a.clone(), c.clone()]),
-                op(operator, half, vec![b.clone(), d.clone()]),
-            ],
-        ),
-        conditions: vec![
-            Condition::TypeOf(a.clone(), half),
-            Condition::TypeOf(c.clone(), half),
-        ],
-    })
-    .collect()
+        })
+        .collect()
 }
 
 /// A lane-wise operator at `t`, at most half a register, on the low lanes of values of type
@@ -206,9 +210,7 @@ fn lane_wise_on_part(t: VecType, whole: VecType) -> Vec<Rewrite> {
     }
     for (offset, which) in offsets {
         let part = lanes_at(offset);
-        for operator in [
-            "Add", "Sub", "Mul", "And", "Or", "Xor", "Min", "Max", "Shl", "Shr",
-        ] {
+        for operator in LANE_WISE_BINARY {
             out.push(Rewrite {
                 ruleset: Ruleset::Lower,
                 source: format!(
